@@ -1,0 +1,24 @@
+-- title: Créditos ativos: total nacional por mês
+-- answers: How large is the national stock of active tax credits each month, and how did it
+--   change on the previous month and on the same month a year before?
+-- Feeds the headline cards and the national trend line.
+WITH mensal AS (
+    SELECT ano_mes,
+           MAX(ano_mes_anterior) AS ano_mes_anterior,
+           MAX(ano_mes_ano_anterior) AS ano_mes_ano_anterior,
+           SUM(valor_total) AS valor_total,
+           COUNT(DISTINCT uf) AS ufs
+    FROM creditos_ativos
+    GROUP BY ano_mes
+)
+SELECT m.ano_mes,
+       m.valor_total,
+       m.ufs,
+       m.valor_total - p.valor_total AS variacao_mes,
+       ROUND(100.0 * CAST(m.valor_total - p.valor_total AS DOUBLE) / CAST(NULLIF(p.valor_total, 0) AS DOUBLE), 4) AS variacao_mes_pct,
+       m.valor_total - a.valor_total AS variacao_ano,
+       ROUND(100.0 * CAST(m.valor_total - a.valor_total AS DOUBLE) / CAST(NULLIF(a.valor_total, 0) AS DOUBLE), 4) AS variacao_ano_pct
+FROM mensal m
+LEFT JOIN mensal p ON p.ano_mes = m.ano_mes_anterior
+LEFT JOIN mensal a ON a.ano_mes = m.ano_mes_ano_anterior
+ORDER BY m.ano_mes

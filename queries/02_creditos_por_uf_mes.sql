@@ -1,0 +1,23 @@
+-- title: Créditos ativos por UF e mês
+-- answers: How large is each state's stock of active credits each month, what share of the
+--   national total is it, and how did it change on the previous month?
+WITH por_uf AS (
+    SELECT uf, ano_mes, MAX(ano_mes_anterior) AS ano_mes_anterior, SUM(valor_total) AS valor_total
+    FROM creditos_ativos
+    GROUP BY uf, ano_mes
+),
+nacional AS (
+    SELECT ano_mes, SUM(valor_total) AS valor_total
+    FROM creditos_ativos
+    GROUP BY ano_mes
+)
+SELECT c.uf,
+       c.ano_mes,
+       c.valor_total,
+       ROUND(100.0 * CAST(c.valor_total AS DOUBLE) / CAST(NULLIF(n.valor_total, 0) AS DOUBLE), 4) AS participacao_pct,
+       c.valor_total - p.valor_total AS variacao_mes,
+       ROUND(100.0 * CAST(c.valor_total - p.valor_total AS DOUBLE) / CAST(NULLIF(p.valor_total, 0) AS DOUBLE), 4) AS variacao_mes_pct
+FROM por_uf c
+JOIN nacional n ON n.ano_mes = c.ano_mes
+LEFT JOIN por_uf p ON p.uf = c.uf AND p.ano_mes = c.ano_mes_anterior
+ORDER BY c.ano_mes, c.uf

@@ -1,0 +1,53 @@
+-- title: Créditos ativos por seção CNAE no último mês
+-- answers: In the latest month, how are active credits split across CNAE sections (economic activity),
+--   and how did each section change on the previous month?
+-- A group with credits in only one of the two months still shows (FULL JOIN), at zero in the other.
+WITH ultimo AS (
+    SELECT ano_mes, ano_mes_anterior
+    FROM creditos_ativos
+    WHERE ano_mes IN (SELECT MAX(ano_mes) FROM creditos_ativos)
+    GROUP BY ano_mes, ano_mes_anterior
+),
+atual AS (
+    SELECT c.cnae_secao_cod, MAX(c.cnae_secao_descr) AS cnae_secao_descr, SUM(c.valor_total) AS valor_total
+    FROM creditos_ativos c JOIN ultimo u ON c.ano_mes = u.ano_mes
+    GROUP BY c.cnae_secao_cod
+),
+anterior AS (
+    SELECT c.cnae_secao_cod, MAX(c.cnae_secao_descr) AS cnae_secao_descr, SUM(c.valor_total) AS valor_total
+    FROM creditos_ativos c JOIN ultimo u ON c.ano_mes = u.ano_mes_anterior
+    GROUP BY c.cnae_secao_cod
+),
+linhas AS (
+    SELECT COALESCE(a.cnae_secao_cod, p.cnae_secao_cod) AS cnae_secao_cod,
+           COALESCE(a.cnae_secao_descr, p.cnae_secao_descr) AS cnae_secao_descr,
+           COALESCE(a.valor_total, CAST(0 AS DECIMAL(18, 2))) AS valor_total,
+           p.valor_total AS valor_mes_anterior
+    FROM atual a FULL OUTER JOIN anterior p ON p.cnae_secao_cod = a.cnae_secao_cod
+),
+total AS (
+    SELECT SUM(valor_total) AS valor_total, SUM(valor_mes_anterior) AS valor_mes_anterior
+    FROM linhas
+),
+tabela AS (
+    SELECT l.cnae_secao_cod,
+           l.cnae_secao_descr,
+           l.valor_total,
+           ROUND(100.0 * CAST(l.valor_total AS DOUBLE) / CAST(NULLIF(t.valor_total, 0) AS DOUBLE), 4) AS participacao_pct,
+           l.valor_total - l.valor_mes_anterior AS variacao_mes,
+           ROUND(100.0 * CAST(l.valor_total - l.valor_mes_anterior AS DOUBLE) / CAST(NULLIF(l.valor_mes_anterior, 0) AS DOUBLE), 4) AS variacao_mes_pct,
+           0 AS ordem
+    FROM linhas l CROSS JOIN total t
+    UNION ALL
+    SELECT 'TOTAL' AS cnae_secao_cod,
+           'Total' AS cnae_secao_descr,
+           t.valor_total,
+           100.0 AS participacao_pct,
+           t.valor_total - t.valor_mes_anterior AS variacao_mes,
+           ROUND(100.0 * CAST(t.valor_total - t.valor_mes_anterior AS DOUBLE) / CAST(NULLIF(t.valor_mes_anterior, 0) AS DOUBLE), 4) AS variacao_mes_pct,
+           1 AS ordem
+    FROM total t
+)
+SELECT cnae_secao_cod, cnae_secao_descr, valor_total, participacao_pct, variacao_mes, variacao_mes_pct
+FROM tabela
+ORDER BY ordem, valor_total DESC, cnae_secao_cod

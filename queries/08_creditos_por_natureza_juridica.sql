@@ -1,0 +1,50 @@
+-- title: Créditos ativos por natureza jurídica no último mês
+-- answers: In the latest month, how are active credits split by the debtors' legal nature, and how did
+--   each change on the previous month?
+-- A group with credits in only one of the two months still shows (FULL JOIN), at zero in the other.
+WITH ultimo AS (
+    SELECT ano_mes, ano_mes_anterior
+    FROM creditos_ativos
+    WHERE ano_mes IN (SELECT MAX(ano_mes) FROM creditos_ativos)
+    GROUP BY ano_mes, ano_mes_anterior
+),
+atual AS (
+    SELECT c.natureza_juridica, SUM(c.valor_total) AS valor_total
+    FROM creditos_ativos c JOIN ultimo u ON c.ano_mes = u.ano_mes
+    GROUP BY c.natureza_juridica
+),
+anterior AS (
+    SELECT c.natureza_juridica, SUM(c.valor_total) AS valor_total
+    FROM creditos_ativos c JOIN ultimo u ON c.ano_mes = u.ano_mes_anterior
+    GROUP BY c.natureza_juridica
+),
+linhas AS (
+    SELECT COALESCE(a.natureza_juridica, p.natureza_juridica) AS natureza_juridica,
+           COALESCE(a.valor_total, CAST(0 AS DECIMAL(18, 2))) AS valor_total,
+           p.valor_total AS valor_mes_anterior
+    FROM atual a FULL OUTER JOIN anterior p ON p.natureza_juridica = a.natureza_juridica
+),
+total AS (
+    SELECT SUM(valor_total) AS valor_total, SUM(valor_mes_anterior) AS valor_mes_anterior
+    FROM linhas
+),
+tabela AS (
+    SELECT l.natureza_juridica,
+           l.valor_total,
+           ROUND(100.0 * CAST(l.valor_total AS DOUBLE) / CAST(NULLIF(t.valor_total, 0) AS DOUBLE), 4) AS participacao_pct,
+           l.valor_total - l.valor_mes_anterior AS variacao_mes,
+           ROUND(100.0 * CAST(l.valor_total - l.valor_mes_anterior AS DOUBLE) / CAST(NULLIF(l.valor_mes_anterior, 0) AS DOUBLE), 4) AS variacao_mes_pct,
+           0 AS ordem
+    FROM linhas l CROSS JOIN total t
+    UNION ALL
+    SELECT 'TOTAL' AS natureza_juridica,
+           t.valor_total,
+           100.0 AS participacao_pct,
+           t.valor_total - t.valor_mes_anterior AS variacao_mes,
+           ROUND(100.0 * CAST(t.valor_total - t.valor_mes_anterior AS DOUBLE) / CAST(NULLIF(t.valor_mes_anterior, 0) AS DOUBLE), 4) AS variacao_mes_pct,
+           1 AS ordem
+    FROM total t
+)
+SELECT natureza_juridica, valor_total, participacao_pct, variacao_mes, variacao_mes_pct
+FROM tabela
+ORDER BY ordem, valor_total DESC, natureza_juridica

@@ -1,0 +1,41 @@
+-- title: Maiores quedas do último mês (UF x seção CNAE x grupo de tributo)
+-- answers: Which 20 cells of (state, CNAE section, tax group) fell most in the latest month, in
+--   BRL, compared with the previous month?
+-- Ties are broken by the cell's keys so the list is the same on every engine.
+WITH ultimo AS (
+    SELECT ano_mes, ano_mes_anterior
+    FROM creditos_ativos
+    WHERE ano_mes IN (SELECT MAX(ano_mes) FROM creditos_ativos)
+    GROUP BY ano_mes, ano_mes_anterior
+),
+atual AS (
+    SELECT c.uf, c.cnae_secao_cod, c.grupo_tributo, SUM(c.valor_total) AS valor_total
+    FROM creditos_ativos c JOIN ultimo u ON c.ano_mes = u.ano_mes
+    GROUP BY c.uf, c.cnae_secao_cod, c.grupo_tributo
+),
+anterior AS (
+    SELECT c.uf, c.cnae_secao_cod, c.grupo_tributo, SUM(c.valor_total) AS valor_total
+    FROM creditos_ativos c JOIN ultimo u ON c.ano_mes = u.ano_mes_anterior
+    GROUP BY c.uf, c.cnae_secao_cod, c.grupo_tributo
+),
+celulas AS (
+    SELECT COALESCE(a.uf, p.uf) AS uf,
+           COALESCE(a.cnae_secao_cod, p.cnae_secao_cod) AS cnae_secao_cod,
+           COALESCE(a.grupo_tributo, p.grupo_tributo) AS grupo_tributo,
+           COALESCE(p.valor_total, CAST(0 AS DECIMAL(18, 2))) AS valor_mes_anterior,
+           COALESCE(a.valor_total, CAST(0 AS DECIMAL(18, 2))) AS valor_total
+    FROM atual a
+    FULL OUTER JOIN anterior p
+      ON p.uf = a.uf AND p.cnae_secao_cod = a.cnae_secao_cod AND p.grupo_tributo = a.grupo_tributo
+)
+SELECT uf,
+       cnae_secao_cod,
+       grupo_tributo,
+       valor_mes_anterior,
+       valor_total,
+       valor_total - valor_mes_anterior AS variacao,
+       ROUND(100.0 * CAST(valor_total - valor_mes_anterior AS DOUBLE) / CAST(NULLIF(valor_mes_anterior, 0) AS DOUBLE), 4) AS variacao_pct
+FROM celulas
+WHERE valor_total - valor_mes_anterior < 0
+ORDER BY variacao ASC, uf, cnae_secao_cod, grupo_tributo
+LIMIT 20

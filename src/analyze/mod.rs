@@ -1,0 +1,178 @@
+//! The analyze stage: runs every `queries/*.sql` file with Polars SQL over the typed tables.
+//! One file is one aggregate; its header comment says what it answers.
+//!
+//! It owns finding, reading and running the queries. What the SQL computes lives in the files,
+//! where analysts can read and edit it; how results are written or shown is for later stages.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use polars::prelude::*;
+use polars::sql::SQLContext;
+
+use crate::transform::Frames;
+
+#[derive(Debug, thiserror::Error)]
+pub enum AnalyzeError {
+    #[error("cannot read the queries directory {dir}: {source}")]
+    ReadDir { dir: PathBuf, source: std::io::Error },
+    #[error("cannot read query file {path}: {source}")]
+    ReadFile { path: PathBuf, source: std::io::Error },
+    #[error(
+        "the queries directory {dir} holds no .sql file; point --queries at the folder with the .sql files"
+    )]
+    Empty { dir: PathBuf },
+    #[error(
+        "query {file} failed: {message}\n  The query must be SQL that Polars SQL, DuckDB and Spark all run; tables: {tables}"
+    )]
+    Query { file: String, message: String, tables: String },
+}
+
+/// One aggregate: a `.sql` file and what its header says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Query {
+    /// The file name without `.sql`, e.g. `14_carteira_exposicao`.
+    pub name: String,
+    /// The aggregate's table name: the name without its ordering prefix (`carteira_exposicao`).
+    /// Later queries can read it; the export writes it under this name.
+    pub table: String,
+    /// `-- title:` line, or the name.
+    pub title: String,
+    /// `-- answers:` line(s): the question the aggregate answers.
+    pub answers: String,
+    pub sql: String,
+    /// sha256 of the SQL text, recorded in the Parquet metadata and the manifest.
+    pub sha256: String,
+    /// Where it came from: a path, or `built-in`.
+    pub origin: String,
+}
+
+impl Query {
+    pub fn parse(name: &str, sql: &str, origin: &str) -> Self {
+        use sha2::Digest;
+        let mut title = None;
+        let mut answers = Vec::new();
+        for line in sql.lines().map(str::trim).take_while(|l| l.starts_with("--") || l.is_empty()) {
+            let body = line.trim_start_matches('-').trim();
+            if let Some(t) = body.strip_prefix("title:") {
+                title = Some(t.trim().to_string());
+            } else if let Some(a) = body.strip_prefix("answers:") {
+                answers.push(a.trim().to_string());
+            } else if !answers.is_empty() && !body.is_empty() && !body.contains(':') {
+                answers.push(body.to_string());
+            }
+        }
+        let table = name.trim_start_matches(|c: char| c.is_ascii_digit()).trim_start_matches('_');
+        Self {
+            name: name.to_string(),
+            table: if table.is_empty() { name.to_string() } else { table.to_string() },
+            title: title.unwrap_or_else(|| name.replace('_', " ")),
+            answers: answers.join(" "),
+            sql: sql.to_string(),
+            sha256: hex::encode(sha2::Sha256::digest(sql.as_bytes())),
+            origin: origin.to_string(),
+        }
+    }
+}
+
+/// The queries in `dir` (every `*.sql`, by file name), or the built-in set when `dir` is None.
+pub fn load_queries(dir: Option<&Path>) -> Result<Vec<Query>, AnalyzeError> {
+    let Some(dir) = dir else {
+        return Ok(crate::builtin::QUERIES
+            .iter()
+            .map(|(name, sql)| Query::parse(name, sql, "built-in"))
+            .collect());
+    };
+    let entries =
+        std::fs::read_dir(dir).map_err(|source| AnalyzeError::ReadDir { dir: dir.to_path_buf(), source })?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "sql"))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(AnalyzeError::Empty { dir: dir.to_path_buf() });
+    }
+    files
+        .iter()
+        .map(|p| {
+            let sql = std::fs::read_to_string(p)
+                .map_err(|source| AnalyzeError::ReadFile { path: p.clone(), source })?;
+            let name = p.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+            Ok(Query::parse(&name, &sql, &p.display().to_string()))
+        })
+        .collect()
+}
+
+/// The queries directory to use: `--queries DIR`, else `./queries` when present, else built-in.
+pub fn default_queries_dir(explicit: Option<&Path>) -> Option<PathBuf> {
+    explicit.map(Path::to_path_buf).or_else(|| {
+        let local = PathBuf::from("queries");
+        local.is_dir().then_some(local)
+    })
+}
+
+/// Every aggregate of a run, in query-file order; the analyze stage's output.
+pub struct Aggregates {
+    pub results: Vec<(Query, DataFrame)>,
+}
+
+impl Aggregates {
+    /// The result of the query whose table name is `table` (e.g. `creditos_por_uf`).
+    pub fn get(&self, table: &str) -> Option<&DataFrame> {
+        self.results.iter().find(|(q, _)| q.table == table).map(|(_, df)| df)
+    }
+}
+
+/// Runs every query over `frames`, in order; each result is then readable by later queries
+/// under its table name.
+pub fn run_queries(frames: &Frames, queries: &[Query]) -> Result<Aggregates, AnalyzeError> {
+    let mut tables: BTreeMap<String, LazyFrame> =
+        frames.tables.iter().map(|(name, df)| (name.to_string(), df.clone().lazy())).collect();
+    if let Ok(dq) = frames.data_quality() {
+        tables.insert("data_quality".to_string(), dq.lazy());
+    }
+    let mut results = Vec::with_capacity(queries.len());
+    for q in queries {
+        let table_names = tables.keys().cloned().collect::<Vec<_>>().join(", ");
+        let mut ctx = SQLContext::new();
+        for (name, lf) in &tables {
+            ctx.register(name, lf.clone());
+        }
+        let df = ctx.execute(&q.sql).and_then(LazyFrame::collect).map_err(|e| AnalyzeError::Query {
+            file: q.origin.clone(),
+            message: e.to_string(),
+            tables: table_names.clone(),
+        })?;
+        tables.insert(q.table.clone(), df.clone().lazy());
+        results.push((q.clone(), df));
+    }
+    Ok(Aggregates { results })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_comments_give_title_and_question() {
+        let q = Query::parse(
+            "x",
+            "-- title: Créditos por UF\n-- answers: How big is each state's stock\n--   of credits?\nSELECT 1",
+            "t",
+        );
+        assert_eq!(q.title, "Créditos por UF");
+        assert_eq!(q.answers, "How big is each state's stock of credits?");
+        assert_eq!(Query::parse("14_carteira_exposicao", "", "t").table, "carteira_exposicao");
+    }
+
+    #[test]
+    fn every_file_in_queries_is_built_in_and_identical() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("queries");
+        let on_disk = load_queries(Some(&dir)).unwrap();
+        let built_in = load_queries(None).unwrap();
+        let names = |v: &[Query]| v.iter().map(|q| (q.name.clone(), q.sha256.clone())).collect::<Vec<_>>();
+        assert_eq!(names(&on_disk), names(&built_in), "regenerate src/analyze/embedded.rs's list");
+    }
+}

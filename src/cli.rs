@@ -1,0 +1,182 @@
+//! Command-line definitions (clap). Values a config file or the environment can also give are
+//! `Option`s here with no clap default, so `config` can tell "not given" from "given".
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "fiscal-report",
+    version,
+    about = "Monthly fiscal reports and Parquet datasets from the business-registry API"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+
+    /// Only errors and the final summary on stderr.
+    #[arg(long, global = true)]
+    pub quiet: bool,
+
+    /// Log line format on stderr.
+    #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+
+    /// More detail in logs (-v debug, -vv trace). RUST_LOG overrides.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// The whole job: fetch, then build frames, aggregates, Parquet and the report.
+    Run(FetchArgs),
+    /// Only the fetch stage: stage every record under DIR/.staging.
+    Fetch(FetchArgs),
+    /// Serve the embedded registry (a spec-faithful local server over synthetic data).
+    Serve(ServeArgs),
+    /// Print one operation's JSON: an ad-hoc lookup against the service.
+    Get(GetArgs),
+}
+
+/// Connection to the service; shared by `run`, `fetch` and `get`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ServiceArgs {
+    /// Base URL of the registry service. Without it, `run`/`fetch` use the embedded registry.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+
+    /// API key for the service (prefer the env var: a flag shows in `ps`).
+    #[arg(long, env = "REGISTRY_API_KEY", hide_env_values = true, value_name = "KEY")]
+    pub api_key: Option<String>,
+
+    /// Allow plain http:// to a host other than this machine (sends the key unencrypted).
+    #[arg(long)]
+    pub allow_insecure_http: bool,
+
+    /// Per-request timeout in seconds.
+    #[arg(long, value_name = "SECS")]
+    pub timeout_secs: Option<u64>,
+}
+
+#[derive(Debug, Clone, Default, Args)]
+pub struct FetchArgs {
+    #[command(flatten)]
+    pub service: ServiceArgs,
+
+    /// States to fetch credits for: `SP,RJ` or `all`.
+    #[arg(long, value_name = "UFS")]
+    pub uf: Option<String>,
+
+    /// Months: `202401`, a range `202301:202412`, or `latest` (the latest 12 the service has).
+    #[arg(long, value_name = "AAAAMM|FROM:TO|latest")]
+    pub ano_mes: Option<String>,
+
+    /// Portfolio: CSV with a `cnpj` column, or one CNPJ per line.
+    #[arg(long, value_name = "FILE")]
+    pub cnpjs: Option<PathBuf>,
+
+    /// Fail on the first invalid portfolio line instead of skipping it.
+    #[arg(long)]
+    pub strict: bool,
+
+    /// Output directory (default output/<period>).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+
+    /// Requests in flight at once.
+    #[arg(long, value_name = "N")]
+    pub concurrency: Option<usize>,
+
+    /// Cap on requests per second.
+    #[arg(long, value_name = "R")]
+    pub max_rps: Option<u32>,
+
+    /// TOML file with the same keys as the flags (flags beat env beat file).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// Continue an interrupted run in --out: fetch only what is missing.
+    #[arg(long)]
+    pub resume: bool,
+
+    /// Fetch only shard K of N (0-based), e.g. 0/3.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+
+    /// Embedded registry only: dataset scale (1.0 = tens of thousands of credit rows a month).
+    #[arg(long, value_name = "F")]
+    pub demo_scale: Option<f64>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// Address to listen on (port 0 picks a free one and prints it).
+    #[arg(long, default_value = "127.0.0.1:8089")]
+    pub addr: String,
+
+    /// The key clients must send in X-API-Key.
+    #[arg(long, env = "REGISTRY_API_KEY", hide_env_values = true, default_value = "KEY")]
+    pub api_key: String,
+
+    /// Dataset seed: the same seed and scale give byte-identical responses.
+    #[arg(long, default_value_t = crate::simulator::RegistryConfig::DEFAULT_SEED)]
+    pub seed: u64,
+
+    /// Dataset scale: 1.0 = ~5,000 companies and tens of thousands of credit rows a month.
+    #[arg(long, default_value_t = 1.0)]
+    pub scale: f64,
+
+    /// Latency added to every answer, in milliseconds.
+    #[arg(long, default_value_t = 0)]
+    pub latency_ms: u64,
+
+    /// Share of requests (0..1) that meet a fault: 500/503, 429, dropped connection, cut-off body.
+    #[arg(long, default_value_t = 0.0)]
+    pub fault_rate: f64,
+
+    /// Requests per second beyond which the server answers 429 with Retry-After.
+    #[arg(long)]
+    pub rate_limit: Option<u32>,
+
+    /// Write the dataset's ground truth (JSON) to FILE and exit.
+    #[arg(long, value_name = "FILE")]
+    pub dump_truth: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct GetArgs {
+    /// Operation: empresa, estabelecimentos, obras-cno, socios, dividas-pgfn, parcelamentos-rfb,
+    /// transacoes-rfb, obra, vinculos, cnaes, areas, imoveis, imovel, creditos-ativos.
+    pub operation: String,
+
+    /// The CNPJ, CNO or NIRF the operation takes.
+    pub id: Option<String>,
+
+    #[command(flatten)]
+    pub service: ServiceArgs,
+
+    #[arg(long)]
+    pub limite: Option<i64>,
+    #[arg(long)]
+    pub offset: Option<i64>,
+    #[arg(long)]
+    pub categoria: Option<String>,
+    #[arg(long)]
+    pub uf: Option<String>,
+    #[arg(long)]
+    pub ano_mes: Option<String>,
+    #[arg(long)]
+    pub municipio: Option<String>,
+
+    /// Walk every page and print one envelope with all records.
+    #[arg(long)]
+    pub all: bool,
+}

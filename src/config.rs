@@ -1,0 +1,304 @@
+//! Settings for `run` and `fetch`, merged from a TOML file, then the environment, then flags
+//! (each later source wins), validated once into a `RunConfig`.
+//!
+//! Every rule lives here, so a bad value gets the same message whichever source gave it. It
+//! does not read the portfolio file (extract does) and knows nothing of later stages.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::api::{AnoMes, ApiKey, UFS, Uf};
+use crate::cli::FetchArgs;
+
+/// A setting that breaks a rule. Names the setting, the source, the rule and the fix.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read config file {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("config file {path} is not valid TOML for fiscal-report: {message}")]
+    Parse { path: PathBuf, message: String },
+    #[error("{setting} = {value:?} (from {source_name}): {rule}")]
+    Invalid { setting: &'static str, value: String, source_name: &'static str, rule: String },
+}
+
+/// The keys a config file may hold: the long flag names with `_` for `-`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    pub base_url: Option<String>,
+    pub api_key: Option<String>,
+    pub allow_insecure_http: Option<bool>,
+    pub timeout_secs: Option<u64>,
+    pub uf: Option<String>,
+    pub ano_mes: Option<String>,
+    pub cnpjs: Option<PathBuf>,
+    pub strict: Option<bool>,
+    pub out: Option<PathBuf>,
+    pub concurrency: Option<usize>,
+    pub max_rps: Option<u32>,
+    pub shard: Option<String>,
+    pub demo_scale: Option<f64>,
+}
+
+/// Where a value came from, for error messages.
+#[derive(Debug, Clone, Copy)]
+struct Sourced<T> {
+    value: T,
+    source: &'static str,
+}
+
+fn pick<T: Clone>(flag: Option<T>, env: Option<T>, file: Option<T>) -> Option<Sourced<T>> {
+    flag.map(|value| Sourced { value, source: "command line" })
+        .or_else(|| env.map(|value| Sourced { value, source: "environment" }))
+        .or_else(|| file.map(|value| Sourced { value, source: "config file" }))
+}
+
+/// Reads `FISCAL_REPORT_<NAME>` (upper-cased setting name).
+fn env_var(name: &str) -> Option<String> {
+    std::env::var(format!("FISCAL_REPORT_{}", name.to_ascii_uppercase())).ok().filter(|v| !v.is_empty())
+}
+
+fn env_parsed<T: std::str::FromStr>(name: &'static str) -> Result<Option<T>, ConfigError> {
+    match env_var(name) {
+        None => Ok(None),
+        Some(v) => v.parse().map(Some).map_err(|_| ConfigError::Invalid {
+            setting: name,
+            value: v,
+            source_name: "environment",
+            rule: "cannot be read as the expected type".into(),
+        }),
+    }
+}
+
+pub fn read_settings_file(path: &Path) -> Result<Settings, ConfigError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|source| ConfigError::Read { path: path.to_path_buf(), source })?;
+    toml::from_str(&text).map_err(|e| ConfigError::Parse { path: path.to_path_buf(), message: e.to_string() })
+}
+
+/// Which months to fetch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MonthSelection {
+    /// The latest N months the service has, found by probing.
+    Latest(u32),
+    Range(AnoMes, AnoMes),
+}
+
+/// `K/N`: this process fetches shard K of N.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Shard {
+    pub index: u32,
+    pub count: u32,
+}
+
+impl Shard {
+    pub fn parse(s: &str) -> Result<Self, String> {
+        let (k, n) = s.split_once('/').ok_or("write it as K/N, e.g. 0/3")?;
+        let k: u32 = k.trim().parse().map_err(|_| "K must be a whole number")?;
+        let n: u32 = n.trim().parse().map_err(|_| "N must be a whole number")?;
+        if n == 0 {
+            return Err("N must be at least 1".into());
+        }
+        if k >= n {
+            return Err(format!("K counts from 0, so for N={n} it must be 0 to {}", n - 1));
+        }
+        Ok(Self { index: k, count: n })
+    }
+
+    /// Deterministic membership by a stable hash of the task's key.
+    pub fn owns(&self, key: &str) -> bool {
+        if self.count == 1 {
+            return true;
+        }
+        use sha2::Digest;
+        let h = sha2::Sha256::digest(key.as_bytes());
+        let v = u64::from_be_bytes([h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]]);
+        v % u64::from(self.count) == u64::from(self.index)
+    }
+}
+
+/// Validated settings of a `run` or `fetch`.
+#[derive(Debug, Clone)]
+pub struct RunConfig {
+    pub base_url: Option<String>,
+    pub api_key: Option<ApiKey>,
+    pub allow_insecure_http: bool,
+    pub timeout_secs: u64,
+    pub ufs: Vec<Uf>,
+    pub months: MonthSelection,
+    pub cnpjs: Option<PathBuf>,
+    pub strict: bool,
+    pub out: Option<PathBuf>,
+    pub concurrency: usize,
+    pub max_rps: Option<u32>,
+    pub resume: bool,
+    pub shard: Shard,
+    pub demo_scale: f64,
+}
+
+fn invalid(
+    setting: &'static str,
+    value: impl ToString,
+    source: &'static str,
+    rule: impl Into<String>,
+) -> ConfigError {
+    ConfigError::Invalid { setting, value: value.to_string(), source_name: source, rule: rule.into() }
+}
+
+pub fn parse_ufs(s: &str) -> Result<Vec<Uf>, String> {
+    if s.trim().eq_ignore_ascii_case("all") {
+        return Ok(UFS.iter().filter_map(|u| Uf::parse(u).ok()).collect());
+    }
+    let mut out: Vec<Uf> = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let uf = Uf::parse(part)
+            .map_err(|_| format!("{part:?} is not a state code; use two letters such as SP,RJ or `all`"))?;
+        if !out.contains(&uf) {
+            out.push(uf);
+        }
+    }
+    if out.is_empty() {
+        return Err("no state given; use two-letter codes such as SP,RJ or `all`".into());
+    }
+    Ok(out)
+}
+
+pub fn parse_months(s: &str) -> Result<MonthSelection, String> {
+    let s = s.trim();
+    if s.eq_ignore_ascii_case("latest") {
+        return Ok(MonthSelection::Latest(12));
+    }
+    let month = |m: &str| AnoMes::parse(m).map_err(|e| e.rule);
+    match s.split_once(':') {
+        Some((a, b)) => {
+            let (a, b) = (month(a)?, month(b)?);
+            if a > b {
+                return Err(format!("the range starts after it ends; write it as {b}:{a}"));
+            }
+            if b.index() - a.index() >= 240 {
+                return Err("the range spans more than 20 years; split the run".into());
+            }
+            Ok(MonthSelection::Range(a, b))
+        }
+        None => {
+            let m = month(s)?;
+            Ok(MonthSelection::Range(m, m))
+        }
+    }
+}
+
+impl RunConfig {
+    /// Merges file < env < flags and checks every rule.
+    pub fn resolve(args: &FetchArgs) -> Result<Self, ConfigError> {
+        let file = match &args.config {
+            Some(p) => read_settings_file(p)?,
+            None => Settings::default(),
+        };
+        let svc = &args.service;
+        // The key flag and REGISTRY_API_KEY arrive together through clap's `env`.
+        let api_key = pick(svc.api_key.clone(), None, file.api_key.clone()).map(|s| s.value);
+        let base_url = pick(svc.base_url.clone(), env_var("base_url"), file.base_url.clone());
+        if let Some(b) = &base_url
+            && url::Url::parse(&b.value).is_err()
+        {
+            return Err(invalid(
+                "base_url",
+                &b.value,
+                b.source,
+                "it is not a URL; write it like https://host/",
+            ));
+        }
+        if base_url.is_some() && api_key.as_deref().is_none_or(|k| k.trim().is_empty()) {
+            return Err(invalid(
+                "api_key",
+                "",
+                "command line",
+                "a real --base-url needs a key: set REGISTRY_API_KEY (or api_key in the config file)",
+            ));
+        }
+        let uf = pick(args.uf.clone(), env_var("uf"), file.uf.clone());
+        let ufs = match &uf {
+            Some(s) => parse_ufs(&s.value).map_err(|r| invalid("uf", &s.value, s.source, r))?,
+            None => parse_ufs("all").unwrap_or_default(),
+        };
+        let months = match pick(args.ano_mes.clone(), env_var("ano_mes"), file.ano_mes.clone()) {
+            Some(s) => parse_months(&s.value).map_err(|r| invalid("ano_mes", &s.value, s.source, r))?,
+            None => MonthSelection::Latest(12),
+        };
+        let concurrency = pick(args.concurrency, env_parsed("concurrency")?, file.concurrency);
+        if let Some(c) = concurrency
+            && !(1..=512).contains(&c.value)
+        {
+            return Err(invalid("concurrency", c.value, c.source, "it must be between 1 and 512"));
+        }
+        let max_rps = pick(args.max_rps, env_parsed("max_rps")?, file.max_rps);
+        if let Some(r) = max_rps
+            && r.value == 0
+        {
+            return Err(invalid("max_rps", 0, r.source, "it must be at least 1 (omit it for no cap)"));
+        }
+        let shard = match pick(args.shard.clone(), env_var("shard"), file.shard.clone()) {
+            Some(s) => Shard::parse(&s.value).map_err(|r| invalid("shard", &s.value, s.source, r))?,
+            None => Shard { index: 0, count: 1 },
+        };
+        let timeout = pick(svc.timeout_secs, env_parsed("timeout_secs")?, file.timeout_secs);
+        if let Some(t) = timeout
+            && !(1..=600).contains(&t.value)
+        {
+            return Err(invalid("timeout_secs", t.value, t.source, "it must be between 1 and 600 seconds"));
+        }
+        let scale = pick(args.demo_scale, env_parsed("demo_scale")?, file.demo_scale);
+        if let Some(s) = scale
+            && !(s.value > 0.0 && s.value <= 64.0)
+        {
+            return Err(invalid("demo_scale", s.value, s.source, "it must be above 0 and at most 64"));
+        }
+        Ok(Self {
+            base_url: base_url.map(|b| b.value),
+            api_key: api_key.map(ApiKey::new),
+            allow_insecure_http: svc.allow_insecure_http || file.allow_insecure_http.unwrap_or(false),
+            timeout_secs: timeout.map_or(30, |t| t.value),
+            ufs,
+            months,
+            cnpjs: pick(args.cnpjs.clone(), env_var("cnpjs").map(PathBuf::from), file.cnpjs.clone())
+                .map(|s| s.value),
+            strict: args.strict || file.strict.unwrap_or(false),
+            out: pick(args.out.clone(), env_var("out").map(PathBuf::from), file.out.clone()).map(|s| s.value),
+            concurrency: concurrency.map_or(16, |c| c.value),
+            max_rps: max_rps.map(|r| r.value),
+            resume: args.resume,
+            shard,
+            demo_scale: scale.map_or(1.0, |s| s.value),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn months_and_ufs() {
+        assert_eq!(parse_months("latest"), Ok(MonthSelection::Latest(12)));
+        let r = parse_months("202301:202412").unwrap();
+        assert!(
+            matches!(r, MonthSelection::Range(a, b) if a.to_string() == "202301" && b.to_string() == "202412")
+        );
+        assert!(parse_months("202412:202301").unwrap_err().contains("202301:202412"));
+        assert!(parse_months("202413").unwrap_err().contains("month 13"));
+        assert_eq!(parse_ufs("sp, rj,SP").unwrap().len(), 2);
+        assert_eq!(parse_ufs("all").unwrap().len(), 27);
+        assert!(parse_ufs("SP,XX").unwrap_err().contains("\"XX\""));
+    }
+
+    #[test]
+    fn shards() {
+        assert!(Shard::parse("3/3").unwrap_err().contains("0 to 2"));
+        assert!(Shard::parse("0/0").is_err());
+        let shards: Vec<Shard> = (0..3).map(|k| Shard { index: k, count: 3 }).collect();
+        for key in ["a", "b", "c", "12345678000195", "SP/202401"] {
+            assert_eq!(shards.iter().filter(|s| s.owns(key)).count(), 1);
+        }
+    }
+}

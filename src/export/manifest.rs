@@ -1,0 +1,51 @@
+//! `manifest.json`: what a run was asked, what it did, and every file it wrote with rows,
+//! bytes and sha256, so a consumer can verify a dataset without trusting the directory.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::extract::{FetchSummary, PlanSpec};
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct FileEntry {
+    pub path: String,
+    pub rows: u64,
+    pub bytes: u64,
+    pub sha256: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Manifest {
+    pub tool: String,
+    pub version: String,
+    /// True when the data came from the embedded registry: synthetic, not real.
+    pub demo: bool,
+    pub plan: PlanSpec,
+    pub fetch: FetchSummary,
+    #[serde(default)]
+    pub files: Vec<FileEntry>,
+}
+
+impl Manifest {
+    pub fn for_fetch(plan: &PlanSpec, fetch: &FetchSummary) -> Self {
+        Self {
+            tool: "fiscal-report".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            demo: plan.demo,
+            plan: plan.clone(),
+            fetch: fetch.clone(),
+            files: Vec::new(),
+        }
+    }
+
+    pub fn write(&self, out: &Path) -> std::io::Result<()> {
+        let bytes = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
+        crate::fsutil::write_atomic(&out.join("manifest.json"), &bytes)
+    }
+
+    pub fn read(out: &Path) -> std::io::Result<Self> {
+        let bytes = std::fs::read(out.join("manifest.json"))?;
+        serde_json::from_slice(&bytes).map_err(std::io::Error::other)
+    }
+}

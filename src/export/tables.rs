@@ -1,0 +1,147 @@
+//! Where each table goes: raw tables hive-partitioned by what their users filter on, the
+//! aggregates one file each, all rows in a deterministic order.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use polars::prelude::*;
+
+use super::manifest::FileEntry;
+use super::parquet::{ExportError, FileMetadata, partition_segment, write_parquet};
+use crate::analyze::Aggregates;
+use crate::transform::Frames;
+
+/// Partition columns of each raw table (dropped from the files, as hive layout expects).
+pub fn partition_columns(table: &str) -> &'static [&'static str] {
+    match table {
+        "creditos_ativos" => &["ano_mes", "uf"],
+        "dividas_pgfn" => &["categoria"],
+        _ => &[],
+    }
+}
+
+/// Sort keys that make a raw table's row order independent of fetch timing.
+fn order_columns(df: &DataFrame) -> Vec<PlSmallStr> {
+    let preferred = [
+        "ano_mes",
+        "uf",
+        "cnpj",
+        "categoria",
+        "cnae_secao_cod",
+        "grupo_tributo",
+        "natureza_juridica",
+        "situacao",
+        "tipo_contribuinte",
+        "numero_inscricao",
+        "processo",
+        "adesao_deferimento",
+        "valor_total",
+    ];
+    let mut keys: Vec<PlSmallStr> =
+        preferred.iter().filter(|c| df.get_column_index(c).is_some()).map(|c| PlSmallStr::from(*c)).collect();
+    // Every column last, so equal keys still sort one way.
+    for c in df.get_column_names() {
+        if !keys.contains(c) && !matches!(df.column(c).map(|c| c.dtype().clone()), Ok(DataType::Decimal(..)))
+        {
+            keys.push(c.clone());
+        }
+    }
+    keys
+}
+
+fn polars_err(path: &Path, e: PolarsError) -> ExportError {
+    ExportError::Parquet { path: path.to_path_buf(), message: e.to_string() }
+}
+
+fn sorted(df: &DataFrame, path: &Path) -> Result<DataFrame, ExportError> {
+    let keys = order_columns(df);
+    if keys.is_empty() || df.height() == 0 {
+        return Ok(df.clone());
+    }
+    df.sort(keys, SortMultipleOptions::default().with_maintain_order(true).with_nulls_last(true))
+        .map_err(|e| polars_err(path, e))
+}
+
+fn text_at(df: &DataFrame, col: &str, row: usize) -> Option<String> {
+    df.column(col).ok().and_then(|c| c.str().ok().and_then(|s| s.get(row).map(str::to_string)))
+}
+
+/// Writes one raw table under `out/<table>/[k=v/...]part-0.parquet`.
+pub fn write_raw_table(
+    name: &str,
+    df: &DataFrame,
+    out: &Path,
+    meta: &FileMetadata,
+) -> Result<Vec<FileEntry>, ExportError> {
+    let base = out.join(name);
+    let df = sorted(df, &base)?;
+    let parts = partition_columns(name);
+    let meta = meta.with("fiscal_report.table", name);
+    if parts.is_empty() || df.height() == 0 {
+        let mut df = df;
+        return Ok(vec![write_parquet(&mut df, &base.join("part-0.parquet"), out, &meta)?]);
+    }
+    // Sorted by the partition columns first, so each partition is one contiguous run.
+    let mut files = Vec::new();
+    let mut start = 0usize;
+    let key_at = |row: usize| parts.iter().map(|c| text_at(&df, c, row)).collect::<Vec<_>>();
+    while start < df.height() {
+        let key = key_at(start);
+        let mut end = start + 1;
+        while end < df.height() && key_at(end) == key {
+            end += 1;
+        }
+        let mut part = df.slice(start as i64, end - start).drop_many(parts.iter().copied());
+        let mut dir = base.clone();
+        for (c, v) in parts.iter().zip(&key) {
+            dir = dir.join(partition_segment(c, v.as_deref()));
+        }
+        files.push(write_parquet(&mut part, &dir.join("part-0.parquet"), out, &meta)?);
+        start = end;
+    }
+    Ok(files)
+}
+
+/// Writes every raw table of `frames`.
+pub fn write_raw(frames: &Frames, out: &Path, meta: &FileMetadata) -> Result<Vec<FileEntry>, ExportError> {
+    let mut files = Vec::new();
+    for (name, df) in &frames.tables {
+        let dir = out.join(name);
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir).map_err(|source| ExportError::Io { path: dir.clone(), source })?;
+        }
+        files.extend(write_raw_table(name, df, out, meta)?);
+    }
+    Ok(files)
+}
+
+/// Writes each aggregate to `out/aggregates/<table>.parquet`, the data-quality table beside
+/// them, and removes aggregate files no query produced this time.
+pub fn write_aggregates(
+    aggs: &Aggregates,
+    quality: &DataFrame,
+    out: &Path,
+    meta: &FileMetadata,
+) -> Result<Vec<FileEntry>, ExportError> {
+    let dir = out.join("aggregates");
+    let mut files = Vec::new();
+    let mut keep = BTreeMap::new();
+    for (q, df) in &aggs.results {
+        let mut df = df.clone();
+        let path = dir.join(format!("{}.parquet", q.table));
+        let m = meta.with("fiscal_report.query", &q.name).with("fiscal_report.query_sha256", &q.sha256);
+        files.push(write_parquet(&mut df, &path, out, &m)?);
+        keep.insert(path, ());
+    }
+    let mut dq = quality.clone();
+    let path = dir.join("data_quality.parquet");
+    files.push(write_parquet(&mut dq, &path, out, &meta.with("fiscal_report.table", "data_quality"))?);
+    keep.insert(path, ());
+    for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "parquet") && !keep.contains_key(&p) {
+            let _ = std::fs::remove_file(&p);
+        }
+    }
+    Ok(files)
+}

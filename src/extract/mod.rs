@@ -1,0 +1,17 @@
+//! The fetch stage: plans the requests for credits and company portfolios, runs them through
+//! one polite, retrying pool, and stages every record durably so a run can resume.
+//!
+//! It hands a `FetchOutcome` (the staged data and its accounting) to the next stage and knows
+//! nothing of what that stage does with it.
+
+pub mod accounting;
+pub mod plan;
+pub mod pool;
+pub mod portfolio;
+pub mod progress;
+pub mod runner;
+pub mod staging;
+
+pub use plan::{PlanSpec, Task, plan_tasks};
+pub use pool::{PageFetcher, RetryPolicy};
+pub use runner::{FetchJob, FetchOutcome, FetchSummary, run_fetch};

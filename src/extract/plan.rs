@@ -1,0 +1,139 @@
+//! What a fetch will ask for: one `CreditTask` per (uf, ano_mes) and one `CompanyTask` per
+//! company, filtered to this process's shard and interleaved so neither kind starves.
+//!
+//! A task has a stable key: the journal records finished keys, `--resume` skips them, and
+//! `--shard` splits by them. Running the tasks is `runner`'s job.
+
+use serde::{Deserialize, Serialize};
+
+use crate::api::{AnoMes, Categoria, Cnpj, Uf};
+use crate::config::Shard;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CreditTask {
+    pub uf: Uf,
+    pub ano_mes: AnoMes,
+}
+
+impl CreditTask {
+    pub fn key(&self) -> String {
+        format!("creditos/{}/{}", self.uf, self.ano_mes)
+    }
+}
+
+/// One company: its profile, then (when the service knows it) its five lists.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompanyTask {
+    pub cnpj: Cnpj,
+}
+
+impl CompanyTask {
+    pub fn key(&self) -> String {
+        format!("empresa/{}", self.cnpj)
+    }
+
+    /// The list operations fetched for every known company.
+    pub const LISTS: [CompanyList; 5] = [
+        CompanyList::Dividas(Categoria::NaoPrevidenciario),
+        CompanyList::Dividas(Categoria::Fgts),
+        CompanyList::Dividas(Categoria::Previdenciario),
+        CompanyList::Parcelamentos,
+        CompanyList::Transacoes,
+    ];
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompanyList {
+    Dividas(Categoria),
+    Parcelamentos,
+    Transacoes,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Task {
+    Credit(CreditTask),
+    Company(CompanyTask),
+}
+
+impl Task {
+    pub fn key(&self) -> String {
+        match self {
+            Self::Credit(t) => t.key(),
+            Self::Company(t) => t.key(),
+        }
+    }
+}
+
+/// The parameters that define a run; `--resume` refuses a directory whose plan differs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanSpec {
+    pub base_url: String,
+    pub months: Vec<String>,
+    pub ufs: Vec<String>,
+    /// sha256 of the sorted portfolio, so a changed file is noticed.
+    pub portfolio_sha256: String,
+    pub portfolio_size: usize,
+    pub shard: Shard,
+    pub demo: bool,
+}
+
+pub fn portfolio_hash(cnpjs: &[Cnpj]) -> String {
+    use sha2::Digest;
+    let mut sorted: Vec<&str> = cnpjs.iter().map(Cnpj::as_str).collect();
+    sorted.sort_unstable();
+    hex::encode(sha2::Sha256::digest(sorted.join("\n").as_bytes()))
+}
+
+/// Credit tasks for every (uf, month) and company tasks for every CNPJ that `shard` owns,
+/// interleaved one for one so a long run of one kind never starves the other.
+pub fn plan_tasks(ufs: &[Uf], months: &[AnoMes], cnpjs: &[Cnpj], shard: Shard) -> Vec<Task> {
+    let credits: Vec<Task> = months
+        .iter()
+        .flat_map(|m| ufs.iter().map(move |u| CreditTask { uf: u.clone(), ano_mes: *m }))
+        .filter(|t| shard.owns(&t.key()))
+        .map(Task::Credit)
+        .collect();
+    let companies: Vec<Task> = cnpjs
+        .iter()
+        .map(|c| CompanyTask { cnpj: c.clone() })
+        .filter(|t| shard.owns(&t.key()))
+        .map(Task::Company)
+        .collect();
+    let mut out = Vec::with_capacity(credits.len() + companies.len());
+    let (mut a, mut b) = (credits.into_iter(), companies.into_iter());
+    loop {
+        match (a.next(), b.next()) {
+            (None, None) => break,
+            (x, y) => out.extend(x.into_iter().chain(y)),
+        }
+    }
+    out
+}
+
+/// `from..=to`, ascending.
+pub fn month_range(from: AnoMes, to: AnoMes) -> Vec<AnoMes> {
+    (from.index()..=to.index()).filter_map(AnoMes::from_index).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interleaves_and_shards_disjointly() {
+        let ufs = vec![Uf::parse("SP").unwrap(), Uf::parse("RJ").unwrap()];
+        let months = month_range(AnoMes::parse("202401").unwrap(), AnoMes::parse("202403").unwrap());
+        let cnpjs = vec![Cnpj::parse("33683111000280").unwrap(), Cnpj::parse("11222333000181").unwrap()];
+        let all = plan_tasks(&ufs, &months, &cnpjs, Shard { index: 0, count: 1 });
+        assert_eq!(all.len(), 8);
+        assert!(matches!(all[1], Task::Company(_)), "companies interleaved with credits");
+        let mut keys: Vec<String> = (0..3)
+            .flat_map(|k| plan_tasks(&ufs, &months, &cnpjs, Shard { index: k, count: 3 }))
+            .map(|t| t.key())
+            .collect();
+        keys.sort();
+        let mut expected: Vec<String> = all.iter().map(Task::key).collect();
+        expected.sort();
+        assert_eq!(keys, expected);
+    }
+}

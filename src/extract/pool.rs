@@ -1,0 +1,301 @@
+//! The one bounded pool every request of a fetch goes through: an adaptive in-flight limit
+//! that halves while 429s arrive and creeps back after, an optional requests-per-second cap,
+//! and retries with full-jitter backoff that honour Retry-After.
+//!
+//! It fetches single pages and records; walking a list is `api::paginate`, deciding what to
+//! fetch is `plan`.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use backon::{BackoffBuilder, Retryable};
+use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::de::DeserializeOwned;
+use tokio::sync::Semaphore;
+
+use super::accounting::Accounting;
+use crate::api::client::decode;
+use crate::api::models::Envelope;
+use crate::api::{ApiError, Operation, Page, RegistryClient};
+
+/// Retry settings: per request and per run.
+#[derive(Debug, Clone)]
+pub struct RetryPolicy {
+    pub max_attempts: usize,
+    pub base_delay: Duration,
+    pub max_delay: Duration,
+    /// Longest Retry-After we wait; a longer one is cut to this.
+    pub max_retry_after: Duration,
+    /// Retries allowed per run: this many plus half the requests sent so far.
+    pub run_budget_base: u64,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        Self {
+            max_attempts: 10,
+            base_delay: Duration::from_millis(50),
+            max_delay: Duration::from_secs(10),
+            max_retry_after: Duration::from_secs(30),
+            run_budget_base: 1_000,
+        }
+    }
+}
+
+/// "Full jitter" (a random wait between 0 and the capped exponential step): it spreads the
+/// retries of many concurrent workers best (AWS architecture blog, "Exponential Backoff And
+/// Jitter"). backon's own jitter adds to the step instead.
+#[derive(Debug, Clone)]
+struct FullJitter {
+    base: Duration,
+    cap: Duration,
+    times: usize,
+}
+
+struct FullJitterIter {
+    cfg: FullJitter,
+    attempt: u32,
+    rng: ChaCha8Rng,
+}
+
+impl Iterator for FullJitterIter {
+    type Item = Duration;
+    fn next(&mut self) -> Option<Duration> {
+        if self.attempt as usize >= self.cfg.times {
+            return None;
+        }
+        let step = self.cfg.base.saturating_mul(1u32 << self.attempt.min(20)).min(self.cfg.cap);
+        self.attempt += 1;
+        Some(step.mul_f64(self.rng.random::<f64>()))
+    }
+}
+
+static JITTER_SEQ: AtomicU64 = AtomicU64::new(0);
+
+impl BackoffBuilder for FullJitter {
+    type Backoff = FullJitterIter;
+    fn build(self) -> Self::Backoff {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        let seed = nanos ^ JITTER_SEQ.fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed);
+        FullJitterIter { cfg: self, attempt: 0, rng: ChaCha8Rng::seed_from_u64(seed) }
+    }
+}
+
+/// In-flight limit that backs off multiplicatively on 429 and recovers additively.
+#[derive(Debug)]
+pub struct AdaptiveLimit {
+    sem: Arc<Semaphore>,
+    max: usize,
+    current: AtomicUsize,
+    /// Permits to retire as they come back (a decrease larger than the idle permits).
+    debt: AtomicUsize,
+    successes: AtomicUsize,
+    last_decrease: std::sync::Mutex<Option<Instant>>,
+}
+
+impl AdaptiveLimit {
+    pub fn new(max: usize) -> Self {
+        let max = max.max(1);
+        Self {
+            sem: Arc::new(Semaphore::new(max)),
+            max,
+            current: AtomicUsize::new(max),
+            debt: AtomicUsize::new(0),
+            successes: AtomicUsize::new(0),
+            last_decrease: std::sync::Mutex::new(None),
+        }
+    }
+
+    pub fn current(&self) -> usize {
+        self.current.load(Ordering::Relaxed)
+    }
+
+    async fn acquire(&self) -> Option<tokio::sync::OwnedSemaphorePermit> {
+        self.sem.clone().acquire_owned().await.ok()
+    }
+
+    fn release(&self, permit: tokio::sync::OwnedSemaphorePermit) {
+        let retired =
+            self.debt.fetch_update(Ordering::AcqRel, Ordering::Acquire, |d| d.checked_sub(1)).is_ok();
+        if retired {
+            permit.forget();
+        }
+    }
+
+    fn on_rate_limited(&self) {
+        let mut last = self.last_decrease.lock().unwrap_or_else(|p| p.into_inner());
+        // One burst of 429s is one signal: decrease at most once per half second.
+        if last.is_some_and(|t| t.elapsed() < Duration::from_millis(500)) {
+            return;
+        }
+        *last = Some(Instant::now());
+        let cur = self.current();
+        let new = (cur / 2).max(1);
+        if new == cur {
+            return;
+        }
+        self.current.store(new, Ordering::Relaxed);
+        let cut = cur - new;
+        let forgotten = self.sem.forget_permits(cut);
+        self.debt.fetch_add(cut - forgotten, Ordering::AcqRel);
+        tracing::debug!(from = cur, to = new, "rate limited: fewer requests in flight");
+    }
+
+    fn on_success(&self) {
+        let cur = self.current();
+        if cur >= self.max {
+            return;
+        }
+        // Additive increase: one more permit after `cur` successes in a row, about one per round trip.
+        if self.successes.fetch_add(1, Ordering::Relaxed) + 1 >= cur {
+            self.successes.store(0, Ordering::Relaxed);
+            if self.debt.fetch_update(Ordering::AcqRel, Ordering::Acquire, |d| d.checked_sub(1)).is_err() {
+                self.sem.add_permits(1);
+            }
+            self.current.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Fetches pages and records through the shared pool, with retries and accounting.
+pub struct PageFetcher {
+    client: RegistryClient,
+    limit: AdaptiveLimit,
+    rate: Option<DefaultDirectRateLimiter>,
+    policy: RetryPolicy,
+    pub accounting: Arc<Accounting>,
+}
+
+impl PageFetcher {
+    pub fn new(
+        client: RegistryClient,
+        concurrency: usize,
+        max_rps: Option<u32>,
+        policy: RetryPolicy,
+        accounting: Arc<Accounting>,
+    ) -> Self {
+        let rate = max_rps
+            .and_then(std::num::NonZeroU32::new)
+            .map(|n| RateLimiter::direct(Quota::per_second(n).allow_burst(std::num::NonZeroU32::MIN)));
+        Self { client, limit: AdaptiveLimit::new(concurrency), rate, policy, accounting }
+    }
+
+    pub fn in_flight_limit(&self) -> usize {
+        self.limit.current()
+    }
+
+    fn budget_left(&self) -> bool {
+        let sent = self.accounting.requests.load(Ordering::Relaxed);
+        self.accounting.retries.load(Ordering::Relaxed) < self.policy.run_budget_base + sent / 2
+    }
+
+    /// One attempt: wait for a slot (and the rate cap), send, decode, account.
+    async fn attempt<T: DeserializeOwned>(&self, op: &Operation, page: Option<Page>) -> Result<T, ApiError> {
+        let permit = self.limit.acquire().await;
+        if let Some(rate) = &self.rate {
+            rate.until_ready().await;
+        }
+        let result = self.client.get_raw(op, page).await;
+        let name = op.kind().name();
+        let outcome = match result {
+            Ok(body) => {
+                let decoded = decode::<T>(&body.bytes, &op.path());
+                let label = match &decoded {
+                    Ok(_) => body.status.to_string(),
+                    Err(e) => e.label(),
+                };
+                self.accounting.record_request(name, &label, body.bytes.len() as u64);
+                decoded
+            }
+            Err(e) => {
+                self.accounting.record_request(name, &e.label(), 0);
+                Err(e)
+            }
+        };
+        match &outcome {
+            Err(ApiError::RateLimited { .. }) => self.limit.on_rate_limited(),
+            Ok(_) => self.limit.on_success(),
+            Err(_) => {}
+        }
+        if let Some(p) = permit {
+            self.limit.release(p);
+        }
+        outcome
+    }
+
+    async fn with_retries<T: DeserializeOwned>(
+        &self,
+        op: &Operation,
+        page: Option<Page>,
+    ) -> Result<T, ApiError> {
+        let backoff = FullJitter {
+            base: self.policy.base_delay,
+            cap: self.policy.max_delay,
+            times: self.policy.max_attempts.saturating_sub(1),
+        };
+        let cap = self.policy.max_retry_after;
+        (|| self.attempt::<T>(op, page))
+            .retry(backoff)
+            .when(|e: &ApiError| e.is_retryable() && self.budget_left())
+            .adjust(|e: &ApiError, d: Option<Duration>| match (e.retry_after(), d) {
+                // The service's word beats our guess, within reason; a finished budget stays finished.
+                (Some(ra), Some(_)) => Some(ra.min(cap)),
+                (_, d) => d,
+            })
+            .notify(|e: &ApiError, d: Duration| {
+                self.accounting.retries.fetch_add(1, Ordering::Relaxed);
+                tracing::debug!(op = %op, error = %e, wait_ms = d.as_millis() as u64, "retrying");
+            })
+            .await
+    }
+
+    pub async fn one<T: DeserializeOwned>(&self, op: &Operation) -> Result<T, ApiError> {
+        self.with_retries(op, None).await
+    }
+
+    pub async fn page<T: DeserializeOwned>(
+        &self,
+        op: &Operation,
+        page: Page,
+    ) -> Result<Envelope<T>, ApiError> {
+        self.with_retries(op, Some(page)).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn full_jitter_stays_under_the_capped_step() {
+        let b = FullJitter { base: Duration::from_millis(100), cap: Duration::from_secs(1), times: 6 };
+        let waits: Vec<Duration> = b.build().collect();
+        assert_eq!(waits.len(), 6);
+        for (i, w) in waits.iter().enumerate() {
+            let step = Duration::from_millis(100 * (1 << i)).min(Duration::from_secs(1));
+            assert!(*w <= step, "attempt {i}: {w:?} > {step:?}");
+        }
+    }
+
+    #[tokio::test]
+    async fn adaptive_limit_halves_and_recovers() {
+        let l = AdaptiveLimit::new(16);
+        let held: Vec<_> = futures::future::join_all((0..16).map(|_| l.acquire())).await;
+        l.on_rate_limited();
+        assert_eq!(l.current(), 8);
+        for p in held.into_iter().flatten() {
+            l.release(p);
+        }
+        assert_eq!(l.sem.available_permits(), 8, "the 8 retired permits do not come back");
+        for _ in 0..8 {
+            l.on_success();
+        }
+        assert_eq!(l.current(), 9);
+        assert_eq!(l.sem.available_permits(), 9);
+    }
+}

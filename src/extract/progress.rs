@@ -1,0 +1,77 @@
+//! Progress for people: indicatif bars when stderr is a terminal, otherwise one log line every
+//! few seconds (schedulers capture stderr into files, where redrawn bars are noise).
+
+use std::io::IsTerminal;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::accounting::Accounting;
+
+pub struct Progress {
+    stop: tokio::sync::watch::Sender<bool>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Progress {
+    pub fn start(total_tasks: u64, acct: Arc<Accounting>, quiet: bool) -> Self {
+        let (stop, mut rx) = tokio::sync::watch::channel(false);
+        let interactive = std::io::stderr().is_terminal() && !quiet;
+        let task = tokio::spawn(async move {
+            let started = Instant::now();
+            let bar = interactive.then(|| {
+                let b = ProgressBar::with_draw_target(Some(total_tasks), ProgressDrawTarget::stderr());
+                b.set_style(
+                    ProgressStyle::with_template(
+                        "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} tasks, ETA {eta} {msg}",
+                    )
+                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
+                );
+                b
+            });
+            let every = if interactive { Duration::from_millis(200) } else { Duration::from_secs(5) };
+            loop {
+                let done = tokio::select! {
+                    _ = tokio::time::sleep(every) => false,
+                    _ = rx.changed() => true,
+                };
+                let line = status_line(&acct, started.elapsed());
+                let tasks = acct.tasks_done.load(Ordering::Relaxed);
+                match &bar {
+                    Some(b) => {
+                        b.set_position(tasks);
+                        b.set_message(line);
+                    }
+                    None if !quiet && !done => tracing::info!("fetch: {tasks}/{total_tasks} tasks, {line}"),
+                    None => {}
+                }
+                if done {
+                    if let Some(b) = &bar {
+                        b.finish_and_clear();
+                    }
+                    break;
+                }
+            }
+        });
+        Self { stop, task }
+    }
+
+    pub async fn finish(self) {
+        let _ = self.stop.send(true);
+        let _ = self.task.await;
+    }
+}
+
+fn status_line(a: &Accounting, elapsed: Duration) -> String {
+    let req = a.requests.load(Ordering::Relaxed);
+    let rate = req as f64 / elapsed.as_secs_f64().max(0.001);
+    format!(
+        "{req} requests ({rate:.0}/s), {} records, {} retries, {} rate-limited, {} failed tasks",
+        a.records.load(Ordering::Relaxed),
+        a.retries.load(Ordering::Relaxed),
+        a.rate_limited.load(Ordering::Relaxed),
+        a.failed_tasks.load(Ordering::Relaxed)
+    )
+}

@@ -1,0 +1,406 @@
+//! Runs a planned fetch: every task through the shared `PageFetcher`, finished tasks handed to
+//! a staging writer thread that commits them in batches, Ctrl-C and a rejected key stopping
+//! cleanly with everything finished so far kept.
+//!
+//! It decides what one task fetches and what its outcome means (done, not found, failed);
+//! how a request is retried is `pool`'s, how records reach disk is `staging`'s.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use serde::Serialize;
+
+use super::accounting::{Accounting, AccountingSummary};
+use super::plan::{CompanyList, CompanyTask, CreditTask, Task};
+use super::pool::PageFetcher;
+use super::progress::Progress;
+use super::staging::{Row, Staging, StagingError, Table, TaskEntry, TaskStatus, flat_row, profile_row};
+use crate::api::models::{CompanyProfile, CreditoAtivo, DividaPgfn, Fonte, ParcelamentoRfb, TransacaoRfb};
+use crate::api::paginate::{Walk, walk_pages};
+use crate::api::{AnoMes, ApiError, Operation, Page};
+use crate::config::MonthSelection;
+
+/// Pages of one list fetched at once; the pool bounds the whole run anyway.
+const PAGE_FAN_OUT: usize = 8;
+
+/// What a fetch produced; the input of the transform stage.
+pub struct FetchOutcome {
+    pub staging: Staging,
+    pub summary: FetchSummary,
+}
+
+/// The fetch's accounting, as the manifest records it.
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
+pub struct FetchSummary {
+    pub tasks_planned: usize,
+    pub tasks_resumed: usize,
+    pub tasks_done: usize,
+    pub tasks_failed: Vec<FailedTask>,
+    pub companies_not_found: Vec<String>,
+    pub records: BTreeMap<String, u64>,
+    pub requests: AccountingSummary,
+    pub fontes: BTreeMap<String, Fonte>,
+    pub warnings: Vec<String>,
+    pub wall_seconds: f64,
+    pub interrupted: bool,
+}
+
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
+pub struct FailedTask {
+    pub task: String,
+    pub error: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum FetchError {
+    #[error(transparent)]
+    Staging(#[from] StagingError),
+    #[error("{0}")]
+    KeyRejected(ApiError),
+    #[error("the staging writer stopped unexpectedly: {0}")]
+    Writer(String),
+}
+
+enum TaskOutput {
+    Done {
+        rows: BTreeMap<Table, Vec<Row>>,
+        pages: u64,
+        fontes: BTreeMap<String, Fonte>,
+        warnings: Vec<String>,
+    },
+    NotFound,
+    Failed(ApiError),
+}
+
+fn add_rows(rows: &mut BTreeMap<Table, Vec<Row>>, table: Table, new: impl IntoIterator<Item = Row>) {
+    rows.entry(table).or_default().extend(new);
+}
+
+async fn walk<T: serde::de::DeserializeOwned>(f: &PageFetcher, op: &Operation) -> Result<Walk<T>, ApiError> {
+    walk_pages(op.kind().name(), PAGE_FAN_OUT, |p: Page| f.page::<T>(op, p)).await
+}
+
+async fn credit_task(f: &PageFetcher, t: &CreditTask) -> TaskOutput {
+    let op = Operation::CreditosAtivos { uf: Some(t.uf.clone()), ano_mes: Some(t.ano_mes) };
+    match walk::<CreditoAtivo>(f, &op).await {
+        Ok(w) => {
+            let mut rows = BTreeMap::new();
+            add_rows(&mut rows, Table::CreditosAtivos, w.items.iter().map(|r| flat_row(r, &[])));
+            let fontes = w.fonte.map(|fo| (op.kind().name().to_string(), fo)).into_iter().collect();
+            TaskOutput::Done { rows, pages: u64::from(w.pages), fontes, warnings: w.warnings }
+        }
+        Err(e) => TaskOutput::Failed(e),
+    }
+}
+
+async fn company_task(f: &PageFetcher, t: &CompanyTask) -> TaskOutput {
+    let cnpj = t.cnpj.as_str();
+    let profile = match f.one::<CompanyProfile>(&Operation::Empresa(t.cnpj.clone())).await {
+        Ok(p) => p,
+        Err(ApiError::NotFound { .. }) => return TaskOutput::NotFound,
+        Err(e) => return TaskOutput::Failed(e),
+    };
+    let mut rows = BTreeMap::new();
+    let mut fontes: BTreeMap<String, Fonte> = profile.fontes.clone().unwrap_or_default();
+    add_rows(&mut rows, Table::Empresas, [profile_row(&profile, cnpj)]);
+    let lists = futures::future::join_all(CompanyTask::LISTS.iter().map(|l| company_list(f, t, *l))).await;
+    let (mut pages, mut warnings) = (1u64, Vec::new());
+    for result in lists {
+        match result {
+            Ok((table, list_rows, w_pages, fonte, w_warnings, op_name)) => {
+                add_rows(&mut rows, table, list_rows);
+                pages += w_pages;
+                warnings.extend(w_warnings);
+                if let Some(fo) = fonte {
+                    fontes.insert(op_name.to_string(), fo);
+                }
+            }
+            Err(e) => return TaskOutput::Failed(e),
+        }
+    }
+    TaskOutput::Done { rows, pages, fontes, warnings }
+}
+
+type ListResult = (Table, Vec<Row>, u64, Option<Fonte>, Vec<String>, &'static str);
+
+async fn company_list(f: &PageFetcher, t: &CompanyTask, list: CompanyList) -> Result<ListResult, ApiError> {
+    let cnpj = t.cnpj.as_str();
+    let ctx = [("cnpj_consultado", cnpj)];
+    // A 404 on a list of a company whose profile exists means "nothing here", not a failure.
+    fn empty_on_404<T>(
+        r: Result<Walk<T>, ApiError>,
+        warnings: &mut Vec<String>,
+        what: &str,
+    ) -> Result<Walk<T>, ApiError> {
+        match r {
+            Err(ApiError::NotFound { .. }) => {
+                warnings.push(format!("{what}: 404 for a company whose profile exists; read as empty"));
+                Ok(Walk { items: vec![], fonte: None, total: 0, pages: 1, warnings: vec![] })
+            }
+            other => other,
+        }
+    }
+    let mut extra = Vec::new();
+    match list {
+        CompanyList::Dividas(cat) => {
+            let op = Operation::DividasPgfn(t.cnpj.clone(), cat);
+            let w = empty_on_404(walk::<DividaPgfn>(f, &op).await, &mut extra, &op.to_string())?;
+            let rows = w.items.iter().map(|r| flat_row(r, &[ctx[0], ("categoria", cat.as_str())])).collect();
+            extra.extend(w.warnings);
+            Ok((Table::DividasPgfn, rows, u64::from(w.pages), w.fonte, extra, "dividas-pgfn"))
+        }
+        CompanyList::Parcelamentos => {
+            let op = Operation::ParcelamentosRfb(t.cnpj.clone());
+            let w = empty_on_404(walk::<ParcelamentoRfb>(f, &op).await, &mut extra, &op.to_string())?;
+            let rows = w.items.iter().map(|r| flat_row(r, &ctx)).collect();
+            extra.extend(w.warnings);
+            Ok((Table::ParcelamentosRfb, rows, u64::from(w.pages), w.fonte, extra, "parcelamentos-rfb"))
+        }
+        CompanyList::Transacoes => {
+            let op = Operation::TransacoesRfb(t.cnpj.clone());
+            let w = empty_on_404(walk::<TransacaoRfb>(f, &op).await, &mut extra, &op.to_string())?;
+            let rows = w.items.iter().map(|r| flat_row(r, &ctx)).collect();
+            extra.extend(w.warnings);
+            Ok((Table::TransacoesRfb, rows, u64::from(w.pages), w.fonte, extra, "transacoes-rfb"))
+        }
+    }
+}
+
+async fn run_task(f: &PageFetcher, task: Task) -> (String, TaskOutput) {
+    let out = match &task {
+        Task::Credit(t) => credit_task(f, t).await,
+        Task::Company(t) => company_task(f, t).await,
+    };
+    (task.key(), out)
+}
+
+/// Finds the latest month the service has credits for, walking back from this month.
+pub async fn resolve_months(f: &PageFetcher, sel: &MonthSelection) -> Result<Vec<AnoMes>, ApiError> {
+    match sel {
+        MonthSelection::Range(a, b) => Ok(super::plan::month_range(*a, *b)),
+        MonthSelection::Latest(n) => {
+            let today = chrono::Utc::now().date_naive();
+            let this_month =
+                AnoMes::new(chrono::Datelike::year(&today) as u16, chrono::Datelike::month(&today) as u8);
+            let Some(start) = this_month else { return Ok(vec![]) };
+            let probe = Page { limite: 1, offset: 0 };
+            for back in 0..36 {
+                let Some(m) = start.plus_months(-back) else { break };
+                let op = Operation::CreditosAtivos { uf: None, ano_mes: Some(m) };
+                let env = f.page::<CreditoAtivo>(&op, probe).await?;
+                if env.paginacao.and_then(|p| p.total).unwrap_or(0) > 0 || !env.itens.is_empty() {
+                    let from = m.plus_months(-(*n as i32 - 1)).unwrap_or(m);
+                    return Ok(super::plan::month_range(from, m));
+                }
+            }
+            Ok(vec![])
+        }
+    }
+}
+
+/// Settings of one fetch.
+pub struct FetchJob {
+    pub tasks: Vec<Task>,
+    pub quiet: bool,
+    /// Finished tasks are committed in batches of about this many rows...
+    pub commit_rows: usize,
+    /// ...or after this long, whichever comes first.
+    pub commit_every: Duration,
+}
+
+/// A finished task on its way to the writer.
+type Finished = (TaskEntry, BTreeMap<Table, Vec<Row>>);
+
+fn writer_thread(
+    mut staging: Staging,
+    rx: std::sync::mpsc::Receiver<Finished>,
+    commit_rows: usize,
+    commit_every: Duration,
+) -> Result<Staging, StagingError> {
+    let mut rows: BTreeMap<Table, Vec<Row>> = BTreeMap::new();
+    let mut entries = Vec::new();
+    let mut buffered = 0usize;
+    let mut last = Instant::now();
+    loop {
+        let msg = rx.recv_timeout(commit_every.saturating_sub(last.elapsed()).max(Duration::from_millis(10)));
+        let closed = matches!(msg, Err(std::sync::mpsc::RecvTimeoutError::Disconnected));
+        if let Ok((entry, new)) = msg {
+            for (t, r) in new {
+                buffered += r.len();
+                rows.entry(t).or_default().extend(r);
+            }
+            entries.push(entry);
+        }
+        if closed || buffered >= commit_rows || last.elapsed() >= commit_every {
+            staging.commit(std::mem::take(&mut rows), std::mem::take(&mut entries))?;
+            buffered = 0;
+            last = Instant::now();
+        }
+        if closed {
+            return Ok(staging);
+        }
+    }
+}
+
+/// Runs `job` against `staging`, committing as it goes.
+pub async fn run_fetch(
+    fetcher: Arc<PageFetcher>,
+    staging: Staging,
+    job: FetchJob,
+) -> Result<FetchOutcome, FetchError> {
+    let started = Instant::now();
+    let acct: Arc<Accounting> = fetcher.accounting.clone();
+    let settled = staging.settled();
+    let planned = job.tasks.len();
+    let todo: Vec<Task> = job.tasks.into_iter().filter(|t| !settled.contains(&t.key())).collect();
+    let resumed = planned - todo.len();
+    if resumed > 0 {
+        tracing::info!("resuming: {resumed} of {planned} tasks already staged, {} to fetch", todo.len());
+    }
+    let (tx, rx) = std::sync::mpsc::channel::<Finished>();
+    let (commit_rows, commit_every) = (job.commit_rows, job.commit_every);
+    let writer = tokio::task::spawn_blocking(move || writer_thread(staging, rx, commit_rows, commit_every));
+    let progress = Progress::start(todo.len() as u64, acct.clone(), job.quiet);
+
+    let parallel_tasks = (fetcher.in_flight_limit() * 2).max(4);
+    let f = fetcher.clone();
+    let mut results = futures::stream::iter(todo)
+        .map(move |t| {
+            let f = f.clone();
+            async move { run_task(&f, t).await }
+        })
+        .buffer_unordered(parallel_tasks);
+    let mut interrupted = false;
+    let mut key_rejected = None;
+    let mut writer_gone = false;
+    let signal = crate::shutdown::wait_for_signal();
+    tokio::pin!(signal);
+    loop {
+        let next = tokio::select! {
+            n = results.next() => n,
+            _ = &mut signal => { interrupted = true; None }
+        };
+        let Some((key, out)) = next else { break };
+        acct.tasks_done.fetch_add(1, Ordering::Relaxed);
+        let (entry, rows) = match out {
+            TaskOutput::Done { rows, pages, fontes, warnings } => {
+                let records: BTreeMap<Table, u64> = rows.iter().map(|(t, r)| (*t, r.len() as u64)).collect();
+                acct.records.fetch_add(records.values().sum::<u64>(), Ordering::Relaxed);
+                for w in &warnings {
+                    tracing::warn!("{w}");
+                }
+                (
+                    TaskEntry {
+                        task: key,
+                        status: TaskStatus::Done,
+                        records,
+                        pages,
+                        error: None,
+                        fontes,
+                        warnings,
+                    },
+                    rows,
+                )
+            }
+            TaskOutput::NotFound => (entry_with(key, TaskStatus::NotFound, None), BTreeMap::new()),
+            TaskOutput::Failed(e @ ApiError::KeyRejected { .. }) => {
+                key_rejected = Some(e);
+                break;
+            }
+            TaskOutput::Failed(e) => {
+                acct.failed_tasks.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!("task {key} failed after retries: {e}");
+                (entry_with(key, TaskStatus::Failed, Some(e.to_string())), BTreeMap::new())
+            }
+        };
+        if tx.send((entry, rows)).is_err() {
+            writer_gone = true;
+            break;
+        }
+    }
+    // Dropping the stream cancels whatever is still in flight; only finished tasks were sent.
+    drop(results);
+    drop(tx);
+    progress.finish().await;
+    let staging = match writer.await {
+        Ok(r) => r?,
+        Err(e) => return Err(FetchError::Writer(e.to_string())),
+    };
+    if writer_gone {
+        return Err(FetchError::Writer("it closed its channel early".into()));
+    }
+    if let Some(e) = key_rejected {
+        return Err(FetchError::KeyRejected(e));
+    }
+    let summary = summarize(&staging, planned, resumed, &acct, started.elapsed(), interrupted);
+    Ok(FetchOutcome { staging, summary })
+}
+
+fn entry_with(task: String, status: TaskStatus, error: Option<String>) -> TaskEntry {
+    TaskEntry {
+        task,
+        status,
+        records: BTreeMap::new(),
+        pages: 0,
+        error,
+        fontes: BTreeMap::new(),
+        warnings: vec![],
+    }
+}
+
+/// The summary over every task the staging holds (this attempt and earlier ones).
+fn summarize(
+    staging: &Staging,
+    planned: usize,
+    resumed: usize,
+    acct: &Accounting,
+    wall: Duration,
+    interrupted: bool,
+) -> FetchSummary {
+    let mut s = FetchSummary {
+        tasks_planned: planned,
+        tasks_resumed: resumed,
+        tasks_done: 0,
+        tasks_failed: vec![],
+        companies_not_found: vec![],
+        records: BTreeMap::new(),
+        requests: acct.summary(),
+        fontes: BTreeMap::new(),
+        warnings: vec![],
+        wall_seconds: wall.as_secs_f64(),
+        interrupted,
+    };
+    for e in staging.task_entries() {
+        match e.status {
+            TaskStatus::Done => s.tasks_done += 1,
+            TaskStatus::NotFound => {
+                s.companies_not_found.push(e.task.trim_start_matches("empresa/").to_string());
+            }
+            TaskStatus::Failed => s
+                .tasks_failed
+                .push(FailedTask { task: e.task.clone(), error: e.error.clone().unwrap_or_default() }),
+        }
+        for (t, n) in &e.records {
+            *s.records.entry(t.name().to_string()).or_default() += n;
+        }
+        for (k, v) in &e.fontes {
+            s.fontes.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+        s.warnings.extend(e.warnings.iter().cloned());
+    }
+    s
+}
+
+/// Where `run`/`fetch` write when `--out` is not given.
+pub fn default_out_dir(months: &[AnoMes]) -> PathBuf {
+    let period = match (months.first(), months.last()) {
+        (Some(a), Some(b)) if a == b => a.to_string(),
+        (Some(a), Some(b)) => format!("{a}-{b}"),
+        _ => "empty".to_string(),
+    };
+    PathBuf::from("output").join(period)
+}

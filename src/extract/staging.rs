@@ -1,0 +1,490 @@
+//! Durable staging of fetched records under `DIR/.staging`: Parquet segments (arrow-rs, every
+//! column the wire text as-is) and a journal of commits.
+//!
+//! A commit is one journal line naming the segments it wrote and the tasks it finished. The
+//! segments are renamed into place and synced before the line is written, so after a crash a
+//! complete line means complete data; segments no complete line names are deleted on resume.
+//! A task's records are committed together or not at all. Parsing the text into typed values
+//! is the transform stage's job.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow::array::{ArrayRef, RecordBatch, StringBuilder};
+use arrow::datatypes::{DataType, Field, Schema};
+use fs4::fs_std::FileExt;
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::properties::WriterProperties;
+use serde::{Deserialize, Serialize};
+
+use crate::api::models::{
+    CompanyProfile, CreditoAtivo, DividaPgfn, Empresa, Estabelecimento, ParcelamentoRfb, Simples,
+    TransacaoRfb,
+};
+
+/// The raw tables a fetch stages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Table {
+    CreditosAtivos,
+    Empresas,
+    DividasPgfn,
+    ParcelamentosRfb,
+    TransacoesRfb,
+}
+
+impl Table {
+    pub const ALL: [Table; 5] = [
+        Self::CreditosAtivos,
+        Self::Empresas,
+        Self::DividasPgfn,
+        Self::ParcelamentosRfb,
+        Self::TransacoesRfb,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::CreditosAtivos => "creditos_ativos",
+            Self::Empresas => "empresas",
+            Self::DividasPgfn => "dividas_pgfn",
+            Self::ParcelamentosRfb => "parcelamentos_rfb",
+            Self::TransacoesRfb => "transacoes_rfb",
+        }
+    }
+
+    /// Staged columns: the wire fields (derived from the models, so they cannot drift) plus
+    /// the context a record needs once it leaves its request.
+    pub fn columns(self) -> Vec<String> {
+        fn keys<T: Serialize>(t: &T) -> Vec<String> {
+            match serde_json::to_value(t) {
+                Ok(serde_json::Value::Object(m)) => m.keys().cloned().collect(),
+                _ => Vec::new(),
+            }
+        }
+        let ctx = |mut v: Vec<String>, extra: &[&str]| {
+            v.extend(extra.iter().map(|s| (*s).to_string()));
+            v
+        };
+        match self {
+            Self::CreditosAtivos => keys(&CreditoAtivo::default()),
+            Self::Empresas => profile_columns(),
+            Self::DividasPgfn => ctx(keys(&DividaPgfn::default()), &["cnpj_consultado", "categoria"]),
+            Self::ParcelamentosRfb => ctx(keys(&ParcelamentoRfb::default()), &["cnpj_consultado"]),
+            Self::TransacoesRfb => ctx(keys(&TransacaoRfb::default()), &["cnpj_consultado"]),
+        }
+    }
+}
+
+/// One staged row: column name -> text (None for null).
+pub type Row = BTreeMap<String, Option<String>>;
+
+fn text_of(v: serde_json::Value) -> Option<String> {
+    match v {
+        serde_json::Value::Null => None,
+        serde_json::Value::String(s) => Some(s),
+        other => Some(other.to_string()),
+    }
+}
+
+/// Flattens a wire record into a row (nested values become JSON text).
+pub fn flat_row<T: Serialize>(rec: &T, extra: &[(&str, &str)]) -> Row {
+    let mut row = Row::new();
+    if let Ok(serde_json::Value::Object(m)) = serde_json::to_value(rec) {
+        for (k, v) in m {
+            row.insert(k, text_of(v));
+        }
+    }
+    for (k, v) in extra {
+        row.insert((*k).to_string(), Some((*v).to_string()));
+    }
+    row
+}
+
+const PROFILE_PARTS: [&str; 3] = ["empresa", "estabelecimento", "simples"];
+
+fn profile_columns() -> Vec<String> {
+    let full = CompanyProfile {
+        empresa: Some(Empresa::default()),
+        estabelecimento: Some(Estabelecimento::default()),
+        simples: Some(Simples::default()),
+        ..CompanyProfile::default()
+    };
+    let mut cols: Vec<String> = profile_row(&full, "").into_keys().collect();
+    cols.sort();
+    cols
+}
+
+/// The profile flattened: `empresa_*`, `estabelecimento_*`, `simples_*`, maps as JSON text.
+pub fn profile_row(p: &CompanyProfile, cnpj_consultado: &str) -> Row {
+    let mut row = Row::new();
+    row.insert("cnpj_consultado".into(), Some(cnpj_consultado.to_string()));
+    if let Ok(serde_json::Value::Object(m)) = serde_json::to_value(p) {
+        for (k, v) in m {
+            match (PROFILE_PARTS.contains(&k.as_str()), v) {
+                (true, serde_json::Value::Object(inner)) => {
+                    for (ik, iv) in inner {
+                        row.insert(format!("{k}_{ik}"), text_of(iv));
+                    }
+                }
+                (true, _) => {}
+                (false, v) => {
+                    row.insert(k, text_of(v));
+                }
+            }
+        }
+    }
+    row
+}
+
+/// The outcome of one task, as the journal keeps it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskStatus {
+    Done,
+    NotFound,
+    Failed,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskEntry {
+    pub task: String,
+    pub status: TaskStatus,
+    #[serde(default)]
+    pub records: BTreeMap<Table, u64>,
+    #[serde(default)]
+    pub pages: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Source status and version the service reported, keyed by source or operation.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub fontes: BTreeMap<String, crate::api::models::Fonte>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Commit {
+    commit: u64,
+    segments: Vec<String>,
+    tasks: Vec<TaskEntry>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StagingError {
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error(
+        "another fiscal-report run is using {dir} (its lock file is held); wait for it to finish or choose another --out"
+    )]
+    Locked { dir: PathBuf },
+    #[error(
+        "{dir} already holds a run's staged data; pass --resume to continue it, or choose another --out (or delete {dir}/.staging)"
+    )]
+    ExistingRun { dir: PathBuf },
+    #[error("cannot --resume in {dir}: it holds a run with other parameters ({what}); use another --out")]
+    PlanMismatch { dir: PathBuf, what: String },
+    #[error("writing a Parquet segment {path}: {message}")]
+    Parquet { path: PathBuf, message: String },
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> StagingError + '_ {
+    move |source| StagingError::Io { path: path.to_path_buf(), source }
+}
+
+/// The `.staging` directory of one output DIR, locked for this process.
+pub struct Staging {
+    out: PathBuf,
+    dir: PathBuf,
+    _lock: File,
+    next_commit: u64,
+    /// Final state of every task seen in complete commits (later commits win).
+    tasks: BTreeMap<String, TaskEntry>,
+    segments: BTreeSet<String>,
+}
+
+impl Staging {
+    pub fn out_dir(&self) -> &Path {
+        &self.out
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Opens (and locks) `out/.staging`. A fresh run refuses a DIR that already holds staged
+    /// data; a resume requires one with the same plan.
+    pub fn open<P: Serialize + for<'de> Deserialize<'de> + PartialEq + std::fmt::Debug>(
+        out: &Path,
+        plan: &P,
+        resume: bool,
+    ) -> Result<Self, StagingError> {
+        let dir = out.join(".staging");
+        std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+        let lock_path = dir.join("lock");
+        let lock = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(io_err(&lock_path))?;
+        if !FileExt::try_lock_exclusive(&lock).map_err(io_err(&lock_path))? {
+            return Err(StagingError::Locked { dir: out.to_path_buf() });
+        }
+        let plan_path = dir.join("plan.json");
+        let journal = dir.join("journal.jsonl");
+        let has_data = journal.exists() || plan_path.exists();
+        if has_data && !resume {
+            return Err(StagingError::ExistingRun { dir: out.to_path_buf() });
+        }
+        if plan_path.exists() {
+            let text = std::fs::read_to_string(&plan_path).map_err(io_err(&plan_path))?;
+            let stored: Option<P> = serde_json::from_str(&text).ok();
+            if stored.as_ref() != Some(plan) {
+                return Err(StagingError::PlanMismatch {
+                    dir: out.to_path_buf(),
+                    what: "months, states, portfolio, shard or service differ from the interrupted run"
+                        .into(),
+                });
+            }
+        } else {
+            let bytes = serde_json::to_vec_pretty(plan).map_err(|e| StagingError::Io {
+                path: plan_path.clone(),
+                source: std::io::Error::other(e),
+            })?;
+            crate::fsutil::write_atomic(&plan_path, &bytes).map_err(io_err(&plan_path))?;
+        }
+        let mut s = Self {
+            out: out.to_path_buf(),
+            dir,
+            _lock: lock,
+            next_commit: 0,
+            tasks: BTreeMap::new(),
+            segments: BTreeSet::new(),
+        };
+        s.load_journal()?;
+        s.remove_orphans()?;
+        Ok(s)
+    }
+
+    fn load_journal(&mut self) -> Result<(), StagingError> {
+        let path = self.dir.join("journal.jsonl");
+        let Ok(file) = File::open(&path) else { return Ok(()) };
+        let mut valid_len = 0u64;
+        for line in BufReader::new(file).split(b'\n') {
+            let line = line.map_err(io_err(&path))?;
+            // A line cut by a crash does not parse: it and anything after it never happened.
+            let Ok(commit) = serde_json::from_slice::<Commit>(&line) else { break };
+            valid_len += line.len() as u64 + 1;
+            self.next_commit = self.next_commit.max(commit.commit + 1);
+            self.segments.extend(commit.segments);
+            for t in commit.tasks {
+                self.tasks.insert(t.task.clone(), t);
+            }
+        }
+        // Drop a torn tail so the next commit starts on a fresh line.
+        let f = OpenOptions::new().write(true).open(&path).map_err(io_err(&path))?;
+        f.set_len(valid_len).map_err(io_err(&path))?;
+        Ok(())
+    }
+
+    fn remove_orphans(&self) -> Result<(), StagingError> {
+        for entry in std::fs::read_dir(&self.dir).map_err(io_err(&self.dir))? {
+            let entry = entry.map_err(io_err(&self.dir))?;
+            let name = entry.file_name().to_string_lossy().to_string();
+            let is_segment = name.ends_with(".parquet") || name.contains(".parquet.tmp");
+            if is_segment && !self.segments.contains(&name) {
+                std::fs::remove_file(entry.path()).map_err(io_err(&entry.path()))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Tasks that need no fetching again: finished or known not to exist.
+    pub fn settled(&self) -> BTreeSet<String> {
+        self.tasks.values().filter(|t| t.status != TaskStatus::Failed).map(|t| t.task.clone()).collect()
+    }
+
+    pub fn task_entries(&self) -> impl Iterator<Item = &TaskEntry> {
+        self.tasks.values()
+    }
+
+    /// Committed segment files of `table`, in commit order.
+    pub fn segment_paths(&self, table: Table) -> Vec<PathBuf> {
+        let prefix = format!("{}-", table.name());
+        self.segments.iter().filter(|s| s.starts_with(&prefix)).map(|s| self.dir.join(s)).collect()
+    }
+
+    /// Writes one commit: the rows as one segment per table, then the journal line.
+    pub fn commit(
+        &mut self,
+        rows: BTreeMap<Table, Vec<Row>>,
+        tasks: Vec<TaskEntry>,
+    ) -> Result<(), StagingError> {
+        if tasks.is_empty() {
+            return Ok(());
+        }
+        let n = self.next_commit;
+        let mut names = Vec::new();
+        for (table, rows) in rows.iter().filter(|(_, r)| !r.is_empty()) {
+            let name = format!("{}-{n:06}.parquet", table.name());
+            write_segment(&self.dir.join(&name), *table, rows)?;
+            names.push(name);
+        }
+        sync_dir(&self.dir)?;
+        let line = serde_json::to_vec(&Commit { commit: n, segments: names.clone(), tasks: tasks.clone() })
+            .map_err(|e| StagingError::Io {
+            path: self.dir.join("journal.jsonl"),
+            source: std::io::Error::other(e),
+        })?;
+        let path = self.dir.join("journal.jsonl");
+        let mut j = OpenOptions::new().create(true).append(true).open(&path).map_err(io_err(&path))?;
+        j.write_all(&line)
+            .and_then(|()| j.write_all(b"\n"))
+            .and_then(|()| j.sync_data())
+            .map_err(io_err(&path))?;
+        self.next_commit += 1;
+        self.segments.extend(names);
+        for t in tasks {
+            self.tasks.insert(t.task.clone(), t);
+        }
+        Ok(())
+    }
+}
+
+fn sync_dir(dir: &Path) -> Result<(), StagingError> {
+    // Directory fsync makes the renames durable; not all platforms allow opening a dir.
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+fn write_segment(path: &Path, table: Table, rows: &[Row]) -> Result<(), StagingError> {
+    let columns = table.columns();
+    let schema = Arc::new(Schema::new(
+        columns.iter().map(|c| Field::new(c, DataType::Utf8, true)).collect::<Vec<_>>(),
+    ));
+    let arrays: Vec<ArrayRef> = columns
+        .iter()
+        .map(|c| {
+            let mut b = StringBuilder::with_capacity(rows.len(), rows.len() * 16);
+            for r in rows {
+                b.append_option(r.get(c).and_then(|v| v.as_deref()));
+            }
+            Arc::new(b.finish()) as ArrayRef
+        })
+        .collect();
+    let perr = |e: &dyn std::fmt::Display| StagingError::Parquet {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    };
+    let batch = RecordBatch::try_new(schema.clone(), arrays).map_err(|e| perr(&e))?;
+    let tmp = path.with_extension("parquet.tmp");
+    let file = File::create(&tmp).map_err(io_err(&tmp))?;
+    let props = WriterProperties::builder()
+        .set_compression(Compression::ZSTD(ZstdLevel::try_new(1).map_err(|e| perr(&e))?))
+        .build();
+    let mut w = ArrowWriter::try_new(file, schema, Some(props)).map_err(|e| perr(&e))?;
+    w.write(&batch).map_err(|e| perr(&e))?;
+    let file = w.into_inner().map_err(|e| perr(&e))?;
+    file.sync_all().map_err(io_err(&tmp))?;
+    std::fs::rename(&tmp, path).map_err(io_err(path))?;
+    Ok(())
+}
+
+/// Reads staged rows back with arrow-rs: the independent reader tests and tools use.
+pub fn read_segment(path: &Path) -> Result<Vec<Row>, StagingError> {
+    use arrow::array::{Array, AsArray};
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    let perr = |e: &dyn std::fmt::Display| StagingError::Parquet {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    };
+    let file = File::open(path).map_err(io_err(path))?;
+    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+        .map_err(|e| perr(&e))?
+        .build()
+        .map_err(|e| perr(&e))?;
+    let mut rows = Vec::new();
+    for batch in reader {
+        let batch = batch.map_err(|e| perr(&e))?;
+        let schema = batch.schema();
+        for i in 0..batch.num_rows() {
+            let mut row = Row::new();
+            for (f, col) in schema.fields().iter().zip(batch.columns()) {
+                let Some(s) = col.as_string_opt::<i32>() else { continue };
+                row.insert(f.name().clone(), (!s.is_null(i)).then(|| s.value(i).to_string()));
+            }
+            rows.push(row);
+        }
+    }
+    Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct P(u32);
+
+    fn row(v: &str) -> Row {
+        flat_row(
+            &CreditoAtivo { uf: Some(v.into()), valor_total: Some("1,00".into()), ..Default::default() },
+            &[],
+        )
+    }
+
+    fn done(task: &str) -> TaskEntry {
+        TaskEntry {
+            task: task.into(),
+            status: TaskStatus::Done,
+            records: BTreeMap::new(),
+            pages: 1,
+            error: None,
+            fontes: BTreeMap::new(),
+            warnings: vec![],
+        }
+    }
+
+    #[test]
+    fn commits_survive_reopen_and_torn_tails_are_dropped() {
+        let tmp = tempfile::tempdir().unwrap();
+        {
+            let mut s = Staging::open(tmp.path(), &P(1), false).unwrap();
+            s.commit(BTreeMap::from([(Table::CreditosAtivos, vec![row("SP"), row("RJ")])]), vec![done("a")])
+                .unwrap();
+            // Another process cannot take the lock meanwhile.
+            assert!(matches!(Staging::open(tmp.path(), &P(1), true), Err(StagingError::Locked { .. })));
+        }
+        // A crash: an orphan segment and a torn journal line.
+        let dir = tmp.path().join(".staging");
+        std::fs::write(dir.join("creditos_ativos-000009.parquet"), b"junk").unwrap();
+        let mut j = OpenOptions::new().append(true).open(dir.join("journal.jsonl")).unwrap();
+        j.write_all(b"{\"commit\":1,\"segm").unwrap();
+        drop(j);
+        assert!(matches!(Staging::open(tmp.path(), &P(1), false), Err(StagingError::ExistingRun { .. })));
+        assert!(matches!(Staging::open(tmp.path(), &P(2), true), Err(StagingError::PlanMismatch { .. })));
+        let mut s = Staging::open(tmp.path(), &P(1), true).unwrap();
+        assert_eq!(s.settled(), BTreeSet::from(["a".to_string()]));
+        assert!(!dir.join("creditos_ativos-000009.parquet").exists());
+        s.commit(BTreeMap::from([(Table::CreditosAtivos, vec![row("MG")])]), vec![done("b")]).unwrap();
+        let rows: Vec<Row> =
+            s.segment_paths(Table::CreditosAtivos).iter().flat_map(|p| read_segment(p).unwrap()).collect();
+        let ufs: Vec<_> = rows.iter().map(|r| r["uf"].clone().unwrap()).collect();
+        assert_eq!(ufs, ["SP", "RJ", "MG"]);
+    }
+
+    #[test]
+    fn profile_columns_cover_every_part() {
+        let cols = Table::Empresas.columns();
+        assert!(cols.contains(&"empresa_razao_social".to_string()));
+        assert!(cols.contains(&"estabelecimento_cnae_fiscal_principal".to_string()));
+        assert!(cols.contains(&"simples_opcao_pelo_simples".to_string()));
+        assert!(cols.contains(&"fontes".to_string()) && cols.contains(&"cnpj_consultado".to_string()));
+    }
+}

@@ -1,0 +1,22 @@
+//! Log setup: tracing to stderr as text or JSON lines. Logs never carry the API key: the key
+//! type redacts itself and no log statement records request headers.
+
+use crate::cli::LogFormat;
+
+pub fn init(format: LogFormat, verbose: u8, quiet: bool) {
+    let default = match (quiet, verbose) {
+        (true, _) => "error",
+        (false, 0) => "info",
+        (false, 1) => "info,fiscal_report=debug",
+        (false, _) => "debug,fiscal_report=trace",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let builder =
+        tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false);
+    // A second init (tests calling the library twice) keeps the first subscriber.
+    let _ = match format {
+        LogFormat::Text => builder.try_init(),
+        LogFormat::Json => builder.json().flatten_event(true).try_init(),
+    };
+}

@@ -1,0 +1,35 @@
+//! Parses the command line, runs it, and maps the outcome to a documented exit code.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use fiscal_report::{app, cli::Cli, exit, logging};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    logging::init(cli.log_format, cli.verbose, cli.quiet);
+    // A panic is a bug: report it as one, with a hint, instead of a raw backtrace.
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("internal error: {info}");
+        eprintln!(
+            "This is a bug in fiscal-report. Please file an issue with this message and the command you ran."
+        );
+    }));
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::from(exit::ExitStatus::Internal as u8);
+        }
+    };
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| runtime.block_on(app::run(cli))));
+    let status = match outcome {
+        Ok(Ok(status)) => status,
+        Ok(Err(err)) => {
+            eprintln!("{}", exit::render(&err));
+            exit::classify(&err)
+        }
+        Err(_) => exit::ExitStatus::Internal,
+    };
+    ExitCode::from(status as u8)
+}

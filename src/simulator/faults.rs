@@ -1,0 +1,79 @@
+//! Fault injection and rate limiting for the embedded registry: what the extraction stage must
+//! survive (5xx, 429 with Retry-After, dropped connections, cut-off bodies) on demand.
+//!
+//! Faults are drawn from a seeded stream, so a given request sequence meets the same faults.
+//! It decides which fault to inject; `server` turns the decision into bytes on the wire.
+
+use std::num::NonZeroU32;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// The switches of `fiscal-report serve`.
+#[derive(Debug, Clone, Default)]
+pub struct FaultConfig {
+    /// Added to every answer.
+    pub latency: Duration,
+    /// Share of requests (0..=1) that meet a fault.
+    pub fault_rate: f64,
+    /// Requests per second beyond which the server answers 429.
+    pub rate_limit: Option<u32>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    ServerError(u16),
+    TooManyRequests,
+    DropConnection,
+    CutOffStream,
+    TruncatedJson,
+}
+
+pub struct FaultPlan {
+    cfg: FaultConfig,
+    rng: Mutex<ChaCha8Rng>,
+    limiter: Option<DefaultDirectRateLimiter>,
+}
+
+impl FaultPlan {
+    pub fn new(cfg: FaultConfig, seed: u64) -> Self {
+        let limiter = cfg
+            .rate_limit
+            .and_then(NonZeroU32::new)
+            .map(|n| RateLimiter::direct(Quota::per_second(n).allow_burst(n)));
+        Self { cfg, rng: Mutex::new(ChaCha8Rng::seed_from_u64(seed ^ 0x6661_756c_7473)), limiter }
+    }
+
+    pub fn latency(&self) -> Duration {
+        self.cfg.latency
+    }
+
+    /// `Some(wait)` when this request is over the rate limit.
+    pub fn over_rate_limit(&self) -> Option<Duration> {
+        let limiter = self.limiter.as_ref()?;
+        limiter.check().err().map(|not_until| {
+            not_until.wait_time_from(governor::clock::Clock::now(&governor::clock::DefaultClock::default()))
+        })
+    }
+
+    pub fn draw(&self) -> Option<Fault> {
+        if self.cfg.fault_rate <= 0.0 {
+            return None;
+        }
+        let mut rng = self.rng.lock().unwrap_or_else(|p| p.into_inner());
+        if !rng.random_bool(self.cfg.fault_rate.clamp(0.0, 1.0)) {
+            return None;
+        }
+        Some(match rng.random_range(0..6u8) {
+            0 => Fault::ServerError(500),
+            1 => Fault::ServerError(503),
+            2 => Fault::TooManyRequests,
+            3 => Fault::DropConnection,
+            4 => Fault::CutOffStream,
+            _ => Fault::TruncatedJson,
+        })
+    }
+}

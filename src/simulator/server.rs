@@ -1,0 +1,344 @@
+//! The HTTP face of the embedded registry: the 14 routes of spec 4.2 over a `Dataset`, with the
+//! service's envelope, error bodies, key check, rate limit and injected faults.
+//!
+//! It decides status codes and bodies; the records themselves come from `dataset`.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::{Path, RawQuery, Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use serde::Serialize;
+
+use super::dataset::Dataset;
+use super::faults::{Fault, FaultPlan};
+use super::validate::Checks;
+use crate::api::models::{DetailBody, Envelope, Fonte, Paginacao, ValidationBody};
+use crate::api::{ApiKey, Cnpj};
+
+pub struct ServerState {
+    pub dataset: Arc<Dataset>,
+    pub key: ApiKey,
+    pub faults: FaultPlan,
+    /// Requests answered, by outcome: lets tests compare the client's accounting with ours.
+    pub counters: Counters,
+}
+
+#[derive(Debug, Default)]
+pub struct Counters {
+    pub requests: AtomicU64,
+    pub rate_limited: AtomicU64,
+    pub faults: AtomicU64,
+}
+
+type Shared = Arc<ServerState>;
+
+fn json_response(status: StatusCode, body: &impl Serialize) -> Response {
+    match serde_json::to_vec(body) {
+        Ok(bytes) => {
+            let mut r = (status, bytes).into_response();
+            r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            r
+        }
+        Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    }
+}
+
+fn detail(status: StatusCode, text: &str) -> Response {
+    json_response(status, &DetailBody { detail: text.to_string() })
+}
+
+fn not_found() -> Response {
+    detail(StatusCode::NOT_FOUND, "Not Found")
+}
+
+fn unprocessable(checks: Checks) -> Response {
+    json_response(StatusCode::UNPROCESSABLE_ENTITY, &ValidationBody { detail: checks.issues })
+}
+
+fn query_map(raw: Option<String>) -> BTreeMap<String, String> {
+    raw.map(|q| url::form_urlencoded::parse(q.as_bytes()).into_owned().collect()).unwrap_or_default()
+}
+
+/// A nullable filter: absent, empty or the literal `null` all mean "no filter".
+fn filter(q: &BTreeMap<String, String>, name: &str) -> Option<String> {
+    q.get(name).map(|s| s.trim().to_string()).filter(|s| !s.is_empty() && s != "null")
+}
+
+fn envelope<T: Serialize + Clone>(
+    items: &[T],
+    total: usize,
+    limite: usize,
+    offset: usize,
+    fonte: Fonte,
+) -> Response {
+    let start = offset.min(items.len());
+    let end = (start + limite).min(items.len());
+    page_response(items[start..end].to_vec(), total, limite, offset, fonte)
+}
+
+fn page_response<T: Serialize>(
+    itens: Vec<T>,
+    total: usize,
+    limite: usize,
+    offset: usize,
+    fonte: Fonte,
+) -> Response {
+    let env = Envelope {
+        fonte: Some(fonte),
+        itens,
+        paginacao: Some(Paginacao {
+            limite: Some(limite as i64),
+            offset: Some(offset as i64),
+            total: Some(total as i64),
+        }),
+    };
+    json_response(StatusCode::OK, &env)
+}
+
+/// Which company list a route serves.
+#[derive(Clone, Copy)]
+enum CompanyList {
+    Estabelecimentos,
+    Obras,
+    Socios,
+    Dividas,
+    Parcelamentos,
+    Transacoes,
+}
+
+async fn company_profile(State(s): State<Shared>, Path(cnpj): Path<String>) -> Response {
+    let mut checks = Checks::default();
+    checks.digits("cnpj", &cnpj, 14);
+    if !checks.issues.is_empty() {
+        return unprocessable(checks);
+    }
+    match Cnpj::parse(&cnpj).ok().and_then(|c| s.dataset.profile(&c)) {
+        Some(p) => json_response(StatusCode::OK, &p),
+        None => not_found(),
+    }
+}
+
+async fn company_list(s: Shared, list: CompanyList, cnpj: String, raw: Option<String>) -> Response {
+    let q = query_map(raw);
+    let mut checks = Checks::default();
+    checks.digits("cnpj", &cnpj, 14);
+    let categoria = matches!(list, CompanyList::Dividas)
+        .then(|| checks.categoria(q.get("categoria").map(String::as_str)));
+    let (limite, offset) =
+        checks.page(q.get("limite").map(String::as_str), q.get("offset").map(String::as_str));
+    if !checks.issues.is_empty() {
+        return unprocessable(checks);
+    }
+    let Ok(cnpj) = Cnpj::parse(&cnpj) else { return not_found() };
+    let d = &s.dataset;
+    macro_rules! serve {
+        ($items:expr, $src:expr) => {
+            match $items {
+                Some(items) => envelope(&items, items.len(), limite, offset, d.fonte_for($src)),
+                None => not_found(),
+            }
+        };
+    }
+    match list {
+        CompanyList::Estabelecimentos => serve!(d.estabelecimentos(&cnpj), "cnpj"),
+        CompanyList::Obras => serve!(d.obras(&cnpj), "cno"),
+        CompanyList::Socios => serve!(d.socios(&cnpj), "cnpj"),
+        CompanyList::Dividas => {
+            serve!(d.dividas(&cnpj, categoria.unwrap_or(crate::api::Categoria::NaoPrevidenciario)), "pgfn")
+        }
+        CompanyList::Parcelamentos => serve!(d.parcelamentos(&cnpj), "rfb"),
+        CompanyList::Transacoes => serve!(d.transacoes(&cnpj), "rfb"),
+    }
+}
+
+/// Which work list a route serves.
+#[derive(Clone, Copy)]
+enum WorkList {
+    Vinculos,
+    Cnaes,
+    Areas,
+}
+
+async fn work(State(s): State<Shared>, Path(cno): Path<String>) -> Response {
+    let mut checks = Checks::default();
+    checks.digits("cno", &cno, 12);
+    if !checks.issues.is_empty() {
+        return unprocessable(checks);
+    }
+    s.dataset.obra(&cno).map(|o| json_response(StatusCode::OK, &o)).unwrap_or_else(not_found)
+}
+
+async fn work_list(s: Shared, list: WorkList, cno: String, raw: Option<String>) -> Response {
+    let q = query_map(raw);
+    let mut checks = Checks::default();
+    checks.digits("cno", &cno, 12);
+    let (limite, offset) =
+        checks.page(q.get("limite").map(String::as_str), q.get("offset").map(String::as_str));
+    if !checks.issues.is_empty() {
+        return unprocessable(checks);
+    }
+    let d = &s.dataset;
+    let fonte = d.fonte_for("cno");
+    match list {
+        WorkList::Vinculos => d.vinculos(&cno).map(|i| envelope(&i, i.len(), limite, offset, fonte)),
+        WorkList::Cnaes => d.cnaes(&cno).map(|i| envelope(&i, i.len(), limite, offset, fonte)),
+        WorkList::Areas => d.areas(&cno).map(|i| envelope(&i, i.len(), limite, offset, fonte)),
+    }
+    .unwrap_or_else(not_found)
+}
+
+async fn properties(State(s): State<Shared>, RawQuery(raw): RawQuery) -> Response {
+    let q = query_map(raw);
+    let mut checks = Checks::default();
+    let (limite, offset) =
+        checks.page(q.get("limite").map(String::as_str), q.get("offset").map(String::as_str));
+    if !checks.issues.is_empty() {
+        return unprocessable(checks);
+    }
+    let items = s.dataset.imoveis(filter(&q, "uf").as_deref(), filter(&q, "municipio").as_deref());
+    envelope(&items, items.len(), limite, offset, s.dataset.fonte_for("cafir"))
+}
+
+async fn property(State(s): State<Shared>, Path(nirf): Path<String>) -> Response {
+    let mut checks = Checks::default();
+    checks.digits("nirf", &nirf, 8);
+    if !checks.issues.is_empty() {
+        return unprocessable(checks);
+    }
+    s.dataset.imovel(&nirf).map(|p| json_response(StatusCode::OK, &p)).unwrap_or_else(not_found)
+}
+
+async fn credits(State(s): State<Shared>, RawQuery(raw): RawQuery) -> Response {
+    let q = query_map(raw);
+    let mut checks = Checks::default();
+    let ano_mes = checks.ano_mes(filter(&q, "ano_mes").as_deref());
+    let (limite, offset) =
+        checks.page(q.get("limite").map(String::as_str), q.get("offset").map(String::as_str));
+    if !checks.issues.is_empty() {
+        return unprocessable(checks);
+    }
+    let uf = filter(&q, "uf");
+    let d = &s.dataset;
+    let total = d.creditos_total(uf.as_deref(), ano_mes);
+    let items = d.creditos_page(uf.as_deref(), ano_mes, offset, limite);
+    page_response(items, total, limite, offset, d.fonte_for("rfb"))
+}
+
+/// Key check, rate limit, latency and faults, in the order a real gateway applies them.
+async fn gate(State(s): State<Shared>, req: Request, next: Next) -> Response {
+    s.counters.requests.fetch_add(1, Ordering::Relaxed);
+    let key_ok = req.headers().get("x-api-key").map(|v| v.as_bytes() == s.key.expose().as_bytes());
+    match key_ok {
+        None => return detail(StatusCode::UNAUTHORIZED, "Not authenticated: send the X-API-Key header"),
+        Some(false) => return detail(StatusCode::UNAUTHORIZED, "Invalid API key"),
+        Some(true) => {}
+    }
+    if let Some(wait) = s.faults.over_rate_limit() {
+        s.counters.rate_limited.fetch_add(1, Ordering::Relaxed);
+        return too_many(wait.as_secs_f64().ceil().max(1.0) as u64);
+    }
+    let latency = s.faults.latency();
+    if !latency.is_zero() {
+        tokio::time::sleep(latency).await;
+    }
+    let fault = s.faults.draw();
+    if fault.is_some() {
+        s.counters.faults.fetch_add(1, Ordering::Relaxed);
+    }
+    match fault {
+        None => next.run(req).await,
+        Some(Fault::ServerError(code)) => {
+            let status = StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+            if code == 503 {
+                // Gateways answer 503 with HTML, not JSON: the client must cope with both.
+                (status, "<html><body><h1>503 Service Unavailable</h1></body></html>").into_response()
+            } else {
+                detail(status, "Internal Server Error")
+            }
+        }
+        Some(Fault::TooManyRequests) => too_many(1),
+        Some(Fault::DropConnection) => {
+            let stream = futures::stream::once(async {
+                Err::<Bytes, std::io::Error>(std::io::Error::new(
+                    std::io::ErrorKind::ConnectionReset,
+                    "dropped",
+                ))
+            });
+            Response::new(Body::from_stream(stream))
+        }
+        Some(fault @ (Fault::CutOffStream | Fault::TruncatedJson)) => {
+            let resp = next.run(req).await;
+            let (parts, body) = resp.into_parts();
+            let bytes = axum::body::to_bytes(body, usize::MAX).await.unwrap_or_default();
+            let half = bytes.slice(..bytes.len() / 2);
+            if fault == Fault::TruncatedJson {
+                // Framing intact, JSON cut: a proxy that truncated the payload.
+                return Response::from_parts(parts, Body::from(half));
+            }
+            let stream = futures::stream::iter([
+                Ok::<Bytes, std::io::Error>(half),
+                Err(std::io::Error::new(std::io::ErrorKind::ConnectionReset, "cut off")),
+            ]);
+            let mut parts = parts;
+            parts.headers.remove(header::CONTENT_LENGTH);
+            Response::from_parts(parts, Body::from_stream(stream))
+        }
+    }
+}
+
+fn too_many(retry_after_secs: u64) -> Response {
+    let mut r = detail(StatusCode::TOO_MANY_REQUESTS, "Too Many Requests");
+    if let Ok(v) = HeaderValue::from_str(&retry_after_secs.to_string()) {
+        r.headers_mut().insert(header::RETRY_AFTER, v);
+    }
+    r
+}
+
+pub fn router(state: Shared) -> Router {
+    let cl = |list: CompanyList| {
+        move |State(s): State<Shared>, Path(cnpj): Path<String>, RawQuery(raw): RawQuery| {
+            company_list(s, list, cnpj, raw)
+        }
+    };
+    let wl = |list: WorkList| {
+        move |State(s): State<Shared>, Path(cno): Path<String>, RawQuery(raw): RawQuery| {
+            work_list(s, list, cno, raw)
+        }
+    };
+    Router::new()
+        .route("/v1/cnpjs/{cnpj}", get(company_profile))
+        .route("/v1/cnpjs/{cnpj}/estabelecimentos", get(cl(CompanyList::Estabelecimentos)))
+        .route("/v1/cnpjs/{cnpj}/obras-cno", get(cl(CompanyList::Obras)))
+        .route("/v1/cnpjs/{cnpj}/socios", get(cl(CompanyList::Socios)))
+        .route("/v1/cnpjs/{cnpj}/dividas-pgfn", get(cl(CompanyList::Dividas)))
+        .route("/v1/cnpjs/{cnpj}/parcelamentos-rfb", get(cl(CompanyList::Parcelamentos)))
+        .route("/v1/cnpjs/{cnpj}/transacoes-rfb", get(cl(CompanyList::Transacoes)))
+        .route("/v1/cnos/{cno}", get(work))
+        .route("/v1/cnos/{cno}/vinculos", get(wl(WorkList::Vinculos)))
+        .route("/v1/cnos/{cno}/cnaes", get(wl(WorkList::Cnaes)))
+        .route("/v1/cnos/{cno}/areas", get(wl(WorkList::Areas)))
+        .route("/v1/cafir/imoveis", get(properties))
+        .route("/v1/cafir/imoveis/{nirf}", get(property))
+        .route("/v1/rfb/creditos-ativos", get(credits))
+        .fallback(|| async { not_found() })
+        .layer(middleware::from_fn_with_state(state.clone(), gate))
+        .with_state(state)
+}
+
+/// Serves until `shutdown` resolves.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    state: Shared,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let app = router(state).into_make_service_with_connect_info::<SocketAddr>();
+    axum::serve(listener, app).with_graceful_shutdown(shutdown).await
+}

@@ -1,0 +1,9 @@
+//! The transform stage: staged raw records become typed Polars frames (exact money, real
+//! dates, codes with their leading zeros). The parsers live in `parse`, the table schemas in
+//! `schema`.
+
+pub mod frames;
+pub mod parse;
+pub mod schema;
+
+pub use frames::{CARTEIRA, CompanyStatus, Frames, QualityCount, TransformError, build_frames};

@@ -1,0 +1,207 @@
+//! The typed tables: every output column, the staged column it comes from, its kind and its
+//! meaning. This list is the single source of the frames' schemas (and of the data dictionary).
+//!
+//! Converting values is `frames`'s job; this module only declares.
+
+use crate::extract::staging::Table;
+
+/// How a column is derived from its staged text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Text as sent (trimmed; blank becomes null).
+    Text,
+    /// Codes compared across tables: trimmed and upper-cased.
+    Code,
+    /// A state: two-letter code, also from spelled-out names (`SAO PAULO`).
+    Uf,
+    /// Money: Decimal(18,2) from any form in domain.md.
+    Money,
+    /// A calendar date from `YYYY-MM-DD`, `DD/MM/YYYY` or `YYYYMMDD`.
+    Date,
+    /// A whole number.
+    Int,
+    /// `AAAAMM` as Date (first day of the month).
+    AnoMesDate,
+    /// The `AAAAMM` before this one: lets month-over-month be a plain equi-join in any engine.
+    AnoMesPrevious,
+    /// The same month a year before: year-over-year as a plain equi-join.
+    AnoMesYearAgo,
+    /// The CNAE section letter of a 7-digit CNAE.
+    CnaeSection,
+    /// The CNAE section's name.
+    CnaeSectionName,
+}
+
+impl Kind {
+    /// Kinds whose failures keep the text in a `<column>_raw` column and count as data quality.
+    pub fn keeps_raw(self) -> bool {
+        matches!(self, Self::Money | Self::Date | Self::Int | Self::Uf)
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct ColumnSpec {
+    pub name: &'static str,
+    pub source: &'static str,
+    pub kind: Kind,
+    pub meaning: &'static str,
+}
+
+const fn col(name: &'static str, source: &'static str, kind: Kind, meaning: &'static str) -> ColumnSpec {
+    ColumnSpec { name, source, kind, meaning }
+}
+
+use Kind::*;
+
+const CREDITOS: &[ColumnSpec] = &[
+    col("ano_mes", "ano_mes", Text, "Reference month (competência), AAAAMM"),
+    col("ano_mes_data", "ano_mes", AnoMesDate, "Reference month as the date of its first day"),
+    col(
+        "ano_mes_anterior",
+        "ano_mes",
+        AnoMesPrevious,
+        "The month before ano_mes, AAAAMM (for month-over-month joins)",
+    ),
+    col(
+        "ano_mes_ano_anterior",
+        "ano_mes",
+        AnoMesYearAgo,
+        "The same month a year before, AAAAMM (for year-over-year joins)",
+    ),
+    col("uf", "uf", Uf, "State (UF) of the taxpayers"),
+    col("cnae_secao_cod", "cnae_secao_cod", Code, "CNAE 2.x section letter"),
+    col("cnae_secao_descr", "cnae_secao_descr", Text, "CNAE section name"),
+    col("grupo_tributo", "grupo_tributo", Text, "Tax group (IRPJ, CSLL, COFINS, ...)"),
+    col("natureza_juridica", "natureza_juridica", Code, "Legal nature code"),
+    col("situacao", "situacao", Text, "Collection status of the credits"),
+    col("tipo_contribuinte", "tipo_contribuinte", Code, "PF (person) or PJ (company)"),
+    col("valor_total", "valor_total", Money, "Active credits in BRL"),
+];
+
+const EMPRESAS: &[ColumnSpec] = &[
+    col("cnpj", "cnpj_consultado", Text, "CNPJ asked for (14 digits)"),
+    col("cnpj_basico", "empresa_cnpj_basico", Text, "8-digit root shared by head office and branches"),
+    col("razao_social", "empresa_razao_social", Text, "Company name"),
+    col("nome_fantasia", "estabelecimento_nome_fantasia", Text, "Trade name"),
+    col("natureza_juridica", "empresa_natureza_juridica", Code, "Legal nature code"),
+    col("porte_empresa", "empresa_porte_empresa", Code, "Size: 00 unknown, 01 micro, 03 small, 05 other"),
+    col("capital_social", "empresa_capital_social_raw", Money, "Share capital in BRL"),
+    col("uf", "estabelecimento_uf", Uf, "State of the establishment asked for"),
+    col("municipio", "estabelecimento_municipio", Text, "Municipality code of the establishment"),
+    col("cnae_fiscal_principal", "estabelecimento_cnae_fiscal_principal", Text, "Main CNAE, 7 digits"),
+    col(
+        "cnae_secao",
+        "estabelecimento_cnae_fiscal_principal",
+        CnaeSection,
+        "CNAE section letter of the main CNAE",
+    ),
+    col("cnae_secao_descr", "estabelecimento_cnae_fiscal_principal", CnaeSectionName, "CNAE section name"),
+    col(
+        "identificador_matriz_filial",
+        "estabelecimento_identificador_matriz_filial",
+        Code,
+        "1 head office, 2 branch",
+    ),
+    col(
+        "situacao_cadastral",
+        "estabelecimento_situacao_cadastral",
+        Code,
+        "01 NULA, 02 ATIVA, 03 SUSPENSA, 04 INAPTA, 08 BAIXADA",
+    ),
+    col(
+        "data_situacao_cadastral",
+        "estabelecimento_data_situacao_cadastral",
+        Date,
+        "Date of the registration status",
+    ),
+    col("data_inicio_atividade", "estabelecimento_data_inicio_atividade", Date, "Start of activity"),
+    col("opcao_pelo_simples", "simples_opcao_pelo_simples", Code, "Opted into Simples Nacional (S/N)"),
+    col("data_opcao_simples", "simples_data_opcao_simples", Date, "Date of the Simples option"),
+    col("opcao_pelo_mei", "simples_opcao_pelo_mei", Code, "Registered as MEI (S/N)"),
+    col(
+        "snapshot_fingerprint",
+        "snapshot_fingerprint",
+        Text,
+        "Service's fingerprint of the profile snapshot",
+    ),
+];
+
+const DIVIDAS: &[ColumnSpec] = &[
+    col("cnpj", "cnpj_consultado", Text, "CNPJ asked for"),
+    col("categoria", "categoria", Text, "Debt system: nao_previdenciario, fgts, previdenciario"),
+    col("numero_inscricao", "numero_inscricao", Text, "Registration number"),
+    col("cpf_cnpj", "cpf_cnpj", Text, "Debtor id as published"),
+    col("nome_devedor", "nome_devedor", Text, "Debtor name"),
+    col("tipo_pessoa", "tipo_pessoa", Text, "Pessoa física / jurídica"),
+    col("tipo_devedor", "tipo_devedor", Code, "PRINCIPAL, CORRESPONSAVEL, SOLIDARIO"),
+    col("data_inscricao", "data_inscricao", Date, "Registration date"),
+    col("indicador_ajuizado", "indicador_ajuizado", Code, "SIM when filed in court"),
+    col("receita_principal", "receita_principal", Text, "Main revenue (tax)"),
+    col("tipo_credito", "tipo_credito", Text, "Credit type (previdenciário)"),
+    col("situacao_inscricao", "situacao_inscricao", Text, "Registration status"),
+    col("tipo_situacao_inscricao", "tipo_situacao_inscricao", Text, "Status group"),
+    col("uf_unidade_responsavel", "uf_unidade_responsavel", Uf, "State of the responsible unit"),
+    col("unidade_responsavel", "unidade_responsavel", Text, "Responsible unit"),
+    col("dataset_trimester", "dataset_trimester", Text, "Quarter of the published file"),
+    col("valor_consolidado", "valor_consolidado", Money, "Consolidated debt in BRL"),
+];
+
+const PARCELAMENTOS: &[ColumnSpec] = &[
+    col("cnpj", "cnpj_consultado", Text, "CNPJ asked for"),
+    col("cpf_cnpj", "cpf_cnpj", Text, "Taxpayer id as published"),
+    col("nome", "nome", Text, "Taxpayer name"),
+    col("uf", "uf", Uf, "State"),
+    col("municipio", "municipio", Text, "Municipality"),
+    col("cnae", "cnae", Text, "CNAE, 7 digits"),
+    col("porte", "porte", Text, "Size"),
+    col("tipo_pessoa", "tipo_pessoa", Text, "Person type"),
+    col("adesao_deferimento", "adesao_deferimento", Date, "Date the plan was granted"),
+    col("quantidade_parcelas", "quantidade_parcelas", Int, "Number of instalments"),
+    col("valor_parcelado", "valor_parcelado", Money, "Amount put into instalments, BRL"),
+    col("saldo_devedor", "saldo_devedor", Money, "Outstanding balance, BRL"),
+];
+
+const TRANSACOES: &[ColumnSpec] = &[
+    col("cnpj", "cnpj_consultado", Text, "CNPJ asked for"),
+    col("cpf_cnpj", "cpf_cnpj", Text, "Taxpayer id as published"),
+    col("contribuinte", "contribuinte", Text, "Taxpayer name"),
+    col("processo", "processo", Text, "Process number"),
+    col("memorial", "memorial", Text, "Memorial"),
+    col("data_negociacao", "data_negociacao", Date, "Date negotiated"),
+    col("divida_transacionada", "divida_transacionada", Money, "Debt negotiated, BRL"),
+    col("divida_com_reducao", "divida_com_reducao", Money, "Debt after reduction, BRL"),
+    col("reducao", "reducao", Money, "Reduction granted, BRL"),
+    col("creditos_pf_bcn", "creditos_pf_bcn", Money, "Credits used (tax losses), BRL"),
+    col("saldo_devedor", "saldo_devedor", Money, "Outstanding balance, BRL"),
+];
+
+pub fn columns(table: Table) -> &'static [ColumnSpec] {
+    match table {
+        Table::CreditosAtivos => CREDITOS,
+        Table::Empresas => EMPRESAS,
+        Table::DividasPgfn => DIVIDAS,
+        Table::ParcelamentosRfb => PARCELAMENTOS,
+        Table::TransacoesRfb => TRANSACOES,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_source_column_is_staged() {
+        for t in Table::ALL {
+            let staged = t.columns();
+            for c in columns(t) {
+                assert!(
+                    staged.iter().any(|s| s == c.source),
+                    "{}.{} reads {}, which is not staged",
+                    t.name(),
+                    c.name,
+                    c.source
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,68 @@
+// Helpers for tests that drive the real binary (included with `#[path]`).
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+pub fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_fiscal-report"));
+    c.env_remove("REGISTRY_API_KEY").env_remove("RUST_LOG");
+    c
+}
+
+/// A `fiscal-report serve` child on a free loopback port; killed on drop.
+pub struct ServeProcess {
+    pub child: Child,
+    pub base_url: String,
+}
+
+impl ServeProcess {
+    pub fn start(key: &str, seed: u64, scale: f64, extra: &[&str]) -> Self {
+        let mut child = bin()
+            .args([
+                "serve",
+                "--addr",
+                "127.0.0.1:0",
+                "--seed",
+                &seed.to_string(),
+                "--scale",
+                &scale.to_string(),
+            ])
+            .args(extra)
+            .env("REGISTRY_API_KEY", key)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn serve");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line).expect("read address");
+        let base_url = line.trim().strip_prefix("listening on ").expect("address line").to_string();
+        Self { child, base_url }
+    }
+}
+
+impl Drop for ServeProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Every file below `dir`, recursively.
+pub fn files_below(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() { stack.push(p) } else { out.push(p) }
+        }
+    }
+    out
+}
+
+/// A plain HTTP client (no key header), for requests our client would not send.
+pub fn plain_http() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::new()
+}
