@@ -16,8 +16,9 @@ pub async fn run(cli: Cli) -> Result<ExitStatus> {
     match cli.command {
         Command::Serve(args) => serve(args).await,
         Command::Get(args) => get(args).await,
-        Command::Run(args) => crate::pipeline::run_job(args, cli.quiet, true).await,
-        Command::Fetch(args) => crate::pipeline::run_job(args, cli.quiet, false).await,
+        Command::Run(args) => crate::pipeline::run_job(args.fetch, Some(args.report), cli.quiet).await,
+        Command::Fetch(args) => crate::pipeline::run_job(args, None, cli.quiet).await,
+        Command::Report(args) => crate::pipeline::report_from(&args.from, &args.report),
     }
 }
 

@@ -37,13 +37,60 @@ pub enum LogFormat {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// The whole job: fetch, then build frames, aggregates, Parquet and the report.
-    Run(FetchArgs),
+    Run(RunArgs),
     /// Only the fetch stage: stage every record under DIR/.staging.
     Fetch(FetchArgs),
     /// Serve the embedded registry (a spec-faithful local server over synthetic data).
     Serve(ServeArgs),
     /// Print one operation's JSON: an ad-hoc lookup against the service.
     Get(GetArgs),
+    /// Re-run the aggregates, their Parquet and the report from a finished run's DIR, without
+    /// fetching: how an analyst edits a query or a template and re-renders.
+    Report(ReportFromArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub fetch: FetchArgs,
+    #[command(flatten)]
+    pub report: ReportArgs,
+}
+
+/// What shapes the analysis and the report; shared by `run` and `report`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ReportArgs {
+    /// Folder of .sql files, one aggregate each (default ./queries if present, else built-in).
+    #[arg(long, value_name = "DIR")]
+    pub queries: Option<PathBuf>,
+
+    /// Folder with report.html.hbs, report.md.hbs and partials/ (default ./templates if present, else built-in).
+    #[arg(long, value_name = "DIR")]
+    pub templates: Option<PathBuf>,
+
+    /// Number and month format of the report.
+    #[arg(long, value_enum, default_value_t = Locale::PtBr)]
+    pub locale: Locale,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum, serde::Serialize)]
+pub enum Locale {
+    /// R$ 1.234.567,89 and jan/2024
+    #[default]
+    #[value(name = "pt-BR")]
+    PtBr,
+    /// R$ 1,234,567.89 and Jan 2024
+    #[value(name = "en")]
+    En,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ReportFromArgs {
+    /// A finished run's output directory.
+    #[arg(long, value_name = "DIR")]
+    pub from: PathBuf,
+    #[command(flatten)]
+    pub report: ReportArgs,
 }
 
 /// Connection to the service; shared by `run`, `fetch` and `get`.

@@ -2,6 +2,8 @@
 //! that turns an error chain into the code and the words a person reads.
 
 use crate::api::{ApiError, ClientConfigError, InvalidInput};
+use crate::extract::portfolio::PortfolioError;
+use crate::extract::staging::StagingError;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExitStatus {
@@ -52,9 +54,19 @@ pub fn classify(err: &anyhow::Error) -> ExitStatus {
                 _ => ExitStatus::ServiceUnavailable,
             };
         }
+        if let Some(e) = cause.downcast_ref::<StagingError>() {
+            return match e {
+                StagingError::Locked { .. }
+                | StagingError::ExistingRun { .. }
+                | StagingError::PlanMismatch { .. } => ExitStatus::BadInput,
+                StagingError::Io { .. } => ExitStatus::BadInput,
+                StagingError::Parquet { .. } => ExitStatus::Internal,
+            };
+        }
         if cause.downcast_ref::<InvalidInput>().is_some()
             || cause.downcast_ref::<ClientConfigError>().is_some()
             || cause.downcast_ref::<crate::config::ConfigError>().is_some()
+            || cause.downcast_ref::<PortfolioError>().is_some()
         {
             return ExitStatus::BadInput;
         }

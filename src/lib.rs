@@ -15,6 +15,8 @@ pub mod extract;
 pub mod fsutil;
 pub mod logging;
 pub mod pipeline;
+pub mod report;
 pub mod shutdown;
 pub mod simulator;
+pub mod stages;
 pub mod transform;

@@ -9,7 +9,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 
 use crate::api::{ApiKey, ClientConfig, Cnpj, RegistryClient};
-use crate::cli::FetchArgs;
+use crate::cli::{FetchArgs, ReportArgs};
 use crate::config::RunConfig;
 use crate::exit::{Classified, ExitStatus};
 use crate::extract::accounting::Accounting;
@@ -82,7 +82,7 @@ async fn open_source(cfg: &RunConfig) -> Result<Source> {
     })
 }
 
-pub async fn run_job(args: FetchArgs, quiet: bool, full_run: bool) -> Result<ExitStatus> {
+pub async fn run_job(args: FetchArgs, report: Option<ReportArgs>, quiet: bool) -> Result<ExitStatus> {
     let cfg = RunConfig::resolve(&args)?;
     let portfolio = match &cfg.cnpjs {
         Some(path) => {
@@ -160,7 +160,7 @@ pub async fn run_job(args: FetchArgs, quiet: bool, full_run: bool) -> Result<Exi
         Err(FetchError::KeyRejected(e)) => return Err(e.into()),
         Err(e) => return Err(e.into()),
     };
-    let manifest = crate::export::manifest::Manifest::for_fetch(&spec, &outcome.summary);
+    let mut manifest = crate::export::manifest::Manifest::for_fetch(&spec, &outcome.summary);
     manifest.write(&out).with_context(|| format!("writing the manifest in {}", out.display()))?;
     let s = &outcome.summary;
     if s.interrupted {
@@ -172,7 +172,12 @@ pub async fn run_job(args: FetchArgs, quiet: bool, full_run: bool) -> Result<Exi
         );
         return Ok(ExitStatus::Interrupted);
     }
-    let _ = full_run;
+    if let Some(report) = &report
+        && !s.interrupted
+    {
+        let frames = crate::stages::frames_from_staging(&outcome)?;
+        crate::stages::analyze_export_report(frames, &mut manifest, &out, report)?;
+    }
     eprintln!(
         "fetched {} records in {:.1}s: {} requests, {} retries, {} rate-limited, {} companies not found, {} failed tasks -> {}",
         s.records.values().sum::<u64>(),
@@ -200,5 +205,19 @@ pub async fn run_job(args: FetchArgs, quiet: bool, full_run: bool) -> Result<Exi
         )
         .into());
     }
+    Ok(ExitStatus::Ok)
+}
+
+/// `fiscal-report report --from DIR`: everything after the fetch, from the Parquet in DIR.
+pub fn report_from(dir: &std::path::Path, report: &ReportArgs) -> Result<ExitStatus> {
+    let mut manifest = crate::export::manifest::Manifest::read(dir).map_err(|e| {
+        Classified::new(
+            ExitStatus::BadInput,
+            format!("{} is not a finished run's directory (cannot read its manifest.json: {e}); pass the --out of a run", dir.display()),
+        )
+    })?;
+    let frames = crate::stages::frames_from_export(dir)?;
+    crate::stages::analyze_export_report(frames, &mut manifest, dir, report)?;
+    eprintln!("re-rendered the aggregates and the report in {}", dir.display());
     Ok(ExitStatus::Ok)
 }

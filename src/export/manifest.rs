@@ -23,6 +23,12 @@ pub struct Manifest {
     pub demo: bool,
     pub plan: PlanSpec,
     pub fetch: FetchSummary,
+    /// Set once the aggregates and the report are written.
+    #[serde(default)]
+    pub run_id: Option<String>,
+    /// Aggregate table -> sha256 of the SQL that made it.
+    #[serde(default)]
+    pub queries: std::collections::BTreeMap<String, String>,
     #[serde(default)]
     pub files: Vec<FileEntry>,
 }
@@ -35,6 +41,8 @@ impl Manifest {
             demo: plan.demo,
             plan: plan.clone(),
             fetch: fetch.clone(),
+            run_id: None,
+            queries: Default::default(),
             files: Vec::new(),
         }
     }

@@ -1,0 +1,172 @@
+//! The report stage: a view model built from the aggregates, rendered with handlebars
+//! templates into one self-contained HTML file and its Markdown twin.
+//!
+//! Templates come from `--templates DIR`, else `./templates`, else the copies built into the
+//! binary. A user's templates can only use partials from their own folder: the engine gets
+//! template text, never file access.
+
+pub mod cells;
+pub mod charts;
+pub mod format;
+pub mod helpers;
+pub mod view;
+
+use std::path::{Path, PathBuf};
+
+use handlebars::Handlebars;
+
+use crate::analyze::Aggregates;
+use crate::cli::ReportArgs;
+use crate::export::manifest::{FileEntry, Manifest};
+use crate::transform::Frames;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error(
+        "cannot read templates from {dir}: {message}; point --templates at a folder with report.html.hbs and report.md.hbs"
+    )]
+    Dir { dir: PathBuf, message: String },
+    #[error("template {file} is missing from {dir}; copy it from the project's templates/ folder")]
+    Missing { dir: String, file: String },
+    #[error("template {file}{pos} does not compile: {reason}")]
+    Compile { file: String, pos: String, reason: String },
+    #[error("rendering {file} failed: {reason}")]
+    Render { file: String, reason: String },
+    #[error("writing {path}: {source}")]
+    Write { path: PathBuf, source: std::io::Error },
+}
+
+/// Template files by path relative to the templates folder (`partials/x.hbs`).
+pub struct TemplateSet {
+    pub origin: String,
+    pub files: Vec<(String, String)>,
+}
+
+fn collect(dir: &Path, base: &Path, out: &mut Vec<(String, String)>) -> Result<(), ReportError> {
+    let err = |m: String| ReportError::Dir { dir: base.to_path_buf(), message: m };
+    let entries = std::fs::read_dir(dir).map_err(|e| err(e.to_string()))?;
+    for e in entries.flatten() {
+        let p = e.path();
+        let meta = std::fs::symlink_metadata(&p).map_err(|e| err(e.to_string()))?;
+        // A link could point anywhere on the machine: templates stay inside their folder.
+        if meta.file_type().is_symlink() {
+            return Err(err(format!(
+                "{} is a symbolic link; copy the file into the folder instead",
+                p.display()
+            )));
+        }
+        if meta.is_dir() {
+            collect(&p, base, out)?;
+        } else if p.extension().is_some_and(|x| x == "hbs") {
+            let rel = p.strip_prefix(base).unwrap_or(&p).to_string_lossy().replace('\\', "/");
+            let text = std::fs::read_to_string(&p).map_err(|e| err(format!("{}: {e}", p.display())))?;
+            out.push((rel, text));
+        }
+    }
+    Ok(())
+}
+
+impl TemplateSet {
+    pub fn load(explicit: Option<&Path>) -> Result<Self, ReportError> {
+        let dir = explicit.map(Path::to_path_buf).or_else(|| {
+            let local = PathBuf::from("templates");
+            local.is_dir().then_some(local)
+        });
+        match dir {
+            None => Ok(Self {
+                origin: "built-in".into(),
+                files: crate::builtin::TEMPLATES
+                    .iter()
+                    .map(|(p, t)| ((*p).to_string(), (*t).to_string()))
+                    .collect(),
+            }),
+            Some(dir) => {
+                let mut files = Vec::new();
+                collect(&dir, &dir, &mut files)?;
+                files.sort();
+                Ok(Self { origin: dir.display().to_string(), files })
+            }
+        }
+    }
+
+    /// A handlebars engine for one output format, with every partial and the helpers.
+    fn engine(
+        &self,
+        main: &str,
+        locale: crate::cli::Locale,
+        markdown: bool,
+    ) -> Result<Handlebars<'static>, ReportError> {
+        let mut hb = Handlebars::new();
+        let escape: fn(&str) -> String =
+            if markdown { helpers::markdown_escape } else { handlebars::html_escape };
+        hb.register_escape_fn(escape);
+        hb.set_prevent_indent(true);
+        helpers::register(&mut hb, locale, escape);
+        let compile = |file: &str, e: handlebars::TemplateError| ReportError::Compile {
+            file: format!("{}/{file}", self.origin),
+            pos: e.pos().map(|(l, c)| format!(" (line {l}, column {c})")).unwrap_or_default(),
+            reason: e.reason().to_string(),
+        };
+        let mut found = false;
+        for (path, text) in &self.files {
+            if let Some(name) = path.strip_prefix("partials/").and_then(|p| p.strip_suffix(".hbs")) {
+                hb.register_partial(name, text.as_str()).map_err(|e| compile(path, e))?;
+            } else if path == main {
+                hb.register_template_string(main, text.as_str()).map_err(|e| compile(path, e))?;
+                found = true;
+            }
+        }
+        if !found {
+            return Err(ReportError::Missing { dir: self.origin.clone(), file: main.to_string() });
+        }
+        Ok(hb)
+    }
+}
+
+/// Renders `report.html` and `report.md` into `out`; returns their manifest entries.
+pub fn render_reports(
+    frames: &Frames,
+    aggs: &Aggregates,
+    manifest: &Manifest,
+    run_id: &str,
+    args: &ReportArgs,
+    out: &Path,
+) -> Result<Vec<FileEntry>, ReportError> {
+    let templates = TemplateSet::load(args.templates.as_deref())?;
+    let view = view::build_view(frames, aggs, manifest, run_id, args.locale);
+    let mut entries = Vec::new();
+    for (main, file, markdown) in
+        [("report.html.hbs", "report.html", false), ("report.md.hbs", "report.md", true)]
+    {
+        let hb = templates.engine(main, args.locale, markdown)?;
+        let text = hb.render(main, &view).map_err(|e| ReportError::Render {
+            file: format!("{}/{main}", templates.origin),
+            reason: e.to_string(),
+        })?;
+        let path = out.join(file);
+        crate::fsutil::write_atomic(&path, text.as_bytes())
+            .map_err(|source| ReportError::Write { path: path.clone(), source })?;
+        use sha2::Digest;
+        entries.push(FileEntry {
+            path: file.to_string(),
+            rows: 0,
+            bytes: text.len() as u64,
+            sha256: hex::encode(sha2::Sha256::digest(text.as_bytes())),
+        });
+    }
+    Ok(entries)
+}
+
+/// Renders both formats to strings (tests and snapshot checks).
+pub fn render_to_strings(
+    view: &view::ReportView,
+    templates: &TemplateSet,
+) -> Result<(String, String), ReportError> {
+    let html = templates.engine("report.html.hbs", view.locale, false)?;
+    let md = templates.engine("report.md.hbs", view.locale, true)?;
+    let r = |hb: &Handlebars, main: &str| {
+        hb.render(main, view)
+            .map_err(|e| ReportError::Render { file: main.to_string(), reason: e.to_string() })
+    };
+    Ok((r(&html, "report.html.hbs")?, r(&md, "report.md.hbs")?))
+}

@@ -1,0 +1,200 @@
+//! The stages after the fetch, in order: staged records -> typed frames -> aggregates ->
+//! Parquet + manifest -> report. Also the way back in for `report --from DIR`: the frames
+//! rebuilt from the Parquet a run exported.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use polars::prelude::*;
+
+use crate::analyze::{default_queries_dir, load_queries, run_queries};
+use crate::cli::ReportArgs;
+use crate::exit::{Classified, ExitStatus};
+use crate::export::FileMetadata;
+use crate::export::manifest::Manifest;
+use crate::export::tables::{partition_columns, write_aggregates, write_raw};
+use crate::extract::FetchOutcome;
+use crate::extract::staging::{Table, TaskStatus};
+use crate::transform::{CARTEIRA, CompanyStatus, Frames, QualityCount, build_frames};
+
+/// Typed frames from a finished fetch's staging.
+pub fn frames_from_staging(outcome: &FetchOutcome) -> Result<Frames> {
+    let segments: BTreeMap<Table, Vec<PathBuf>> =
+        Table::ALL.iter().map(|t| (*t, outcome.staging.segment_paths(*t))).collect();
+    let companies: Vec<(String, CompanyStatus)> = outcome
+        .staging
+        .task_entries()
+        .filter_map(|e| {
+            let cnpj = e.task.strip_prefix("empresa/")?;
+            let status = match e.status {
+                TaskStatus::Done => CompanyStatus::Found,
+                TaskStatus::NotFound => CompanyStatus::NotFound,
+                TaskStatus::Failed => CompanyStatus::Failed,
+            };
+            Some((cnpj.to_string(), status))
+        })
+        .collect();
+    Ok(build_frames(&segments, &companies)?)
+}
+
+fn decode_partition_value(v: &str) -> Option<String> {
+    if v == "__HIVE_DEFAULT_PARTITION__" {
+        return None;
+    }
+    let bytes = v.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let Ok(b) = u8::from_str_radix(&v[i + 1..i + 3], 16)
+        {
+            out.push(b);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    Some(String::from_utf8_lossy(&out).to_string())
+}
+
+fn parquet_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            parquet_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "parquet") {
+            out.push(p);
+        }
+    }
+}
+
+/// One exported raw table, with its partition columns put back.
+fn read_exported_table(dir: &Path, table: &str) -> Result<DataFrame> {
+    let root = dir.join(table);
+    let mut files = Vec::new();
+    parquet_files(&root, &mut files);
+    let mut acc: Option<DataFrame> = None;
+    for f in files {
+        let mut df =
+            ParquetReader::new(std::fs::File::open(&f).with_context(|| format!("opening {}", f.display()))?)
+                .finish()
+                .map_err(|e| anyhow::anyhow!("reading {}: {e}", f.display()))?;
+        let rel = f.strip_prefix(&root).unwrap_or(&f);
+        for part in partition_columns(table) {
+            let value = rel
+                .components()
+                .filter_map(|c| c.as_os_str().to_str())
+                .find_map(|seg| seg.strip_prefix(&format!("{part}=")).map(decode_partition_value))
+                .flatten();
+            let col = match value {
+                Some(v) => StringChunked::full((*part).into(), &v, df.height()).into_column(),
+                None => StringChunked::full_null((*part).into(), df.height()).into_column(),
+            };
+            df.with_column(col)?;
+        }
+        match &mut acc {
+            None => acc = Some(df),
+            Some(a) => {
+                let df = df.select(a.get_column_names_owned())?;
+                a.vstack_mut_owned(df)?;
+            }
+        }
+    }
+    acc.ok_or_else(|| {
+        Classified::new(
+            ExitStatus::BadInput,
+            format!("{} holds no Parquet for table {table}; was the run finished?", root.display()),
+        )
+        .into()
+    })
+}
+
+/// Typed frames rebuilt from a run's exported Parquet (for `report --from`).
+pub fn frames_from_export(dir: &Path) -> Result<Frames> {
+    let mut tables = BTreeMap::new();
+    let mut quality = Vec::new();
+    let names: Vec<&'static str> = Table::ALL.iter().map(|t| t.name()).chain([CARTEIRA]).collect();
+    for name in names {
+        let df = read_exported_table(dir, name)?;
+        // A value that failed to parse kept its text in `<column>_raw`: count those again.
+        for col in df.columns() {
+            let Some(base) = col.name().strip_suffix("_raw") else { continue };
+            let Ok(s) = col.str() else { continue };
+            let failures = (s.len() - s.null_count()) as u64;
+            if failures > 0 {
+                let mut examples: Vec<String> = Vec::new();
+                for v in s.iter().flatten() {
+                    if examples.len() == 3 {
+                        break;
+                    }
+                    if !examples.iter().any(|e| e == v) {
+                        examples.push(v.to_string());
+                    }
+                }
+                quality.push(QualityCount {
+                    table: name.to_string(),
+                    column: base.to_string(),
+                    failures,
+                    examples,
+                });
+            }
+        }
+        tables.insert(name, df);
+    }
+    Ok(Frames { tables, quality })
+}
+
+/// A run id that sorts by time: `20261121T233000Z-1a2b3c4d`.
+pub fn new_run_id() -> String {
+    let now = chrono::Utc::now();
+    format!("{}-{}", now.format("%Y%m%dT%H%M%SZ"), &crate::pipeline::random_key()[..8])
+}
+
+/// Aggregates, Parquet, manifest and report for `frames`, written into `out`.
+pub fn analyze_export_report(
+    frames: Frames,
+    manifest: &mut Manifest,
+    out: &Path,
+    args: &ReportArgs,
+) -> Result<()> {
+    let queries = load_queries(default_queries_dir(args.queries.as_deref()).as_deref())
+        .map_err(|e| Classified::new(ExitStatus::BadInput, e.to_string()))?;
+    let aggregates =
+        run_queries(&frames, &queries).map_err(|e| Classified::new(ExitStatus::BadInput, e.to_string()))?;
+    let run_id = new_run_id();
+    let fontes = serde_json::to_string(&manifest.fetch.fontes).unwrap_or_default();
+    let meta = FileMetadata::default()
+        .with("fiscal_report.version", env!("CARGO_PKG_VERSION"))
+        .with("fiscal_report.run_id", &run_id)
+        .with("fiscal_report.demo", manifest.demo.to_string())
+        .with("fiscal_report.fontes", fontes);
+    let mut files = write_raw(&frames, out, &meta).context("writing the raw tables")?;
+    let quality = frames.data_quality()?;
+    files.extend(write_aggregates(&aggregates, &quality, out, &meta).context("writing the aggregates")?);
+    let rendered = crate::report::render_reports(&frames, &aggregates, manifest, &run_id, args, out)
+        .map_err(|e| Classified::new(ExitStatus::BadInput, e.to_string()))?;
+    files.extend(rendered);
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    manifest.run_id = Some(run_id);
+    manifest.files = files;
+    manifest.queries = queries.iter().map(|q| (q.table.clone(), q.sha256.clone())).collect();
+    manifest.write(out).with_context(|| format!("writing the manifest in {}", out.display()))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partition_values_round_trip() {
+        let enc = crate::export::parquet::partition_segment("uf", Some("../x y"));
+        assert_eq!(decode_partition_value(enc.trim_start_matches("uf=")).as_deref(), Some("../x y"));
+        assert_eq!(decode_partition_value("__HIVE_DEFAULT_PARTITION__"), None);
+    }
+}
