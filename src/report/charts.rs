@@ -169,7 +169,7 @@ mod tests {
             &["202401".into(), "202402".into()],
             &[("x".into(), vec![Some(Decimal::from(50)), Some(Decimal::from(100))])],
         );
-        assert_eq!(c.series[0].points, "80,118 700,12");
+        assert_eq!(c.series[0].points, "80,122 700,12");
         assert_eq!(c.y_ticks.last().map(|t| t.value.as_str()), Some("100"));
         assert_eq!(heat(Some(Decimal::from(90)), Decimal::from(100)), 4);
         assert_eq!(TILE_GRID.len(), 27);
