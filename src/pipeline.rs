@@ -176,7 +176,13 @@ pub async fn run_job(args: FetchArgs, report: Option<ReportArgs>, quiet: bool) -
         && !s.interrupted
     {
         let frames = crate::stages::frames_from_staging(&outcome)?;
-        crate::stages::analyze_export_report(frames, &mut manifest, &out, report)?;
+        crate::stages::analyze_export_report(
+            frames,
+            &mut manifest,
+            &out,
+            report,
+            crate::stages::RawTables::Write,
+        )?;
     }
     eprintln!(
         "fetched {} records in {:.1}s: {} requests, {} retries, {} rate-limited, {} companies not found, {} failed tasks -> {}",
@@ -217,7 +223,7 @@ pub fn report_from(dir: &std::path::Path, report: &ReportArgs) -> Result<ExitSta
         )
     })?;
     let frames = crate::stages::frames_from_export(dir)?;
-    crate::stages::analyze_export_report(frames, &mut manifest, dir, report)?;
+    crate::stages::analyze_export_report(frames, &mut manifest, dir, report, crate::stages::RawTables::Keep)?;
     eprintln!("re-rendered the aggregates and the report in {}", dir.display());
     Ok(ExitStatus::Ok)
 }

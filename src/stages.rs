@@ -155,12 +155,22 @@ pub fn new_run_id() -> String {
     format!("{}-{}", now.format("%Y%m%dT%H%M%SZ"), &crate::pipeline::random_key()[..8])
 }
 
+/// Which raw tables `analyze_export_report` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RawTables {
+    /// A fresh run: write them.
+    Write,
+    /// `report --from`: they are the input; keep them and their manifest entries.
+    Keep,
+}
+
 /// Aggregates, Parquet, manifest and report for `frames`, written into `out`.
 pub fn analyze_export_report(
     frames: Frames,
     manifest: &mut Manifest,
     out: &Path,
     args: &ReportArgs,
+    raw: RawTables,
 ) -> Result<()> {
     let queries = load_queries(default_queries_dir(args.queries.as_deref()).as_deref())
         .map_err(|e| Classified::new(ExitStatus::BadInput, e.to_string()))?;
@@ -173,7 +183,15 @@ pub fn analyze_export_report(
         .with("fiscal_report.run_id", &run_id)
         .with("fiscal_report.demo", manifest.demo.to_string())
         .with("fiscal_report.fontes", fontes);
-    let mut files = write_raw(&frames, out, &meta).context("writing the raw tables")?;
+    let mut files = match raw {
+        RawTables::Write => write_raw(&frames, out, &meta).context("writing the raw tables")?,
+        RawTables::Keep => manifest
+            .files
+            .iter()
+            .filter(|f| !f.path.starts_with("aggregates/") && !f.path.starts_with("report."))
+            .cloned()
+            .collect(),
+    };
     let quality = frames.data_quality()?;
     files.extend(write_aggregates(&aggregates, &quality, out, &meta).context("writing the aggregates")?);
     let rendered = crate::report::render_reports(&frames, &aggregates, manifest, &run_id, args, out)

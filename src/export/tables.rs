@@ -20,8 +20,10 @@ pub fn partition_columns(table: &str) -> &'static [&'static str] {
     }
 }
 
-/// Sort keys that make a raw table's row order independent of fetch timing.
-fn order_columns(df: &DataFrame) -> Vec<PlSmallStr> {
+/// Sort keys that make a raw table's row order independent of fetch timing. The partition
+/// columns lead, so each partition is one contiguous run of rows (written as one file).
+fn order_columns(df: &DataFrame, partitions: &[&str]) -> Vec<PlSmallStr> {
+    let mut keys: Vec<PlSmallStr> = partitions.iter().map(|c| PlSmallStr::from(*c)).collect();
     let preferred = [
         "ano_mes",
         "uf",
@@ -37,8 +39,11 @@ fn order_columns(df: &DataFrame) -> Vec<PlSmallStr> {
         "adesao_deferimento",
         "valor_total",
     ];
-    let mut keys: Vec<PlSmallStr> =
-        preferred.iter().filter(|c| df.get_column_index(c).is_some()).map(|c| PlSmallStr::from(*c)).collect();
+    for c in preferred.iter().filter(|c| df.get_column_index(c).is_some()) {
+        if !keys.iter().any(|k| k == c) {
+            keys.push(PlSmallStr::from(*c));
+        }
+    }
     // Every column last, so equal keys still sort one way.
     for c in df.get_column_names() {
         if !keys.contains(c) && !matches!(df.column(c).map(|c| c.dtype().clone()), Ok(DataType::Decimal(..)))
@@ -53,8 +58,8 @@ fn polars_err(path: &Path, e: PolarsError) -> ExportError {
     ExportError::Parquet { path: path.to_path_buf(), message: e.to_string() }
 }
 
-fn sorted(df: &DataFrame, path: &Path) -> Result<DataFrame, ExportError> {
-    let keys = order_columns(df);
+fn sorted(df: &DataFrame, partitions: &[&str], path: &Path) -> Result<DataFrame, ExportError> {
+    let keys = order_columns(df, partitions);
     if keys.is_empty() || df.height() == 0 {
         return Ok(df.clone());
     }
@@ -74,15 +79,15 @@ pub fn write_raw_table(
     meta: &FileMetadata,
 ) -> Result<Vec<FileEntry>, ExportError> {
     let base = out.join(name);
-    let df = sorted(df, &base)?;
     let parts = partition_columns(name);
+    let df = sorted(df, parts, &base)?;
     let meta = meta.with("fiscal_report.table", name);
     if parts.is_empty() || df.height() == 0 {
         let mut df = df;
         return Ok(vec![write_parquet(&mut df, &base.join("part-0.parquet"), out, &meta)?]);
     }
     // Sorted by the partition columns first, so each partition is one contiguous run.
-    let mut files = Vec::new();
+    let mut files: Vec<FileEntry> = Vec::new();
     let mut start = 0usize;
     let key_at = |row: usize| parts.iter().map(|c| text_at(&df, c, row)).collect::<Vec<_>>();
     while start < df.height() {
@@ -96,7 +101,15 @@ pub fn write_raw_table(
         for (c, v) in parts.iter().zip(&key) {
             dir = dir.join(partition_segment(c, v.as_deref()));
         }
-        files.push(write_parquet(&mut part, &dir.join("part-0.parquet"), out, &meta)?);
+        let entry = write_parquet(&mut part, &dir.join("part-0.parquet"), out, &meta)?;
+        // One file per partition: a second write would replace the first one's rows.
+        if files.iter().any(|f| f.path == entry.path) {
+            return Err(ExportError::Parquet {
+                path: dir,
+                message: "partition written twice: the rows were not grouped by partition".into(),
+            });
+        }
+        files.push(entry);
         start = end;
     }
     Ok(files)
@@ -144,4 +157,33 @@ pub fn write_aggregates(
         }
     }
     Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interleaved_partitions_become_one_file_each() {
+        let df = DataFrame::new(
+            4,
+            vec![
+                Column::new("cnpj".into(), ["1", "1", "2", "2"]),
+                Column::new("categoria".into(), ["fgts", "previdenciario", "fgts", "previdenciario"]),
+                Column::new("n".into(), [1i64, 2, 3, 4]),
+            ],
+        )
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let files = write_raw_table("dividas_pgfn", &df, dir.path(), &FileMetadata::default()).unwrap();
+        let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "dividas_pgfn/categoria=fgts/part-0.parquet",
+                "dividas_pgfn/categoria=previdenciario/part-0.parquet"
+            ]
+        );
+        assert_eq!(files.iter().map(|f| f.rows).sum::<u64>(), 4);
+    }
 }

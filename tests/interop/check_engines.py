@@ -14,8 +14,10 @@
    wrote: column names and order, row count and order, value by value (decimals exactly,
    integers exactly, floats within 1e-9 absolute or relative, text/dates/nulls exactly).
 
-Prints one line per check and ends with `N passed, M failed`; exit status 0 only if M == 0.
-With --json, prints one JSON document instead. Needs duckdb (1.4.1 in CI) and pyarrow.
+Every file, view and query is one check. Prints a line per table (files grouped by their
+top-level directory, failures spelled out) and ends with `N passed, M failed`; exit status 0
+only if M == 0. With --json, prints one JSON document instead. Needs duckdb (1.4.1 in CI,
+see tests/requirements.txt) and pyarrow.
 """
 
 from __future__ import annotations
@@ -95,6 +97,7 @@ class Check:
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     info: str = ""
+    skipped: bool = False  # reported, not counted
 
     @property
     def ok(self) -> bool:
@@ -115,7 +118,8 @@ def sha256_of(path: Path) -> str:
 
 def partition_segments(rel_path: str) -> list[tuple[str, str]]:
     """The `key=value` directory segments of a path relative to the run directory."""
-    return [tuple(p.split("=", 1)) for p in rel_path.split("/")[:-1] if "=" in p]  # type: ignore[misc]
+    dirs = rel_path.split("/")[:-1]
+    return [(k, v) for k, _, v in (d.partition("=") for d in dirs if "=" in d)]
 
 
 def decode_partition_value(value: str) -> str | None:
@@ -198,10 +202,11 @@ def check_files(run: Path, manifest: dict | None) -> tuple[list[Check], list[str
         if len(es) > 1:
             # Each listing is a write; several for one path means later writes replaced
             # earlier ones, so the rows of all but one are gone.
-            rows = [e.get("rows") for e in es]
+            rows = [e.get("rows") or 0 for e in es]
+            shown = ", ".join(map(str, rows[:10])) + (", ..." if len(rows) > 10 else "")
             c.problems.append(
-                f"listed {len(es)} times in the manifest (rows {rows}, total {sum(rows)}); "
-                "every entry after the first is an overwrite of the same path"
+                f"listed {len(es)} times in the manifest (rows {shown}; {sum(rows)} in all): "
+                "each entry is a rewrite of the same path, only the last one's rows are on disk"
             )
         entry = es[-1]
         path = run / rel
@@ -215,14 +220,18 @@ def check_files(run: Path, manifest: dict | None) -> tuple[list[Check], list[str
         if digest != entry.get("sha256"):
             matching = [i for i, e in enumerate(es) if e.get("sha256") == digest]
             where = f" (matches manifest entry #{matching[0] + 1} of {len(es)})" if matching else ""
-            c.problems.append(f"sha256: {digest} on disk, manifest says {entry.get('sha256')}{where}")
+            c.problems.append(
+                f"sha256: {digest} on disk, manifest says {entry.get('sha256')}{where}"
+            )
         try:
             table = pq.read_table(path, partitioning=None)
         except Exception as e:  # noqa: BLE001 - any read failure is the finding
             c.problems.append(f"pyarrow cannot read it: {e}")
             continue
         if table.num_rows != entry.get("rows"):
-            c.problems.append(f"rows: {table.num_rows} in the file, manifest says {entry.get('rows')}")
+            c.problems.append(
+                f"rows: {table.num_rows} in the file, manifest says {entry.get('rows')}"
+            )
         c.problems.extend(type_problems(rel, table.schema))
         c.info = f"{table.num_rows} rows"
 
@@ -249,20 +258,35 @@ def check_files(run: Path, manifest: dict | None) -> tuple[list[Check], list[str
 # 2. DuckDB views over the raw tables
 
 
-def raw_tables(run: Path) -> dict[str, list[str]]:
-    """Raw table -> its partition keys, in path order, from the directory layout."""
-    tables: dict[str, list[str]] = {}
+def raw_tables(run: Path) -> dict[str, list[str] | str]:
+    """Raw table -> its partition keys in path order (from the directory layout), or an error."""
+    tables: dict[str, list[str] | str] = {}
     for d in sorted(p for p in run.iterdir() if p.is_dir()):
         if d.name == "aggregates" or d.name.startswith("."):
             continue
         files = sorted(d.rglob("*.parquet"))
         if not files:
             continue
-        layouts = {tuple(k for k, _ in partition_segments(f.relative_to(run).as_posix())) for f in files}
-        if len(layouts) != 1:
-            raise ValueError(f"{d.name}: files disagree on partition keys: {sorted(layouts)}")
-        tables[d.name] = list(layouts.pop())
+        layouts = {
+            tuple(k for k, _ in partition_segments(f.relative_to(run).as_posix())) for f in files
+        }
+        if len(layouts) == 1:
+            tables[d.name] = list(layouts.pop())
+        else:
+            tables[d.name] = f"files disagree on the partition keys: {sorted(layouts)}"
     return tables
+
+
+def read_parquet_sql(run: Path, table: str, keys: list[str], filename: bool = False) -> str:
+    glob = sql_string((run / table).as_posix() + "/**/*.parquet")
+    options = ["hive_partitioning = " + ("true" if keys else "false")]
+    if keys:
+        # Without hive_types DuckDB infers "202510" as BIGINT; the writer means text.
+        types = ", ".join(f"{sql_string(k)}: 'VARCHAR'" for k in keys)
+        options.append(f"hive_types = {{{types}}}")
+    if filename:
+        options.append("filename = true")
+    return f"read_parquet({glob}, {', '.join(options)})"
 
 
 def create_views(con: duckdb.DuckDBPyConnection, run: Path) -> list[Check]:
@@ -270,18 +294,18 @@ def create_views(con: duckdb.DuckDBPyConnection, run: Path) -> list[Check]:
     for table, keys in raw_tables(run).items():
         c = Check("view", table)
         checks.append(c)
-        glob = sql_string((run / table).as_posix() + "/**/*.parquet")
+        if isinstance(keys, str):
+            c.problems.append(keys)
+            continue
+        projection = "*"
         if keys:
-            # Without hive_types DuckDB infers "202510" as BIGINT; the Rust side keeps it text.
-            types = ", ".join(f"{sql_string(k)}: 'VARCHAR'" for k in keys)
-            source = f"read_parquet({glob}, hive_partitioning = true, hive_types = {{{types}}})"
-            # DuckDB url-decodes partition values but keeps the default-partition marker as
-            # a literal string; the writer means null by it.
-            replace = ", ".join(f"NULLIF({sql_ident(k)}, {sql_string(HIVE_NULL)}) AS {sql_ident(k)}" for k in keys)
-            select = f"SELECT * REPLACE ({replace}) FROM {source}"
-        else:
-            source = f"read_parquet({glob}, hive_partitioning = false)"
-            select = f"SELECT * FROM {source}"
+            # DuckDB url-decodes partition values itself but keeps the default-partition
+            # marker as a literal string, where the writer means null.
+            nulls = ", ".join(
+                f"NULLIF({sql_ident(k)}, {sql_string(HIVE_NULL)}) AS {sql_ident(k)}" for k in keys
+            )
+            projection = f"* REPLACE ({nulls})"
+        select = f"SELECT {projection} FROM {read_parquet_sql(run, table, keys)}"
         try:
             con.execute(f"CREATE VIEW {sql_ident(table)} AS {select}")
             rows = con.execute(f"SELECT COUNT(*) FROM {sql_ident(table)}").fetchone()[0]
@@ -290,22 +314,23 @@ def create_views(con: duckdb.DuckDBPyConnection, run: Path) -> list[Check]:
             continue
         c.info = f"{rows} rows" + (f", partitions {', '.join(keys)} as VARCHAR" if keys else "")
         if keys:
-            c.problems.extend(partition_value_problems(con, run, table, source, keys))
+            c.problems.extend(partition_value_problems(con, run, table, keys))
     return checks
 
 
-def partition_value_problems(con, run: Path, table: str, source: str, keys: list[str]) -> list[str]:
+def partition_value_problems(con, run: Path, table: str, keys: list[str]) -> list[str]:
     """DuckDB's partition values per file against the writer's own decoding of the path."""
-    source = source[:-1] + ", filename = true)"
     cols = ", ".join(sql_ident(k) for k in keys)
+    source = read_parquet_sql(run, table, keys, filename=True)
     problems = []
-    for filename, *values in con.execute(f"SELECT DISTINCT filename, {cols} FROM {source}").fetchall():
+    found = con.execute(f"SELECT DISTINCT filename, {cols} FROM {source}").fetchall()
+    for filename, *values in found:
         rel = Path(filename).resolve().relative_to(run.resolve()).as_posix()
         want = [decode_partition_value(v) for _, v in partition_segments(rel)]
         got = [None if v == HIVE_NULL else v for v in values]
         if got != want:
             problems.append(f"{rel}: DuckDB reads {got}, the path decodes to {want}")
-    return problems
+    return sorted(problems)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -367,7 +392,9 @@ def values_equal(expected: Any, actual: Any, family: str) -> bool:
     return expected == actual
 
 
-def compare(c: Check, expected: pa.Table, columns: list[str], types: list[str], rows: list[tuple]) -> None:
+def compare(
+    c: Check, expected: pa.Table, columns: list[str], types: list[str], rows: list[tuple]
+) -> None:
     want_cols = expected.column_names
     if columns != want_cols:
         c.problems.append(f"columns differ: DuckDB {columns}, Polars {want_cols}")
@@ -391,7 +418,9 @@ def compare(c: Check, expected: pa.Table, columns: list[str], types: list[str], 
     for i in range(n):  # row by row, so the first mismatches shown are the first rows'
         for j, name, fam, want in compared:
             if not values_equal(want[i], rows[i][j], fam):
-                mismatches.append(f"row {i}, {name}: DuckDB {show(rows[i][j])}, Polars {show(want[i])}")
+                mismatches.append(
+                    f"row {i}, {name}: DuckDB {show(rows[i][j])}, Polars {show(want[i])}"
+                )
     if mismatches:
         c.problems.append(f"{len(mismatches)} value(s) differ")
         c.problems.extend(mismatches[:MAX_MISMATCHES_SHOWN])
@@ -399,7 +428,9 @@ def compare(c: Check, expected: pa.Table, columns: list[str], types: list[str], 
         c.info = f"{n} rows x {len(columns)} columns equal"
 
 
-def run_queries(con: duckdb.DuckDBPyConnection, run: Path, queries: Path, manifest: dict | None) -> list[Check]:
+def run_queries(
+    con: duckdb.DuckDBPyConnection, run: Path, queries: Path, manifest: dict | None
+) -> list[Check]:
     checks = []
     run_sql_hashes = (manifest or {}).get("queries") or {}
     produced = set()
@@ -411,7 +442,7 @@ def run_queries(con: duckdb.DuckDBPyConnection, run: Path, queries: Path, manife
         text = sql_file.read_text(encoding="utf-8")
         recorded = run_sql_hashes.get(name)
         if recorded and recorded != hashlib.sha256(sql_file.read_bytes()).hexdigest():
-            c.notes.append(f"{sql_file.name} is not the SQL this run used (manifest sha256 differs)")
+            c.notes.append(f"{sql_file.name} is not the SQL this run used (sha256 differs)")
         try:
             rel = con.sql(text)  # the file's text as is
             if rel is None:
@@ -435,9 +466,8 @@ def run_queries(con: duckdb.DuckDBPyConnection, run: Path, queries: Path, manife
     # Aggregates no query accounts for (stale, or a query missing from QUERIES_DIR).
     for agg in sorted((run / "aggregates").glob("*.parquet")):
         if agg.stem not in produced and agg.stem not in NOT_FROM_A_QUERY:
-            c = Check("query", agg.stem, notes=[f"aggregates/{agg.name} has no query in {queries}; not compared"])
-            c.info = "skipped"
-            checks.append(c)
+            note = f"aggregates/{agg.name} has no query in {queries}; not compared"
+            checks.append(Check("query", agg.stem, notes=[note], skipped=True))
     return checks
 
 
@@ -477,7 +507,7 @@ def print_text(file_checks, file_notes, view_checks, query_checks) -> None:
             print(f"       {p}")
     print("== 3. Queries on DuckDB against the Polars aggregates")
     for c in query_checks:
-        if c.info == "skipped":
+        if c.skipped:
             print(f"skip {c.name}")
         else:
             print(f"{'ok  ' if c.ok else 'FAIL'} {c.name}" + (f": {c.info}" if c.ok else ""))
@@ -508,7 +538,7 @@ def main(argv: list[str] | None = None) -> int:
     query_checks = run_queries(con, run, queries, manifest)
     con.close()
 
-    counted = [c for c in file_checks + view_checks + query_checks if c.info != "skipped"]
+    counted = [c for c in file_checks + view_checks + query_checks if not c.skipped]
     passed = sum(c.ok for c in counted)
     failed = len(counted) - passed
 
@@ -522,8 +552,8 @@ def main(argv: list[str] | None = None) -> int:
             "failed": failed,
             "notes": file_notes,
             "checks": [
-                {"kind": c.kind, "name": c.name, "ok": c.ok, "info": c.info,
-                 "problems": c.problems, "notes": c.notes}
+                {"kind": c.kind, "name": c.name, "ok": c.ok, "skipped": c.skipped,
+                 "info": c.info, "problems": c.problems, "notes": c.notes}
                 for c in file_checks + view_checks + query_checks
             ],
         }
