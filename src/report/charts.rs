@@ -56,7 +56,9 @@ pub fn line_chart(months: &[String], series: &[(String, Vec<Option<Decimal>>)]) 
         .flat_map(|(_, v)| v.iter().flatten())
         .filter_map(ToPrimitive::to_f64)
         .fold(0.0f64, f64::max);
-    let top_value = nice_ceiling(max);
+    // Four equal steps of 1, 2, 2.5 or 5 times a power of ten: ticks people read at a glance.
+    let step = nice_step(max / 4.0);
+    let top_value = step * 4.0;
     let n = months.len().max(2) as f64;
     let x = |i: usize| round1(LEFT + (W - LEFT - RIGHT) * i as f64 / (n - 1.0));
     let y =
@@ -97,13 +99,13 @@ pub fn line_chart(months: &[String], series: &[(String, Vec<Option<Decimal>>)]) 
     LineChart { width: W, height: H, left: LEFT, bottom: H - BOTTOM, series, x_ticks, y_ticks }
 }
 
-/// 1, 2 or 5 times a power of ten, at or above `v`.
-fn nice_ceiling(v: f64) -> f64 {
+/// 1, 2, 2.5 or 5 times a power of ten, at or above `v`.
+fn nice_step(v: f64) -> f64 {
     if v <= 0.0 {
         return 1.0;
     }
     let p = 10f64.powf(v.log10().floor());
-    [1.0, 2.0, 5.0, 10.0].iter().map(|m| m * p).find(|c| *c >= v).unwrap_or(10.0 * p)
+    [1.0, 2.0, 2.5, 5.0, 10.0].iter().map(|m| m * p).find(|c| *c >= v * (1.0 - 1e-12)).unwrap_or(10.0 * p)
 }
 
 /// Bar length as a percentage of the largest absolute value.
@@ -163,13 +165,14 @@ mod tests {
 
     #[test]
     fn scales_and_ticks() {
-        assert_eq!(nice_ceiling(730.0), 1000.0);
-        assert_eq!(nice_ceiling(1.3e12), 2e12);
+        assert_eq!(nice_step(730.0), 1000.0);
+        assert_eq!(nice_step(3.05e12 / 4.0), 1e12);
+        assert_eq!(nice_step(2.1e11), 2.5e11);
         let c = line_chart(
             &["202401".into(), "202402".into()],
             &[("x".into(), vec![Some(Decimal::from(50)), Some(Decimal::from(100))])],
         );
-        assert_eq!(c.series[0].points, "80,122 700,12");
+        assert_eq!(c.series[0].points, "80,122 700,12", "max 100 -> ticks 0, 25, 50, 75, 100");
         assert_eq!(c.y_ticks.last().map(|t| t.value.as_str()), Some("100"));
         assert_eq!(heat(Some(Decimal::from(90)), Decimal::from(100)), 4);
         assert_eq!(TILE_GRID.len(), 27);

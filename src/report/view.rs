@@ -62,7 +62,7 @@ pub struct BreakdownRow {
     pub change: Option<String>,
     pub change_pct: Option<f64>,
     pub bar_pct: f64,
-    /// Bar length in the 340-unit wide chart area.
+    /// Bar length in chart units.
     pub bar_w: f64,
     pub bar_y: f64,
 }
@@ -76,6 +76,8 @@ pub struct Breakdown {
     pub rows: Vec<BreakdownRow>,
     pub total: Option<BreakdownRow>,
     pub chart_height: f64,
+    /// Width of the label column of the bar chart, from the longest key.
+    pub label_w: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -279,13 +281,21 @@ fn breakdown(
             change: s(dec(df, "variacao_mes", i)),
             change_pct: float(df, "variacao_mes_pct", i),
             bar_pct: bar_percent(dec(df, "valor_total", i), max),
-            bar_w: (bar_percent(dec(df, "valor_total", i), max) * 3.4).round(),
+            bar_w: bar_percent(dec(df, "valor_total", i), max),
             bar_y: 22.0 * out.len() as f64,
             key: k.clone(),
         };
         if k == "TOTAL" { total = Some(row) } else { out.push(row) }
     }
+    // Bars fill what the labels leave of the 420-unit chart; about 6.2 units per character.
+    let label_w =
+        (out.iter().map(|r| r.key.chars().count()).max().unwrap_or(2) as f64 * 6.2 + 8.0).clamp(30.0, 200.0);
+    let bar_area = 420.0 - label_w - 4.0;
+    for r in &mut out {
+        r.bar_w = (r.bar_pct / 100.0 * bar_area).round();
+    }
     Some(Breakdown {
+        label_w,
         title: q.title.clone(),
         answers: q.answers.clone(),
         key_label: key_label.into(),
