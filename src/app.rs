@@ -18,6 +18,7 @@ pub async fn run(cli: Cli) -> Result<ExitStatus> {
         Command::Get(args) => get(args).await,
         Command::Run(args) => crate::pipeline::run_job(args.fetch, Some(args.report), cli.quiet).await,
         Command::Fetch(args) => crate::pipeline::run_job(args, None, cli.quiet).await,
+        Command::Merge(args) => crate::merge::merge(&args.out, &args.shards, &args.report),
         Command::Report(args) => crate::pipeline::report_from(&args.from, &args.report),
     }
 }
@@ -60,6 +61,21 @@ async fn serve(args: ServeArgs) -> Result<ExitStatus> {
         crate::fsutil::write_atomic(path, &json)
             .with_context(|| format!("writing the ground truth to {}", path.display()))?;
         eprintln!("wrote the ground truth of seed {} scale {} to {}", args.seed, args.scale, path.display());
+        return Ok(ExitStatus::Ok);
+    }
+    if let Some(path) = &args.dump_portfolio {
+        let cnpjs: Vec<String> =
+            state.dataset.demo_portfolio(args.portfolio_size).iter().map(|c| c.masked()).collect();
+        let text = format!("cnpj\n{}\n", cnpjs.join("\n"));
+        crate::fsutil::write_atomic(path, text.as_bytes())
+            .with_context(|| format!("writing the portfolio to {}", path.display()))?;
+        eprintln!(
+            "wrote {} CNPJs of seed {} scale {} to {}",
+            cnpjs.len(),
+            args.seed,
+            args.scale,
+            path.display()
+        );
         return Ok(ExitStatus::Ok);
     }
     let registry = simulator::start(state, addr).await.with_context(|| format!("cannot listen on {addr}"))?;

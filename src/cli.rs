@@ -44,6 +44,8 @@ pub enum Command {
     Serve(ServeArgs),
     /// Print one operation's JSON: an ad-hoc lookup against the service.
     Get(GetArgs),
+    /// Combine the outputs of `fetch --shard K/N` runs into one dataset, manifest and report.
+    Merge(MergeArgs),
     /// Re-run the aggregates, their Parquet and the report from a finished run's DIR, without
     /// fetching: how an analyst edits a query or a template and re-renders.
     Report(ReportFromArgs),
@@ -82,6 +84,17 @@ pub enum Locale {
     /// R$ 1,234,567.89 and Jan 2024
     #[value(name = "en")]
     En,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct MergeArgs {
+    /// A new directory for the merged dataset.
+    pub out: PathBuf,
+    /// The --out directories of every shard.
+    #[arg(required = true)]
+    pub shards: Vec<PathBuf>,
+    #[command(flatten)]
+    pub report: ReportArgs,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -196,6 +209,15 @@ pub struct ServeArgs {
     /// Write the dataset's ground truth (JSON) to FILE and exit.
     #[arg(long, value_name = "FILE")]
     pub dump_truth: Option<PathBuf>,
+
+    /// Write a portfolio of the dataset's companies (one CNPJ per line) to FILE and exit:
+    /// a ready --cnpjs file for trying `fetch`/`run` against this server.
+    #[arg(long, value_name = "FILE")]
+    pub dump_portfolio: Option<PathBuf>,
+
+    /// Companies in the --dump-portfolio file.
+    #[arg(long, default_value_t = 200, value_name = "N")]
+    pub portfolio_size: usize,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -14,6 +14,7 @@ pub mod export;
 pub mod extract;
 pub mod fsutil;
 pub mod logging;
+pub mod merge;
 pub mod pipeline;
 pub mod report;
 pub mod shutdown;

@@ -74,7 +74,7 @@ fn parquet_files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// One exported raw table, with its partition columns put back.
-fn read_exported_table(dir: &Path, table: &str) -> Result<DataFrame> {
+pub fn read_exported_table(dir: &Path, table: &str) -> Result<DataFrame> {
     let root = dir.join(table);
     let mut files = Vec::new();
     parquet_files(&root, &mut files);

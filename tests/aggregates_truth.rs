@@ -31,24 +31,9 @@ fn run() -> &'static Run {
         let mut cnpjs = d.demo_portfolio(40);
         cnpjs.push(Cnpj::parse("99.999.999/0001-91").unwrap());
         let text: Vec<String> = cnpjs.iter().map(|c| c.to_string()).collect();
-        std::fs::write(dir.join("p.txt"), text.join("\n")).unwrap();
-        let o = bin()
-            .args([
-                "--quiet",
-                "run",
-                "--demo-scale",
-                &SCALE.to_string(),
-                "--ano-mes",
-                "202509:202609",
-                "--cnpjs",
-            ])
-            .arg(dir.join("p.txt"))
-            .arg("--out")
-            .arg(dir.join("out"))
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        Run { out: dir.join("out"), cnpjs }
+        let out =
+            demo_run_into(&dir, &text, &["--demo-scale", &SCALE.to_string(), "--ano-mes", "202509:202609"]);
+        Run { out, cnpjs }
     })
 }
 

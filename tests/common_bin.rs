@@ -66,3 +66,20 @@ pub fn plain_http() -> reqwest::Client {
     let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::new()
 }
+
+/// Runs `fiscal-report run` on the embedded registry with the portfolio `cnpjs` and `args`
+/// (months, states, scale) into `dir/out`, and returns that directory.
+pub fn demo_run_into(dir: &std::path::Path, cnpjs: &[String], args: &[&str]) -> std::path::PathBuf {
+    std::fs::write(dir.join("carteira.txt"), cnpjs.join("\n")).unwrap();
+    let out = bin()
+        .args(["--quiet", "run"])
+        .args(args)
+        .arg("--cnpjs")
+        .arg(dir.join("carteira.txt"))
+        .arg("--out")
+        .arg(dir.join("out"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    dir.join("out")
+}

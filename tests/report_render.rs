@@ -26,26 +26,11 @@ fn demo_run() -> &'static Path {
         let d = Dataset::generate(RegistryConfig::DEFAULT_SEED, 0.05);
         let mut cnpjs: Vec<String> = d.demo_portfolio(12).iter().map(|c| c.to_string()).collect();
         cnpjs.push("99.999.999/0001-91".into());
-        std::fs::write(dir.join("carteira.txt"), cnpjs.join("\n")).unwrap();
-        let out = bin()
-            .args([
-                "--quiet",
-                "run",
-                "--demo-scale",
-                "0.05",
-                "--ano-mes",
-                "202606:202609",
-                "--uf",
-                "SP,RJ,MG,AC",
-            ])
-            .arg("--cnpjs")
-            .arg(dir.join("carteira.txt"))
-            .arg("--out")
-            .arg(dir.join("out"))
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        dir.join("out")
+        demo_run_into(
+            &dir,
+            &cnpjs,
+            &["--demo-scale", "0.05", "--ano-mes", "202606:202609", "--uf", "SP,RJ,MG,AC"],
+        )
     })
 }
 

@@ -247,15 +247,46 @@ impl RegistryClient {
     }
 }
 
+/// Fields the spec types as integers; every other scalar field is a string.
+const INTEGER_FIELDS: [&str; 6] =
+    ["limite", "offset", "total", "quantidade_parcelas", "parte_arquivo", "input"];
+
+/// Turns numbers and booleans into their text wherever the spec expects a string, so a service
+/// that sends `1234.5` for `"1234.5"` is read, not rejected. Integer fields keep their numbers.
+fn coerce_scalars(v: &mut serde_json::Value, key: Option<&str>) {
+    use serde_json::Value;
+    match v {
+        Value::Object(m) => m.iter_mut().for_each(|(k, x)| coerce_scalars(x, Some(k))),
+        Value::Array(a) => a.iter_mut().for_each(|x| coerce_scalars(x, key)),
+        Value::Number(_) | Value::Bool(_) if !key.is_some_and(|k| INTEGER_FIELDS.contains(&k)) => {
+            *v = Value::String(v.to_string());
+        }
+        _ => {}
+    }
+}
+
 /// Decodes a success body, telling a cut-off body from one that is not the expected JSON.
 pub fn decode<T: DeserializeOwned>(bytes: &[u8], path: &str) -> Result<T, ApiError> {
-    serde_json::from_slice(bytes).map_err(|e| {
-        if e.is_eof() {
-            ApiError::CutOffBody { path: path.to_string(), reason: format!("JSON ends early ({e})") }
-        } else {
-            ApiError::InvalidBody { path: path.to_string(), reason: e.to_string(), excerpt: excerpt(bytes) }
+    let first = match serde_json::from_slice(bytes) {
+        Ok(v) => return Ok(v),
+        Err(e) => e,
+    };
+    if first.is_eof() {
+        return Err(ApiError::CutOffBody {
+            path: path.to_string(),
+            reason: format!("JSON ends early ({first})"),
+        });
+    }
+    // Valid JSON of a looser shape than the spec's: try again with scalars as text.
+    if first.is_data()
+        && let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(bytes)
+    {
+        coerce_scalars(&mut value, None);
+        if let Ok(v) = serde_json::from_value(value) {
+            return Ok(v);
         }
-    })
+    }
+    Err(ApiError::InvalidBody { path: path.to_string(), reason: first.to_string(), excerpt: excerpt(bytes) })
 }
 
 fn excerpt(bytes: &[u8]) -> String {

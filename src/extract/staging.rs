@@ -195,6 +195,51 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> StagingError + '_ {
     move |source| StagingError::Io { path: path.to_path_buf(), source }
 }
 
+/// A finished fetch's staging, read without locking or changing it (for `merge`).
+pub struct StagedFetch {
+    pub dir: PathBuf,
+    pub tasks: BTreeMap<String, TaskEntry>,
+    pub segments: BTreeSet<String>,
+}
+
+impl StagedFetch {
+    pub fn read(out: &Path) -> Result<Self, StagingError> {
+        let dir = out.join(".staging");
+        let journal = read_journal(&dir.join("journal.jsonl"))?;
+        Ok(Self { dir, tasks: journal.tasks, segments: journal.segments })
+    }
+
+    pub fn segment_paths(&self, table: Table) -> Vec<PathBuf> {
+        let prefix = format!("{}-", table.name());
+        self.segments.iter().filter(|s| s.starts_with(&prefix)).map(|s| self.dir.join(s)).collect()
+    }
+}
+
+/// What the complete commits of a journal add up to.
+#[derive(Default)]
+struct Journal {
+    /// Final state of every task (later commits win).
+    tasks: BTreeMap<String, TaskEntry>,
+    segments: BTreeSet<String>,
+    next_commit: u64,
+}
+
+/// Reads a journal. A line cut by a crash does not parse: it and anything after it never happened.
+fn read_journal(path: &Path) -> Result<Journal, StagingError> {
+    let mut j = Journal::default();
+    let Ok(file) = File::open(path) else { return Ok(j) };
+    for line in BufReader::new(file).split(b'\n') {
+        let line = line.map_err(io_err(path))?;
+        let Ok(commit) = serde_json::from_slice::<Commit>(&line) else { break };
+        j.next_commit = j.next_commit.max(commit.commit + 1);
+        j.segments.extend(commit.segments);
+        for t in commit.tasks {
+            j.tasks.insert(t.task.clone(), t);
+        }
+    }
+    Ok(j)
+}
+
 /// The `.staging` directory of one output DIR, locked for this process.
 pub struct Staging {
     out: PathBuf,
@@ -272,22 +317,23 @@ impl Staging {
 
     fn load_journal(&mut self) -> Result<(), StagingError> {
         let path = self.dir.join("journal.jsonl");
-        let Ok(file) = File::open(&path) else { return Ok(()) };
-        let mut valid_len = 0u64;
-        for line in BufReader::new(file).split(b'\n') {
-            let line = line.map_err(io_err(&path))?;
-            // A line cut by a crash does not parse: it and anything after it never happened.
-            let Ok(commit) = serde_json::from_slice::<Commit>(&line) else { break };
-            valid_len += line.len() as u64 + 1;
-            self.next_commit = self.next_commit.max(commit.commit + 1);
-            self.segments.extend(commit.segments);
-            for t in commit.tasks {
-                self.tasks.insert(t.task.clone(), t);
-            }
+        if !path.exists() {
+            return Ok(());
         }
+        let journal = read_journal(&path)?;
+        (self.tasks, self.segments, self.next_commit) =
+            (journal.tasks, journal.segments, journal.next_commit);
         // Drop a torn tail so the next commit starts on a fresh line.
+        let text = std::fs::read(&path).map_err(io_err(&path))?;
+        let mut valid_len = 0usize;
+        for line in text.split_inclusive(|b| *b == b'\n') {
+            if !line.ends_with(b"\n") || serde_json::from_slice::<Commit>(&line[..line.len() - 1]).is_err() {
+                break;
+            }
+            valid_len += line.len();
+        }
         let f = OpenOptions::new().write(true).open(&path).map_err(io_err(&path))?;
-        f.set_len(valid_len).map_err(io_err(&path))?;
+        f.set_len(valid_len as u64).map_err(io_err(&path))?;
         Ok(())
     }
 

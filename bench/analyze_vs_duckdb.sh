@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Analyze over 5M+ credit rows in Parquet: fiscal-report's Polars SQL next to DuckDB running the
+# same .sql files over the same files. Time and peak memory of each (median of RUNS separate
+# processes, measured by /usr/bin/time) and their ratio, plus the transform throughput, go to
+# bench/results/analyze-vs-duckdb.md.
+#
+#   bench/analyze_vs_duckdb.sh            # COPIES=2 (~6.8M rows) RUNS=3
+# Needs: python3 with duckdb (tests/requirements.txt), /usr/bin/time (Debian package `time`).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+COPIES=${COPIES:-2}
+RUNS=${RUNS:-3}
+cargo build --release --quiet --example analyze_bench
+EX="${CARGO_TARGET_DIR:-target}/release/examples/analyze_bench"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/q"
+# The credit queries (01-13); the portfolio ones need a portfolio, not volume.
+for f in queries/0*.sql queries/1[0-3]_*.sql; do cp "$f" "$tmp/q/"; done
+gen=$("$EX" gen "$tmp/data" "$COPIES")
+echo "$gen"
+rows=$(echo "$gen" | awk '/^transform_rows /{print $2}')
+tput=$(echo "$gen" | awk '/^transform_rows_per_second /{print $2}')
+
+measure() { # prints "wall_seconds max_rss_kib" for one run of the command
+  /usr/bin/time -f "%e %M" -o "$tmp/time" "$@" >"$tmp/out" 2>/dev/null
+  cat "$tmp/time"
+}
+median_col() { sort -g -k"$1" | awk -v c="$1" '{a[NR]=$c} END {print a[int((NR+1)/2)]}'; }
+
+polars=$(for _ in $(seq "$RUNS"); do measure "$EX" analyze "$tmp/data" "$tmp/q"; done)
+duck=$(for _ in $(seq "$RUNS"); do measure python3 bench/duckdb_analyze.py "$tmp/data" "$tmp/q"; done)
+pw=$(echo "$polars" | median_col 1); pm=$(echo "$polars" | median_col 2)
+dw=$(echo "$duck" | median_col 1); dm=$(echo "$duck" | median_col 2)
+
+out=bench/results/analyze-vs-duckdb.md
+{
+  echo "# Analyze: Polars SQL (fiscal-report) next to DuckDB"
+  echo
+  echo "Measured $(date -u +%Y-%m-%d) on $(nproc) cores; ${rows} credit rows in hive-partitioned Parquet;"
+  echo "the $(ls "$tmp/q" | wc -l) credit queries of queries/ run unchanged by both; whole process, median of ${RUNS} runs."
+  echo
+  echo "| engine | wall seconds | peak memory (MiB) |"
+  echo "|---|--:|--:|"
+  echo "| fiscal-report (Polars $(grep -m1 -o 'polars = { version = "=[0-9.]*' Cargo.toml | grep -o '[0-9.]*$')) | $pw | $((pm / 1024)) |"
+  echo "| DuckDB $(python3 -c 'import duckdb; print(duckdb.__version__)') (Python) | $dw | $((dm / 1024)) |"
+  echo "| ratio fiscal-report / DuckDB | $(python3 -c "print(f'{$pw / $dw:.2f}')") | $(python3 -c "print(f'{$pm / $dm:.2f}')") |"
+  echo
+  echo "Transform (staged text -> typed frame, exact decimals and dates): ${tput} records/s."
+  echo
+  echo "Reproduce: \`bench/analyze_vs_duckdb.sh\` (COPIES, RUNS override the defaults)."
+} >"$out"
+cat "$out"

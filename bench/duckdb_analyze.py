@@ -1,0 +1,37 @@
+"""DuckDB side of bench/analyze_vs_duckdb.sh: the same .sql files over the same Parquet.
+
+    python3 bench/duckdb_analyze.py DIR QUERIES
+
+Each query's result is materialised as a table named after the file (NN_name.sql -> name), as
+Polars collects each result and later queries may read it.
+"""
+import pathlib
+import re
+import sys
+import time
+
+import duckdb
+
+
+def main() -> None:
+    data, queries = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+    con = duckdb.connect()
+    t = time.perf_counter()
+    # Materialised like Polars' eager read, so both sides time the same work.
+    con.execute(
+        "CREATE TABLE creditos_ativos AS SELECT * FROM read_parquet(?, hive_partitioning = true, "
+        "hive_types = {'ano_mes': 'VARCHAR', 'uf': 'VARCHAR'})",
+        [str(data / "creditos_ativos" / "**" / "*.parquet")],
+    )
+    rows = con.execute("SELECT COUNT(*) FROM creditos_ativos").fetchone()[0]
+    read = time.perf_counter() - t
+    t = time.perf_counter()
+    files = sorted(queries.glob("*.sql"))
+    for f in files:
+        name = re.sub(r"^[0-9]+_", "", f.stem)
+        con.execute(f'CREATE TABLE "{name}" AS {f.read_text()}')
+    print(f"rows {rows} read_seconds {read:.3f} queries {len(files)} query_seconds {time.perf_counter() - t:.3f}")
+
+
+if __name__ == "__main__":
+    main()

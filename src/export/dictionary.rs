@@ -1,0 +1,153 @@
+//! `docs/data-dictionary.md`, generated from the table schemas (`transform::schema`), the
+//! partition layout (`export::tables`) and the query headers, so it cannot drift from the code.
+//! A test regenerates it and fails when the committed copy differs.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use crate::analyze::Query;
+use crate::export::tables::partition_columns;
+use crate::extract::staging::Table;
+use crate::transform::schema::{Kind, columns};
+
+fn type_name(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Money => "decimal(18,2)",
+        Kind::Date | Kind::AnoMesDate => "date",
+        Kind::Int => "int64",
+        _ => "string",
+    }
+}
+
+fn table_meaning(table: &str) -> &'static str {
+    match table {
+        "creditos_ativos" => {
+            "Aggregated active federal tax credits (operation 14), one row per combination of month, state and dimensions."
+        }
+        "empresas" => "One row per portfolio company the service knows: its profile (operation 1) flattened.",
+        "dividas_pgfn" => "Active-debt registrations (operation 5) of the portfolio, all three categorias.",
+        "parcelamentos_rfb" => "Tax instalment plans (operation 6) of the portfolio.",
+        "transacoes_rfb" => "Tax transactions (operation 7) of the portfolio.",
+        _ => "",
+    }
+}
+
+/// The whole dictionary. `examples` maps (table, column) to an example value from a demo run.
+pub fn data_dictionary(queries: &[Query], examples: &BTreeMap<(String, String), String>) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "# Data dictionary\n");
+    let _ = writeln!(
+        s,
+        "Generated from the code (`src/transform/schema.rs`, `src/export/tables.rs`, `queries/`) by\n\
+         `UPDATE_DOCS=1 cargo test --test data_dictionary`; do not edit by hand. Examples come from\n\
+         the embedded registry's synthetic data.\n"
+    );
+    let _ = writeln!(
+        s,
+        "A value that did not parse is null in its column and keeps its text in `<column>_raw`\n\
+         (present for every money, date, integer and state column); `aggregates/data_quality.parquet`\n\
+         counts them per table and column with examples.\n"
+    );
+    for table in Table::ALL {
+        let name = table.name();
+        let parts = partition_columns(name);
+        let _ = writeln!(s, "## `{name}`\n\n{}\n", table_meaning(name));
+        let layout = if parts.is_empty() {
+            format!("`{name}/part-0.parquet`")
+        } else {
+            let segs: Vec<String> = parts.iter().map(|p| format!("{p}=<value>")).collect();
+            format!(
+                "`{name}/{}/part-0.parquet` (partition columns are in the path, not in the files)",
+                segs.join("/")
+            )
+        };
+        let _ = writeln!(s, "Files: {layout}\n");
+        let _ = writeln!(s, "| column | type | meaning | example |\n|---|---|---|---|");
+        for c in columns(table) {
+            let ex = examples
+                .get(&(name.to_string(), c.name.to_string()))
+                .map(|e| format!("`{e}`"))
+                .unwrap_or_default();
+            let part = if parts.contains(&c.name) { " (partition)" } else { "" };
+            let _ = writeln!(
+                s,
+                "| `{}` | {}{part} | {} | {ex} |",
+                c.name,
+                type_name(c.kind),
+                c.meaning.replace('|', "\\|")
+            );
+            if c.kind.keeps_raw() {
+                let _ = writeln!(
+                    s,
+                    "| `{}_raw` | string | text of `{}` when it did not parse, else null | |",
+                    c.name, c.name
+                );
+            }
+        }
+        let _ = writeln!(s);
+    }
+    let _ = writeln!(
+        s,
+        "## `carteira`\n\nEvery CNPJ of the portfolio and how the fetch found it.\n\nFiles: `carteira/part-0.parquet`\n\n\
+         | column | type | meaning | example |\n|---|---|---|---|\n\
+         | `cnpj` | string | CNPJ asked for (14 digits) | |\n\
+         | `situacao` | string | `encontrada`, `nao_encontrada` (404) or `falhou` (failed after retries) | `encontrada` |\n"
+    );
+    let _ = writeln!(
+        s,
+        "## Aggregates\n\nOne file per query: `aggregates/<table>.parquet`, where `queries/NN_<table>.sql` made it\n\
+         (each file's key-value metadata holds the query's sha256). Sums of money are `decimal(38,2)`;\n\
+         shares and changes in percent are `double`.\n\n| table | what it answers |\n|---|---|"
+    );
+    for q in queries {
+        let _ = writeln!(s, "| `{}` | {} |", q.table, q.answers.replace('|', "\\|"));
+    }
+    let _ = writeln!(
+        s,
+        "| `data_quality` | Values that did not parse: `tabela`, `coluna`, `falhas`, `exemplos`. |\n"
+    );
+    s.push_str(LOADING);
+    s
+}
+
+const LOADING: &str = r#"## Loading
+
+Every snippet reads a run's output directory (here `RUN`). The partition values are strings:
+tell each reader so, or `ano_mes` comes back as an integer. The Python snippets run in CI
+against a demo run (`tests/data_dictionary.rs`).
+
+pandas (with pyarrow):
+
+```python
+import pyarrow as pa, pyarrow.dataset as ds
+parts = ds.partitioning(pa.schema([("ano_mes", pa.string()), ("uf", pa.string())]), flavor="hive")
+creditos = ds.dataset(f"{RUN}/creditos_ativos", format="parquet", partitioning=parts).to_table().to_pandas()
+por_uf = creditos.groupby("uf")["valor_total"].sum()      # decimal.Decimal: exact
+```
+
+polars:
+
+```python
+import polars as pl
+creditos = pl.scan_parquet(f"{RUN}/creditos_ativos/**/*.parquet", hive_partitioning=True,
+                           hive_schema={"ano_mes": pl.String, "uf": pl.String}).collect()
+exposicao = pl.read_parquet(f"{RUN}/aggregates/carteira_exposicao.parquet")
+```
+
+DuckDB:
+
+```python
+import duckdb
+duckdb.sql(f"""CREATE VIEW creditos_ativos AS SELECT * FROM read_parquet('{RUN}/creditos_ativos/**/*.parquet',
+           hive_partitioning = true, hive_types = {{'ano_mes': 'VARCHAR', 'uf': 'VARCHAR'}})""")
+total = duckdb.sql("SELECT ano_mes, SUM(valor_total) FROM creditos_ativos GROUP BY ano_mes ORDER BY ano_mes").fetchall()
+```
+
+Spark (not run in CI):
+
+```text
+spark.conf.set("spark.sql.sources.partitionColumnTypeInference.enabled", "false")
+creditos = spark.read.parquet(f"{RUN}/creditos_ativos")
+creditos.createOrReplaceTempView("creditos_ativos")
+```
+"#;
