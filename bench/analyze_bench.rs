@@ -21,12 +21,13 @@ use polars::prelude::*;
 
 fn staged_month(rows: &[fiscal_report::api::models::CreditoAtivo], year_shift: i32) -> DataFrame {
     let cols = Table::CreditosAtivos.columns();
-    let flat: Vec<_> = rows.iter().map(|r| flat_row(r, &[])).collect();
+    let flat: Vec<_> = rows.iter().map(|r| flat_row(Table::CreditosAtivos, r, &[])).collect();
     let columns = cols
         .iter()
-        .map(|c| {
+        .enumerate()
+        .map(|(i, c)| {
             let values = flat.iter().map(|r| {
-                let v = r.get(c).cloned().flatten();
+                let v = r[i].clone();
                 if c == "ano_mes" && year_shift != 0 {
                     v.map(|m| format!("{}{}", m[..4].parse::<i32>().unwrap_or(0) + year_shift, &m[4..]))
                 } else {

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use fiscal_report::api::{AnoMes, Categoria, Cnpj};
-use fiscal_report::extract::staging::{Row, Table, flat_row, profile_row, read_segment};
+use fiscal_report::extract::staging::{RowMap, Table, flat_row, profile_row, read_segment, row_map};
 use fiscal_report::simulator::Dataset;
 
 /// Every staged row under `out/.staging`, by table, in a canonical order.
@@ -26,7 +26,7 @@ pub fn staged_rows(out: &Path) -> BTreeMap<Table, Vec<String>> {
     by_table
 }
 
-fn canon(r: &Row) -> String {
+fn canon(r: &RowMap) -> String {
     serde_json::to_string(r).unwrap()
 }
 
@@ -41,29 +41,38 @@ pub fn expected_rows(
     for m in months {
         for uf in ufs {
             let n = d.creditos_total(Some(uf), Some(*m));
-            out.entry(Table::CreditosAtivos)
-                .or_default()
-                .extend(d.creditos_page(Some(uf), Some(*m), 0, n).iter().map(|r| canon(&flat_row(r, &[]))));
+            out.entry(Table::CreditosAtivos).or_default().extend(
+                d.creditos_page(Some(uf), Some(*m), 0, n).iter().map(|r| {
+                    canon(&row_map(Table::CreditosAtivos, &flat_row(Table::CreditosAtivos, r, &[])))
+                }),
+            );
         }
     }
     for c in cnpjs {
         let Some(p) = d.profile(c) else { continue };
         let ctx = [("cnpj_consultado", c.as_str())];
-        out.entry(Table::Empresas).or_default().push(canon(&profile_row(&p, c.as_str())));
+        out.entry(Table::Empresas)
+            .or_default()
+            .push(canon(&row_map(Table::Empresas, &profile_row(&p, c.as_str()))));
         for cat in Categoria::ALL {
-            out.entry(Table::DividasPgfn).or_default().extend(
-                d.dividas(c, cat)
-                    .unwrap()
-                    .iter()
-                    .map(|r| canon(&flat_row(r, &[ctx[0], ("categoria", cat.as_str())]))),
-            );
+            out.entry(Table::DividasPgfn).or_default().extend(d.dividas(c, cat).unwrap().iter().map(|r| {
+                canon(&row_map(
+                    Table::DividasPgfn,
+                    &flat_row(Table::DividasPgfn, r, &[ctx[0], ("categoria", cat.as_str())]),
+                ))
+            }));
         }
-        out.entry(Table::ParcelamentosRfb)
-            .or_default()
-            .extend(d.parcelamentos(c).unwrap().iter().map(|r| canon(&flat_row(r, &ctx))));
-        out.entry(Table::TransacoesRfb)
-            .or_default()
-            .extend(d.transacoes(c).unwrap().iter().map(|r| canon(&flat_row(r, &ctx))));
+        out.entry(Table::ParcelamentosRfb).or_default().extend(
+            d.parcelamentos(c).unwrap().iter().map(|r| {
+                canon(&row_map(Table::ParcelamentosRfb, &flat_row(Table::ParcelamentosRfb, r, &ctx)))
+            }),
+        );
+        out.entry(Table::TransacoesRfb).or_default().extend(
+            d.transacoes(c)
+                .unwrap()
+                .iter()
+                .map(|r| canon(&row_map(Table::TransacoesRfb, &flat_row(Table::TransacoesRfb, r, &ctx)))),
+        );
     }
     out.retain(|_, v| !v.is_empty());
     for v in out.values_mut() {

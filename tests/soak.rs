@@ -2,7 +2,7 @@
 //! limit and latency; 2,000 companies and 24 months of credits for all 27 states. Every record
 //! must equal the ground truth; the figures go to bench/results/soak.md.
 //!
-//!     cargo test --release --test soak -- --ignored --nocapture
+//!     cargo test --test soak -- --ignored --nocapture       (add --release for a release binary)
 
 #[path = "common_bin.rs"]
 mod common_bin;
@@ -55,7 +55,7 @@ fn soak_with_faults_rate_limit_and_latency_loses_nothing() {
     let records: usize = got.values().map(Vec::len).sum();
     let minimum = minimum_requests(&d, &UFS, &months, &cnpjs);
     let text = format!(
-        "# Soak run\n\nMeasured {} on {} cores (release build).\n\n\
+        "# Soak run\n\nMeasured {} on {} cores ({} build).\n\n\
          Embedded registry: seed {seed}, scale {scale}, `--fault-rate {fault_rate} --rate-limit {rate_limit} --latency-ms {latency}`.\n\
          Fetch: 27 states x 24 months of credits and {companies} companies, `--concurrency 32`.\n\n\
          | figure | value |\n|---|--:|\n\
@@ -63,9 +63,10 @@ fn soak_with_faults_rate_limit_and_latency_loses_nothing() {
          | records lost or duplicated | 0 |\n\
          | requests sent | {} |\n| minimum requests without faults | {minimum} |\n\
          | retries | {} |\n| 429 answers | {} |\n| failed tasks | {} |\n| wall time, seconds | {wall:.1} |\n\n\
-         Reproduce: `cargo test --release --test soak -- --ignored --nocapture`.\n",
+         Reproduce: `cargo test --test soak -- --ignored --nocapture`.\n",
         chrono::Utc::now().format("%Y-%m-%d"),
         std::thread::available_parallelism().map_or(0, |n| n.get()),
+        if cfg!(debug_assertions) { "debug" } else { "release" },
         r.requests,
         r.retries,
         r.rate_limited,

@@ -84,12 +84,26 @@ pub fn portfolio_hash(cnpjs: &[Cnpj]) -> String {
     hex::encode(sha2::Sha256::digest(sorted.join("\n").as_bytes()))
 }
 
+/// States roughly by how many credit rows they have, largest first (domain facts: SP alone is
+/// about a third). Only the order of work depends on it, never what is fetched.
+const LARGEST_FIRST: [&str; 27] = [
+    "SP", "MG", "RJ", "RS", "PR", "SC", "BA", "GO", "PE", "CE", "DF", "ES", "PA", "MT", "MA", "MS", "AM",
+    "PB", "RN", "AL", "PI", "SE", "RO", "TO", "AC", "AP", "RR",
+];
+
+fn size_rank(uf: &Uf) -> usize {
+    LARGEST_FIRST.iter().position(|u| *u == uf.as_str()).unwrap_or(LARGEST_FIRST.len())
+}
+
 /// Credit tasks for every (uf, month) and company tasks for every CNPJ that `shard` owns,
-/// interleaved one for one so a long run of one kind never starves the other.
+/// interleaved one for one so a long run of one kind never starves the other. The largest
+/// states go first: the longest lists start early instead of running alone at the end.
 pub fn plan_tasks(ufs: &[Uf], months: &[AnoMes], cnpjs: &[Cnpj], shard: Shard) -> Vec<Task> {
-    let credits: Vec<Task> = months
+    let mut by_size: Vec<&Uf> = ufs.iter().collect();
+    by_size.sort_by_key(|u| size_rank(u));
+    let credits: Vec<Task> = by_size
         .iter()
-        .flat_map(|m| ufs.iter().map(move |u| CreditTask { uf: u.clone(), ano_mes: *m }))
+        .flat_map(|u| months.iter().map(move |m| CreditTask { uf: (*u).clone(), ano_mes: *m }))
         .filter(|t| shard.owns(&t.key()))
         .map(Task::Credit)
         .collect();
@@ -127,6 +141,7 @@ mod tests {
         let all = plan_tasks(&ufs, &months, &cnpjs, Shard { index: 0, count: 1 });
         assert_eq!(all.len(), 8);
         assert!(matches!(all[1], Task::Company(_)), "companies interleaved with credits");
+        assert_eq!(all[0].key(), "creditos/SP/202401", "the largest state first");
         let mut keys: Vec<String> = (0..3)
             .flat_map(|k| plan_tasks(&ufs, &months, &cnpjs, Shard { index: k, count: 3 }))
             .map(|t| t.key())

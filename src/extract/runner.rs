@@ -24,8 +24,10 @@ use crate::api::paginate::{Walk, walk_pages};
 use crate::api::{AnoMes, ApiError, Operation, Page};
 use crate::config::MonthSelection;
 
-/// Pages of one list fetched at once; the pool bounds the whole run anyway.
-const PAGE_FAN_OUT: usize = 8;
+/// Pages of one list fetched at once. As many as the pool can hold: at the end of a run one
+/// long list may be all that is left, and it should fill the pool alone. The pool bounds the
+/// total in flight whatever this is.
+const PAGE_FAN_OUT: usize = 512;
 
 /// What a fetch produced; the input of the transform stage.
 pub struct FetchOutcome {
@@ -89,7 +91,11 @@ async fn credit_task(f: &PageFetcher, t: &CreditTask) -> TaskOutput {
     match walk::<CreditoAtivo>(f, &op).await {
         Ok(w) => {
             let mut rows = BTreeMap::new();
-            add_rows(&mut rows, Table::CreditosAtivos, w.items.iter().map(|r| flat_row(r, &[])));
+            add_rows(
+                &mut rows,
+                Table::CreditosAtivos,
+                w.items.iter().map(|r| flat_row(Table::CreditosAtivos, r, &[])),
+            );
             let fontes = w.fonte.map(|fo| (op.kind().name().to_string(), fo)).into_iter().collect();
             TaskOutput::Done { rows, pages: u64::from(w.pages), fontes, warnings: w.warnings }
         }
@@ -149,21 +155,25 @@ async fn company_list(f: &PageFetcher, t: &CompanyTask, list: CompanyList) -> Re
         CompanyList::Dividas(cat) => {
             let op = Operation::DividasPgfn(t.cnpj.clone(), cat);
             let w = empty_on_404(walk::<DividaPgfn>(f, &op).await, &mut extra, &op.to_string())?;
-            let rows = w.items.iter().map(|r| flat_row(r, &[ctx[0], ("categoria", cat.as_str())])).collect();
+            let rows = w
+                .items
+                .iter()
+                .map(|r| flat_row(Table::DividasPgfn, r, &[ctx[0], ("categoria", cat.as_str())]))
+                .collect();
             extra.extend(w.warnings);
             Ok((Table::DividasPgfn, rows, u64::from(w.pages), w.fonte, extra, "dividas-pgfn"))
         }
         CompanyList::Parcelamentos => {
             let op = Operation::ParcelamentosRfb(t.cnpj.clone());
             let w = empty_on_404(walk::<ParcelamentoRfb>(f, &op).await, &mut extra, &op.to_string())?;
-            let rows = w.items.iter().map(|r| flat_row(r, &ctx)).collect();
+            let rows = w.items.iter().map(|r| flat_row(Table::ParcelamentosRfb, r, &ctx)).collect();
             extra.extend(w.warnings);
             Ok((Table::ParcelamentosRfb, rows, u64::from(w.pages), w.fonte, extra, "parcelamentos-rfb"))
         }
         CompanyList::Transacoes => {
             let op = Operation::TransacoesRfb(t.cnpj.clone());
             let w = empty_on_404(walk::<TransacaoRfb>(f, &op).await, &mut extra, &op.to_string())?;
-            let rows = w.items.iter().map(|r| flat_row(r, &ctx)).collect();
+            let rows = w.items.iter().map(|r| flat_row(Table::TransacoesRfb, r, &ctx)).collect();
             extra.extend(w.warnings);
             Ok((Table::TransacoesRfb, rows, u64::from(w.pages), w.fonte, extra, "transacoes-rfb"))
         }
@@ -266,7 +276,8 @@ pub async fn run_fetch(
     let writer = tokio::task::spawn_blocking(move || writer_thread(staging, rx, commit_rows, commit_every));
     let progress = Progress::start(todo.len() as u64, acct.clone(), job.quiet);
 
-    let parallel_tasks = (fetcher.in_flight_limit() * 2).max(4);
+    // More tasks than slots: a task waits on its first page before it fans out.
+    let parallel_tasks = (fetcher.in_flight_limit() * 4).max(8);
     let f = fetcher.clone();
     let mut results = futures::stream::iter(todo)
         .map(move |t| {

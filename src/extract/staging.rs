@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use arrow::array::{ArrayRef, RecordBatch, StringBuilder};
 use arrow::datatypes::{DataType, Field, Schema};
@@ -20,6 +20,8 @@ use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
 use serde::{Deserialize, Serialize};
+
+use super::record::for_each_field;
 
 use crate::api::models::{
     CompanyProfile, CreditoAtivo, DividaPgfn, Empresa, Estabelecimento, ParcelamentoRfb, Simples,
@@ -58,48 +60,70 @@ impl Table {
 
     /// Staged columns: the wire fields (derived from the models, so they cannot drift) plus
     /// the context a record needs once it leaves its request.
-    pub fn columns(self) -> Vec<String> {
-        fn keys<T: Serialize>(t: &T) -> Vec<String> {
-            match serde_json::to_value(t) {
-                Ok(serde_json::Value::Object(m)) => m.keys().cloned().collect(),
-                _ => Vec::new(),
+    pub fn columns(self) -> &'static [String] {
+        static CACHE: [OnceLock<Vec<String>>; 5] = [const { OnceLock::new() }; 5];
+        CACHE[self as usize].get_or_init(|| {
+            fn keys<T: Serialize + Default>() -> Vec<String> {
+                let mut v = Vec::new();
+                for_each_field(&T::default(), &mut |k, _| v.push(k.to_string()));
+                v.sort();
+                v
             }
-        }
-        let ctx = |mut v: Vec<String>, extra: &[&str]| {
-            v.extend(extra.iter().map(|s| (*s).to_string()));
-            v
-        };
-        match self {
-            Self::CreditosAtivos => keys(&CreditoAtivo::default()),
-            Self::Empresas => profile_columns(),
-            Self::DividasPgfn => ctx(keys(&DividaPgfn::default()), &["cnpj_consultado", "categoria"]),
-            Self::ParcelamentosRfb => ctx(keys(&ParcelamentoRfb::default()), &["cnpj_consultado"]),
-            Self::TransacoesRfb => ctx(keys(&TransacaoRfb::default()), &["cnpj_consultado"]),
-        }
+            let ctx = |mut v: Vec<String>, extra: &[&str]| {
+                v.extend(extra.iter().map(|s| (*s).to_string()));
+                v
+            };
+            match self {
+                Self::CreditosAtivos => keys::<CreditoAtivo>(),
+                Self::Empresas => profile_columns(),
+                Self::DividasPgfn => ctx(keys::<DividaPgfn>(), &["cnpj_consultado", "categoria"]),
+                Self::ParcelamentosRfb => ctx(keys::<ParcelamentoRfb>(), &["cnpj_consultado"]),
+                Self::TransacoesRfb => ctx(keys::<TransacaoRfb>(), &["cnpj_consultado"]),
+            }
+        })
+    }
+
+    fn column_index(self, name: &str) -> Option<usize> {
+        self.columns().iter().position(|c| c == name)
     }
 }
 
-/// One staged row: column name -> text (None for null).
-pub type Row = BTreeMap<String, Option<String>>;
+/// One staged row: the text of each of its table's `columns()`, in that order.
+pub type Row = Vec<Option<String>>;
 
-fn text_of(v: serde_json::Value) -> Option<String> {
-    match v {
-        serde_json::Value::Null => None,
-        serde_json::Value::String(s) => Some(s),
-        other => Some(other.to_string()),
-    }
+/// A staged row by column name: how rows are read back and compared.
+pub type RowMap = BTreeMap<String, Option<String>>;
+
+/// `row` by column name.
+pub fn row_map(table: Table, row: &Row) -> RowMap {
+    table.columns().iter().cloned().zip(row.iter().cloned()).collect()
 }
 
-/// Flattens a wire record into a row (nested values become JSON text).
-pub fn flat_row<T: Serialize>(rec: &T, extra: &[(&str, &str)]) -> Row {
-    let mut row = Row::new();
-    if let Ok(serde_json::Value::Object(m)) = serde_json::to_value(rec) {
-        for (k, v) in m {
-            row.insert(k, text_of(v));
+/// For each field of `T` in declaration order, its column in `table` (computed once per table).
+fn field_positions<T: Serialize + Default>(table: Table) -> &'static [Option<usize>] {
+    static CACHE: [OnceLock<Vec<Option<usize>>>; 5] = [const { OnceLock::new() }; 5];
+    CACHE[table as usize].get_or_init(|| {
+        let mut v = Vec::new();
+        for_each_field(&T::default(), &mut |k, _| v.push(table.column_index(k)));
+        v
+    })
+}
+
+/// Stages a wire record of `table` (one model type per table), plus context columns.
+pub fn flat_row<T: Serialize + Default>(table: Table, rec: &T, extra: &[(&str, &str)]) -> Row {
+    let positions = field_positions::<T>(table);
+    let mut row: Row = vec![None; table.columns().len()];
+    let mut i = 0usize;
+    for_each_field(rec, &mut |_, v| {
+        if let Some(Some(p)) = positions.get(i) {
+            row[*p] = v;
         }
-    }
+        i += 1;
+    });
     for (k, v) in extra {
-        row.insert((*k).to_string(), Some((*v).to_string()));
+        if let Some(p) = table.column_index(k) {
+            row[p] = Some((*v).to_string());
+        }
     }
     row
 }
@@ -113,14 +137,21 @@ fn profile_columns() -> Vec<String> {
         simples: Some(Simples::default()),
         ..CompanyProfile::default()
     };
-    let mut cols: Vec<String> = profile_row(&full, "").into_keys().collect();
+    let mut cols: Vec<String> = profile_map(&full, "").into_keys().collect();
     cols.sort();
     cols
 }
 
 /// The profile flattened: `empresa_*`, `estabelecimento_*`, `simples_*`, maps as JSON text.
-pub fn profile_row(p: &CompanyProfile, cnpj_consultado: &str) -> Row {
-    let mut row = Row::new();
+fn profile_map(p: &CompanyProfile, cnpj_consultado: &str) -> RowMap {
+    fn text_of(v: serde_json::Value) -> Option<String> {
+        match v {
+            serde_json::Value::Null => None,
+            serde_json::Value::String(s) => Some(s),
+            other => Some(other.to_string()),
+        }
+    }
+    let mut row = RowMap::new();
     row.insert("cnpj_consultado".into(), Some(cnpj_consultado.to_string()));
     if let Ok(serde_json::Value::Object(m)) = serde_json::to_value(p) {
         for (k, v) in m {
@@ -138,6 +169,12 @@ pub fn profile_row(p: &CompanyProfile, cnpj_consultado: &str) -> Row {
         }
     }
     row
+}
+
+/// Stages a company profile (one per company: the map's cost does not matter here).
+pub fn profile_row(p: &CompanyProfile, cnpj_consultado: &str) -> Row {
+    let mut map = profile_map(p, cnpj_consultado);
+    Table::Empresas.columns().iter().map(|c| map.remove(c).flatten()).collect()
 }
 
 /// The outcome of one task, as the journal keeps it.
@@ -414,12 +451,11 @@ fn write_segment(path: &Path, table: Table, rows: &[Row]) -> Result<(), StagingE
     let schema = Arc::new(Schema::new(
         columns.iter().map(|c| Field::new(c, DataType::Utf8, true)).collect::<Vec<_>>(),
     ));
-    let arrays: Vec<ArrayRef> = columns
-        .iter()
-        .map(|c| {
+    let arrays: Vec<ArrayRef> = (0..columns.len())
+        .map(|i| {
             let mut b = StringBuilder::with_capacity(rows.len(), rows.len() * 16);
             for r in rows {
-                b.append_option(r.get(c).and_then(|v| v.as_deref()));
+                b.append_option(r.get(i).and_then(|v| v.as_deref()));
             }
             Arc::new(b.finish()) as ArrayRef
         })
@@ -443,7 +479,7 @@ fn write_segment(path: &Path, table: Table, rows: &[Row]) -> Result<(), StagingE
 }
 
 /// Reads staged rows back with arrow-rs: the independent reader tests and tools use.
-pub fn read_segment(path: &Path) -> Result<Vec<Row>, StagingError> {
+pub fn read_segment(path: &Path) -> Result<Vec<RowMap>, StagingError> {
     use arrow::array::{Array, AsArray};
     use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
     let perr = |e: &dyn std::fmt::Display| StagingError::Parquet {
@@ -460,7 +496,7 @@ pub fn read_segment(path: &Path) -> Result<Vec<Row>, StagingError> {
         let batch = batch.map_err(|e| perr(&e))?;
         let schema = batch.schema();
         for i in 0..batch.num_rows() {
-            let mut row = Row::new();
+            let mut row = RowMap::new();
             for (f, col) in schema.fields().iter().zip(batch.columns()) {
                 let Some(s) = col.as_string_opt::<i32>() else { continue };
                 row.insert(f.name().clone(), (!s.is_null(i)).then(|| s.value(i).to_string()));
@@ -480,6 +516,7 @@ mod tests {
 
     fn row(v: &str) -> Row {
         flat_row(
+            Table::CreditosAtivos,
             &CreditoAtivo { uf: Some(v.into()), valor_total: Some("1,00".into()), ..Default::default() },
             &[],
         )
@@ -519,7 +556,7 @@ mod tests {
         assert_eq!(s.settled(), BTreeSet::from(["a".to_string()]));
         assert!(!dir.join("creditos_ativos-000009.parquet").exists());
         s.commit(BTreeMap::from([(Table::CreditosAtivos, vec![row("MG")])]), vec![done("b")]).unwrap();
-        let rows: Vec<Row> =
+        let rows: Vec<RowMap> =
             s.segment_paths(Table::CreditosAtivos).iter().flat_map(|p| read_segment(p).unwrap()).collect();
         let ufs: Vec<_> = rows.iter().map(|r| r["uf"].clone().unwrap()).collect();
         assert_eq!(ufs, ["SP", "RJ", "MG"]);
