@@ -87,6 +87,13 @@ fn analyze(dir: &Path, queries: &Path) {
     tables.insert("carteira", portfolio_frame(&[]).expect("carteira"));
     let frames = Frames { tables, quality: vec![] };
     let qs = load_queries(Some(queries)).expect("queries");
+    if std::env::var_os("PER_QUERY").is_some() {
+        for q in &qs {
+            let t = Instant::now();
+            run_queries(&frames, std::slice::from_ref(q)).expect("query");
+            println!("{:>8.3}s {}", t.elapsed().as_secs_f64(), q.name);
+        }
+    }
     let t = Instant::now();
     let aggs = run_queries(&frames, &qs).expect("analyze");
     println!(

@@ -3,10 +3,10 @@
 --   under negotiation, and how did each change on the previous month?
 -- A group with credits in only one of the two months still shows (FULL JOIN), at zero in the other.
 WITH ultimo AS (
-    SELECT ano_mes, ano_mes_anterior
+    -- The latest month and the one before it: ano_mes_anterior grows with ano_mes, so both
+    -- maxima belong to the same month.
+    SELECT MAX(ano_mes) AS ano_mes, MAX(ano_mes_anterior) AS ano_mes_anterior
     FROM creditos_ativos
-    WHERE ano_mes IN (SELECT MAX(ano_mes) FROM creditos_ativos)
-    GROUP BY ano_mes, ano_mes_anterior
 ),
 atual AS (
     SELECT c.situacao, SUM(c.valor_total) AS valor_total

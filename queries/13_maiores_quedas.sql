@@ -3,10 +3,10 @@
 --   BRL, compared with the previous month?
 -- Ties are broken by the cell's keys so the list is the same on every engine.
 WITH ultimo AS (
-    SELECT ano_mes, ano_mes_anterior
+    -- The latest month and the one before it: ano_mes_anterior grows with ano_mes, so both
+    -- maxima belong to the same month.
+    SELECT MAX(ano_mes) AS ano_mes, MAX(ano_mes_anterior) AS ano_mes_anterior
     FROM creditos_ativos
-    WHERE ano_mes IN (SELECT MAX(ano_mes) FROM creditos_ativos)
-    GROUP BY ano_mes, ano_mes_anterior
 ),
 atual AS (
     SELECT c.uf, c.cnae_secao_cod, c.grupo_tributo, SUM(c.valor_total) AS valor_total

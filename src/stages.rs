@@ -38,28 +38,6 @@ pub fn frames_from_staging(outcome: &FetchOutcome) -> Result<Frames> {
     Ok(build_frames(&segments, &companies)?)
 }
 
-fn decode_partition_value(v: &str) -> Option<String> {
-    if v == "__HIVE_DEFAULT_PARTITION__" {
-        return None;
-    }
-    let bytes = v.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let Ok(b) = u8::from_str_radix(&v[i + 1..i + 3], 16)
-        {
-            out.push(b);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    Some(String::from_utf8_lossy(&out).to_string())
-}
-
 fn parquet_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
     let mut entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
@@ -73,45 +51,38 @@ fn parquet_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// One exported raw table, with its partition columns put back.
+/// One exported raw table, with its partition columns put back (as strings: `ano_mes` is a
+/// code, not a number). Polars' hive scan reads the files in parallel and decodes the
+/// percent-encoded partition values the exporter writes.
 pub fn read_exported_table(dir: &Path, table: &str) -> Result<DataFrame> {
     let root = dir.join(table);
     let mut files = Vec::new();
     parquet_files(&root, &mut files);
-    let mut acc: Option<DataFrame> = None;
-    for f in files {
-        let mut df =
-            ParquetReader::new(std::fs::File::open(&f).with_context(|| format!("opening {}", f.display()))?)
-                .finish()
-                .map_err(|e| anyhow::anyhow!("reading {}: {e}", f.display()))?;
-        let rel = f.strip_prefix(&root).unwrap_or(&f);
-        for part in partition_columns(table) {
-            let value = rel
-                .components()
-                .filter_map(|c| c.as_os_str().to_str())
-                .find_map(|seg| seg.strip_prefix(&format!("{part}=")).map(decode_partition_value))
-                .flatten();
-            let col = match value {
-                Some(v) => StringChunked::full((*part).into(), &v, df.height()).into_column(),
-                None => StringChunked::full_null((*part).into(), df.height()).into_column(),
-            };
-            df.with_column(col)?;
-        }
-        match &mut acc {
-            None => acc = Some(df),
-            Some(a) => {
-                let df = df.select(a.get_column_names_owned())?;
-                a.vstack_mut_owned(df)?;
-            }
-        }
-    }
-    acc.ok_or_else(|| {
-        Classified::new(
+    if files.is_empty() {
+        return Err(Classified::new(
             ExitStatus::BadInput,
             format!("{} holds no Parquet for table {table}; was the run finished?", root.display()),
         )
-        .into()
-    })
+        .into());
+    }
+    let parts = partition_columns(table);
+    let mut args = ScanArgsParquet { glob: true, ..Default::default() };
+    args.hive_options = if parts.is_empty() {
+        HiveOptions::new_disabled()
+    } else {
+        let schema: Schema = parts.iter().map(|p| Field::new((*p).into(), DataType::String)).collect();
+        HiveOptions {
+            enabled: Some(true),
+            hive_start_idx: 0,
+            schema: Some(std::sync::Arc::new(schema)),
+            try_parse_dates: false,
+        }
+    };
+    let pattern = format!("{}/**/*.parquet", root.display());
+    let df = LazyFrame::scan_parquet(PlRefPath::new(pattern), args)
+        .and_then(LazyFrame::collect)
+        .map_err(|e| anyhow::anyhow!("reading {}: {e}", root.display()))?;
+    Ok(df)
 }
 
 /// Typed frames rebuilt from a run's exported Parquet (for `report --from`).
@@ -210,9 +181,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn partition_values_round_trip() {
-        let enc = crate::export::parquet::partition_segment("uf", Some("../x y"));
-        assert_eq!(decode_partition_value(enc.trim_start_matches("uf=")).as_deref(), Some("../x y"));
-        assert_eq!(decode_partition_value("__HIVE_DEFAULT_PARTITION__"), None);
+    fn partition_values_round_trip_through_export_and_scan() {
+        let df = DataFrame::new(
+            3,
+            vec![
+                Column::new("ano_mes".into(), ["202401", "202401", "202402"]),
+                Column::new("uf".into(), [Some("../x y"), Some("SP"), None]),
+                Column::new("v".into(), [1i64, 2, 3]),
+            ],
+        )
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let meta = FileMetadata::default();
+        crate::export::tables::write_raw_table("creditos_ativos", &df, dir.path(), &meta).unwrap();
+        let back = read_exported_table(dir.path(), "creditos_ativos").unwrap();
+        let back = back.sort(["v"], Default::default()).unwrap();
+        let uf: Vec<Option<&str>> = back.column("uf").unwrap().str().unwrap().iter().collect();
+        assert_eq!(uf, vec![Some("../x y"), Some("SP"), None]);
+        assert_eq!(back.column("ano_mes").unwrap().dtype(), &DataType::String);
     }
 }
