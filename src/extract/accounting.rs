@@ -11,6 +11,8 @@ use serde::Serialize;
 pub struct Accounting {
     pub requests: AtomicU64,
     pub retries: AtomicU64,
+    /// Retries that were waits the service asked for (429), not failures.
+    pub rate_limit_waits: AtomicU64,
     pub failed_tasks: AtomicU64,
     pub bytes: AtomicU64,
     pub records: AtomicU64,

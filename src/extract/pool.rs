@@ -29,7 +29,8 @@ pub struct RetryPolicy {
     pub max_delay: Duration,
     /// Longest Retry-After we wait; a longer one is cut to this.
     pub max_retry_after: Duration,
-    /// Retries allowed per run: this many plus half the requests sent so far.
+    /// Retries after failures allowed per run: this many plus half the requests sent so far.
+    /// Waits the service asked for (429) do not count: they are pacing, bounded per request.
     pub run_budget_base: u64,
 }
 
@@ -134,9 +135,11 @@ impl AdaptiveLimit {
             return;
         }
         *last = Some(Instant::now());
+        // Halve: a real rate limit is far below what we can send, and only a deep cut gets
+        // under it quickly.
         let cur = self.current();
         let new = (cur / 2).max(1);
-        if new == cur {
+        if new >= cur {
             return;
         }
         self.current.store(new, Ordering::Relaxed);
@@ -149,6 +152,11 @@ impl AdaptiveLimit {
     fn on_success(&self) {
         let cur = self.current();
         if cur >= self.max {
+            return;
+        }
+        // Hold the lower limit a while after a 429: climbing straight back invites the next one.
+        let last = *self.last_decrease.lock().unwrap_or_else(|p| p.into_inner());
+        if last.is_some_and(|t| t.elapsed() < Duration::from_millis(500)) {
             return;
         }
         // Additive increase: one more permit after `cur` successes in a row, about one per round trip.
@@ -190,8 +198,11 @@ impl PageFetcher {
     }
 
     fn budget_left(&self) -> bool {
-        let sent = self.accounting.requests.load(Ordering::Relaxed);
-        self.accounting.retries.load(Ordering::Relaxed) < self.policy.run_budget_base + sent / 2
+        let a = &self.accounting;
+        let sent = a.requests.load(Ordering::Relaxed);
+        let failures =
+            a.retries.load(Ordering::Relaxed).saturating_sub(a.rate_limit_waits.load(Ordering::Relaxed));
+        failures < self.policy.run_budget_base + sent / 2
     }
 
     /// One attempt: wait for a slot (and the rate cap), send, decode, account.
@@ -241,7 +252,9 @@ impl PageFetcher {
         let cap = self.policy.max_retry_after;
         (|| self.attempt::<T>(op, page))
             .retry(backoff)
-            .when(|e: &ApiError| e.is_retryable() && self.budget_left())
+            .when(|e: &ApiError| {
+                e.is_retryable() && (matches!(e, ApiError::RateLimited { .. }) || self.budget_left())
+            })
             .adjust(|e: &ApiError, d: Option<Duration>| match (e.retry_after(), d) {
                 // The service's word beats our guess, within reason; a finished budget stays finished.
                 (Some(ra), Some(_)) => Some(ra.min(cap)),
@@ -249,6 +262,9 @@ impl PageFetcher {
             })
             .notify(|e: &ApiError, d: Duration| {
                 self.accounting.retries.fetch_add(1, Ordering::Relaxed);
+                if matches!(e, ApiError::RateLimited { .. }) {
+                    self.accounting.rate_limit_waits.fetch_add(1, Ordering::Relaxed);
+                }
                 tracing::debug!(op = %op, error = %e, wait_ms = d.as_millis() as u64, "retrying");
             })
             .await
@@ -292,6 +308,11 @@ mod tests {
             l.release(p);
         }
         assert_eq!(l.sem.available_permits(), 8, "the 8 retired permits do not come back");
+        for _ in 0..8 {
+            l.on_success();
+        }
+        assert_eq!(l.current(), 8, "no growth right after a 429");
+        *l.last_decrease.lock().unwrap() = Some(Instant::now() - Duration::from_secs(2));
         for _ in 0..8 {
             l.on_success();
         }
