@@ -5,7 +5,7 @@
 //! shard counts, names missing shards by number, and never mixes into a directory that already
 //! holds a run. Fetching is not its business: it reads what the shards staged.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -14,10 +14,9 @@ use crate::cli::ReportArgs;
 use crate::exit::{Classified, ExitStatus};
 use crate::export::manifest::Manifest;
 use crate::extract::runner::FailedTask;
-use crate::extract::staging::{StagedFetch, Table, TaskStatus};
+use crate::extract::staging::StagedFetch;
 use crate::extract::{FetchSummary, PlanSpec};
-use crate::stages::{RawTables, analyze_export_report};
-use crate::transform::{CompanyStatus, build_frames};
+use crate::stages::{RawTables, analyze_export_report, frames_from_staged};
 
 fn bad(msg: String) -> anyhow::Error {
     Classified::new(ExitStatus::BadInput, msg).into()
@@ -109,42 +108,19 @@ pub fn merge(out: &Path, shards: &[PathBuf], report: &ReportArgs) -> Result<Exit
         )));
     }
 
-    let mut segments: BTreeMap<Table, Vec<PathBuf>> = BTreeMap::new();
-    let mut companies: BTreeSet<(String, &'static str)> = BTreeSet::new();
+    let mut staged = Vec::new();
     let mut summary: Option<FetchSummary> = None;
     for (dir, m) in &manifests {
-        let staged = StagedFetch::read(dir)
-            .with_context(|| format!("reading the staged records of {}", dir.display()))?;
-        for t in Table::ALL {
-            segments.entry(t).or_default().extend(staged.segment_paths(t));
-        }
-        for e in staged.tasks.values() {
-            if let Some(cnpj) = e.task.strip_prefix("empresa/") {
-                let status = match e.status {
-                    TaskStatus::Done => CompanyStatus::Found,
-                    TaskStatus::NotFound => CompanyStatus::NotFound,
-                    TaskStatus::Failed => CompanyStatus::Failed,
-                };
-                companies.insert((cnpj.to_string(), status.label()));
-            }
-        }
+        staged.push(
+            StagedFetch::read(dir)
+                .with_context(|| format!("reading the staged records of {}", dir.display()))?,
+        );
         match &mut summary {
             None => summary = Some(m.fetch.clone()),
             Some(t) => add_summary(t, &m.fetch),
         }
     }
-    let company_status: Vec<(String, CompanyStatus)> = companies
-        .into_iter()
-        .map(|(c, s)| {
-            let st = match s {
-                "encontrada" => CompanyStatus::Found,
-                "nao_encontrada" => CompanyStatus::NotFound,
-                _ => CompanyStatus::Failed,
-            };
-            (c, st)
-        })
-        .collect();
-    let frames = build_frames(&segments, &company_status)?;
+    let frames = frames_from_staged(&staged)?;
     let mut plan = manifests[0].1.plan.clone();
     plan.shard.index = 0;
     plan.shard.count = 1;

@@ -222,8 +222,16 @@ pub fn report_from(dir: &std::path::Path, report: &ReportArgs) -> Result<ExitSta
             format!("{} is not a finished run's directory (cannot read its manifest.json: {e}); pass the --out of a run", dir.display()),
         )
     })?;
-    let frames = crate::stages::frames_from_export(dir)?;
-    crate::stages::analyze_export_report(frames, &mut manifest, dir, report, crate::stages::RawTables::Keep)?;
+    // A `fetch` leaves staged records only; a `run` has exported the raw tables too.
+    let exported = dir.join("creditos_ativos").is_dir();
+    let (frames, raw) = if exported {
+        (crate::stages::frames_from_export(dir)?, crate::stages::RawTables::Keep)
+    } else {
+        let staged = crate::extract::staging::StagedFetch::read(dir)
+            .with_context(|| format!("reading the staged records of {}", dir.display()))?;
+        (crate::stages::frames_from_staged(std::slice::from_ref(&staged))?, crate::stages::RawTables::Write)
+    };
+    crate::stages::analyze_export_report(frames, &mut manifest, dir, report, raw)?;
     eprintln!("re-rendered the aggregates and the report in {}", dir.display());
     Ok(ExitStatus::Ok)
 }

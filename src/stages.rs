@@ -15,8 +15,34 @@ use crate::export::FileMetadata;
 use crate::export::manifest::Manifest;
 use crate::export::tables::{partition_columns, write_aggregates, write_raw};
 use crate::extract::FetchOutcome;
-use crate::extract::staging::{Table, TaskStatus};
+use crate::extract::staging::{StagedFetch, Table, TaskStatus};
 use crate::transform::{CARTEIRA, CompanyStatus, Frames, QualityCount, build_frames};
+
+/// Typed frames from the staged records of one or more finished fetches (shards of one run).
+pub fn frames_from_staged(fetches: &[StagedFetch]) -> Result<Frames> {
+    let mut segments: BTreeMap<Table, Vec<PathBuf>> = BTreeMap::new();
+    let mut companies: BTreeMap<String, CompanyStatus> = BTreeMap::new();
+    for staged in fetches {
+        for t in Table::ALL {
+            segments.entry(t).or_default().extend(staged.segment_paths(t));
+        }
+        for e in staged.tasks.values() {
+            if let Some(cnpj) = e.task.strip_prefix("empresa/") {
+                companies.insert(cnpj.to_string(), company_status(e.status));
+            }
+        }
+    }
+    let companies: Vec<(String, CompanyStatus)> = companies.into_iter().collect();
+    Ok(build_frames(&segments, &companies)?)
+}
+
+fn company_status(s: TaskStatus) -> CompanyStatus {
+    match s {
+        TaskStatus::Done => CompanyStatus::Found,
+        TaskStatus::NotFound => CompanyStatus::NotFound,
+        TaskStatus::Failed => CompanyStatus::Failed,
+    }
+}
 
 /// Typed frames from a finished fetch's staging.
 pub fn frames_from_staging(outcome: &FetchOutcome) -> Result<Frames> {
@@ -27,12 +53,7 @@ pub fn frames_from_staging(outcome: &FetchOutcome) -> Result<Frames> {
         .task_entries()
         .filter_map(|e| {
             let cnpj = e.task.strip_prefix("empresa/")?;
-            let status = match e.status {
-                TaskStatus::Done => CompanyStatus::Found,
-                TaskStatus::NotFound => CompanyStatus::NotFound,
-                TaskStatus::Failed => CompanyStatus::Failed,
-            };
-            Some((cnpj.to_string(), status))
+            Some((cnpj.to_string(), company_status(e.status)))
         })
         .collect();
     Ok(build_frames(&segments, &companies)?)

@@ -122,6 +122,14 @@ fn a_fault_free_fetch_sends_the_minimum_number_of_requests() {
     let m = Manifest::read(&out).unwrap();
     assert_eq!(m.fetch.requests.requests, minimum_requests(&s.dataset, &UFS, &s.months, &s.cnpjs));
     assert_eq!(m.fetch.requests.retries, 0);
+    // A fetch's output is a complete input for the later stages.
+    run_ok({
+        let mut c = bin();
+        c.args(["--quiet", "report", "--from"]).arg(&out);
+        c
+    });
+    assert!(out.join("report.html").exists() && out.join("aggregates/carteira_resumo.parquet").exists());
+    assert!(out.join("creditos_ativos").is_dir(), "the raw tables were exported");
 
     // `latest`: the same, plus one probe per month from this one back to the latest published.
     let out = s.dir.path().join("latest");
