@@ -8,8 +8,9 @@ The Spark counterpart of check_engines.py (whose helpers and comparison rules it
 1. Spark (PySpark, local[2], UTC, no UI, no network beyond localhost): one temp view per raw
    table of RUN_DIR, read with spark.read.parquet(<table dir>) and hive partition discovery with
    type inference off, so partition values (ano_mes, uf, categoria) stay strings and
-   __HIVE_DEFAULT_PARTITION__ reads as null. Each partitioned view's values are checked file by
-   file against the writer's own decoding of the path.
+   __HIVE_DEFAULT_PARTITION__ reads as null; each view is cached once read. Each partitioned
+   view's values are checked file by file against the writer's own decoding of the path (Spark
+   decodes a %XX escape as one character, so a multi-byte UTF-8 value would show up here).
 2. Every QUERIES_DIR/*.sql in file-name order, text unchanged, through spark.sql(); each result
    is registered (and cached) as a temp view named after the query (NN_name.sql -> name) so
    later queries (carteira_*) can read it.
@@ -153,8 +154,11 @@ def create_views(spark, run: Path) -> list[ce.Check]:
             continue
         try:
             df = spark.read.parquet(str((run / table).resolve()))
+            # Cached, so the queries scan the files once rather than once per reference
+            # (324 small files of creditos_ativos cost ~2 s a scan); the rows are the same.
+            df.cache()
             df.createOrReplaceTempView(table)
-            rows = df.count()
+            rows = df.count()  # the one scan, which fills the cache
         except Exception as e:  # noqa: BLE001 - any read failure is the finding
             c.problems.append(f"{ENGINE} cannot read it: {spark_error(e)[0]}")
             continue
