@@ -63,6 +63,10 @@ appender.console.name = console
 appender.console.target = SYSTEM_ERR
 appender.console.layout.type = PatternLayout
 appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n%ex
+# PySpark runs as a shell: Spark announces "Setting default log level" unless the logger of
+# the class that starts logging has its own level, equal to the root's.
+logger.spark.name = org.apache.spark
+logger.spark.level = error
 """
 
 
