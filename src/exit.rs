@@ -3,6 +3,7 @@
 
 use crate::api::{ApiError, ClientConfigError, InvalidInput};
 use crate::extract::portfolio::PortfolioError;
+use crate::extract::runner::FetchError;
 use crate::extract::staging::StagingError;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,7 +55,15 @@ pub fn classify(err: &anyhow::Error) -> ExitStatus {
                 _ => ExitStatus::ServiceUnavailable,
             };
         }
-        if let Some(e) = cause.downcast_ref::<StagingError>() {
+        let staging =
+            cause.downcast_ref::<StagingError>().or_else(|| match cause.downcast_ref::<FetchError>() {
+                Some(FetchError::Staging(e)) => Some(e),
+                _ => None,
+            });
+        if let Some(FetchError::KeyRejected(_)) = cause.downcast_ref::<FetchError>() {
+            return ExitStatus::KeyRejected;
+        }
+        if let Some(e) = staging {
             return match e {
                 StagingError::Locked { .. }
                 | StagingError::ExistingRun { .. }

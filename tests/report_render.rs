@@ -232,3 +232,18 @@ fn the_html_opens_in_chromium_with_no_script_and_no_network() {
         "no external reference"
     );
 }
+
+#[test]
+fn user_templates_cannot_reach_outside_their_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    copy_dir(demo_run(), &run);
+    let tpl = dir.path().join("tpl");
+    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("templates"), &tpl);
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("/etc/hostname", tpl.join("partials/leak.hbs")).unwrap();
+    let out = bin().args(["report", "--from"]).arg(&run).arg("--templates").arg(&tpl).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("leak.hbs") && err.contains("symbolic link"), "{err}");
+}

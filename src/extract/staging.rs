@@ -212,7 +212,10 @@ struct Commit {
 
 #[derive(Debug, thiserror::Error)]
 pub enum StagingError {
-    #[error("{path}: {source}")]
+    #[error(
+        "cannot write {path}: {source}; make room on that disk (or choose another --out) and run again with \
+         --resume: everything committed so far is kept"
+    )]
     Io { path: PathBuf, source: std::io::Error },
     #[error(
         "another fiscal-report run is using {dir} (its lock file is held); wait for it to finish or choose another --out"
@@ -464,15 +467,24 @@ fn write_segment(path: &Path, table: Table, rows: &[Row]) -> Result<(), StagingE
         path: path.to_path_buf(),
         message: e.to_string(),
     };
+    // A full disk or a lost mount reaches us inside the writer's error: report it as the I/O
+    // failure it is (the user's to fix), not as a Parquet problem (ours).
+    let werr = |e: parquet::errors::ParquetError| match e {
+        parquet::errors::ParquetError::External(inner) => match inner.downcast::<std::io::Error>() {
+            Ok(io) => StagingError::Io { path: path.to_path_buf(), source: *io },
+            Err(other) => perr(&other),
+        },
+        other => perr(&other),
+    };
     let batch = RecordBatch::try_new(schema.clone(), arrays).map_err(|e| perr(&e))?;
     let tmp = path.with_extension("parquet.tmp");
     let file = File::create(&tmp).map_err(io_err(&tmp))?;
     let props = WriterProperties::builder()
         .set_compression(Compression::ZSTD(ZstdLevel::try_new(1).map_err(|e| perr(&e))?))
         .build();
-    let mut w = ArrowWriter::try_new(file, schema, Some(props)).map_err(|e| perr(&e))?;
-    w.write(&batch).map_err(|e| perr(&e))?;
-    let file = w.into_inner().map_err(|e| perr(&e))?;
+    let mut w = ArrowWriter::try_new(file, schema, Some(props)).map_err(werr)?;
+    w.write(&batch).map_err(werr)?;
+    let file = w.into_inner().map_err(werr)?;
     file.sync_all().map_err(io_err(&tmp))?;
     std::fs::rename(&tmp, path).map_err(io_err(path))?;
     Ok(())
