@@ -12,8 +12,13 @@ pub fn init(format: LogFormat, verbose: u8, quiet: bool) {
     };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    let builder =
-        tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false);
+    // Colour codes only for a person at a terminal, not in files a scheduler captures.
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .with_ansi(ansi);
     // A second init (tests calling the library twice) keeps the first subscriber.
     let _ = match format {
         LogFormat::Text => builder.try_init(),

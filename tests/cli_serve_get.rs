@@ -160,3 +160,18 @@ fn the_key_never_appears_in_logs_errors_or_files() {
         assert!(!bytes.windows(SECRET.len()).any(|w| w == SECRET.as_bytes()), "key found in {}", f.display());
     }
 }
+
+#[test]
+fn logs_to_a_pipe_carry_no_colour_codes() {
+    let srv = ServeProcess::start("k", 7, 0.05, &[]);
+    let dir = tempfile::tempdir().unwrap();
+    let out = bin()
+        .args(["fetch", "--base-url", &srv.base_url, "--uf", "AC", "--ano-mes", "202601", "--out"])
+        .arg(dir.path().join("out"))
+        .env("REGISTRY_API_KEY", "k")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("INFO") && !err.contains('\u{1b}'), "{err:?}");
+}
