@@ -46,17 +46,7 @@ fn company_status(s: TaskStatus) -> CompanyStatus {
 
 /// Typed frames from a finished fetch's staging.
 pub fn frames_from_staging(outcome: &FetchOutcome) -> Result<Frames> {
-    let segments: BTreeMap<Table, Vec<PathBuf>> =
-        Table::ALL.iter().map(|t| (*t, outcome.staging.segment_paths(*t))).collect();
-    let companies: Vec<(String, CompanyStatus)> = outcome
-        .staging
-        .task_entries()
-        .filter_map(|e| {
-            let cnpj = e.task.strip_prefix("empresa/")?;
-            Some((cnpj.to_string(), company_status(e.status)))
-        })
-        .collect();
-    Ok(build_frames(&segments, &companies)?)
+    frames_from_staged(std::slice::from_ref(outcome.staging.staged()))
 }
 
 fn parquet_files(dir: &Path, out: &mut Vec<PathBuf>) {

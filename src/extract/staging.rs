@@ -9,7 +9,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
@@ -262,15 +262,23 @@ struct Journal {
     tasks: BTreeMap<String, TaskEntry>,
     segments: BTreeSet<String>,
     next_commit: u64,
+    /// Bytes of complete commit lines: where a torn tail starts.
+    valid_len: u64,
 }
 
-/// Reads a journal. A line cut by a crash does not parse: it and anything after it never happened.
+/// Reads a journal. A commit counts only when its whole line, newline included, is on disk: a
+/// line cut by a crash (even one missing just its newline) and anything after it never happened.
 fn read_journal(path: &Path) -> Result<Journal, StagingError> {
     let mut j = Journal::default();
-    let Ok(file) = File::open(path) else { return Ok(j) };
-    for line in BufReader::new(file).split(b'\n') {
-        let line = line.map_err(io_err(path))?;
-        let Ok(commit) = serde_json::from_slice::<Commit>(&line) else { break };
+    let text = match std::fs::read(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(j),
+        Err(e) => return Err(StagingError::Io { path: path.to_path_buf(), source: e }),
+    };
+    for line in text.split_inclusive(|b| *b == b'\n') {
+        let Some(body) = line.strip_suffix(b"\n") else { break };
+        let Ok(commit) = serde_json::from_slice::<Commit>(body) else { break };
+        j.valid_len += line.len() as u64;
         j.next_commit = j.next_commit.max(commit.commit + 1);
         j.segments.extend(commit.segments);
         for t in commit.tasks {
@@ -283,12 +291,10 @@ fn read_journal(path: &Path) -> Result<Journal, StagingError> {
 /// The `.staging` directory of one output DIR, locked for this process.
 pub struct Staging {
     out: PathBuf,
-    dir: PathBuf,
     _lock: File,
     next_commit: u64,
-    /// Final state of every task seen in complete commits (later commits win).
-    tasks: BTreeMap<String, TaskEntry>,
-    segments: BTreeSet<String>,
+    /// What complete commits hold so far: the same view `StagedFetch::read` gives.
+    staged: StagedFetch,
 }
 
 impl Staging {
@@ -297,7 +303,7 @@ impl Staging {
     }
 
     pub fn dir(&self) -> &Path {
-        &self.dir
+        &self.staged.dir
     }
 
     /// Opens (and locks) `out/.staging`. A fresh run refuses a DIR that already holds staged
@@ -342,47 +348,33 @@ impl Staging {
             })?;
             crate::fsutil::write_atomic(&plan_path, &bytes).map_err(io_err(&plan_path))?;
         }
-        let mut s = Self {
-            out: out.to_path_buf(),
-            dir,
-            _lock: lock,
-            next_commit: 0,
-            tasks: BTreeMap::new(),
-            segments: BTreeSet::new(),
-        };
+        let staged = StagedFetch { dir, tasks: BTreeMap::new(), segments: BTreeSet::new() };
+        let mut s = Self { out: out.to_path_buf(), _lock: lock, next_commit: 0, staged };
         s.load_journal()?;
         s.remove_orphans()?;
         Ok(s)
     }
 
     fn load_journal(&mut self) -> Result<(), StagingError> {
-        let path = self.dir.join("journal.jsonl");
+        let path = self.staged.dir.join("journal.jsonl");
         if !path.exists() {
             return Ok(());
         }
         let journal = read_journal(&path)?;
-        (self.tasks, self.segments, self.next_commit) =
+        (self.staged.tasks, self.staged.segments, self.next_commit) =
             (journal.tasks, journal.segments, journal.next_commit);
         // Drop a torn tail so the next commit starts on a fresh line.
-        let text = std::fs::read(&path).map_err(io_err(&path))?;
-        let mut valid_len = 0usize;
-        for line in text.split_inclusive(|b| *b == b'\n') {
-            if !line.ends_with(b"\n") || serde_json::from_slice::<Commit>(&line[..line.len() - 1]).is_err() {
-                break;
-            }
-            valid_len += line.len();
-        }
         let f = OpenOptions::new().write(true).open(&path).map_err(io_err(&path))?;
-        f.set_len(valid_len as u64).map_err(io_err(&path))?;
+        f.set_len(journal.valid_len).map_err(io_err(&path))?;
         Ok(())
     }
 
     fn remove_orphans(&self) -> Result<(), StagingError> {
-        for entry in std::fs::read_dir(&self.dir).map_err(io_err(&self.dir))? {
-            let entry = entry.map_err(io_err(&self.dir))?;
+        for entry in std::fs::read_dir(&self.staged.dir).map_err(io_err(&self.staged.dir))? {
+            let entry = entry.map_err(io_err(&self.staged.dir))?;
             let name = entry.file_name().to_string_lossy().to_string();
             let is_segment = name.ends_with(".parquet") || name.contains(".parquet.tmp");
-            if is_segment && !self.segments.contains(&name) {
+            if is_segment && !self.staged.segments.contains(&name) {
                 std::fs::remove_file(entry.path()).map_err(io_err(&entry.path()))?;
             }
         }
@@ -391,17 +383,26 @@ impl Staging {
 
     /// Tasks that need no fetching again: finished or known not to exist.
     pub fn settled(&self) -> BTreeSet<String> {
-        self.tasks.values().filter(|t| t.status != TaskStatus::Failed).map(|t| t.task.clone()).collect()
+        self.staged
+            .tasks
+            .values()
+            .filter(|t| t.status != TaskStatus::Failed)
+            .map(|t| t.task.clone())
+            .collect()
     }
 
     pub fn task_entries(&self) -> impl Iterator<Item = &TaskEntry> {
-        self.tasks.values()
+        self.staged.tasks.values()
     }
 
     /// Committed segment files of `table`, in commit order.
     pub fn segment_paths(&self, table: Table) -> Vec<PathBuf> {
-        let prefix = format!("{}-", table.name());
-        self.segments.iter().filter(|s| s.starts_with(&prefix)).map(|s| self.dir.join(s)).collect()
+        self.staged.segment_paths(table)
+    }
+
+    /// What the complete commits so far hold, as a reader of this directory would see it.
+    pub fn staged(&self) -> &StagedFetch {
+        &self.staged
     }
 
     /// Writes one commit: the rows as one segment per table, then the journal line.
@@ -417,25 +418,25 @@ impl Staging {
         let mut names = Vec::new();
         for (table, rows) in rows.iter().filter(|(_, r)| !r.is_empty()) {
             let name = format!("{}-{n:06}.parquet", table.name());
-            write_segment(&self.dir.join(&name), *table, rows)?;
+            write_segment(&self.staged.dir.join(&name), *table, rows)?;
             names.push(name);
         }
-        sync_dir(&self.dir)?;
+        sync_dir(&self.staged.dir)?;
         let line = serde_json::to_vec(&Commit { commit: n, segments: names.clone(), tasks: tasks.clone() })
             .map_err(|e| StagingError::Io {
-            path: self.dir.join("journal.jsonl"),
+            path: self.staged.dir.join("journal.jsonl"),
             source: std::io::Error::other(e),
         })?;
-        let path = self.dir.join("journal.jsonl");
+        let path = self.staged.dir.join("journal.jsonl");
         let mut j = OpenOptions::new().create(true).append(true).open(&path).map_err(io_err(&path))?;
         j.write_all(&line)
             .and_then(|()| j.write_all(b"\n"))
             .and_then(|()| j.sync_data())
             .map_err(io_err(&path))?;
         self.next_commit += 1;
-        self.segments.extend(names);
+        self.staged.segments.extend(names);
         for t in tasks {
-            self.tasks.insert(t.task.clone(), t);
+            self.staged.tasks.insert(t.task.clone(), t);
         }
         Ok(())
     }
@@ -572,6 +573,30 @@ mod tests {
             s.segment_paths(Table::CreditosAtivos).iter().flat_map(|p| read_segment(p).unwrap()).collect();
         let ufs: Vec<_> = rows.iter().map(|r| r["uf"].clone().unwrap()).collect();
         assert_eq!(ufs, ["SP", "RJ", "MG"]);
+    }
+
+    #[test]
+    fn a_commit_missing_its_newline_never_happened() {
+        let tmp = tempfile::tempdir().unwrap();
+        {
+            let mut s = Staging::open(tmp.path(), &P(1), false).unwrap();
+            s.commit(BTreeMap::from([(Table::CreditosAtivos, vec![row("SP")])]), vec![done("a")]).unwrap();
+        }
+        // A crash after writing a whole commit's JSON but before its newline.
+        let dir = tmp.path().join(".staging");
+        let journal = dir.join("journal.jsonl");
+        let mut text = std::fs::read_to_string(&journal).unwrap();
+        let torn = text.trim_end().replace("\"commit\":0", "\"commit\":1").replace("\"a\"", "\"b\"");
+        let torn = torn.replace("creditos_ativos-000000", "creditos_ativos-000001");
+        std::fs::copy(dir.join("creditos_ativos-000000.parquet"), dir.join("creditos_ativos-000001.parquet"))
+            .unwrap();
+        text.push_str(&torn);
+        std::fs::write(&journal, text).unwrap();
+        let s = Staging::open(tmp.path(), &P(1), true).unwrap();
+        assert_eq!(s.settled(), BTreeSet::from(["a".to_string()]), "b is fetched again");
+        assert!(!dir.join("creditos_ativos-000001.parquet").exists(), "its segment is an orphan");
+        assert!(std::fs::read_to_string(&journal).unwrap().ends_with('\n'));
+        assert_eq!(StagedFetch::read(tmp.path()).unwrap().tasks.len(), 1, "readers agree");
     }
 
     #[test]
