@@ -24,6 +24,55 @@ impl ser::Error for NotScalar {
     }
 }
 
+/// The compound shapes (sequences, maps, tuples, enum variants) neither serializer accepts.
+macro_rules! unsupported_compounds {
+    () => {
+        fn serialize_newtype_variant<T: ?Sized + Serialize>(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: &T,
+        ) -> Result<Self::Ok, NotScalar> {
+            Err(NotScalar)
+        }
+        fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, NotScalar> {
+            Err(NotScalar)
+        }
+        fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, NotScalar> {
+            Err(NotScalar)
+        }
+        fn serialize_tuple_struct(
+            self,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeTupleStruct, NotScalar> {
+            Err(NotScalar)
+        }
+        fn serialize_tuple_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeTupleVariant, NotScalar> {
+            Err(NotScalar)
+        }
+        fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, NotScalar> {
+            Err(NotScalar)
+        }
+        fn serialize_struct_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeStructVariant, NotScalar> {
+            Err(NotScalar)
+        }
+    };
+}
+
 /// A scalar field value as text; `Err(NotScalar)` for anything nested.
 struct Text;
 
@@ -49,6 +98,9 @@ impl ser::Serializer for Text {
     fn serialize_bytes(self, _: &[u8]) -> Result<Self::Ok, NotScalar> {
         Err(NotScalar)
     }
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct, NotScalar> {
+        Err(NotScalar)
+    }
     fn serialize_none(self) -> Result<Self::Ok, NotScalar> {
         Ok(None)
     }
@@ -71,52 +123,7 @@ impl ser::Serializer for Text {
     ) -> Result<Self::Ok, NotScalar> {
         v.serialize(self)
     }
-    fn serialize_newtype_variant<T: ?Sized + Serialize>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> Result<Self::Ok, NotScalar> {
-        Err(NotScalar)
-    }
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, NotScalar> {
-        Err(NotScalar)
-    }
-    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, NotScalar> {
-        Err(NotScalar)
-    }
-    fn serialize_tuple_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleStruct, NotScalar> {
-        Err(NotScalar)
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleVariant, NotScalar> {
-        Err(NotScalar)
-    }
-    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, NotScalar> {
-        Err(NotScalar)
-    }
-    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct, NotScalar> {
-        Err(NotScalar)
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStructVariant, NotScalar> {
-        Err(NotScalar)
-    }
+    unsupported_compounds!();
 }
 
 /// Collects `(field, text)` for each field of one struct.
@@ -184,49 +191,7 @@ impl<'a> ser::Serializer for Record<'a> {
     ) -> Result<(), NotScalar> {
         Err(NotScalar)
     }
-    fn serialize_newtype_variant<T: ?Sized + Serialize>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> Result<(), NotScalar> {
-        Err(NotScalar)
-    }
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, NotScalar> {
-        Err(NotScalar)
-    }
-    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, NotScalar> {
-        Err(NotScalar)
-    }
-    fn serialize_tuple_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleStruct, NotScalar> {
-        Err(NotScalar)
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleVariant, NotScalar> {
-        Err(NotScalar)
-    }
-    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, NotScalar> {
-        Err(NotScalar)
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStructVariant, NotScalar> {
-        Err(NotScalar)
-    }
+    unsupported_compounds!();
 }
 
 /// Calls `each(field, text)` for every field of the struct `rec`, in declaration order.
