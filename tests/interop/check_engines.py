@@ -492,20 +492,14 @@ def summarize_files(file_checks: list[Check]) -> list[tuple[bool, str, list[str]
     return lines
 
 
-def print_text(file_checks, file_notes, view_checks, query_checks) -> None:
-    print("== 1. Parquet files against manifest.json and the declared types")
-    for ok, head, details in summarize_files(file_checks):
-        print(f"{'ok  ' if ok else 'FAIL'} {head}")
-        for d in details:
-            print(f"       {d}")
-    for n in file_notes:
-        print(f"note {n}")
-    print("== 2. DuckDB views over the raw tables")
+def print_view_checks(view_checks) -> None:
     for c in view_checks:
         print(f"{'ok  ' if c.ok else 'FAIL'} {c.name}: {c.info or 'not created'}")
         for p in c.problems:
             print(f"       {p}")
-    print("== 3. Queries on DuckDB against the Polars aggregates")
+
+
+def print_query_checks(query_checks) -> None:
     for c in query_checks:
         if c.skipped:
             print(f"skip {c.name}")
@@ -517,8 +511,9 @@ def print_text(file_checks, file_notes, view_checks, query_checks) -> None:
             print(f"       note: {n}")
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def parse_args(argv: list[str] | None, description: str) -> tuple[argparse.Namespace, dict | None]:
+    """The arguments both checkers take, and the run's manifest (None if unreadable)."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("run_dir", type=Path, help="a finished run's output directory")
     ap.add_argument("queries_dir", type=Path, help="the folder of NN_name.sql files")
     ap.add_argument("--json", action="store_true", help="print a JSON summary instead of text")
@@ -531,6 +526,26 @@ def main(argv: list[str] | None = None) -> int:
         manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         manifest = None
+    return args, manifest
+
+
+def print_text(file_checks, file_notes, view_checks, query_checks) -> None:
+    print("== 1. Parquet files against manifest.json and the declared types")
+    for ok, head, details in summarize_files(file_checks):
+        print(f"{'ok  ' if ok else 'FAIL'} {head}")
+        for d in details:
+            print(f"       {d}")
+    for n in file_notes:
+        print(f"note {n}")
+    print("== 2. DuckDB views over the raw tables")
+    print_view_checks(view_checks)
+    print("== 3. Queries on DuckDB against the Polars aggregates")
+    print_query_checks(query_checks)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args, manifest = parse_args(argv, __doc__.split("\n\n")[0])
+    run, queries = args.run_dir, args.queries_dir
 
     file_checks, file_notes = check_files(run, manifest)
     con = duckdb.connect(":memory:")

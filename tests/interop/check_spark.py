@@ -29,7 +29,6 @@ pyarrow, and check_engines.py next to this file.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
@@ -294,36 +293,14 @@ def print_text(versions: dict[str, Any], view_checks, query_checks) -> None:
         f"(local[2], ANSI mode {versions['ansi']}, session time zone UTC)"
     )
     print(f"== 1. {ENGINE} views over the raw tables")
-    for c in view_checks:
-        print(f"{'ok  ' if c.ok else 'FAIL'} {c.name}: {c.info or 'not created'}")
-        for p in c.problems:
-            print(f"       {p}")
+    ce.print_view_checks(view_checks)
     print(f"== 2. Queries on {ENGINE} against the Polars aggregates")
-    for c in query_checks:
-        if c.skipped:
-            print(f"skip {c.name}")
-        else:
-            print(f"{'ok  ' if c.ok else 'FAIL'} {c.name}" + (f": {c.info}" if c.ok else ""))
-        for p in c.problems:
-            print(f"       {p}")
-        for n in c.notes:
-            print(f"       note: {n}")
+    ce.print_query_checks(query_checks)
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("run_dir", type=Path, help="a finished run's output directory")
-    ap.add_argument("queries_dir", type=Path, help="the folder of NN_name.sql files")
-    ap.add_argument("--json", action="store_true", help="print a JSON summary instead of text")
-    args = ap.parse_args(argv)
+    args, manifest = ce.parse_args(argv, __doc__.split("\n\n")[0])
     run, queries = args.run_dir, args.queries_dir
-    if not run.is_dir() or not queries.is_dir():
-        ap.error("RUN_DIR and QUERIES_DIR must be directories")
-
-    try:
-        manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        manifest = None
 
     with tempfile.TemporaryDirectory(prefix="check_spark-") as tmp:
         log_config = Path(tmp) / "log4j2.properties"
