@@ -15,7 +15,6 @@ use std::sync::{Arc, OnceLock};
 
 use arrow::array::{ArrayRef, RecordBatch, StringBuilder};
 use arrow::datatypes::{DataType, Field, Schema};
-use fs4::fs_std::FileExt;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
@@ -322,8 +321,14 @@ impl Staging {
             .write(true)
             .open(&lock_path)
             .map_err(io_err(&lock_path))?;
-        if !FileExt::try_lock_exclusive(&lock).map_err(io_err(&lock_path))? {
-            return Err(StagingError::Locked { dir: out.to_path_buf() });
+        // An advisory lock (std's, flock on Unix) so two runs never interleave their staging;
+        // the OS drops it if this process dies, so a killed run never leaves a stale lock.
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(StagingError::Locked { dir: out.to_path_buf() });
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(io_err(&lock_path)(e)),
         }
         let plan_path = dir.join("plan.json");
         let journal = dir.join("journal.jsonl");

@@ -290,10 +290,11 @@ pub fn format_decimal(d: Decimal, form: AmountForm) -> String {
     }
     for (i, c) in whole.chars().enumerate() {
         // No let-chain: the crate's rust-version (1.85) predates them.
-        if let Some(g) = group {
-            if i > 0 && (whole.len() - i) % 3 == 0 {
-                out.push(g);
-            }
+        if let Some(g) = group
+            && i > 0
+            && (whole.len() - i).is_multiple_of(3)
+        {
+            out.push(g);
         }
         out.push(c);
     }
