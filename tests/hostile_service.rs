@@ -248,7 +248,9 @@ fn model_decoding_never_panics_on_arbitrary_json() {
         0..40,
     )
     .prop_map(|parts| parts.concat());
-    proptest!(ProptestConfig::with_cases(3000), |(text in json)| {
+    // 3,000 cases in CI; PROPTEST_CASES runs it longer on demand, as it does the parser properties.
+    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(3000);
+    proptest!(ProptestConfig::with_cases(cases), |(text in json)| {
         let _ = fiscal_report::api::client::decode::<Envelope<CreditoAtivo>>(text.as_bytes(), "/p");
         let _ = fiscal_report::api::client::decode::<fiscal_report::api::models::CompanyProfile>(text.as_bytes(), "/p");
     });

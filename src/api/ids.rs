@@ -62,14 +62,13 @@ impl Cnpj {
         if chars.is_empty() {
             return Err(invalid(WHAT, input, "it is empty; write 14 digits, masked or bare"));
         }
-        if chars.len() != 14 {
+        // Counted in characters, not bytes: the message is read by whoever typed them.
+        let count = chars.chars().count();
+        if count != 14 {
             return Err(invalid(
                 WHAT,
                 input,
-                format!(
-                    "it has {} characters where a CNPJ has 14 (8 root + 4 order + 2 check digits)",
-                    chars.len()
-                ),
+                format!("it has {count} characters where a CNPJ has 14 (8 root + 4 order + 2 check digits)"),
             ));
         }
         if !chars.chars().all(|c| c.is_ascii_alphanumeric()) {
@@ -216,8 +215,12 @@ impl AnoMes {
         }
         let year: u16 = s[..4].parse().map_err(|_| invalid("ano_mes", input, "bad year"))?;
         let month: u8 = s[4..].parse().map_err(|_| invalid("ano_mes", input, "bad month"))?;
+        if !(1..=12).contains(&month) {
+            let rule = format!("month {month:02} is outside 01-12; write AAAAMM, e.g. 202401");
+            return Err(invalid("ano_mes", input, rule));
+        }
         Self::new(year, month).ok_or_else(|| {
-            invalid("ano_mes", input, format!("month {month:02} is outside 01-12; write AAAAMM, e.g. 202401"))
+            invalid("ano_mes", input, format!("year {year} is before 1900; write AAAAMM, e.g. 202401"))
         })
     }
 
@@ -404,6 +407,66 @@ mod tests {
         assert!(Page::new(101, 0).is_err());
         assert!(Page::new(100, -1).is_err());
         assert_eq!(Page::new(100, 5).unwrap(), Page { limite: 100, offset: 5 });
+    }
+
+    #[test]
+    fn ano_mes_names_the_part_that_is_wrong() {
+        assert!(AnoMes::parse("180001").unwrap_err().rule.contains("year 1800 is before 1900"));
+        assert!(AnoMes::parse("180013").unwrap_err().rule.contains("month 13"));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn id_parsers_never_panic(s in proptest::prelude::any::<String>()) {
+            let _ = Cnpj::parse(&s);
+            let _ = Cno::parse(&s);
+            let _ = Nirf::parse(&s);
+            let _ = AnoMes::parse(&s);
+            let _ = Uf::parse(&s);
+            let _ = Categoria::parse(&s);
+        }
+
+        #[test]
+        fn every_numeric_base_gives_a_cnpj_read_back_bare_or_masked(base in "[0-9]{12}") {
+            let cnpj = Cnpj::from_base(&base).expect("12 digits");
+            proptest::prop_assert_eq!(&cnpj.as_str()[..12], base.as_str());
+            for text in [cnpj.as_str().to_string(), cnpj.masked(), format!(" {} ", cnpj.masked())] {
+                proptest::prop_assert_eq!(Cnpj::parse(&text), Ok(cnpj.clone()), "{}", text);
+            }
+        }
+
+        #[test]
+        fn any_other_check_digit_pair_is_refused(base in "[0-9]{12}", dv in 0u8..100) {
+            let right = Cnpj::from_base(&base).expect("12 digits");
+            let candidate = format!("{base}{dv:02}");
+            if candidate != right.as_str() {
+                let e = Cnpj::parse(&candidate).unwrap_err();
+                proptest::prop_assert!(e.rule.contains("check digits"), "{}", e);
+                proptest::prop_assert!(e.rule.contains(&right.as_str()[12..]), "{}", e);
+            }
+        }
+
+        #[test]
+        fn a_wrong_length_is_named_in_characters(s in "[0-9é]{0,20}") {
+            let n = s.chars().count();
+            if n != 14 {
+                let e = Cnpj::parse(&s).unwrap_err();
+                let said = format!("{n} characters");
+                proptest::prop_assert!(n == 0 || e.rule.contains(&said), "{}", e);
+            }
+        }
+
+        #[test]
+        fn ano_mes_round_trips_and_orders(year in 1900u16..=9999, month in 1u8..=12, step in -240i32..=240) {
+            let text = format!("{year:04}{month:02}");
+            let a = AnoMes::parse(&text).expect("valid month");
+            proptest::prop_assert_eq!(a.to_string(), text);
+            proptest::prop_assert_eq!(AnoMes::from_index(a.index()), Some(a));
+            if let Some(b) = a.plus_months(step) {
+                proptest::prop_assert_eq!(b.index() - a.index(), step);
+                proptest::prop_assert_eq!(b.plus_months(-step), Some(a));
+            }
+        }
     }
 
     #[test]
