@@ -74,7 +74,29 @@ fn env_parsed<T: std::str::FromStr>(name: &'static str) -> Result<Option<T>, Con
 pub fn read_settings_file(path: &Path) -> Result<Settings, ConfigError> {
     let text = std::fs::read_to_string(path)
         .map_err(|source| ConfigError::Read { path: path.to_path_buf(), source })?;
-    toml::from_str(&text).map_err(|e| ConfigError::Parse { path: path.to_path_buf(), message: e.to_string() })
+    toml::from_str(&text)
+        .map_err(|e| ConfigError::Parse { path: path.to_path_buf(), message: toml_error(&e, &text) })
+}
+
+/// The parser's message with its line and column, but not the quoted source line that toml's
+/// own rendering adds: that line may be `api_key = "..."`, and this text reaches logs.
+fn toml_error(e: &toml::de::Error, text: &str) -> String {
+    let mut message = e.message().trim_end().to_string();
+    let Some(span) = e.span() else { return message };
+    let before = text.get(..span.start).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    // A type error quotes the value ("invalid type: integer `1234`"): on a key's line, hide it.
+    let source_line = text.lines().nth(line - 1).unwrap_or("");
+    if let Some((name, value)) = source_line.split_once('=')
+        && name.to_ascii_lowercase().contains("key")
+    {
+        let value = value.trim().trim_matches(|c| c == '"' || c == '\'');
+        if !value.is_empty() {
+            message = message.replace(value, "<redacted>");
+        }
+    }
+    format!("line {line}, column {column}: {message}")
 }
 
 /// Which months to fetch.
@@ -257,13 +279,21 @@ impl RunConfig {
         Ok(Self {
             base_url: base_url.map(|b| b.value),
             api_key: api_key.map(ApiKey::new),
-            allow_insecure_http: svc.allow_insecure_http || file.allow_insecure_http.unwrap_or(false),
+            // A switch on the command line can only say yes; the environment can say either, so
+            // FISCAL_REPORT_STRICT=false overrides `strict = true` in the file.
+            allow_insecure_http: pick(
+                svc.allow_insecure_http.then_some(true),
+                env_parsed("allow_insecure_http")?,
+                file.allow_insecure_http,
+            )
+            .is_some_and(|s| s.value),
             timeout_secs: timeout.map_or(30, |t| t.value),
             ufs,
             months,
             cnpjs: pick(args.cnpjs.clone(), env_var("cnpjs").map(PathBuf::from), file.cnpjs.clone())
                 .map(|s| s.value),
-            strict: args.strict || file.strict.unwrap_or(false),
+            strict: pick(args.strict.then_some(true), env_parsed("strict")?, file.strict)
+                .is_some_and(|s| s.value),
             out: pick(args.out.clone(), env_var("out").map(PathBuf::from), file.out.clone()).map(|s| s.value),
             concurrency: concurrency.map_or(16, |c| c.value),
             max_rps: max_rps.map(|r| r.value),

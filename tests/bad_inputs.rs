@@ -60,6 +60,25 @@ fn config_files_that_cannot_be_used() {
     let wrong = p("wrong.toml", "ano_mes = \"202400\"\n");
     assert_bad(&["fetch", "--config", &wrong], &[], &["ano_mes", "config file"]);
     assert_bad(&["fetch", "--config", "/no/such/file.toml"], &[], &["/no/such/file.toml"]);
+    // A key in a file that cannot be read is still a secret: the message names the line, not it.
+    for (name, text, expect) in [
+        ("flag-spelling.toml", "uf = \"SP\"\napi-key = \"s3cr3t-k3y\"\n", "unknown field `api-key`"),
+        ("unquoted.toml", "api_key = s3cr3t-k3y\n", "line 1"),
+        ("numeric.toml", "api_key = 31415926\n", "invalid type"),
+    ] {
+        let path = p(name, text);
+        let (code, err) = run(&["fetch", "--config", &path], &[]);
+        assert_eq!(code, Some(2), "{name}: {err}");
+        assert!(err.contains(name) && err.contains(expect), "{name}: {expect:?} missing from {err}");
+        assert!(!err.contains("s3cr3t") && !err.contains("31415926"), "{name} printed the key: {err}");
+    }
+    // The environment can switch off what the file switched on.
+    let insecure = p("insecure.toml", "allow_insecure_http = true\n");
+    assert_bad(
+        &["fetch", "--config", &insecure, "--base-url", "http://registry.example/"],
+        &[("REGISTRY_API_KEY", "k"), ("FISCAL_REPORT_ALLOW_INSECURE_HTTP", "false")],
+        &["--allow-insecure-http"],
+    );
     // Flags beat the environment, which beats the file.
     let ok = p("ok.toml", "uf = \"XX\"\n");
     assert_bad(&["fetch", "--config", &ok], &[], &["config file"]);

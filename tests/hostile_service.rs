@@ -1,6 +1,6 @@
 //! A service that misbehaves on purpose, one way per scenario, driven through the real client
 //! and paginator: every case has a defined outcome (a record read, a warning, or a typed error),
-//! never a panic or an endless loop.
+//! never a panic, an endless loop or a list saved short.
 //!
 //! Scenarios are chosen by `ano_mes` on the credits list and by the CNO on the work lookup.
 
@@ -154,19 +154,17 @@ async fn odd_records_are_read_not_rejected() {
 }
 
 #[tokio::test]
-async fn inconsistent_pagination_ends_with_warnings() {
+async fn inconsistent_pagination_fails_the_list_instead_of_saving_it_short() {
     let (base, _t) = start().await;
     let c = client(&base);
-    let w = walk(&c, "202402").await.unwrap();
-    assert_eq!((w.items.len(), w.pages), (0, 1));
-    assert!(
-        w.warnings.iter().any(|m| m.contains("held 0 records where 100 were expected")),
-        "{:?}",
-        w.warnings
-    );
-    let w = walk(&c, "202403").await.unwrap();
-    assert_eq!(w.pages, 3, "pages planned from the first total, so the walk ends");
-    assert!(w.warnings.iter().any(|m| m.contains("changed from 250 to 9000")), "{:?}", w.warnings);
+    // An empty page that claims 500 records, however often it is asked.
+    let e = walk(&c, "202402").await.unwrap_err();
+    assert!(matches!(e, ApiError::IncompleteList { .. }) && e.is_retryable(), "{e}");
+    assert!(e.to_string().contains("held 0 records where paginacao.total is 500"), "{e}");
+    // A total that grows while we read, on every walk.
+    let e = walk(&c, "202403").await.unwrap_err();
+    assert!(e.to_string().contains("changed from 250 to 9000"), "{e}");
+    // A first page longer than limite is only a warning: nothing is lost or duplicated.
     let w = walk(&c, "202404").await.unwrap();
     let values: Vec<String> = w.items.iter().map(|i| i.valor_total.clone().unwrap()).collect();
     assert_eq!(
@@ -254,4 +252,52 @@ fn model_decoding_never_panics_on_arbitrary_json() {
         let _ = fiscal_report::api::client::decode::<Envelope<CreditoAtivo>>(text.as_bytes(), "/p");
         let _ = fiscal_report::api::client::decode::<fiscal_report::api::models::CompanyProfile>(text.as_bytes(), "/p");
     });
+}
+
+#[tokio::test]
+async fn a_redirect_is_reported_and_the_key_never_follows_it() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    // The decoy stands for any other host: it counts every request that reaches it.
+    let hits = Arc::new(AtomicUsize::new(0));
+    let counter = hits.clone();
+    let decoy = Router::new().fallback(move || {
+        let counter = counter.clone();
+        async move {
+            counter.fetch_add(1, Ordering::SeqCst);
+            json(200, r#"{"cno":"000000020010","nome":"DECOY"}"#.into())
+        }
+    });
+    let decoy_listener = tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0))).await.unwrap();
+    let decoy_addr = decoy_listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        let _ = axum::serve(decoy_listener, decoy).await;
+    });
+    let location = format!("http://{decoy_addr}/v1/cnos/000000020010");
+    for status in [StatusCode::MOVED_PERMANENTLY, StatusCode::FOUND, StatusCode::TEMPORARY_REDIRECT] {
+        let to = location.clone();
+        let app = Router::new().route(
+            "/v1/cnos/{cno}",
+            get(move || {
+                let to = to.clone();
+                async move { (status, [(header::LOCATION, to)]).into_response() }
+            }),
+        );
+        let listener = tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0))).await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        let err = client(&base).get_one::<Obra>(&Operation::Obra(Cno::parse("000000020010").unwrap())).await;
+        match err {
+            Err(ApiError::Redirected { status: s, ref location, .. }) => {
+                assert_eq!(s, status.as_u16());
+                assert_eq!(location, &format!("http://{decoy_addr}/v1/cnos/000000020010"));
+            }
+            other => panic!("HTTP {status} gave {other:?}"),
+        }
+        let text = err.unwrap_err().to_string();
+        assert!(text.contains("--base-url") && !text.contains("DECOY"), "{text}");
+    }
+    assert_eq!(hits.load(Ordering::SeqCst), 0, "a request (with its key) reached the other address");
 }

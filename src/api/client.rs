@@ -120,6 +120,10 @@ impl RegistryClient {
             .timeout(cfg.timeout)
             .connect_timeout(Duration::from_secs(10).min(cfg.timeout))
             .pool_max_idle_per_host(256)
+            // reqwest strips only the standard credential headers on a cross-host redirect, so
+            // x-api-key would follow a 302 anywhere, even to plain http. The spec has no
+            // redirects: a 3xx is reported (with its Location) instead of followed.
+            .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| ClientConfigError::Http(e.to_string()))?;
         Ok(Self { http, base, timeout: cfg.timeout, max_body_bytes: cfg.max_body_bytes })
@@ -177,6 +181,15 @@ impl RegistryClient {
         };
         let status = resp.status().as_u16();
         let retry_after = parse_retry_after(resp.headers());
+        if (300..400).contains(&status) {
+            let location = resp
+                .headers()
+                .get(reqwest::header::LOCATION)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("(no Location header)")
+                .to_string();
+            return Err(ApiError::Redirected { status, path, location });
+        }
         if let Some(len) = resp.content_length()
             && len > self.max_body_bytes
         {

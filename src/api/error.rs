@@ -31,6 +31,12 @@ pub enum ApiError {
     #[error("the service refused the request (HTTP {status}): {detail}")]
     Refused { status: u16, detail: String },
 
+    #[error(
+        "the service redirected {path} (HTTP {status}) to {location}; redirects are not followed, so the key \
+         is never sent to another address: set --base-url to the address that answers"
+    )]
+    Redirected { status: u16, path: String, location: String },
+
     #[error("rate limited (HTTP 429){}", .retry_after.map(|d| format!(", Retry-After {}s", d.as_secs())).unwrap_or_default())]
     RateLimited { retry_after: Option<Duration> },
 
@@ -51,6 +57,9 @@ pub enum ApiError {
 
     #[error("the response body for {path} is larger than the {limit_mib} MiB limit")]
     BodyTooLarge { path: String, limit_mib: u64 },
+
+    #[error("{what}: the list could not be read whole: {detail}")]
+    IncompleteList { what: String, detail: String },
 }
 
 fn render_issues(issues: &[ValidationIssue]) -> String {
@@ -71,6 +80,7 @@ impl ApiError {
                 | Self::Connection { .. }
                 | Self::CutOffBody { .. }
                 | Self::InvalidBody { .. }
+                | Self::IncompleteList { .. }
         )
     }
 
@@ -89,6 +99,7 @@ impl ApiError {
             Self::KeyRejected { status, .. }
             | Self::Validation { status, .. }
             | Self::Refused { status, .. }
+            | Self::Redirected { status, .. }
             | Self::Server { status, .. } => status.to_string(),
             Self::NotFound { .. } => "404".into(),
             Self::RateLimited { .. } => "429".into(),
@@ -97,6 +108,7 @@ impl ApiError {
             Self::CutOffBody { .. } => "cut-off-body".into(),
             Self::InvalidBody { .. } => "invalid-body".into(),
             Self::BodyTooLarge { .. } => "body-too-large".into(),
+            Self::IncompleteList { .. } => "incomplete-list".into(),
         }
     }
 }

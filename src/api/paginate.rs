@@ -1,18 +1,29 @@
 //! Walking a list operation to its end: the first page gives `paginacao.total`, the rest are
 //! fetched concurrently.
 //!
-//! The walk always terminates: the pages are planned from the first total, never discovered
-//! one after another, so a service whose total drifts or whose pages run short yields
-//! warnings, not an endless loop. How one page is fetched (retries, throttling) is the
+//! A list is either read whole or not at all. A page shorter than the first total promised is
+//! asked again; a total that moves between pages restarts the walk, since the list changed
+//! under it. If the service still contradicts itself after that, the walk ends in
+//! `ApiError::IncompleteList`, so the task is recorded as failed (and retried by `--resume`)
+//! instead of saved short. Benign oddities (a page longer than `limite`, a missing total) are
+//! warnings. The walk always terminates: pages are planned from the first total, and the first
+//! bad page stops the requests after it. How one page is fetched (retries, throttling) is the
 //! caller's closure; this module knows nothing of it.
 
 use std::future::Future;
+use std::time::Duration;
 
-use futures::{StreamExt, TryStreamExt};
+use futures::StreamExt;
 
 use super::error::ApiError;
 use super::ids::Page;
 use super::models::{Envelope, Fonte};
+
+/// How often one short page is asked for in all, and how many walks a moving total gets.
+const PAGE_ATTEMPTS: u32 = 4;
+const WALK_ATTEMPTS: u32 = 3;
+/// The pause before asking again grows with the attempt: the service may be mid-update.
+const PAUSE_STEP: Duration = Duration::from_millis(100);
 
 /// Everything a walk found.
 #[derive(Debug, Clone)]
@@ -22,7 +33,7 @@ pub struct Walk<T> {
     /// `paginacao.total` of the first page.
     pub total: u64,
     pub pages: u32,
-    /// Anomalies seen on the way, in words a person can act on.
+    /// Anomalies seen on the way that did not cost a record, in words a person can act on.
     pub warnings: Vec<String>,
 }
 
@@ -36,23 +47,40 @@ pub fn pages_for(total: u64, limite: u32) -> u64 {
     total.div_ceil(u64::from(limite)).max(1)
 }
 
+/// Why one walk stopped short.
+enum Stop {
+    /// `paginacao.total` differs from the first page's: walk again from the start.
+    TotalMoved(String),
+    /// The page stayed short, or the request failed: the walk ends here.
+    Failed(ApiError),
+}
+
+impl From<ApiError> for Stop {
+    fn from(e: ApiError) -> Self {
+        Stop::Failed(e)
+    }
+}
+
+fn incomplete(what: &str, detail: String) -> ApiError {
+    ApiError::IncompleteList { what: what.to_string(), detail }
+}
+
+/// Checks one page against the first total; `Ok(None)` means "short, ask again".
 fn accept_page<T>(
     env: Envelope<T>,
     page: Page,
     first_total: u64,
     what: &str,
     warnings: &mut Vec<String>,
-) -> Vec<T> {
+) -> Result<Result<Vec<T>, String>, Stop> {
     let mut items = env.itens;
-    let page_total = env.paginacao.as_ref().and_then(|p| p.total);
-    if let Some(t) = page_total
+    if let Some(t) = env.paginacao.as_ref().and_then(|p| p.total)
         && t != first_total as i64
     {
-        warnings.push(format!(
-            "{what}: paginacao.total changed from {first_total} to {t} between pages (offset {}); \
-             the list was read as it stood at the first page",
+        return Err(Stop::TotalMoved(format!(
+            "paginacao.total changed from {first_total} to {t} between pages (offset {})",
             page.offset
-        ));
+        )));
     }
     if items.len() > page.limite as usize {
         warnings.push(format!(
@@ -65,13 +93,41 @@ fn accept_page<T>(
     }
     let expected = first_total.saturating_sub(page.offset).min(u64::from(page.limite)) as usize;
     if items.len() < expected {
-        warnings.push(format!(
-            "{what}: the page at offset {} held {} records where {expected} were expected",
+        return Ok(Err(format!(
+            "the page at offset {} held {} records where {expected} were expected (paginacao.total {first_total})",
             page.offset,
             items.len()
-        ));
+        )));
     }
-    items
+    Ok(Ok(items))
+}
+
+/// Fetches a page after the first, asking again while it comes back short.
+async fn checked_page<T, F, Fut>(
+    fetch: &F,
+    page: Page,
+    total: u64,
+    what: &str,
+) -> Result<(Vec<T>, Vec<String>), Stop>
+where
+    F: Fn(Page) -> Fut,
+    Fut: Future<Output = Result<Envelope<T>, ApiError>>,
+{
+    let mut attempt = 1;
+    loop {
+        let mut warnings = Vec::new();
+        match accept_page(fetch(page).await?, page, total, what, &mut warnings)? {
+            Ok(items) => return Ok((items, warnings)),
+            Err(short) if attempt >= PAGE_ATTEMPTS => {
+                let detail = format!("{short}, {PAGE_ATTEMPTS} times");
+                return Err(Stop::Failed(incomplete(what, detail)));
+            }
+            Err(_) => {
+                tokio::time::sleep(PAUSE_STEP * attempt).await;
+                attempt += 1;
+            }
+        }
+    }
 }
 
 /// Walks a list with `limite=100`, fetching up to `concurrency` pages after the first at once.
@@ -80,21 +136,59 @@ where
     F: Fn(Page) -> Fut,
     Fut: Future<Output = Result<Envelope<T>, ApiError>>,
 {
+    let mut walk = 1;
+    loop {
+        match walk_once(what, concurrency, &fetch).await {
+            Ok(w) => return Ok(w),
+            Err(Stop::Failed(e)) => return Err(e),
+            Err(Stop::TotalMoved(detail)) if walk >= WALK_ATTEMPTS => {
+                return Err(incomplete(what, format!("{detail}, in each of {WALK_ATTEMPTS} walks")));
+            }
+            Err(Stop::TotalMoved(_)) => {
+                tokio::time::sleep(PAUSE_STEP * walk).await;
+                walk += 1;
+            }
+        }
+    }
+}
+
+async fn walk_once<T, F, Fut>(what: &str, concurrency: usize, fetch: &F) -> Result<Walk<T>, Stop>
+where
+    F: Fn(Page) -> Fut,
+    Fut: Future<Output = Result<Envelope<T>, ApiError>>,
+{
     let first_page = Page::first();
-    let first = fetch(first_page).await?;
-    let fonte = first.fonte.clone();
-    let mut warnings = Vec::new();
-    let total = match first.paginacao.as_ref().and_then(|p| p.total) {
-        Some(t) if t >= 0 => t as u64,
-        Some(t) => {
-            warnings.push(format!("{what}: paginacao.total is negative ({t}); read as 0"));
-            0
+    let mut attempt = 1;
+    let (first, total, mut warnings) = loop {
+        let first = fetch(first_page).await?;
+        let mut warnings = Vec::new();
+        let total = match first.paginacao.as_ref().and_then(|p| p.total) {
+            Some(t) if t >= 0 => t as u64,
+            Some(t) => {
+                warnings.push(format!("{what}: paginacao.total is negative ({t}); read as 0"));
+                0
+            }
+            None => {
+                warnings
+                    .push(format!("{what}: the first page has no paginacao.total; only that page was read"));
+                first.itens.len() as u64
+            }
+        };
+        let short = (first.itens.len() as u64) < total.min(u64::from(first_page.limite));
+        if !short {
+            break (first, total, warnings);
         }
-        None => {
-            warnings.push(format!("{what}: the first page has no paginacao.total; only that page was read"));
-            first.itens.len() as u64
+        if attempt >= PAGE_ATTEMPTS {
+            let detail = format!(
+                "the first page held {} records where paginacao.total is {total}, {PAGE_ATTEMPTS} times",
+                first.itens.len()
+            );
+            return Err(Stop::Failed(incomplete(what, detail)));
         }
+        tokio::time::sleep(PAUSE_STEP * attempt).await;
+        attempt += 1;
     };
+    let fonte = first.fonte.clone();
     if total == 0 && !first.itens.is_empty() {
         warnings.push(format!(
             "{what}: paginacao.total is 0 but the page holds {} records; they were kept",
@@ -102,24 +196,22 @@ where
         ));
         return Ok(Walk { total: first.itens.len() as u64, items: first.itens, fonte, pages: 1, warnings });
     }
-    let short_first = (first.itens.len() as u64) < total.min(u64::from(first_page.limite));
-    let mut items = accept_page(first, first_page, total, what, &mut warnings);
-    if short_first {
-        // A short first page means the service has no more to give, whatever total says.
-        return Ok(Walk { items, fonte, total, pages: 1, warnings });
-    }
-    let rest: Vec<(Page, Envelope<T>)> = futures::stream::iter(remaining_offsets(total, first_page.limite))
-        .map(|offset| {
-            let page = Page { limite: first_page.limite, offset };
-            let fut = fetch(page);
-            async move { fut.await.map(|env| (page, env)) }
-        })
-        .buffered(concurrency.max(1))
-        .try_collect()
-        .await?;
-    let pages = 1 + rest.len() as u32;
-    for (page, env) in rest {
-        items.extend(accept_page(env, page, total, what, &mut warnings));
+    // The first page is full (or the whole list): only a longer-than-limite page is left to say.
+    let mut items = match accept_page(first, first_page, total, what, &mut warnings)? {
+        Ok(items) => items,
+        Err(short) => return Err(Stop::Failed(incomplete(what, short))),
+    };
+    let rest = futures::stream::iter(remaining_offsets(total, first_page.limite))
+        .map(|offset| checked_page(fetch, Page { limite: first_page.limite, offset }, total, what))
+        .buffered(concurrency.max(1));
+    let mut rest = std::pin::pin!(rest);
+    let mut pages = 1u32;
+    // In order, stopping at the first bad page: dropping the stream cancels the pages after it.
+    while let Some(page) = rest.next().await {
+        let (page_items, page_warnings) = page?;
+        items.extend(page_items);
+        warnings.extend(page_warnings);
+        pages += 1;
     }
     Ok(Walk { items, fonte, total, pages, warnings })
 }
@@ -156,25 +248,80 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn total_zero_and_drift_and_long_pages() {
+    async fn total_zero_and_long_pages_are_warnings() {
         let w = walk_pages("t", 4, |_p: Page| async { Ok(env(vec![], 0)) }).await.unwrap();
         assert_eq!((w.items.len(), w.pages), (0, 1));
-
-        // The total grows after the first page: a warning, and the walk still ends.
+        // A first page longer than limite: the extra records are dropped, none duplicated.
         let w = walk_pages("t", 4, |p: Page| async move {
+            let n = if p.offset == 0 { 150 } else { 250 - p.offset as u32 };
+            Ok(env((0..n.min(150)).map(|i| i + p.offset as u32).collect(), 250))
+        })
+        .await
+        .unwrap();
+        assert_eq!(w.items, (0..250).collect::<Vec<u32>>());
+        assert!(w.warnings.iter().any(|m| m.contains("held 150 records for limite 100")), "{:?}", w.warnings);
+    }
+
+    #[tokio::test]
+    async fn a_short_page_is_asked_again_and_a_lasting_one_fails_the_walk() {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        // The page at offset 100 is short twice, then whole: the list comes back complete.
+        let asked = AtomicU32::new(0);
+        let w = walk_pages("t", 4, |p: Page| {
+            let short = p.offset == 100 && asked.fetch_add(1, Ordering::SeqCst) < 2;
+            async move {
+                let n = if short { 10 } else { 100.min(250 - p.offset as u32) };
+                Ok(env((0..n).map(|i| i + p.offset as u32).collect(), 250))
+            }
+        })
+        .await
+        .unwrap();
+        assert_eq!(w.items, (0..250).collect::<Vec<u32>>());
+        assert_eq!(asked.load(Ordering::SeqCst), 3);
+
+        // Empty itens with a non-zero total, every time: an error, not an empty list.
+        let calls = AtomicU32::new(0);
+        let e = walk_pages("t", 4, |_p: Page| {
+            calls.fetch_add(1, Ordering::SeqCst);
+            async { Ok(env(Vec::<u32>::new(), 500)) }
+        })
+        .await
+        .unwrap_err();
+        assert!(matches!(e, ApiError::IncompleteList { .. }) && e.is_retryable(), "{e}");
+        assert!(e.to_string().contains("held 0 records where paginacao.total is 500"), "{e}");
+        assert_eq!(calls.load(Ordering::SeqCst), PAGE_ATTEMPTS);
+    }
+
+    #[tokio::test]
+    async fn a_moving_total_restarts_the_walk_then_fails_it() {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        // The total moves once (a record added mid-walk); the second walk reads it whole.
+        let walks = AtomicU32::new(0);
+        let w = walk_pages("t", 1, |p: Page| {
+            let walk = if p.offset == 0 {
+                walks.fetch_add(1, Ordering::SeqCst)
+            } else {
+                walks.load(Ordering::SeqCst) - 1
+            };
+            let total = if walk == 0 && p.offset > 0 { 151 } else { 150 };
+            async move {
+                Ok(env((0..100.min(150 - p.offset as u32)).map(|i| i + p.offset as u32).collect(), total))
+            }
+        })
+        .await
+        .unwrap();
+        assert_eq!(w.items, (0..150).collect::<Vec<u32>>());
+        assert_eq!(walks.load(Ordering::SeqCst), 2);
+
+        // A total that never holds still: an error naming both totals.
+        let e = walk_pages("t", 4, |p: Page| async move {
             let total = if p.offset == 0 { 150 } else { 9999 };
             Ok(env((0..100).map(|i| i + p.offset as u32).collect(), total))
         })
         .await
-        .unwrap();
-        assert_eq!(w.pages, 2);
-        assert!(w.warnings.iter().any(|m| m.contains("from 150 to 9999")), "{:?}", w.warnings);
-        assert!(w.warnings.iter().any(|m| m.contains("held 100 records for limite")) || w.items.len() == 200);
-
-        // Empty itens with a non-zero total: stops after the first page, says so.
-        let w = walk_pages("t", 4, |_p: Page| async { Ok(env(vec![], 500)) }).await.unwrap();
-        assert_eq!(w.pages, 1);
-        assert!(w.warnings.iter().any(|m| m.contains("held 0 records where 100")), "{:?}", w.warnings);
+        .unwrap_err();
+        assert!(e.to_string().contains("changed from 150 to 9999"), "{e}");
+        assert!(e.to_string().contains("3 walks"), "{e}");
     }
 
     #[test]

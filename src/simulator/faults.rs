@@ -1,5 +1,5 @@
 //! Fault injection and rate limiting for the embedded registry: what the extraction stage must
-//! survive (5xx, 429 with Retry-After, dropped connections, cut-off bodies) on demand.
+//! survive (5xx, 429 with Retry-After, dropped connections, cut-off bodies, short pages) on demand.
 //!
 //! Faults are drawn from a seeded stream, so a given request sequence meets the same faults.
 //! It decides which fault to inject; `server` turns the decision into bytes on the wire.
@@ -30,6 +30,8 @@ pub enum Fault {
     DropConnection,
     CutOffStream,
     TruncatedJson,
+    /// A well-formed 200 list page holding half its records: a replica that lags, say.
+    ShortPage,
 }
 
 pub struct FaultPlan {
@@ -67,13 +69,14 @@ impl FaultPlan {
         if !rng.random_bool(self.cfg.fault_rate.clamp(0.0, 1.0)) {
             return None;
         }
-        Some(match rng.random_range(0..6u8) {
+        Some(match rng.random_range(0..7u8) {
             0 => Fault::ServerError(500),
             1 => Fault::ServerError(503),
             2 => Fault::TooManyRequests,
             3 => Fault::DropConnection,
             4 => Fault::CutOffStream,
-            _ => Fault::TruncatedJson,
+            5 => Fault::TruncatedJson,
+            _ => Fault::ShortPage,
         })
     }
 }

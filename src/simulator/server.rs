@@ -274,6 +274,27 @@ async fn gate(State(s): State<Shared>, req: Request, next: Next) -> Response {
             });
             Response::new(Body::from_stream(stream))
         }
+        Some(Fault::ShortPage) => {
+            let resp = next.run(req).await;
+            let (mut parts, body) = resp.into_parts();
+            let bytes = axum::body::to_bytes(body, usize::MAX).await.unwrap_or_default();
+            // Only a list page with records can run short; anything else goes out as it was.
+            let shortened = serde_json::from_slice::<serde_json::Value>(&bytes).ok().and_then(|mut v| {
+                let itens = v.get_mut("itens")?.as_array_mut()?;
+                if itens.is_empty() {
+                    return None;
+                }
+                itens.truncate(itens.len() / 2);
+                serde_json::to_vec(&v).ok()
+            });
+            match shortened {
+                Some(b) => {
+                    parts.headers.remove(header::CONTENT_LENGTH);
+                    Response::from_parts(parts, Body::from(b))
+                }
+                None => Response::from_parts(parts, Body::from(bytes)),
+            }
+        }
         Some(fault @ (Fault::CutOffStream | Fault::TruncatedJson)) => {
             let resp = next.run(req).await;
             let (parts, body) = resp.into_parts();
