@@ -1,7 +1,10 @@
 //! The process exit codes (documented in README, stable for schedulers) and the one place
 //! that turns an error chain into the code and the words a person reads.
 
+use std::path::PathBuf;
+
 use crate::api::{ApiError, ClientConfigError, InvalidInput};
+use crate::export::ExportError;
 use crate::extract::portfolio::PortfolioError;
 use crate::extract::runner::FetchError;
 use crate::extract::staging::StagingError;
@@ -39,6 +42,41 @@ impl Classified {
     }
 }
 
+/// A file or directory a command must write could not be written: a full disk, a read-only
+/// mount, a permission, a path that is a file. The person running it can fix that and a bug
+/// report would not help, so it exits as bad input (as staging write failures do).
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write {path}; {fix}")]
+pub struct OutputError {
+    pub path: PathBuf,
+    /// What to do about it, in the terms of the command that failed.
+    pub fix: String,
+    #[source]
+    pub source: std::io::Error,
+}
+
+impl OutputError {
+    /// `source` as an output problem at `path`, unless it is a bug in disguise: the writers
+    /// carry a serialisation failure as `io::Error::other`, and no disk space fixes that.
+    pub fn wrap(path: impl Into<PathBuf>, fix: impl Into<String>, source: std::io::Error) -> anyhow::Error {
+        let path = path.into();
+        if source.get_ref().is_some_and(|inner| inner.is::<serde_json::Error>()) {
+            return anyhow::Error::new(source).context(format!("serialising {}", path.display()));
+        }
+        Self { path, fix: fix.into(), source }.into()
+    }
+}
+
+/// Failures of the machine around us rather than of our code. A backstop for writers whose
+/// errors reach `classify` bare (e.g. the manifest rewrite after a report).
+fn environmental(kind: std::io::ErrorKind) -> bool {
+    use std::io::ErrorKind as K;
+    matches!(
+        kind,
+        K::StorageFull | K::QuotaExceeded | K::ReadOnlyFilesystem | K::PermissionDenied | K::FileTooLarge
+    )
+}
+
 /// The exit status for an error chain: the first cause that says what kind of failure it is.
 pub fn classify(err: &anyhow::Error) -> ExitStatus {
     for cause in err.chain() {
@@ -47,9 +85,10 @@ pub fn classify(err: &anyhow::Error) -> ExitStatus {
         }
         if let Some(api) = cause.downcast_ref::<ApiError>() {
             return match api {
-                ApiError::InvalidInput(_) | ApiError::Validation { .. } | ApiError::Refused { .. } => {
-                    ExitStatus::BadInput
-                }
+                ApiError::InvalidInput(_)
+                | ApiError::Validation { .. }
+                | ApiError::Refused { .. }
+                | ApiError::Redirected { .. } => ExitStatus::BadInput,
                 ApiError::KeyRejected { .. } => ExitStatus::KeyRejected,
                 ApiError::NotFound { .. } => ExitStatus::NotFound,
                 _ => ExitStatus::ServiceUnavailable,
@@ -71,6 +110,16 @@ pub fn classify(err: &anyhow::Error) -> ExitStatus {
                 StagingError::Io { .. } => ExitStatus::BadInput,
                 StagingError::Parquet { .. } => ExitStatus::Internal,
             };
+        }
+        if cause.downcast_ref::<OutputError>().is_some()
+            || matches!(cause.downcast_ref::<ExportError>(), Some(ExportError::Io { .. }))
+        {
+            return ExitStatus::BadInput;
+        }
+        if let Some(io) = cause.downcast_ref::<std::io::Error>()
+            && environmental(io.kind())
+        {
+            return ExitStatus::BadInput;
         }
         if cause.downcast_ref::<InvalidInput>().is_some()
             || cause.downcast_ref::<ClientConfigError>().is_some()
@@ -95,4 +144,30 @@ pub fn render(err: &anyhow::Error) -> String {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_errors_are_bad_input_and_serialisation_errors_are_bugs() {
+        let full = OutputError::wrap(
+            "/out/manifest.json",
+            "free space on that disk",
+            std::io::Error::from(std::io::ErrorKind::StorageFull),
+        );
+        assert_eq!(classify(&full), ExitStatus::BadInput);
+        let text = render(&full);
+        assert!(text.contains("/out/manifest.json") && text.contains("free space"), "{text}");
+        assert!(!text.contains("bug in fiscal-report"), "{text}");
+
+        let bare = anyhow::Error::new(std::io::Error::from(std::io::ErrorKind::ReadOnlyFilesystem))
+            .context("writing the manifest");
+        assert_eq!(classify(&bare), ExitStatus::BadInput);
+
+        let Err(bad_json) = serde_json::from_str::<u32>("x") else { panic!("\"x\" is not a number") };
+        let ours = OutputError::wrap("/out/manifest.json", "free space", std::io::Error::other(bad_json));
+        assert_eq!(classify(&ours), ExitStatus::Internal);
+    }
 }

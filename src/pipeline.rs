@@ -11,7 +11,7 @@ use anyhow::{Context, Result};
 use crate::api::{ApiKey, ClientConfig, Cnpj, RegistryClient};
 use crate::cli::{FetchArgs, ReportArgs};
 use crate::config::RunConfig;
-use crate::exit::{Classified, ExitStatus};
+use crate::exit::{Classified, ExitStatus, OutputError};
 use crate::extract::accounting::Accounting;
 use crate::extract::plan::portfolio_hash;
 use crate::extract::runner::{FetchError, default_out_dir, resolve_months};
@@ -161,7 +161,18 @@ pub async fn run_job(args: FetchArgs, report: Option<ReportArgs>, quiet: bool) -
         Err(e) => return Err(e.into()),
     };
     let mut manifest = crate::export::manifest::Manifest::for_fetch(&spec, &outcome.summary);
-    manifest.write(&out).with_context(|| format!("writing the manifest in {}", out.display()))?;
+    manifest.write(&out).map_err(|e| {
+        OutputError::wrap(
+            out.join("manifest.json"),
+            format!(
+                "free space on that disk (or fix its permissions), \
+                 then run the same command with --resume --out {}: \
+                 everything fetched is staged and is not fetched again",
+                out.display()
+            ),
+            e,
+        )
+    })?;
     let s = &outcome.summary;
     if s.interrupted {
         eprintln!(

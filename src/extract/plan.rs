@@ -64,11 +64,14 @@ impl Task {
     }
 }
 
-/// The parameters that define a run; `--resume` refuses a directory whose plan differs.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// The parameters that define a run; `--resume` refuses a directory whose plan differs, and
+/// `merge` refuses shards whose plans differ beyond their shard index.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PlanSpec {
     pub base_url: String,
     pub months: Vec<String>,
+    /// As typed (the report lists them so), but a set for the plan's identity: `--uf SP,RJ`
+    /// and `--uf RJ,SP` fetch the same tasks, so they are the same run.
     pub ufs: Vec<String>,
     /// sha256 of the sorted portfolio, so a changed file is noticed.
     pub portfolio_sha256: String,
@@ -76,6 +79,33 @@ pub struct PlanSpec {
     pub shard: Shard,
     pub demo: bool,
 }
+
+impl PlanSpec {
+    /// The states as the plan's identity sees them: sorted, each once.
+    pub fn uf_set(&self) -> Vec<&str> {
+        let mut set: Vec<&str> = self.ufs.iter().map(String::as_str).collect();
+        set.sort_unstable();
+        set.dedup();
+        set
+    }
+}
+
+impl PartialEq for PlanSpec {
+    fn eq(&self, other: &Self) -> bool {
+        // Destructured in full so that a field added later cannot silently drop out of the
+        // identity `--resume` and `merge` check.
+        let Self { base_url, months, ufs: _, portfolio_sha256, portfolio_size, shard, demo } = self;
+        *base_url == other.base_url
+            && *months == other.months
+            && self.uf_set() == other.uf_set()
+            && *portfolio_sha256 == other.portfolio_sha256
+            && *portfolio_size == other.portfolio_size
+            && *shard == other.shard
+            && *demo == other.demo
+    }
+}
+
+impl Eq for PlanSpec {}
 
 pub fn portfolio_hash(cnpjs: &[Cnpj]) -> String {
     use sha2::Digest;
@@ -150,5 +180,44 @@ mod tests {
         let mut expected: Vec<String> = all.iter().map(Task::key).collect();
         expected.sort();
         assert_eq!(keys, expected);
+    }
+
+    fn spec(ufs: &[&str]) -> PlanSpec {
+        PlanSpec {
+            base_url: "embedded".into(),
+            months: vec!["202401".into(), "202402".into()],
+            ufs: ufs.iter().map(|u| (*u).to_string()).collect(),
+            portfolio_sha256: portfolio_hash(&[]),
+            portfolio_size: 0,
+            shard: Shard { index: 0, count: 1 },
+            demo: true,
+        }
+    }
+
+    #[test]
+    fn the_order_of_the_states_is_not_part_of_a_plan() {
+        assert_eq!(spec(&["SP", "RJ"]), spec(&["RJ", "SP"]));
+        assert_eq!(spec(&["SP", "RJ"]), spec(&["RJ", "SP", "RJ"]), "a repeated state is the same set");
+        assert_ne!(spec(&["SP", "RJ"]), spec(&["SP"]));
+        assert_ne!(spec(&["SP", "RJ"]), spec(&["SP", "MG"]));
+        let mut other_shard = spec(&["RJ", "SP"]);
+        other_shard.shard.index = 1;
+        other_shard.shard.count = 2;
+        assert_ne!(spec(&["SP", "RJ"]), other_shard, "the other fields still count");
+
+        // `--resume` with the states reordered continues the run instead of refusing it.
+        let tmp = tempfile::tempdir().unwrap();
+        drop(crate::extract::staging::Staging::open(tmp.path(), &spec(&["SP", "RJ"]), false).unwrap());
+        assert!(crate::extract::staging::Staging::open(tmp.path(), &spec(&["RJ", "SP"]), true).is_ok());
+        assert!(crate::extract::staging::Staging::open(tmp.path(), &spec(&["RJ", "MG"]), true).is_err());
+
+        // The fetch order still puts the largest state first, whatever order was typed.
+        let months = month_range(AnoMes::parse("202401").unwrap(), AnoMes::parse("202401").unwrap());
+        for typed in [["SP", "RJ"], ["RJ", "SP"]] {
+            let ufs: Vec<Uf> = typed.iter().map(|u| Uf::parse(u).unwrap()).collect();
+            let keys: Vec<String> =
+                plan_tasks(&ufs, &months, &[], Shard { index: 0, count: 1 }).iter().map(Task::key).collect();
+            assert_eq!(keys, ["creditos/SP/202401", "creditos/RJ/202401"]);
+        }
     }
 }

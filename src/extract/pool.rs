@@ -88,6 +88,11 @@ impl BackoffBuilder for FullJitter {
 }
 
 /// In-flight limit that backs off multiplicatively on 429 and recovers additively.
+///
+/// Invariant: the semaphore's permits, idle and held, number `current + debt` (exactly once
+/// every update in progress has finished). Each change of `current` is one atomic step, and
+/// the permits added or retired are derived from that step alone, so concurrent 429s and
+/// successes cannot lose an update and let the limit drift past `max`.
 #[derive(Debug)]
 pub struct AdaptiveLimit {
     sem: Arc<Semaphore>,
@@ -137,12 +142,12 @@ impl AdaptiveLimit {
         *last = Some(Instant::now());
         // Halve: a real rate limit is far below what we can send, and only a deep cut gets
         // under it quickly.
-        let cur = self.current();
-        let new = (cur / 2).max(1);
-        if new >= cur {
+        let halve = |c: usize| (c / 2).max(1);
+        let cut_once = |c: usize| Some(halve(c)).filter(|n| *n < c);
+        let Ok(cur) = self.current.fetch_update(Ordering::AcqRel, Ordering::Acquire, cut_once) else {
             return;
-        }
-        self.current.store(new, Ordering::Relaxed);
+        };
+        let new = halve(cur);
         let cut = cur - new;
         let forgotten = self.sem.forget_permits(cut);
         self.debt.fetch_add(cut - forgotten, Ordering::AcqRel);
@@ -159,13 +164,21 @@ impl AdaptiveLimit {
         if last.is_some_and(|t| t.elapsed() < Duration::from_millis(500)) {
             return;
         }
-        // Additive increase: one more permit after `cur` successes in a row, about one per round trip.
-        if self.successes.fetch_add(1, Ordering::Relaxed) + 1 >= cur {
-            self.successes.store(0, Ordering::Relaxed);
-            if self.debt.fetch_update(Ordering::AcqRel, Ordering::Acquire, |d| d.checked_sub(1)).is_err() {
-                self.sem.add_permits(1);
-            }
-            self.current.fetch_add(1, Ordering::Relaxed);
+        // Additive increase: one more permit after `cur` successes in a row, about one per round
+        // trip. Counting and resetting in one step lets only one caller claim each round.
+        let count = |s: usize| Some(if s + 1 >= cur { 0 } else { s + 1 });
+        let before = self.successes.fetch_update(Ordering::Relaxed, Ordering::Relaxed, count);
+        if !before.is_ok_and(|s| s + 1 >= cur) {
+            return;
+        }
+        // `max` is checked in the same step as the increase: a 429 or another success may have
+        // moved `current` since it was read above.
+        let grow = |c: usize| (c < self.max).then_some(c + 1);
+        let grew = self.current.fetch_update(Ordering::AcqRel, Ordering::Acquire, grow);
+        if grew.is_ok()
+            && self.debt.fetch_update(Ordering::AcqRel, Ordering::Acquire, |d| d.checked_sub(1)).is_err()
+        {
+            self.sem.add_permits(1);
         }
     }
 }
@@ -318,5 +331,47 @@ mod tests {
         }
         assert_eq!(l.current(), 9);
         assert_eq!(l.sem.available_permits(), 9);
+    }
+
+    #[test]
+    fn concurrent_429s_and_successes_keep_permits_equal_to_the_limit() {
+        const MAX: usize = 16;
+        let l = AdaptiveLimit::new(MAX);
+        let long_ago = || Some(Instant::now() - Duration::from_secs(2));
+        // Some requests in flight, so a cut runs into debt as well as forgetting idle permits.
+        let held: Vec<_> = (0..6).filter_map(|_| l.sem.clone().try_acquire_owned().ok()).collect();
+        assert_eq!(held.len(), 6);
+        std::thread::scope(|scope| {
+            for _ in 0..3 {
+                scope.spawn(|| {
+                    for _ in 0..20_000 {
+                        l.on_success();
+                        assert!(l.current() <= MAX, "the limit went past --concurrency");
+                    }
+                });
+            }
+            scope.spawn(|| {
+                for _ in 0..300 {
+                    // Skip the hold time, so cuts land between the successes' reads and writes.
+                    *l.last_decrease.lock().unwrap() = long_ago();
+                    l.on_rate_limited();
+                    *l.last_decrease.lock().unwrap() = long_ago();
+                    std::thread::yield_now();
+                }
+            });
+        });
+        for p in held {
+            l.release(p);
+        }
+        let (current, debt) = (l.current(), l.debt.load(Ordering::Acquire));
+        assert!((1..=MAX).contains(&current), "current = {current}");
+        assert_eq!(l.sem.available_permits(), current + debt, "permits = current + debt");
+        // Nothing is in flight: climbing back ends at --concurrency, never above.
+        for _ in 0..MAX * MAX {
+            l.on_success();
+        }
+        assert_eq!(l.current(), MAX);
+        assert_eq!(l.sem.available_permits(), MAX + l.debt.load(Ordering::Acquire));
+        assert_eq!(l.debt.load(Ordering::Acquire), 0);
     }
 }

@@ -372,20 +372,33 @@ fn summarize(
     wall: Duration,
     interrupted: bool,
 ) -> FetchSummary {
-    let mut s = FetchSummary {
+    FetchSummary {
         tasks_planned: planned,
         tasks_resumed: resumed,
+        requests: acct.summary(),
+        wall_seconds: wall.as_secs_f64(),
+        interrupted,
+        ..tally(staging.task_entries())
+    }
+}
+
+/// Tasks by outcome, records per table, sources and warnings, counted over journal entries;
+/// the parts of a summary that the journal alone decides (`merge` checks manifests with it).
+pub fn tally<'a>(entries: impl IntoIterator<Item = &'a TaskEntry>) -> FetchSummary {
+    let mut s = FetchSummary {
+        tasks_planned: 0,
+        tasks_resumed: 0,
         tasks_done: 0,
         tasks_failed: vec![],
         companies_not_found: vec![],
         records: BTreeMap::new(),
-        requests: acct.summary(),
+        requests: Default::default(),
         fontes: BTreeMap::new(),
         warnings: vec![],
-        wall_seconds: wall.as_secs_f64(),
-        interrupted,
+        wall_seconds: 0.0,
+        interrupted: false,
     };
-    for e in staging.task_entries() {
+    for e in entries {
         match e.status {
             TaskStatus::Done => s.tasks_done += 1,
             TaskStatus::NotFound => {

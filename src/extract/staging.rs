@@ -234,7 +234,24 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> StagingError + '_ {
     move |source| StagingError::Io { path: path.to_path_buf(), source }
 }
 
-/// A finished fetch's staging, read without locking or changing it (for `merge`).
+/// Takes `lock` for `out` without waiting: a run already holding it is refused, never queued
+/// behind.
+fn take_lock(lock: &File, lock_path: &Path, out: &Path, shared: bool) -> Result<(), StagingError> {
+    let taken = if shared { lock.try_lock_shared() } else { lock.try_lock() };
+    match taken {
+        Ok(()) => Ok(()),
+        Err(std::fs::TryLockError::WouldBlock) => Err(StagingError::Locked { dir: out.to_path_buf() }),
+        Err(std::fs::TryLockError::Error(e)) => Err(io_err(lock_path)(e)),
+    }
+}
+
+/// A finished fetch's staging held against writers while it is read; released on drop.
+#[derive(Debug)]
+pub struct ReadLock {
+    _lock: File,
+}
+
+/// A finished fetch's staging, read without changing it (for `merge` and `report --from`).
 pub struct StagedFetch {
     pub dir: PathBuf,
     pub tasks: BTreeMap<String, TaskEntry>,
@@ -242,6 +259,16 @@ pub struct StagedFetch {
 }
 
 impl StagedFetch {
+    /// Takes `out/.staging/lock` so that no `--resume` commits there until the `ReadLock` is
+    /// dropped. Shared: readers do not exclude each other, only writers. Creates and changes
+    /// nothing, so a staging that has no lock file (or no `.staging`) is a `NotFound` I/O error.
+    pub fn lock_for_reading(out: &Path) -> Result<ReadLock, StagingError> {
+        let lock_path = out.join(".staging").join("lock");
+        let lock = File::open(&lock_path).map_err(io_err(&lock_path))?;
+        take_lock(&lock, &lock_path, out, true)?;
+        Ok(ReadLock { _lock: lock })
+    }
+
     pub fn read(out: &Path) -> Result<Self, StagingError> {
         let dir = out.join(".staging");
         let journal = read_journal(&dir.join("journal.jsonl"))?;
@@ -323,13 +350,7 @@ impl Staging {
             .map_err(io_err(&lock_path))?;
         // An advisory lock (std's, flock on Unix) so two runs never interleave their staging;
         // the OS drops it if this process dies, so a killed run never leaves a stale lock.
-        match lock.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(StagingError::Locked { dir: out.to_path_buf() });
-            }
-            Err(std::fs::TryLockError::Error(e)) => return Err(io_err(&lock_path)(e)),
-        }
+        take_lock(&lock, &lock_path, out, false)?;
         let plan_path = dir.join("plan.json");
         let journal = dir.join("journal.jsonl");
         let has_data = journal.exists() || plan_path.exists();
@@ -602,6 +623,26 @@ mod tests {
         assert!(!dir.join("creditos_ativos-000001.parquet").exists(), "its segment is an orphan");
         assert!(std::fs::read_to_string(&journal).unwrap().ends_with('\n'));
         assert_eq!(StagedFetch::read(tmp.path()).unwrap().tasks.len(), 1, "readers agree");
+    }
+
+    #[test]
+    fn readers_and_writers_exclude_each_other() {
+        let tmp = tempfile::tempdir().unwrap();
+        let missing = StagedFetch::lock_for_reading(tmp.path());
+        let not_found = |e: &std::io::Error| e.kind() == std::io::ErrorKind::NotFound;
+        assert!(
+            matches!(&missing, Err(StagingError::Io { source, .. }) if not_found(source)),
+            "no staging is not an empty one"
+        );
+        assert!(!tmp.path().join(".staging").exists(), "a reader creates nothing");
+        let writer = Staging::open(tmp.path(), &P(1), false).unwrap();
+        assert!(matches!(StagedFetch::lock_for_reading(tmp.path()), Err(StagingError::Locked { .. })));
+        drop(writer);
+        let a = StagedFetch::lock_for_reading(tmp.path()).unwrap();
+        let b = StagedFetch::lock_for_reading(tmp.path()).unwrap();
+        assert!(matches!(Staging::open(tmp.path(), &P(1), true), Err(StagingError::Locked { .. })));
+        drop((a, b));
+        assert!(Staging::open(tmp.path(), &P(1), true).is_ok());
     }
 
     #[test]
