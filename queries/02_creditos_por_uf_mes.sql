@@ -2,9 +2,10 @@
 -- answers: How large is each state's stock of active credits each month, what share of the
 --   national total is it, and how did it change on the previous month?
 WITH por_uf AS (
-    SELECT uf, ano_mes, MAX(ano_mes_anterior) AS ano_mes_anterior, SUM(valor_total) AS valor_total
+    -- A blank uf is grouped as '?', so it still meets its previous month in the join below.
+    SELECT COALESCE(uf, '?') AS uf, ano_mes, MAX(ano_mes_anterior) AS ano_mes_anterior, SUM(valor_total) AS valor_total
     FROM creditos_ativos
-    GROUP BY uf, ano_mes
+    GROUP BY COALESCE(uf, '?'), ano_mes
 ),
 nacional AS (
     SELECT ano_mes, SUM(valor_total) AS valor_total

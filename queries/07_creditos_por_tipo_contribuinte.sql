@@ -1,7 +1,9 @@
 -- title: Créditos ativos por tipo de contribuinte no último mês
 -- answers: In the latest month, how much is owed by companies (PJ) and by people (PF), and how did each
 --   change on the previous month?
--- A group with credits in only one of the two months still shows (FULL JOIN), at zero in the other.
+-- A group with credits in only one of the two months still shows (FULL JOIN), at zero in the
+--   other. When the previous month was not fetched at all, its column and the change stay empty
+--   rather than read as zero. A blank tipo_contribuinte is grouped as '?'.
 WITH ultimo AS (
     -- The latest month and the one before it: ano_mes_anterior grows with ano_mes, so both
     -- maxima belong to the same month.
@@ -9,20 +11,24 @@ WITH ultimo AS (
     FROM creditos_ativos
 ),
 atual AS (
-    SELECT c.tipo_contribuinte, SUM(c.valor_total) AS valor_total
+    SELECT COALESCE(c.tipo_contribuinte, '?') AS tipo_contribuinte, SUM(c.valor_total) AS valor_total
     FROM creditos_ativos c JOIN ultimo u ON c.ano_mes = u.ano_mes
-    GROUP BY c.tipo_contribuinte
+    GROUP BY COALESCE(c.tipo_contribuinte, '?')
 ),
 anterior AS (
-    SELECT c.tipo_contribuinte, SUM(c.valor_total) AS valor_total
+    SELECT COALESCE(c.tipo_contribuinte, '?') AS tipo_contribuinte, SUM(c.valor_total) AS valor_total
     FROM creditos_ativos c JOIN ultimo u ON c.ano_mes = u.ano_mes_anterior
-    GROUP BY c.tipo_contribuinte
+    GROUP BY COALESCE(c.tipo_contribuinte, '?')
+),
+mes_anterior AS (
+    SELECT COUNT(*) AS linhas FROM creditos_ativos c JOIN ultimo u ON c.ano_mes = u.ano_mes_anterior
 ),
 linhas AS (
     SELECT COALESCE(a.tipo_contribuinte, p.tipo_contribuinte) AS tipo_contribuinte,
            COALESCE(a.valor_total, CAST(0 AS DECIMAL(18, 2))) AS valor_total,
-           p.valor_total AS valor_mes_anterior
+           CASE WHEN m.linhas > 0 THEN COALESCE(p.valor_total, CAST(0 AS DECIMAL(18, 2))) END AS valor_mes_anterior
     FROM atual a FULL OUTER JOIN anterior p ON p.tipo_contribuinte = a.tipo_contribuinte
+    CROSS JOIN mes_anterior m
 ),
 total AS (
     SELECT SUM(valor_total) AS valor_total, SUM(valor_mes_anterior) AS valor_mes_anterior

@@ -1,7 +1,9 @@
 -- title: Créditos ativos por natureza jurídica no último mês
 -- answers: In the latest month, how are active credits split by the debtors' legal nature, and how did
 --   each change on the previous month?
--- A group with credits in only one of the two months still shows (FULL JOIN), at zero in the other.
+-- A group with credits in only one of the two months still shows (FULL JOIN), at zero in the
+--   other. When the previous month was not fetched at all, its column and the change stay empty
+--   rather than read as zero. A blank natureza_juridica is grouped as '?'.
 WITH ultimo AS (
     -- The latest month and the one before it: ano_mes_anterior grows with ano_mes, so both
     -- maxima belong to the same month.
@@ -9,20 +11,24 @@ WITH ultimo AS (
     FROM creditos_ativos
 ),
 atual AS (
-    SELECT c.natureza_juridica, SUM(c.valor_total) AS valor_total
+    SELECT COALESCE(c.natureza_juridica, '?') AS natureza_juridica, SUM(c.valor_total) AS valor_total
     FROM creditos_ativos c JOIN ultimo u ON c.ano_mes = u.ano_mes
-    GROUP BY c.natureza_juridica
+    GROUP BY COALESCE(c.natureza_juridica, '?')
 ),
 anterior AS (
-    SELECT c.natureza_juridica, SUM(c.valor_total) AS valor_total
+    SELECT COALESCE(c.natureza_juridica, '?') AS natureza_juridica, SUM(c.valor_total) AS valor_total
     FROM creditos_ativos c JOIN ultimo u ON c.ano_mes = u.ano_mes_anterior
-    GROUP BY c.natureza_juridica
+    GROUP BY COALESCE(c.natureza_juridica, '?')
+),
+mes_anterior AS (
+    SELECT COUNT(*) AS linhas FROM creditos_ativos c JOIN ultimo u ON c.ano_mes = u.ano_mes_anterior
 ),
 linhas AS (
     SELECT COALESCE(a.natureza_juridica, p.natureza_juridica) AS natureza_juridica,
            COALESCE(a.valor_total, CAST(0 AS DECIMAL(18, 2))) AS valor_total,
-           p.valor_total AS valor_mes_anterior
+           CASE WHEN m.linhas > 0 THEN COALESCE(p.valor_total, CAST(0 AS DECIMAL(18, 2))) END AS valor_mes_anterior
     FROM atual a FULL OUTER JOIN anterior p ON p.natureza_juridica = a.natureza_juridica
+    CROSS JOIN mes_anterior m
 ),
 total AS (
     SELECT SUM(valor_total) AS valor_total, SUM(valor_mes_anterior) AS valor_mes_anterior

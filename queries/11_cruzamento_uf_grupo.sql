@@ -5,9 +5,11 @@ WITH ultimo AS (
     SELECT MAX(ano_mes) AS ano_mes FROM creditos_ativos
 ),
 base AS (
-    SELECT c.uf, c.grupo_tributo, SUM(c.valor_total) AS valor_total
+    -- Blank keys are grouped as '?' so that the TOTAL rows still add up.
+    SELECT COALESCE(c.uf, '?') AS uf, COALESCE(c.grupo_tributo, '?') AS grupo_tributo,
+           SUM(c.valor_total) AS valor_total
     FROM creditos_ativos c JOIN ultimo u ON c.ano_mes = u.ano_mes
-    GROUP BY c.uf, c.grupo_tributo
+    GROUP BY COALESCE(c.uf, '?'), COALESCE(c.grupo_tributo, '?')
 ),
 celulas AS (
     SELECT uf, grupo_tributo, valor_total, 0 AS ordem_uf, 0 AS ordem_grupo FROM base

@@ -2,6 +2,8 @@
 -- answers: Which 20 cells of (state, CNAE section, tax group) fell most in the latest month, in
 --   BRL, compared with the previous month?
 -- Ties are broken by the cell's keys so the list is the same on every engine.
+-- Empty when the previous month was not fetched: a cell is not a mover just because the month
+--   before it is missing. Blank keys are grouped as '?'.
 WITH ultimo AS (
     -- The latest month and the one before it: ano_mes_anterior grows with ano_mes, so both
     -- maxima belong to the same month.
@@ -9,14 +11,19 @@ WITH ultimo AS (
     FROM creditos_ativos
 ),
 atual AS (
-    SELECT c.uf, c.cnae_secao_cod, c.grupo_tributo, SUM(c.valor_total) AS valor_total
+    SELECT COALESCE(c.uf, '?') AS uf, COALESCE(c.cnae_secao_cod, '?') AS cnae_secao_cod,
+           COALESCE(c.grupo_tributo, '?') AS grupo_tributo, SUM(c.valor_total) AS valor_total
     FROM creditos_ativos c JOIN ultimo u ON c.ano_mes = u.ano_mes
-    GROUP BY c.uf, c.cnae_secao_cod, c.grupo_tributo
+    GROUP BY COALESCE(c.uf, '?'), COALESCE(c.cnae_secao_cod, '?'), COALESCE(c.grupo_tributo, '?')
 ),
 anterior AS (
-    SELECT c.uf, c.cnae_secao_cod, c.grupo_tributo, SUM(c.valor_total) AS valor_total
+    SELECT COALESCE(c.uf, '?') AS uf, COALESCE(c.cnae_secao_cod, '?') AS cnae_secao_cod,
+           COALESCE(c.grupo_tributo, '?') AS grupo_tributo, SUM(c.valor_total) AS valor_total
     FROM creditos_ativos c JOIN ultimo u ON c.ano_mes = u.ano_mes_anterior
-    GROUP BY c.uf, c.cnae_secao_cod, c.grupo_tributo
+    GROUP BY COALESCE(c.uf, '?'), COALESCE(c.cnae_secao_cod, '?'), COALESCE(c.grupo_tributo, '?')
+),
+mes_anterior AS (
+    SELECT COUNT(*) AS linhas FROM creditos_ativos c JOIN ultimo u ON c.ano_mes = u.ano_mes_anterior
 ),
 celulas AS (
     SELECT COALESCE(a.uf, p.uf) AS uf,
@@ -35,7 +42,7 @@ SELECT uf,
        valor_total,
        valor_total - valor_mes_anterior AS variacao,
        ROUND(100.0 * CAST(valor_total - valor_mes_anterior AS DOUBLE) / CAST(NULLIF(valor_mes_anterior, 0) AS DOUBLE), 4) AS variacao_pct
-FROM celulas
-WHERE valor_total - valor_mes_anterior < 0
+FROM celulas CROSS JOIN mes_anterior m
+WHERE m.linhas > 0 AND valor_total - valor_mes_anterior < 0
 ORDER BY variacao ASC, uf, cnae_secao_cod, grupo_tributo
 LIMIT 20

@@ -10,7 +10,9 @@ WITH situacao AS (
     FROM carteira
 ),
 exposicao AS (
-    SELECT SUM(CASE WHEN exposicao_total = 0 THEN 1 ELSE 0 END) AS sem_divida,
+    -- sem_divida: no registration, plan or transaction at all. A company with records but no
+    -- positive balance (a settled plan, or an amount data_quality could not read) is in neither.
+    SELECT SUM(CASE WHEN inscricoes + parcelamentos + transacoes = 0 THEN 1 ELSE 0 END) AS sem_divida,
            SUM(CASE WHEN exposicao_total > 0 THEN 1 ELSE 0 END) AS com_divida,
            SUM(nao_prev_ajuizada + nao_prev_nao_ajuizada) AS nao_previdenciario,
            SUM(prev_ajuizada + prev_nao_ajuizada) AS previdenciario,
