@@ -55,17 +55,19 @@ fn is_absent(trimmed: &str) -> bool {
 /// The number itself may hold only ASCII digits, `.` and `,`. The role of each separator:
 /// - both `.` and `,` present: the last one is the decimal separator and must occur once; the
 ///   other groups thousands (`1.234,56`, `1,234.56`);
-/// - one kind, occurring once: it is the decimal separator, whatever follows it (`1234.56`,
-///   `1234,56`, and also `1.234` = 1.234 and `1,234` = 1.234);
+/// - one kind, occurring once: it is the decimal separator (`1234.56`, `1234,56`, `0,125`),
+///   except before exactly three digits after a 1-3 digit whole part (`1.234`, `1,500`),
+///   which is refused;
 /// - one kind, occurring more than once: it groups thousands and the value is whole
 ///   (`1.234.567`, `1,234,567`);
 /// - thousands groups: the first has 1-3 digits, every later one exactly 3.
 ///
-/// Why `1.234` is one point two three four: the sources write dot-decimal and decimal-comma
-/// money without grouping (`312038.84`, `1000,00`), and pt-BR money always carries its `,dd`
-/// (`7.598.208,15`), so a lone separator before three digits is not a known form either way.
-/// Reading it as a decimal keeps three places, which [`to_cents_scale`] refuses, so the doubt
-/// surfaces at the caller instead of silently becoming 1234.
+/// Why `1.234` and `1.500` are refused: the sources write dot-decimal and decimal-comma money
+/// without grouping (`312038.84`, `1000,00`), and pt-BR money always carries its `,dd`
+/// (`7.598.208,15`), so a lone separator before three digits is not a known form either way;
+/// read as a decimal, `1.500` would become R$ 1,50 where R$ 1.500,00 may have been meant. A
+/// whole part of four digits or more, or a leading zero, cannot be a thousands group, so
+/// `1234.500` and `0,125` are decimals.
 ///
 /// Refused: letters, exponents (`1e5`), spaces inside the number (`1 234`: pt-BR never groups
 /// with spaces, and a space inside a field more often means two values run together), a
@@ -179,7 +181,17 @@ fn read_number(body: &str) -> Result<(i128, u32), String> {
             }
             (Some(at), Some(if sep == b'.' { b',' } else { b'.' }))
         }
-        (1, 0, Some(at)) | (0, 1, Some(at)) => (Some(at), None),
+        (1, 0, Some(at)) | (0, 1, Some(at)) => {
+            let could_group = (1..=3).contains(&at) && bytes[0] != b'0' && bytes.len() - at - 1 == 3;
+            if could_group {
+                return Err(format!(
+                    "one {:?} before exactly three digits reads as thousands or as decimals; write the \
+                     cents (1.500,00 or 1,50)",
+                    char::from(bytes[at])
+                ));
+            }
+            (Some(at), None)
+        }
         (d, _, Some(_)) => (None, Some(if d > 0 { b'.' } else { b',' })),
     };
 
@@ -594,10 +606,15 @@ mod tests {
 
     #[test]
     fn a_lone_separator_is_decimal_and_a_repeated_one_groups() {
-        // The documented choice for the ambiguous form: decimal, three places, not cents.
-        assert_eq!(amount("1.234"), "1.234");
-        assert_eq!(amount("1,234"), "1.234");
-        assert_eq!(to_cents_scale(dec("1.234")), None);
+        // The ambiguous form is refused whatever its digits: 1.500 must not become R$ 1,50.
+        for text in ["1.234", "1,234", "1.500", "R$ 1.000", "-999,000", "12.500"] {
+            let e = parse_brl_amount(text).unwrap_err();
+            assert!(e.to_string().contains("thousands or as decimals"), "{text}: {e}");
+        }
+        // No thousands reading exists for these, so they are decimals.
+        assert_eq!(amount("1234.500"), "1234.50");
+        assert_eq!(amount("0,500"), "0.50");
+        assert_eq!(amount("1.5000"), "1.50");
         assert_eq!(amount("1.234.567"), "1234567.00");
         assert_eq!(amount("1,234,567"), "1234567.00");
         assert_eq!(amount("1.234,5"), "1234.50");
