@@ -247,3 +247,29 @@ fn user_templates_cannot_reach_outside_their_folder() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("leak.hbs") && err.contains("symbolic link"), "{err}");
 }
+
+#[test]
+fn failed_tasks_and_unread_companies_put_a_warning_on_top_of_both_reports() {
+    let dir = demo_run();
+    let frames = fiscal_report::stages::frames_from_export(dir).unwrap();
+    let queries = load_queries(Some(&Path::new(env!("CARGO_MANIFEST_DIR")).join("queries"))).unwrap();
+    let aggs = run_queries(&frames, &queries).unwrap();
+    let mut manifest = Manifest::read(dir).unwrap();
+    let templates = TemplateSet::load(None).unwrap();
+    let (html, md) =
+        render_to_strings(&build_view(&frames, &aggs, &manifest, "run", Locale::PtBr), &templates).unwrap();
+    assert!(!html.contains("DADOS INCOMPLETOS") && !md.contains("DADOS INCOMPLETOS"), "a clean run");
+    for task in ["creditos/SP/202609", "creditos/RJ/202609"] {
+        manifest.fetch.tasks_failed.push(fiscal_report::extract::runner::FailedTask {
+            task: task.into(),
+            error: "server error (HTTP 503)".into(),
+        });
+    }
+    let (html, md) =
+        render_to_strings(&build_view(&frames, &aggs, &manifest, "run", Locale::PtBr), &templates).unwrap();
+    for (name, text) in [("html", &html), ("md", &md)] {
+        let at = text.find("DADOS INCOMPLETOS").unwrap_or_else(|| panic!("{name}: no warning"));
+        assert!(at < text.find("Destaques").unwrap(), "{name}: the warning comes before the figures");
+        assert!(text.contains("2 tarefas falharam") && text.contains("--resume --out"), "{name}");
+    }
+}

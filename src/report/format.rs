@@ -3,7 +3,6 @@
 //! aggregates) are.
 
 use rust_decimal::Decimal;
-use rust_decimal::prelude::ToPrimitive;
 
 use crate::cli::Locale;
 
@@ -59,24 +58,43 @@ pub fn money(d: Decimal, l: Locale) -> String {
     if d.is_sign_negative() && !d.is_zero() { format!("-R$ {n}") } else { format!("R$ {n}") }
 }
 
+/// The compact figure as shown (rounded) and its unit (pt-BR, en), if any.
+fn compact_parts(abs: Decimal) -> (Decimal, Option<(&'static str, &'static str)>) {
+    // Smallest first, so a figure that rounds up to the next unit's size moves up one step.
+    const UNITS: [(i64, &str, &str); 4] = [
+        (1_000, "mil", "k"),
+        (1_000_000, "mi", "mn"),
+        (1_000_000_000, "bi", "bn"),
+        (1_000_000_000_000, "tri", "tn"),
+    ];
+    let round = |v: Decimal, places: u32| {
+        v.round_dp_with_strategy(places, rust_decimal::RoundingStrategy::MidpointAwayFromZero)
+    };
+    let thousand = Decimal::from(1_000);
+    // The unit is chosen on the rounded figure, else 999,96 mi would print as "1.000,0 mi".
+    let mut shown = round(abs, 2);
+    let mut unit = None;
+    for (size, pt, en) in UNITS {
+        if shown < thousand {
+            break;
+        }
+        shown = round(abs / Decimal::from(size), 1);
+        unit = Some((pt, en));
+    }
+    (shown, unit)
+}
+
 /// `R$ 1,2 bi`, `R$ 3,4 mi`, `R$ 12,3 mil` (pt-BR) or `R$ 1.2 bn`, `R$ 3.4 mn`, `R$ 12.3 k` (en).
 pub fn money_compact(d: Decimal, l: Locale) -> String {
-    let units: [(i64, &str, &str); 4] = [
-        (1_000_000_000_000, "tri", "tn"),
-        (1_000_000_000, "bi", "bn"),
-        (1_000_000, "mi", "mn"),
-        (1_000, "mil", "k"),
-    ];
-    let abs = d.abs();
-    let sign = if d.is_sign_negative() && !d.is_zero() { "-" } else { "" };
-    for (size, pt, en) in units {
-        if abs >= Decimal::from(size) {
-            let v = abs / Decimal::from(size);
+    let (shown, unit) = compact_parts(d.abs());
+    let sign = if d.is_sign_negative() && !shown.is_zero() { "-" } else { "" };
+    match unit {
+        Some((pt, en)) => {
             let unit = if l == Locale::PtBr { pt } else { en };
-            return format!("{sign}R$ {} {unit}", number(v, 1, l));
+            format!("{sign}R$ {} {unit}", number(shown, 1, l))
         }
+        None => format!("{sign}R$ {}", number(shown, 2, l)),
     }
-    format!("{sign}R$ {}", number(abs, 2, l))
 }
 
 /// `12,3%` from a percentage (12.3).
@@ -96,10 +114,29 @@ pub fn arrow(v: f64) -> &'static str {
     }
 }
 
+/// The arrow of a money change, from the figure as shown so a change that rounds to zero is flat.
+fn arrow_money(shown: Decimal) -> (&'static str, &'static str) {
+    if shown.is_zero() {
+        ("=", "")
+    } else if shown.is_sign_negative() {
+        ("▼", "")
+    } else {
+        ("▲", "+")
+    }
+}
+
+/// `▲ +R$ 1.234,56`: exact to the cent, for tables where it sits next to exact amounts.
 pub fn delta_money(d: Decimal, l: Locale) -> String {
-    let v = d.to_f64().unwrap_or(0.0);
-    let sign = if v > 0.0 { "+" } else { "" };
-    format!("{} {sign}{}", arrow(v), money_compact(d, l))
+    let shown = d.round_dp_with_strategy(2, rust_decimal::RoundingStrategy::MidpointAwayFromZero);
+    let (arrow, sign) = arrow_money(shown);
+    format!("{arrow} {sign}{}", money(shown, l))
+}
+
+/// `▲ +R$ 1,5 mi`: for the headline cards, which show compact figures on purpose.
+pub fn delta_money_compact(d: Decimal, l: Locale) -> String {
+    let (shown, _) = compact_parts(d.abs());
+    let (arrow, sign) = if shown.is_zero() { ("=", "") } else { arrow_money(d) };
+    format!("{arrow} {sign}{}", money_compact(d, l))
 }
 
 pub fn delta_percent(p: f64, l: Locale) -> String {
@@ -159,10 +196,33 @@ mod tests {
     fn percents_months_deltas() {
         assert_eq!(percent(12.345, 1, Locale::PtBr), "12,3%");
         assert_eq!(delta_percent(-0.54, Locale::En), "▼ -0.5%");
-        assert_eq!(delta_money(d("1500000"), Locale::PtBr), "▲ +R$ 1,5 mi");
+        assert_eq!(delta_money_compact(d("1500000"), Locale::PtBr), "▲ +R$ 1,5 mi");
         assert_eq!(month("202401", Locale::PtBr), "jan/2024");
         assert_eq!(month("202412", Locale::En), "Dec 2024");
         assert_eq!(month("2024", Locale::En), "2024");
         assert_eq!(mask_cnpj("33683111000280"), "33.683.111/0002-80");
+    }
+
+    #[test]
+    fn compact_unit_is_chosen_after_rounding() {
+        assert_eq!(money_compact(d("999960000"), Locale::PtBr), "R$ 1,0 bi");
+        assert_eq!(money_compact(d("999949999"), Locale::PtBr), "R$ 999,9 mi");
+        assert_eq!(money_compact(d("-999960000"), Locale::En), "-R$ 1.0 bn");
+        assert_eq!(money_compact(d("999960"), Locale::PtBr), "R$ 1,0 mi");
+        assert_eq!(money_compact(d("999999999960"), Locale::PtBr), "R$ 1,0 tri");
+        assert_eq!(money_compact(d("999.995"), Locale::PtBr), "R$ 1,0 mil");
+        assert_eq!(money_compact(d("999.99"), Locale::PtBr), "R$ 999,99");
+        assert_eq!(money_compact(d("-0.001"), Locale::PtBr), "R$ 0,00");
+    }
+
+    #[test]
+    fn table_deltas_are_exact() {
+        assert_eq!(delta_money(d("21000000000.37"), Locale::PtBr), "▲ +R$ 21.000.000.000,37");
+        assert_eq!(delta_money(d("-1234.565"), Locale::PtBr), "▼ -R$ 1.234,57");
+        assert_eq!(delta_money(d("-1234.5"), Locale::En), "▼ -R$ 1,234.50");
+        assert_eq!(delta_money(d("0"), Locale::PtBr), "= R$ 0,00");
+        assert_eq!(delta_money(d("-0.004"), Locale::PtBr), "= R$ 0,00");
+        assert_eq!(delta_money_compact(d("-21000000000"), Locale::PtBr), "▼ -R$ 21,0 bi");
+        assert_eq!(delta_money_compact(d("0"), Locale::PtBr), "= R$ 0,00");
     }
 }

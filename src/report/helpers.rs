@@ -1,6 +1,6 @@
 //! Handlebars helpers for formatting, so templates stay declarative: `{{money v}}`,
-//! `{{money_compact v}}`, `{{pct v}}`, `{{delta_money v}}`, `{{delta_pct v}}`,
-//! `{{delta_class v}}`, `{{month m}}`, `{{int n}}`, `{{cnpj c}}`, `{{cell v kind}}`.
+//! `{{money_compact v}}`, `{{pct v}}`, `{{delta_money v}}` (exact), `{{delta_money_compact v}}`,
+//! `{{delta_pct v}}`, `{{delta_class v}}`, `{{month m}}`, `{{int n}}`, `{{cnpj c}}`, `{{cell v kind}}`.
 //!
 //! Each helper escapes its own output with the engine's escape function (HTML or Markdown),
 //! since helper output bypasses handlebars' escaping.
@@ -21,6 +21,7 @@ enum Kind {
     MoneyCompact,
     Pct,
     DeltaMoney,
+    DeltaMoneyCompact,
     DeltaPct,
     DeltaClass,
     Month,
@@ -64,6 +65,7 @@ impl Fmt {
             Kind::MoneyCompact => decimal(v).map_or(NONE.into(), |d| format::money_compact(d, l)),
             Kind::Pct => float(v).map_or(NONE.into(), |p| format::percent(p, 1, l)),
             Kind::DeltaMoney => decimal(v).map_or(NONE.into(), |d| format::delta_money(d, l)),
+            Kind::DeltaMoneyCompact => decimal(v).map_or(NONE.into(), |d| format::delta_money_compact(d, l)),
             Kind::DeltaPct => float(v).map_or(NONE.into(), |p| format::delta_percent(p, l)),
             Kind::DeltaClass => {
                 let x = float(v).or_else(|| decimal(v).and_then(|d| d.to_f64()));
@@ -119,6 +121,7 @@ pub fn register(hb: &mut Handlebars<'_>, locale: Locale, escape: fn(&str) -> Str
         ("money_compact", Kind::MoneyCompact),
         ("pct", Kind::Pct),
         ("delta_money", Kind::DeltaMoney),
+        ("delta_money_compact", Kind::DeltaMoneyCompact),
         ("delta_pct", Kind::DeltaPct),
         ("delta_class", Kind::DeltaClass),
         ("month", Kind::Month),

@@ -195,6 +195,14 @@ pub struct RunInfo {
     pub warnings_more: usize,
 }
 
+/// Why some figures are incomplete: tasks that failed after their retries and portfolio
+/// companies whose lookup failed. Absent when nothing failed, so the banner shows only then.
+#[derive(Debug, Clone, Serialize)]
+pub struct Incomplete {
+    pub failed_tasks: usize,
+    pub failed_companies: i64,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct AppendixCell {
     pub value: Option<String>,
@@ -214,6 +222,7 @@ pub struct AppendixTable {
 #[derive(Debug, Clone, Serialize)]
 pub struct ReportView {
     pub demo: bool,
+    pub incomplete: Option<Incomplete>,
     pub locale: Locale,
     pub lang: &'static str,
     pub headline: Option<Headline>,
@@ -498,7 +507,14 @@ fn portfolio(aggs: &Aggregates, frames: &Frames) -> Option<Portfolio> {
     Some(Portfolio { summary, by_uf, by_uf_total, by_cnae, by_cnae_total, top, not_found })
 }
 
-fn run_info(manifest: &Manifest, frames: &Frames, run_id: &str) -> RunInfo {
+fn incomplete(manifest: &Manifest, aggs: &Aggregates) -> Option<Incomplete> {
+    let failed_tasks = manifest.fetch.tasks_failed.len();
+    let failed_companies =
+        aggs.get("carteira_resumo").and_then(|r| int(r, "com_falha", 0)).unwrap_or(0).max(0);
+    (failed_tasks > 0 || failed_companies > 0).then_some(Incomplete { failed_tasks, failed_companies })
+}
+
+fn run_info(manifest: &Manifest, frames: &Frames, run_id: &str, locale: Locale) -> RunInfo {
     let f = &manifest.fetch;
     const SHOWN: usize = 20;
     RunInfo {
@@ -527,7 +543,11 @@ fn run_info(manifest: &Manifest, frames: &Frames, run_id: &str) -> RunInfo {
         retries: f.requests.retries,
         rate_limited: f.requests.rate_limited,
         failed_tasks: f.tasks_failed.len(),
-        wall_seconds: format!("{:.1}", f.wall_seconds),
+        wall_seconds: super::format::number(
+            Decimal::from_f64_retain(f.wall_seconds).unwrap_or_default(),
+            1,
+            locale,
+        ),
         by_operation: f
             .requests
             .by_operation
@@ -587,6 +607,7 @@ pub fn build_view(
     let by_uf = breakdown(aggs, "creditos_por_uf", "uf", None, "UF");
     ReportView {
         demo: manifest.demo,
+        incomplete: incomplete(manifest, aggs),
         locale,
         lang: if locale == Locale::PtBr { "pt-BR" } else { "en" },
         headline: headline(aggs),
@@ -621,7 +642,7 @@ pub fn build_view(
         movers_up: movers(aggs, "maiores_altas"),
         movers_down: movers(aggs, "maiores_quedas"),
         portfolio: portfolio(aggs, frames),
-        run: run_info(manifest, frames, run_id),
+        run: run_info(manifest, frames, run_id, locale),
         appendix: appendix(aggs),
     }
 }
