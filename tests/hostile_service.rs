@@ -301,3 +301,41 @@ async fn a_redirect_is_reported_and_the_key_never_follows_it() {
     }
     assert_eq!(hits.load(Ordering::SeqCst), 0, "a request (with its key) reached the other address");
 }
+
+#[tokio::test]
+async fn a_request_waits_out_many_429s_but_few_faults() {
+    use fiscal_report::extract::accounting::Accounting;
+    use fiscal_report::extract::{PageFetcher, RetryPolicy};
+    use std::sync::Arc;
+    use std::sync::atomic::Ordering;
+    let (base, _t) = start().await;
+    let policy = RetryPolicy {
+        base_delay: Duration::from_millis(1),
+        max_delay: Duration::from_millis(2),
+        // The test service asks for 7 s; waiting that long would only slow the test.
+        max_retry_after: Duration::from_millis(2),
+        ..RetryPolicy::default()
+    };
+    let sent = |status: &str| {
+        let (base, policy) = (base.clone(), policy.clone());
+        let cno = Cno::parse(&format!("0000000{status}10")).unwrap();
+        async move {
+            let f = PageFetcher::new(client(&base), 4, None, policy, Arc::new(Accounting::default()));
+            let e = f.one::<Obra>(&Operation::Obra(cno)).await.unwrap_err();
+            (e, f.accounting.requests.load(Ordering::Relaxed) as usize)
+        }
+    };
+    let (e, n) = sent("429").await;
+    assert!(matches!(e, ApiError::RateLimited { .. }), "{e}");
+    assert_eq!(
+        n,
+        1 + policy.max_rate_limited,
+        "a rate limit is waited out {} times",
+        policy.max_rate_limited
+    );
+    let (e, n) = sent("500").await;
+    assert!(matches!(e, ApiError::Server { status: 500, .. }), "{e}");
+    assert_eq!(n, policy.max_attempts, "faults end a request after max_attempts");
+    let (_, n) = sent("404").await;
+    assert_eq!(n, 1, "a 404 is an answer, not a fault");
+}

@@ -62,13 +62,17 @@ fn soak_with_faults_rate_limit_and_latency_loses_nothing() {
          | records fetched, all equal to the ground truth | {records} |\n\
          | records lost or duplicated | 0 |\n\
          | requests sent | {} |\n| minimum requests without faults | {minimum} |\n\
-         | retries | {} |\n| 429 answers | {} |\n| failed tasks | {} |\n| wall time, seconds | {wall:.1} |\n\n\
+         | retries after an error answer | {} |\n\
+         | short pages asked again (a 200 with too few records) | {} |\n\
+         | 429 answers | {} |\n| failed tasks | {} |\n| wall time, seconds | {wall:.1} |\n\n\
          Reproduce: `cargo test --test soak -- --ignored --nocapture`.\n",
         chrono::Utc::now().format("%Y-%m-%d"),
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         if cfg!(debug_assertions) { "debug" } else { "release" },
         r.requests,
         r.retries,
+        // Every request beyond the minimum is an error retry or a short page asked again.
+        r.requests.saturating_sub(minimum + r.retries),
         r.rate_limited,
         m.fetch.tasks_failed.len(),
     );

@@ -24,7 +24,11 @@ use crate::api::{ApiError, Operation, Page, RegistryClient};
 /// Retry settings: per request and per run.
 #[derive(Debug, Clone)]
 pub struct RetryPolicy {
+    /// Attempts per request counting only faults (5xx, resets, cut or invalid bodies).
     pub max_attempts: usize,
+    /// 429 answers one request may meet on top of those: a rate limit is waited out, not
+    /// counted as a fault, but a service that never lets a request through still ends it.
+    pub max_rate_limited: usize,
     pub base_delay: Duration,
     pub max_delay: Duration,
     /// Longest Retry-After we wait; a longer one is cut to this.
@@ -38,6 +42,7 @@ impl Default for RetryPolicy {
     fn default() -> Self {
         Self {
             max_attempts: 10,
+            max_rate_limited: 30,
             base_delay: Duration::from_millis(50),
             max_delay: Duration::from_secs(10),
             max_retry_after: Duration::from_secs(30),
@@ -257,16 +262,24 @@ impl PageFetcher {
         op: &Operation,
         page: Option<Page>,
     ) -> Result<T, ApiError> {
+        let faults_allowed = self.policy.max_attempts.saturating_sub(1);
         let backoff = FullJitter {
             base: self.policy.base_delay,
             cap: self.policy.max_delay,
-            times: self.policy.max_attempts.saturating_sub(1),
+            times: faults_allowed + self.policy.max_rate_limited,
         };
         let cap = self.policy.max_retry_after;
+        // Counted apart: under a busy rate limit, a request's 429s are not its faults.
+        let (faults, rate_limited) = (std::cell::Cell::new(0usize), std::cell::Cell::new(0usize));
         (|| self.attempt::<T>(op, page))
             .retry(backoff)
             .when(|e: &ApiError| {
-                e.is_retryable() && (matches!(e, ApiError::RateLimited { .. }) || self.budget_left())
+                if matches!(e, ApiError::RateLimited { .. }) {
+                    rate_limited.set(rate_limited.get() + 1);
+                    return rate_limited.get() <= self.policy.max_rate_limited;
+                }
+                faults.set(faults.get() + 1);
+                e.is_retryable() && faults.get() <= faults_allowed && self.budget_left()
             })
             .adjust(|e: &ApiError, d: Option<Duration>| match (e.retry_after(), d) {
                 // The service's word beats our guess, within reason; a finished budget stays finished.
