@@ -233,6 +233,23 @@ pub fn report_from(dir: &std::path::Path, report: &ReportArgs) -> Result<ExitSta
             format!("{} is not a finished run's directory (cannot read its manifest.json: {e}); pass the --out of a run", dir.display()),
         )
     })?;
+    // A `--resume` running in this directory would change what is read and written here.
+    let _lock = match crate::extract::staging::StagedFetch::lock_for_reading(dir) {
+        Ok(lock) => Some(lock),
+        Err(crate::extract::staging::StagingError::Locked { .. }) => {
+            return Err(Classified::new(
+                ExitStatus::BadInput,
+                format!(
+                    "another fiscal-report run is using {} (its staging lock is held); \
+                     wait for it to finish, then run report --from again",
+                    dir.display()
+                ),
+            )
+            .into());
+        }
+        // No staging kept (a copied or cleaned-up run): nothing can be resuming into it.
+        Err(_) => None,
+    };
     // A `fetch` leaves staged records only; a `run` has exported the raw tables too.
     let exported = dir.join("creditos_ativos").is_dir();
     let (frames, raw) = if exported {

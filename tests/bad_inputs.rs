@@ -157,6 +157,14 @@ fn an_output_dir_with_another_runs_files_is_refused() {
     assert_bad(&resume, &KEY, &["already holds", "--resume"]);
     resume.push("--resume");
     assert_bad(&resume, &KEY, &["other parameters"]);
+    // While a fetch holds the run's lock, report --from waits its turn instead of racing it.
+    let lock = std::fs::File::open(out.join(".staging").join("lock")).unwrap();
+    lock.try_lock().unwrap();
+    let report = ["--quiet", "report", "--from", out.to_str().unwrap()];
+    assert_bad(&report, &[], &["another fiscal-report run is using", "report --from again"]);
+    drop(lock);
+    let (code, err) = run(&report, &[]);
+    assert_eq!(code, Some(0), "{err}");
     // Not writable: a file where the directory should be.
     let blocker = dir.path().join("blocker");
     std::fs::write(&blocker, b"x").unwrap();
