@@ -183,7 +183,14 @@ pub fn analyze_export_report(
     manifest.run_id = Some(run_id);
     manifest.files = files;
     manifest.queries = queries.iter().map(|q| (q.table.clone(), q.sha256.clone())).collect();
-    manifest.write(out).with_context(|| format!("writing the manifest in {}", out.display()))?;
+    manifest.write(out).map_err(|e| {
+        crate::exit::OutputError::wrap(
+            out.join("manifest.json"),
+            "free space on that disk (or fix its permissions), then run `report --from` on it: \
+             the exported tables are kept",
+            e,
+        )
+    })?;
     Ok(())
 }
 
