@@ -2,8 +2,8 @@
 -- answers: Which 20 cells of (state, CNAE section, tax group) grew most in the latest month, in
 --   BRL, compared with the previous month?
 -- Ties are broken by the cell's keys so the list is the same on every engine.
--- Empty when the previous month was not fetched: a cell is not a mover just because the month
---   before it is missing. Blank keys are grouped as '?'.
+-- Empty when the previous month was not fetched, since a cell is not a mover just because the
+--   month before it is missing. Blank keys are grouped as '?'.
 WITH ultimo AS (
     -- The latest month and the one before it: ano_mes_anterior grows with ano_mes, so both
     -- maxima belong to the same month.

@@ -81,22 +81,40 @@ pub fn read_settings_file(path: &Path) -> Result<Settings, ConfigError> {
 /// The parser's message with its line and column, but not the quoted source line that toml's
 /// own rendering adds: that line may be `api_key = "..."`, and this text reaches logs.
 fn toml_error(e: &toml::de::Error, text: &str) -> String {
-    let mut message = e.message().trim_end().to_string();
+    let message = e.message().trim_end().to_string();
     let Some(span) = e.span() else { return message };
     let before = text.get(..span.start).unwrap_or(text);
     let line = before.matches('\n').count() + 1;
     let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    // A type error quotes the value ("invalid type: integer `1234`"): on a key's line, hide it.
     let source_line = text.lines().nth(line - 1).unwrap_or("");
-    if let Some((name, value)) = source_line.split_once('=')
-        && name.to_ascii_lowercase().contains("key")
-    {
-        let value = value.trim().trim_matches(|c| c == '"' || c == '\'');
-        if !value.is_empty() {
-            message = message.replace(value, "<redacted>");
-        }
-    }
+    let name = source_line.split_once('=').map_or(source_line, |(n, _)| n).trim();
+    let message =
+        if name.to_ascii_lowercase().contains("key") { redact_values(&message, name) } else { message };
     format!("line {line}, column {column}: {message}")
+}
+
+/// A type error quotes the value as the parser read it (`invalid type: integer `31415926``),
+/// whatever its spelling in the file (`3141_5926`, `0x1DF5E76`, a trailing comment). On a key's
+/// line every quoted part goes, except the setting's own name and the list of valid names.
+fn redact_values(message: &str, name: &str) -> String {
+    let names_from = message.find("expected one of").unwrap_or(usize::MAX);
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    let mut at = 0;
+    while let Some(open) = rest.find('`') {
+        let Some(len) = rest[open + 1..].find('`') else { break };
+        let quoted = &rest[open + 1..open + 1 + len];
+        out.push_str(&rest[..open]);
+        if quoted == name || at + open > names_from {
+            out.push_str(&rest[open..open + len + 2]);
+        } else {
+            out.push_str("`<redacted>`");
+        }
+        at += open + len + 2;
+        rest = &rest[open + len + 2..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Which months to fetch.
@@ -280,7 +298,7 @@ impl RunConfig {
             base_url: base_url.map(|b| b.value),
             api_key: api_key.map(ApiKey::new),
             // A switch on the command line can only say yes; the environment can say either, so
-            // FISCAL_REPORT_STRICT=false overrides `strict = true` in the file.
+            // FISCAL_REPORT_ALLOW_INSECURE_HTTP=false overrides the file's `true` (as for strict).
             allow_insecure_http: pick(
                 svc.allow_insecure_http.then_some(true),
                 env_parsed("allow_insecure_http")?,

@@ -227,13 +227,8 @@ pub async fn run_job(args: FetchArgs, report: Option<ReportArgs>, quiet: bool) -
 
 /// `fiscal-report report --from DIR`: everything after the fetch, from the Parquet in DIR.
 pub fn report_from(dir: &std::path::Path, report: &ReportArgs) -> Result<ExitStatus> {
-    let mut manifest = crate::export::manifest::Manifest::read(dir).map_err(|e| {
-        Classified::new(
-            ExitStatus::BadInput,
-            format!("{} is not a finished run's directory (cannot read its manifest.json: {e}); pass the --out of a run", dir.display()),
-        )
-    })?;
-    // A `--resume` running in this directory would change what is read and written here.
+    // A `--resume` running in this directory would change what is read and written here,
+    // the manifest first: take the lock before reading anything.
     let _lock = match crate::extract::staging::StagedFetch::lock_for_reading(dir) {
         Ok(lock) => Some(lock),
         Err(crate::extract::staging::StagingError::Locked { .. }) => {
@@ -250,6 +245,12 @@ pub fn report_from(dir: &std::path::Path, report: &ReportArgs) -> Result<ExitSta
         // No staging kept (a copied or cleaned-up run): nothing can be resuming into it.
         Err(_) => None,
     };
+    let mut manifest = crate::export::manifest::Manifest::read(dir).map_err(|e| {
+        Classified::new(
+            ExitStatus::BadInput,
+            format!("{} is not a finished run's directory (cannot read its manifest.json: {e}); pass the --out of a run", dir.display()),
+        )
+    })?;
     // A `fetch` leaves staged records only; a `run` has exported the raw tables too.
     let exported = dir.join("creditos_ativos").is_dir();
     let (frames, raw) = if exported {

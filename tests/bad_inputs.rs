@@ -65,6 +65,9 @@ fn config_files_that_cannot_be_used() {
         ("flag-spelling.toml", "uf = \"SP\"\napi-key = \"s3cr3t-k3y\"\n", "unknown field `api-key`"),
         ("unquoted.toml", "api_key = s3cr3t-k3y\n", "line 1"),
         ("numeric.toml", "api_key = 31415926\n", "invalid type"),
+        ("commented.toml", "api_key = 31415926  # prod\n", "invalid type"),
+        ("underscored.toml", "api_key = 3141_5926\n", "invalid type"),
+        ("hex.toml", "api_key = 0x1DF5E76\n", "invalid type"),
     ] {
         let path = p(name, text);
         let (code, err) = run(&["fetch", "--config", &path], &[]);

@@ -5,8 +5,8 @@
 //! asked again; a total that moves between pages restarts the walk, since the list changed
 //! under it. If the service still contradicts itself after that, the walk ends in
 //! `ApiError::IncompleteList`, so the task is recorded as failed (and retried by `--resume`)
-//! instead of saved short. Benign oddities (a page longer than `limite`, a missing total) are
-//! warnings. The walk always terminates: pages are planned from the first total, and the first
+//! instead of saved short; so does a full first page with no usable total. Benign oddities (a
+//! page longer than `limite`, a short only page with no usable total) are warnings. The walk always terminates: pages are planned from the first total, and the first
 //! bad page stops the requests after it. How one page is fetched (retries, throttling) is the
 //! caller's closure; this module knows nothing of it.
 
@@ -163,15 +163,30 @@ where
         let first = fetch(first_page).await?;
         let mut warnings = Vec::new();
         let total = match first.paginacao.as_ref().and_then(|p| p.total) {
-            Some(t) if t >= 0 => t as u64,
-            Some(t) => {
-                warnings.push(format!("{what}: paginacao.total is negative ({t}); read as 0"));
-                0
-            }
-            None => {
-                warnings
-                    .push(format!("{what}: the first page has no paginacao.total; only that page was read"));
-                first.itens.len() as u64
+            Some(t) if t > 0 => t as u64,
+            // No usable total: the page is the whole list only if it is not full.
+            stated => {
+                let n = first.itens.len();
+                let said = stated.map_or("missing".to_string(), |t| t.to_string());
+                if n >= first_page.limite as usize {
+                    let detail = format!(
+                        "the first page is full ({n} records) but paginacao.total is {said}, so the \
+                         list's length is unknown"
+                    );
+                    return Err(Stop::Failed(incomplete(what, detail)));
+                }
+                if n > 0 || stated.is_none_or(|t| t < 0) {
+                    warnings.push(format!(
+                        "{what}: paginacao.total is {said} but the only page holds {n} records; they were kept"
+                    ));
+                }
+                return Ok(Walk {
+                    total: n as u64,
+                    items: first.itens,
+                    fonte: first.fonte,
+                    pages: 1,
+                    warnings,
+                });
             }
         };
         let short = (first.itens.len() as u64) < total.min(u64::from(first_page.limite));
@@ -189,13 +204,6 @@ where
         attempt += 1;
     };
     let fonte = first.fonte.clone();
-    if total == 0 && !first.itens.is_empty() {
-        warnings.push(format!(
-            "{what}: paginacao.total is 0 but the page holds {} records; they were kept",
-            first.itens.len()
-        ));
-        return Ok(Walk { total: first.itens.len() as u64, items: first.itens, fonte, pages: 1, warnings });
-    }
     // The first page is full (or the whole list): only a longer-than-limite page is left to say.
     let mut items = match accept_page(first, first_page, total, what, &mut warnings)? {
         Ok(items) => items,
@@ -260,6 +268,24 @@ mod tests {
         .unwrap();
         assert_eq!(w.items, (0..250).collect::<Vec<u32>>());
         assert!(w.warnings.iter().any(|m| m.contains("held 150 records for limite 100")), "{:?}", w.warnings);
+    }
+
+    #[tokio::test]
+    async fn without_a_usable_total_only_a_page_that_is_not_full_is_the_whole_list() {
+        let page = |n: u32, total: Option<i64>| Envelope {
+            fonte: None,
+            itens: (0..n).collect::<Vec<u32>>(),
+            paginacao: Some(Paginacao { limite: None, offset: None, total }),
+        };
+        for total in [None, Some(0), Some(-3)] {
+            let w = walk_pages("t", 4, |_p: Page| async move { Ok(page(40, total)) }).await.unwrap();
+            assert_eq!((w.items.len(), w.pages), (40, 1), "{total:?}");
+            assert!(w.warnings.iter().any(|m| m.contains("only page holds 40")), "{:?}", w.warnings);
+            let e = walk_pages("t", 4, |_p: Page| async move { Ok(page(100, total)) }).await.unwrap_err();
+            assert!(e.to_string().contains("length is unknown"), "{total:?}: {e}");
+        }
+        let w = walk_pages("t", 4, |_p: Page| async { Ok(page(0, Some(0))) }).await.unwrap();
+        assert!(w.items.is_empty() && w.warnings.is_empty(), "an empty list is no anomaly");
     }
 
     #[tokio::test]

@@ -38,6 +38,15 @@ impl FileMetadata {
     }
 }
 
+/// The Parquet writer reports a failed write only in its error's text ("underlying IO error:
+/// No space left on device (os error 28)"); std's "(os error N)" there gives the kind back, so
+/// a full disk stays a full disk (exit 2) instead of looking like a bug.
+fn os_error_in(text: &str) -> Option<std::io::Error> {
+    let (_, after) = text.rsplit_once("(os error ")?;
+    let code: i32 = after.split(')').next()?.parse().ok()?;
+    Some(std::io::Error::from_raw_os_error(code))
+}
+
 /// Writes `df` to `path` atomically and returns its manifest entry (path relative to `root`).
 pub fn write_parquet(
     df: &mut DataFrame,
@@ -62,7 +71,11 @@ pub fn write_parquet(
         .with_row_group_size(Some(ROW_GROUP_ROWS))
         .with_key_value_metadata(Some(KeyValueMetadata::from_static(meta.pairs.clone())))
         .finish(df)
-        .map_err(|e| pq(&e));
+        .map_err(|e| match &e {
+            // A full disk or a lost mount is the machine's, not ours: keep it an I/O error.
+            PolarsError::IO { error, .. } => io(std::io::Error::new(error.kind(), error.to_string())),
+            _ => os_error_in(&e.to_string()).map_or_else(|| pq(&e), io),
+        });
     if let Err(e) = written {
         let _ = std::fs::remove_file(&tmp);
         return Err(e);
@@ -130,5 +143,21 @@ mod tests {
         let e = write_parquet(&mut df, &p, dir.path(), &FileMetadata::default().with("k", "v")).unwrap();
         assert_eq!((e.path.as_str(), e.rows), ("x/t.parquet", 2));
         assert_eq!(std::fs::read_dir(dir.path().join("x")).unwrap().count(), 1, "no temporary file left");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_full_disk_while_writing_stays_an_io_error() {
+        // The temporary file is made to be /dev/full, whose every write fails with ENOSPC.
+        let dir = tempfile::tempdir().unwrap();
+        let tmp = dir.path().join(format!(".t.parquet.tmp-{}", std::process::id()));
+        std::os::unix::fs::symlink("/dev/full", &tmp).unwrap();
+        let mut df = DataFrame::new(1, vec![Column::new("a".into(), [1i64])]).unwrap();
+        let p = dir.path().join("t.parquet");
+        match write_parquet(&mut df, &p, dir.path(), &FileMetadata::default()) {
+            Err(ExportError::Io { source, .. }) => assert_eq!(source.kind(), std::io::ErrorKind::StorageFull),
+            other => panic!("{other:?}"),
+        }
+        assert!(!p.exists());
     }
 }

@@ -301,7 +301,6 @@ pub fn format_decimal(d: Decimal, form: AmountForm) -> String {
         out.push_str("R$ ");
     }
     for (i, c) in whole.chars().enumerate() {
-        // No let-chain: the crate's rust-version (1.85) predates them.
         if let Some(g) = group
             && i > 0
             && (whole.len() - i).is_multiple_of(3)
