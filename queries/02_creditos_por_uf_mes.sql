@@ -1,11 +1,16 @@
 -- title: Créditos ativos por UF e mês
 -- answers: How large is each state's stock of active credits each month, what share of the
 --   national total is it, and how did it change on the previous month?
-WITH por_uf AS (
-    -- A blank uf is grouped as '?', so it still meets its previous month in the join below.
-    SELECT COALESCE(uf, '?') AS uf, ano_mes, MAX(ano_mes_anterior) AS ano_mes_anterior, SUM(valor_total) AS valor_total
+WITH por_uf_bruto AS (
+    SELECT uf, ano_mes, MAX(ano_mes_anterior) AS ano_mes_anterior, SUM(valor_total) AS valor_total
     FROM creditos_ativos
-    GROUP BY COALESCE(uf, '?'), ano_mes
+    GROUP BY uf, ano_mes
+),
+por_uf AS (
+    -- A blank uf is named '?' so that it still meets its previous month in the join below;
+    -- named after grouping (GROUP BY keeps NULLs together), so over a few hundred rows only.
+    SELECT COALESCE(uf, '?') AS uf, ano_mes, ano_mes_anterior, valor_total
+    FROM por_uf_bruto
 ),
 nacional AS (
     SELECT ano_mes, SUM(valor_total) AS valor_total

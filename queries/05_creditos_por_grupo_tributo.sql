@@ -20,15 +20,14 @@ anterior AS (
     FROM creditos_ativos c JOIN ultimo u ON c.ano_mes = u.ano_mes_anterior
     GROUP BY COALESCE(c.grupo_tributo, '?')
 ),
-mes_anterior AS (
-    SELECT COUNT(*) AS linhas FROM creditos_ativos c JOIN ultimo u ON c.ano_mes = u.ano_mes_anterior
-),
 linhas AS (
     SELECT COALESCE(a.grupo_tributo, p.grupo_tributo) AS grupo_tributo,
            COALESCE(a.valor_total, CAST(0 AS DECIMAL(18, 2))) AS valor_total,
-           CASE WHEN m.linhas > 0 THEN COALESCE(p.valor_total, CAST(0 AS DECIMAL(18, 2))) END AS valor_mes_anterior
+           -- Any group with a previous value means that month was fetched (a window over the few
+           -- joined rows: cheaper than looking at the raw table again).
+           CASE WHEN COUNT(p.valor_total) OVER () > 0
+                THEN COALESCE(p.valor_total, CAST(0 AS DECIMAL(18, 2))) END AS valor_mes_anterior
     FROM atual a FULL OUTER JOIN anterior p ON p.grupo_tributo = a.grupo_tributo
-    CROSS JOIN mes_anterior m
 ),
 total AS (
     SELECT SUM(valor_total) AS valor_total, SUM(valor_mes_anterior) AS valor_mes_anterior

@@ -22,15 +22,14 @@ anterior AS (
     FROM creditos_ativos c JOIN ultimo u ON c.ano_mes = u.ano_mes_anterior
     GROUP BY COALESCE(c.uf, '?'), COALESCE(c.cnae_secao_cod, '?'), COALESCE(c.grupo_tributo, '?')
 ),
-mes_anterior AS (
-    SELECT COUNT(*) AS linhas FROM creditos_ativos c JOIN ultimo u ON c.ano_mes = u.ano_mes_anterior
-),
 celulas AS (
     SELECT COALESCE(a.uf, p.uf) AS uf,
            COALESCE(a.cnae_secao_cod, p.cnae_secao_cod) AS cnae_secao_cod,
            COALESCE(a.grupo_tributo, p.grupo_tributo) AS grupo_tributo,
            COALESCE(p.valor_total, CAST(0 AS DECIMAL(18, 2))) AS valor_mes_anterior,
-           COALESCE(a.valor_total, CAST(0 AS DECIMAL(18, 2))) AS valor_total
+           COALESCE(a.valor_total, CAST(0 AS DECIMAL(18, 2))) AS valor_total,
+           -- Any cell with a previous value means that month was fetched.
+           COUNT(p.valor_total) OVER () AS celulas_mes_anterior
     FROM atual a
     FULL OUTER JOIN anterior p
       ON p.uf = a.uf AND p.cnae_secao_cod = a.cnae_secao_cod AND p.grupo_tributo = a.grupo_tributo
@@ -42,7 +41,7 @@ SELECT uf,
        valor_total,
        valor_total - valor_mes_anterior AS variacao,
        ROUND(100.0 * CAST(valor_total - valor_mes_anterior AS DOUBLE) / CAST(NULLIF(valor_mes_anterior, 0) AS DOUBLE), 4) AS variacao_pct
-FROM celulas CROSS JOIN mes_anterior m
-WHERE m.linhas > 0 AND valor_total - valor_mes_anterior < 0
+FROM celulas
+WHERE celulas_mes_anterior > 0 AND valor_total - valor_mes_anterior < 0
 ORDER BY variacao ASC, uf, cnae_secao_cod, grupo_tributo
 LIMIT 20
