@@ -65,14 +65,20 @@ fn incomplete(what: &str, detail: String) -> ApiError {
     ApiError::IncompleteList { what: what.to_string(), detail }
 }
 
-/// Checks one page against the first total; `Ok(None)` means "short, ask again".
+/// One page held against the first total.
+enum Checked<T> {
+    Whole(Vec<T>),
+    /// Fewer records than the total promised for this offset: ask again.
+    Short(String),
+}
+
 fn accept_page<T>(
     env: Envelope<T>,
     page: Page,
     first_total: u64,
     what: &str,
     warnings: &mut Vec<String>,
-) -> Result<Result<Vec<T>, String>, Stop> {
+) -> Result<Checked<T>, Stop> {
     let mut items = env.itens;
     if let Some(t) = env.paginacao.as_ref().and_then(|p| p.total)
         && t != first_total as i64
@@ -93,36 +99,36 @@ fn accept_page<T>(
     }
     let expected = first_total.saturating_sub(page.offset).min(u64::from(page.limite)) as usize;
     if items.len() < expected {
-        return Ok(Err(format!(
-            "the page at offset {} held {} records where {expected} were expected (paginacao.total {first_total})",
+        return Ok(Checked::Short(format!(
+            "the page at offset {} held {} records where paginacao.total is {first_total} ({expected} expected)",
             page.offset,
             items.len()
         )));
     }
-    Ok(Ok(items))
+    Ok(Checked::Whole(items))
 }
 
-/// Fetches a page after the first, asking again while it comes back short.
+/// Fetches `page`, asking again while it comes back short; `attempt` is the first one's number
+/// (the first page's first answer was already read to learn the total).
 async fn checked_page<T, F, Fut>(
     fetch: &F,
     page: Page,
     total: u64,
     what: &str,
+    mut attempt: u32,
 ) -> Result<(Vec<T>, Vec<String>), Stop>
 where
     F: Fn(Page) -> Fut,
     Fut: Future<Output = Result<Envelope<T>, ApiError>>,
 {
-    let mut attempt = 1;
     loop {
         let mut warnings = Vec::new();
         match accept_page(fetch(page).await?, page, total, what, &mut warnings)? {
-            Ok(items) => return Ok((items, warnings)),
-            Err(short) if attempt >= PAGE_ATTEMPTS => {
-                let detail = format!("{short}, {PAGE_ATTEMPTS} times");
-                return Err(Stop::Failed(incomplete(what, detail)));
+            Checked::Whole(items) => return Ok((items, warnings)),
+            Checked::Short(short) if attempt >= PAGE_ATTEMPTS => {
+                return Err(Stop::Failed(incomplete(what, format!("{short}, {PAGE_ATTEMPTS} times"))));
             }
-            Err(_) => {
+            Checked::Short(_) => {
                 tokio::time::sleep(PAUSE_STEP * attempt).await;
                 attempt += 1;
             }
@@ -158,59 +164,42 @@ where
     Fut: Future<Output = Result<Envelope<T>, ApiError>>,
 {
     let first_page = Page::first();
-    let mut attempt = 1;
-    let (first, total, mut warnings) = loop {
-        let first = fetch(first_page).await?;
-        let mut warnings = Vec::new();
-        let total = match first.paginacao.as_ref().and_then(|p| p.total) {
-            Some(t) if t > 0 => t as u64,
-            // No usable total: the page is the whole list only if it is not full.
-            stated => {
-                let n = first.itens.len();
-                let said = stated.map_or("missing".to_string(), |t| t.to_string());
-                if n >= first_page.limite as usize {
-                    let detail = format!(
-                        "the first page is full ({n} records) but paginacao.total is {said}, so the \
-                         list's length is unknown"
-                    );
-                    return Err(Stop::Failed(incomplete(what, detail)));
-                }
-                if n > 0 || stated.is_none_or(|t| t < 0) {
-                    warnings.push(format!(
-                        "{what}: paginacao.total is {said} but the only page holds {n} records; they were kept"
-                    ));
-                }
-                return Ok(Walk {
-                    total: n as u64,
-                    items: first.itens,
-                    fonte: first.fonte,
-                    pages: 1,
-                    warnings,
-                });
+    let first = fetch(first_page).await?;
+    let total = match first.paginacao.as_ref().and_then(|p| p.total) {
+        Some(t) if t > 0 => t as u64,
+        // No usable total: the page is the whole list only if it is not full.
+        stated => {
+            let n = first.itens.len();
+            let said = stated.map_or("missing".to_string(), |t| t.to_string());
+            if n >= first_page.limite as usize {
+                let detail = format!(
+                    "the first page is full ({n} records) but paginacao.total is {said}, so the list's \
+                     length is unknown"
+                );
+                return Err(Stop::Failed(incomplete(what, detail)));
             }
-        };
-        let short = (first.itens.len() as u64) < total.min(u64::from(first_page.limite));
-        if !short {
-            break (first, total, warnings);
+            let mut warnings = Vec::new();
+            if n > 0 || stated.is_none_or(|t| t < 0) {
+                warnings.push(format!(
+                    "{what}: paginacao.total is {said} but the only page holds {n} records; they were kept"
+                ));
+            }
+            return Ok(Walk { total: n as u64, items: first.itens, fonte: first.fonte, pages: 1, warnings });
         }
-        if attempt >= PAGE_ATTEMPTS {
-            let detail = format!(
-                "the first page held {} records where paginacao.total is {total}, {PAGE_ATTEMPTS} times",
-                first.itens.len()
-            );
-            return Err(Stop::Failed(incomplete(what, detail)));
-        }
-        tokio::time::sleep(PAUSE_STEP * attempt).await;
-        attempt += 1;
     };
     let fonte = first.fonte.clone();
-    // The first page is full (or the whole list): only a longer-than-limite page is left to say.
+    // The first page is checked like the others; a short one is asked again from attempt 2.
+    let mut warnings = Vec::new();
     let mut items = match accept_page(first, first_page, total, what, &mut warnings)? {
-        Ok(items) => items,
-        Err(short) => return Err(Stop::Failed(incomplete(what, short))),
+        Checked::Whole(items) => items,
+        Checked::Short(_) => {
+            let (items, again) = checked_page(fetch, first_page, total, what, 2).await?;
+            warnings = again;
+            items
+        }
     };
     let rest = futures::stream::iter(remaining_offsets(total, first_page.limite))
-        .map(|offset| checked_page(fetch, Page { limite: first_page.limite, offset }, total, what))
+        .map(|offset| checked_page(fetch, Page { limite: first_page.limite, offset }, total, what, 1))
         .buffered(concurrency.max(1));
     let mut rest = std::pin::pin!(rest);
     let mut pages = 1u32;
