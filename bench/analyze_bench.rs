@@ -13,8 +13,8 @@ use std::time::Instant;
 use fiscal_report::analyze::{load_queries, run_queries};
 use fiscal_report::export::FileMetadata;
 use fiscal_report::export::tables::write_raw_table;
-use fiscal_report::extract::staging::{Table, flat_row};
 use fiscal_report::simulator::Dataset;
+use fiscal_report::tables::{Table, flat_row};
 use fiscal_report::transform::Frames;
 use fiscal_report::transform::frames::{portfolio_frame, type_table};
 use polars::prelude::*;
@@ -71,7 +71,7 @@ fn generate(dir: &Path, copies: i32) {
 
 fn analyze(dir: &Path, queries: &Path) {
     let t = Instant::now();
-    let creditos = fiscal_report::stages::read_exported_table(dir, "creditos_ativos").expect("read");
+    let creditos = fiscal_report::export::tables::read_exported_table(dir, "creditos_ativos").expect("read");
     let read_secs = t.elapsed().as_secs_f64();
     let mut tables = BTreeMap::new();
     for table in [Table::Empresas, Table::DividasPgfn, Table::ParcelamentosRfb, Table::TransacoesRfb] {

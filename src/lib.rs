@@ -5,19 +5,17 @@
 
 pub mod analyze;
 pub mod api;
-pub mod app;
 pub mod builtin;
 pub mod cli;
+pub mod commands;
 pub mod config;
 pub mod exit;
 pub mod export;
 pub mod extract;
 pub mod fsutil;
 pub mod logging;
-pub mod merge;
-pub mod pipeline;
 pub mod report;
 pub mod shutdown;
 pub mod simulator;
-pub mod stages;
+pub mod tables;
 pub mod transform;

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use fiscal_report::{app, cli::Cli, exit, logging};
+use fiscal_report::{cli::Cli, commands, exit, logging};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -22,7 +22,8 @@ fn main() -> ExitCode {
             return ExitCode::from(exit::ExitStatus::Internal as u8);
         }
     };
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| runtime.block_on(app::run(cli))));
+    let outcome =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| runtime.block_on(commands::run(cli))));
     let status = match outcome {
         Ok(Ok(status)) => status,
         Ok(Err(err)) => {

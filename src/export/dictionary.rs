@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use crate::analyze::Query;
 use crate::export::tables::partition_columns;
-use crate::extract::staging::Table;
+use crate::tables::Table;
 use crate::transform::schema::{Kind, columns};
 
 fn type_name(kind: Kind) -> &'static str {
@@ -39,7 +39,7 @@ pub fn data_dictionary(queries: &[Query], examples: &BTreeMap<(String, String), 
     let _ = writeln!(
         s,
         "Generated from the code (`src/transform/schema.rs`, `src/export/tables.rs`, `queries/`) by\n\
-         `UPDATE_DOCS=1 cargo test --test data_dictionary`; do not edit by hand. Examples come from\n\
+         `UPDATE_DOCS=1 cargo test --test it data_dictionary`; do not edit by hand. Examples come from\n\
          the embedded registry's synthetic data.\n"
     );
     let _ = writeln!(
@@ -114,7 +114,7 @@ const LOADING: &str = r#"## Loading
 
 Every snippet reads a run's output directory (here `RUN`). The partition values are strings:
 tell each reader so, or `ano_mes` comes back as an integer. The Python snippets run in CI
-against a demo run (`tests/data_dictionary.rs`).
+against a demo run (`tests/it/data_dictionary.rs`).
 
 pandas (with pyarrow):
 

@@ -9,7 +9,6 @@ pub mod plan;
 pub mod pool;
 pub mod portfolio;
 pub mod progress;
-pub mod record;
 pub mod runner;
 pub mod staging;
 

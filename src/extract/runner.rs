@@ -18,11 +18,12 @@ use super::accounting::{Accounting, AccountingSummary};
 use super::plan::{CompanyList, CompanyTask, CreditTask, Task};
 use super::pool::PageFetcher;
 use super::progress::Progress;
-use super::staging::{Row, Staging, StagingError, Table, TaskEntry, TaskStatus, flat_row, profile_row};
+use super::staging::{Staging, StagingError, TaskEntry, TaskStatus};
 use crate::api::models::{CompanyProfile, CreditoAtivo, DividaPgfn, Fonte, ParcelamentoRfb, TransacaoRfb};
 use crate::api::paginate::{Walk, walk_pages};
 use crate::api::{AnoMes, ApiError, Operation, Page};
 use crate::config::MonthSelection;
+use crate::tables::{Row, Table, flat_row, profile_row};
 
 /// Pages of one list fetched at once. As many as the pool can hold: at the end of a run one
 /// long list may be all that is left, and it should fill the pool alone. The pool bounds the

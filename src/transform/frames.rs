@@ -14,7 +14,7 @@ use super::parse::{
     cnae_section, normalise_uf, parse_ano_mes, parse_brl_amount, parse_registry_date, to_cents_scale,
 };
 use super::schema::{ColumnSpec, Kind, columns};
-use crate::extract::staging::Table;
+use crate::tables::Table;
 
 /// Decimal(18,2): precise to the cent for amounts under 10^16 BRL.
 pub const MONEY_PRECISION: usize = 18;

@@ -5,5 +5,6 @@
 pub mod frames;
 pub mod parse;
 pub mod schema;
+pub mod staged;
 
 pub use frames::{CARTEIRA, CompanyStatus, Frames, QualityCount, TransformError, build_frames};

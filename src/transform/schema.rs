@@ -3,7 +3,7 @@
 //!
 //! Converting values is `frames`'s job; this module only declares.
 
-use crate::extract::staging::Table;
+use crate::tables::Table;
 
 /// How a column is derived from its staged text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

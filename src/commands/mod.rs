@@ -1,0 +1,30 @@
+//! The subcommands, one file each: each wires the stages together for its command and turns the
+//! outcome into an exit status. This is the top of the library's layers: it may use every stage,
+//! and no stage uses it. Output for people goes to stderr; data (JSON of `get`) goes to stdout.
+
+mod finish;
+mod get;
+mod merge;
+mod report;
+mod run;
+mod serve;
+
+use anyhow::Result;
+
+use crate::cli::{Cli, Command};
+use crate::exit::ExitStatus;
+
+pub use finish::new_run_id;
+pub use run::{DEMO_PORTFOLIO_SIZE, random_key};
+
+/// Runs one parsed command.
+pub async fn run(cli: Cli) -> Result<ExitStatus> {
+    match cli.command {
+        Command::Serve(args) => serve::serve(args).await,
+        Command::Get(args) => get::get(args).await,
+        Command::Run(args) => run::run_job(args.fetch, Some(args.report), cli.quiet).await,
+        Command::Fetch(args) => run::run_job(args, None, cli.quiet).await,
+        Command::Merge(args) => merge::merge(&args.out, &args.shards, &args.report),
+        Command::Report(args) => report::report_from(&args.from, &args.report),
+    }
+}

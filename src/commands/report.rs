@@ -1,0 +1,50 @@
+//! `fiscal-report report --from DIR`: the aggregates, their Parquet and the report again from a
+//! finished run's directory, without fetching.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use super::finish::{RawTables, analyze_export_report};
+use crate::cli::ReportArgs;
+use crate::exit::{Classified, ExitStatus};
+
+/// `fiscal-report report --from DIR`: everything after the fetch, from the Parquet in DIR.
+pub fn report_from(dir: &Path, report: &ReportArgs) -> Result<ExitStatus> {
+    // A `--resume` running in this directory would change what is read and written here,
+    // the manifest first: take the lock before reading anything.
+    let _lock = match crate::extract::staging::StagedFetch::lock_for_reading(dir) {
+        Ok(lock) => Some(lock),
+        Err(crate::extract::staging::StagingError::Locked { .. }) => {
+            return Err(Classified::new(
+                ExitStatus::BadInput,
+                format!(
+                    "another fiscal-report run is using {} (its staging lock is held); \
+                     wait for it to finish, then run report --from again",
+                    dir.display()
+                ),
+            )
+            .into());
+        }
+        // No staging kept (a copied or cleaned-up run): nothing can be resuming into it.
+        Err(_) => None,
+    };
+    let mut manifest = crate::export::manifest::Manifest::read(dir).map_err(|e| {
+        Classified::new(
+            ExitStatus::BadInput,
+            format!("{} is not a finished run's directory (cannot read its manifest.json: {e}); pass the --out of a run", dir.display()),
+        )
+    })?;
+    // A `fetch` leaves staged records only; a `run` has exported the raw tables too.
+    let exported = dir.join("creditos_ativos").is_dir();
+    let (frames, raw) = if exported {
+        (crate::export::tables::frames_from_export(dir)?, RawTables::Keep)
+    } else {
+        let staged = crate::extract::staging::StagedFetch::read(dir)
+            .with_context(|| format!("reading the staged records of {}", dir.display()))?;
+        (crate::transform::staged::frames_from_staged(std::slice::from_ref(&staged))?, RawTables::Write)
+    };
+    analyze_export_report(frames, &mut manifest, dir, report, raw)?;
+    eprintln!("re-rendered the aggregates and the report in {}", dir.display());
+    Ok(ExitStatus::Ok)
+}

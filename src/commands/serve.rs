@@ -1,0 +1,84 @@
+//! `fiscal-report serve`: the embedded registry as a server, or its ground truth and demo
+//! portfolio written to files.
+
+use std::io::Write;
+use std::net::SocketAddr;
+
+use anyhow::{Context, Result};
+
+use crate::api::ApiKey;
+use crate::cli::ServeArgs;
+use crate::exit::{Classified, ExitStatus};
+use crate::simulator::{self, FaultConfig, RegistryConfig};
+
+pub async fn serve(args: ServeArgs) -> Result<ExitStatus> {
+    if !(args.scale > 0.0 && args.scale <= 64.0) {
+        return Err(Classified::new(
+            ExitStatus::BadInput,
+            format!("--scale {}: it must be above 0 and at most 64", args.scale),
+        )
+        .into());
+    }
+    if !(0.0..=1.0).contains(&args.fault_rate) {
+        return Err(Classified::new(
+            ExitStatus::BadInput,
+            format!("--fault-rate {}: it must be between 0 and 1", args.fault_rate),
+        )
+        .into());
+    }
+    let addr: SocketAddr = args.addr.parse().map_err(|_| {
+        Classified::new(
+            ExitStatus::BadInput,
+            format!("--addr {:?}: not an address; write it like 127.0.0.1:8089", args.addr),
+        )
+    })?;
+    let cfg = RegistryConfig {
+        seed: args.seed,
+        scale: args.scale,
+        api_key: ApiKey::new(args.api_key),
+        faults: FaultConfig {
+            latency: std::time::Duration::from_millis(args.latency_ms),
+            fault_rate: args.fault_rate,
+            rate_limit: args.rate_limit,
+        },
+    };
+    let state = simulator::build_state(&cfg).await;
+    if let Some(path) = &args.dump_truth {
+        let truth = state.dataset.truth();
+        let json = serde_json::to_vec_pretty(&truth)?;
+        crate::fsutil::write_atomic(path, &json)
+            .with_context(|| format!("writing the ground truth to {}", path.display()))?;
+        eprintln!("wrote the ground truth of seed {} scale {} to {}", args.seed, args.scale, path.display());
+        return Ok(ExitStatus::Ok);
+    }
+    if let Some(path) = &args.dump_portfolio {
+        let cnpjs: Vec<String> =
+            state.dataset.demo_portfolio(args.portfolio_size).iter().map(|c| c.masked()).collect();
+        let text = format!("cnpj\n{}\n", cnpjs.join("\n"));
+        crate::fsutil::write_atomic(path, text.as_bytes())
+            .with_context(|| format!("writing the portfolio to {}", path.display()))?;
+        eprintln!(
+            "wrote {} CNPJs of seed {} scale {} to {}",
+            cnpjs.len(),
+            args.seed,
+            args.scale,
+            path.display()
+        );
+        return Ok(ExitStatus::Ok);
+    }
+    let registry = simulator::start(state, addr).await.with_context(|| format!("cannot listen on {addr}"))?;
+    // One line on stdout, so scripts and tests that asked for port 0 can read the address.
+    println!("listening on {}", registry.base_url());
+    let _ = std::io::stdout().flush();
+    eprintln!(
+        "embedded registry: seed {} scale {}, {} companies, months {}..{}; Ctrl-C stops",
+        args.seed,
+        args.scale,
+        registry.dataset().company_count(),
+        registry.dataset().months().first().map(|m| m.to_string()).unwrap_or_default(),
+        registry.dataset().latest_month()
+    );
+    crate::shutdown::wait_for_signal().await;
+    registry.stop().await;
+    Ok(ExitStatus::Ok)
+}

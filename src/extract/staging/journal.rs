@@ -1,0 +1,76 @@
+//! The staging journal: one JSON line per commit, naming the segments it wrote and the tasks it
+//! finished. A commit counts only when its whole line is on disk.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::StagingError;
+use crate::tables::Table;
+
+/// The outcome of one task, as the journal keeps it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskStatus {
+    Done,
+    NotFound,
+    Failed,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskEntry {
+    pub task: String,
+    pub status: TaskStatus,
+    #[serde(default)]
+    pub records: BTreeMap<Table, u64>,
+    #[serde(default)]
+    pub pages: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Source status and version the service reported, keyed by source or operation.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub fontes: BTreeMap<String, crate::api::models::Fonte>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(super) struct Commit {
+    pub(super) commit: u64,
+    pub(super) segments: Vec<String>,
+    pub(super) tasks: Vec<TaskEntry>,
+}
+
+/// What the complete commits of a journal add up to.
+#[derive(Default)]
+pub(super) struct Journal {
+    /// Final state of every task (later commits win).
+    pub(super) tasks: BTreeMap<String, TaskEntry>,
+    pub(super) segments: BTreeSet<String>,
+    pub(super) next_commit: u64,
+    /// Bytes of complete commit lines: where a torn tail starts.
+    pub(super) valid_len: u64,
+}
+
+/// Reads a journal. A commit counts only when its whole line, newline included, is on disk: a
+/// line cut by a crash (even one missing just its newline) and anything after it never happened.
+pub(super) fn read_journal(path: &Path) -> Result<Journal, StagingError> {
+    let mut j = Journal::default();
+    let text = match std::fs::read(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(j),
+        Err(e) => return Err(StagingError::Io { path: path.to_path_buf(), source: e }),
+    };
+    for line in text.split_inclusive(|b| *b == b'\n') {
+        let Some(body) = line.strip_suffix(b"\n") else { break };
+        let Ok(commit) = serde_json::from_slice::<Commit>(body) else { break };
+        j.valid_len += line.len() as u64;
+        j.next_commit = j.next_commit.max(commit.commit + 1);
+        j.segments.extend(commit.segments);
+        for t in commit.tasks {
+            j.tasks.insert(t.task.clone(), t);
+        }
+    }
+    Ok(j)
+}

@@ -1,0 +1,362 @@
+//! Durable staging of fetched records under `DIR/.staging`: Parquet segments (arrow-rs, every
+//! column the wire text as-is) and a journal of commits.
+//!
+//! A commit is one journal line naming the segments it wrote and the tasks it finished. The
+//! segments are renamed into place and synced before the line is written, so after a crash a
+//! complete line means complete data; segments no complete line names are deleted on resume.
+//! A task's records are committed together or not at all. Parsing the text into typed values
+//! is the transform stage's job.
+
+mod journal;
+mod segment;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use journal::{Commit, read_journal};
+pub use journal::{TaskEntry, TaskStatus};
+pub use segment::read_segment;
+use segment::{sync_dir, write_segment};
+
+use crate::tables::{Row, Table};
+
+#[derive(Debug, thiserror::Error)]
+pub enum StagingError {
+    #[error(
+        "cannot write {path}: {source}; make room on that disk (or choose another --out) and run again with \
+         --resume: everything committed so far is kept"
+    )]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error(
+        "another fiscal-report run is using {dir} (its lock file is held); wait for it to finish or choose another --out"
+    )]
+    Locked { dir: PathBuf },
+    #[error(
+        "{dir} already holds a run's staged data; pass --resume to continue it, or choose another --out (or delete {dir}/.staging)"
+    )]
+    ExistingRun { dir: PathBuf },
+    #[error("cannot --resume in {dir}: it holds a run with other parameters ({what}); use another --out")]
+    PlanMismatch { dir: PathBuf, what: String },
+    #[error("writing a Parquet segment {path}: {message}")]
+    Parquet { path: PathBuf, message: String },
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> StagingError + '_ {
+    move |source| StagingError::Io { path: path.to_path_buf(), source }
+}
+
+/// Takes `lock` for `out` without waiting: a run already holding it is refused, never queued
+/// behind.
+fn take_lock(lock: &File, lock_path: &Path, out: &Path, shared: bool) -> Result<(), StagingError> {
+    let taken = if shared { lock.try_lock_shared() } else { lock.try_lock() };
+    match taken {
+        Ok(()) => Ok(()),
+        Err(std::fs::TryLockError::WouldBlock) => Err(StagingError::Locked { dir: out.to_path_buf() }),
+        Err(std::fs::TryLockError::Error(e)) => Err(io_err(lock_path)(e)),
+    }
+}
+
+/// A finished fetch's staging held against writers while it is read; released on drop.
+#[derive(Debug)]
+pub struct ReadLock {
+    _lock: File,
+}
+
+/// A finished fetch's staging, read without changing it (for `merge` and `report --from`).
+pub struct StagedFetch {
+    pub dir: PathBuf,
+    pub tasks: BTreeMap<String, TaskEntry>,
+    pub segments: BTreeSet<String>,
+}
+
+impl StagedFetch {
+    /// Takes `out/.staging/lock` so that no `--resume` commits there until the `ReadLock` is
+    /// dropped. Shared: readers do not exclude each other, only writers. Creates and changes
+    /// nothing, so a staging that has no lock file (or no `.staging`) is a `NotFound` I/O error.
+    pub fn lock_for_reading(out: &Path) -> Result<ReadLock, StagingError> {
+        let lock_path = out.join(".staging").join("lock");
+        let lock = File::open(&lock_path).map_err(io_err(&lock_path))?;
+        take_lock(&lock, &lock_path, out, true)?;
+        Ok(ReadLock { _lock: lock })
+    }
+
+    pub fn read(out: &Path) -> Result<Self, StagingError> {
+        let dir = out.join(".staging");
+        let journal = read_journal(&dir.join("journal.jsonl"))?;
+        Ok(Self { dir, tasks: journal.tasks, segments: journal.segments })
+    }
+
+    pub fn segment_paths(&self, table: Table) -> Vec<PathBuf> {
+        let prefix = format!("{}-", table.name());
+        self.segments.iter().filter(|s| s.starts_with(&prefix)).map(|s| self.dir.join(s)).collect()
+    }
+}
+
+/// The `.staging` directory of one output DIR, locked for this process.
+pub struct Staging {
+    out: PathBuf,
+    _lock: File,
+    next_commit: u64,
+    /// What complete commits hold so far: the same view `StagedFetch::read` gives.
+    staged: StagedFetch,
+}
+
+impl Staging {
+    pub fn out_dir(&self) -> &Path {
+        &self.out
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.staged.dir
+    }
+
+    /// Opens (and locks) `out/.staging`. A fresh run refuses a DIR that already holds staged
+    /// data; a resume requires one with the same plan.
+    pub fn open<P: Serialize + for<'de> Deserialize<'de> + PartialEq + std::fmt::Debug>(
+        out: &Path,
+        plan: &P,
+        resume: bool,
+    ) -> Result<Self, StagingError> {
+        let dir = out.join(".staging");
+        std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+        let lock_path = dir.join("lock");
+        let lock = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(io_err(&lock_path))?;
+        // An advisory lock (std's, flock on Unix) so two runs never interleave their staging;
+        // the OS drops it if this process dies, so a killed run never leaves a stale lock.
+        take_lock(&lock, &lock_path, out, false)?;
+        let plan_path = dir.join("plan.json");
+        let journal = dir.join("journal.jsonl");
+        let has_data = journal.exists() || plan_path.exists();
+        if has_data && !resume {
+            return Err(StagingError::ExistingRun { dir: out.to_path_buf() });
+        }
+        if plan_path.exists() {
+            let text = std::fs::read_to_string(&plan_path).map_err(io_err(&plan_path))?;
+            let stored: Option<P> = serde_json::from_str(&text).ok();
+            if stored.as_ref() != Some(plan) {
+                return Err(StagingError::PlanMismatch {
+                    dir: out.to_path_buf(),
+                    what: "months, states, portfolio, shard or service differ from the interrupted run"
+                        .into(),
+                });
+            }
+        } else {
+            let bytes = serde_json::to_vec_pretty(plan).map_err(|e| StagingError::Io {
+                path: plan_path.clone(),
+                source: std::io::Error::other(e),
+            })?;
+            crate::fsutil::write_atomic(&plan_path, &bytes).map_err(io_err(&plan_path))?;
+        }
+        let staged = StagedFetch { dir, tasks: BTreeMap::new(), segments: BTreeSet::new() };
+        let mut s = Self { out: out.to_path_buf(), _lock: lock, next_commit: 0, staged };
+        s.load_journal()?;
+        s.remove_orphans()?;
+        Ok(s)
+    }
+
+    fn load_journal(&mut self) -> Result<(), StagingError> {
+        let path = self.staged.dir.join("journal.jsonl");
+        if !path.exists() {
+            return Ok(());
+        }
+        let journal = read_journal(&path)?;
+        (self.staged.tasks, self.staged.segments, self.next_commit) =
+            (journal.tasks, journal.segments, journal.next_commit);
+        // Drop a torn tail so the next commit starts on a fresh line.
+        let f = OpenOptions::new().write(true).open(&path).map_err(io_err(&path))?;
+        f.set_len(journal.valid_len).map_err(io_err(&path))?;
+        Ok(())
+    }
+
+    fn remove_orphans(&self) -> Result<(), StagingError> {
+        for entry in std::fs::read_dir(&self.staged.dir).map_err(io_err(&self.staged.dir))? {
+            let entry = entry.map_err(io_err(&self.staged.dir))?;
+            let name = entry.file_name().to_string_lossy().to_string();
+            let is_segment = name.ends_with(".parquet") || name.contains(".parquet.tmp");
+            if is_segment && !self.staged.segments.contains(&name) {
+                std::fs::remove_file(entry.path()).map_err(io_err(&entry.path()))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Tasks that need no fetching again: finished or known not to exist.
+    pub fn settled(&self) -> BTreeSet<String> {
+        self.staged
+            .tasks
+            .values()
+            .filter(|t| t.status != TaskStatus::Failed)
+            .map(|t| t.task.clone())
+            .collect()
+    }
+
+    pub fn task_entries(&self) -> impl Iterator<Item = &TaskEntry> {
+        self.staged.tasks.values()
+    }
+
+    /// Committed segment files of `table`, in commit order.
+    pub fn segment_paths(&self, table: Table) -> Vec<PathBuf> {
+        self.staged.segment_paths(table)
+    }
+
+    /// What the complete commits so far hold, as a reader of this directory would see it.
+    pub fn staged(&self) -> &StagedFetch {
+        &self.staged
+    }
+
+    /// Writes one commit: the rows as one segment per table, then the journal line.
+    pub fn commit(
+        &mut self,
+        rows: BTreeMap<Table, Vec<Row>>,
+        tasks: Vec<TaskEntry>,
+    ) -> Result<(), StagingError> {
+        if tasks.is_empty() {
+            return Ok(());
+        }
+        let n = self.next_commit;
+        let mut names = Vec::new();
+        for (table, rows) in rows.iter().filter(|(_, r)| !r.is_empty()) {
+            let name = format!("{}-{n:06}.parquet", table.name());
+            write_segment(&self.staged.dir.join(&name), *table, rows)?;
+            names.push(name);
+        }
+        sync_dir(&self.staged.dir)?;
+        let line = serde_json::to_vec(&Commit { commit: n, segments: names.clone(), tasks: tasks.clone() })
+            .map_err(|e| StagingError::Io {
+            path: self.staged.dir.join("journal.jsonl"),
+            source: std::io::Error::other(e),
+        })?;
+        let path = self.staged.dir.join("journal.jsonl");
+        let mut j = OpenOptions::new().create(true).append(true).open(&path).map_err(io_err(&path))?;
+        j.write_all(&line)
+            .and_then(|()| j.write_all(b"\n"))
+            .and_then(|()| j.sync_data())
+            .map_err(io_err(&path))?;
+        self.next_commit += 1;
+        self.staged.segments.extend(names);
+        for t in tasks {
+            self.staged.tasks.insert(t.task.clone(), t);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::models::CreditoAtivo;
+    use crate::tables::{RowMap, flat_row};
+
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct P(u32);
+
+    fn row(v: &str) -> Row {
+        flat_row(
+            Table::CreditosAtivos,
+            &CreditoAtivo { uf: Some(v.into()), valor_total: Some("1,00".into()), ..Default::default() },
+            &[],
+        )
+    }
+
+    fn done(task: &str) -> TaskEntry {
+        TaskEntry {
+            task: task.into(),
+            status: TaskStatus::Done,
+            records: BTreeMap::new(),
+            pages: 1,
+            error: None,
+            fontes: BTreeMap::new(),
+            warnings: vec![],
+        }
+    }
+
+    #[test]
+    fn commits_survive_reopen_and_torn_tails_are_dropped() {
+        let tmp = tempfile::tempdir().unwrap();
+        {
+            let mut s = Staging::open(tmp.path(), &P(1), false).unwrap();
+            s.commit(BTreeMap::from([(Table::CreditosAtivos, vec![row("SP"), row("RJ")])]), vec![done("a")])
+                .unwrap();
+            // Another process cannot take the lock meanwhile.
+            assert!(matches!(Staging::open(tmp.path(), &P(1), true), Err(StagingError::Locked { .. })));
+        }
+        // A crash: an orphan segment and a torn journal line.
+        let dir = tmp.path().join(".staging");
+        std::fs::write(dir.join("creditos_ativos-000009.parquet"), b"junk").unwrap();
+        let mut j = OpenOptions::new().append(true).open(dir.join("journal.jsonl")).unwrap();
+        j.write_all(b"{\"commit\":1,\"segm").unwrap();
+        drop(j);
+        assert!(matches!(Staging::open(tmp.path(), &P(1), false), Err(StagingError::ExistingRun { .. })));
+        assert!(matches!(Staging::open(tmp.path(), &P(2), true), Err(StagingError::PlanMismatch { .. })));
+        let mut s = Staging::open(tmp.path(), &P(1), true).unwrap();
+        assert_eq!(s.settled(), BTreeSet::from(["a".to_string()]));
+        assert!(!dir.join("creditos_ativos-000009.parquet").exists());
+        s.commit(BTreeMap::from([(Table::CreditosAtivos, vec![row("MG")])]), vec![done("b")]).unwrap();
+        let rows: Vec<RowMap> =
+            s.segment_paths(Table::CreditosAtivos).iter().flat_map(|p| read_segment(p).unwrap()).collect();
+        let ufs: Vec<_> = rows.iter().map(|r| r["uf"].clone().unwrap()).collect();
+        assert_eq!(ufs, ["SP", "RJ", "MG"]);
+    }
+
+    #[test]
+    fn a_commit_missing_its_newline_never_happened() {
+        let tmp = tempfile::tempdir().unwrap();
+        {
+            let mut s = Staging::open(tmp.path(), &P(1), false).unwrap();
+            s.commit(BTreeMap::from([(Table::CreditosAtivos, vec![row("SP")])]), vec![done("a")]).unwrap();
+        }
+        // A crash after writing a whole commit's JSON but before its newline.
+        let dir = tmp.path().join(".staging");
+        let journal = dir.join("journal.jsonl");
+        let mut text = std::fs::read_to_string(&journal).unwrap();
+        let torn = text.trim_end().replace("\"commit\":0", "\"commit\":1").replace("\"a\"", "\"b\"");
+        let torn = torn.replace("creditos_ativos-000000", "creditos_ativos-000001");
+        std::fs::copy(dir.join("creditos_ativos-000000.parquet"), dir.join("creditos_ativos-000001.parquet"))
+            .unwrap();
+        text.push_str(&torn);
+        std::fs::write(&journal, text).unwrap();
+        let s = Staging::open(tmp.path(), &P(1), true).unwrap();
+        assert_eq!(s.settled(), BTreeSet::from(["a".to_string()]), "b is fetched again");
+        assert!(!dir.join("creditos_ativos-000001.parquet").exists(), "its segment is an orphan");
+        assert!(std::fs::read_to_string(&journal).unwrap().ends_with('\n'));
+        assert_eq!(StagedFetch::read(tmp.path()).unwrap().tasks.len(), 1, "readers agree");
+    }
+
+    #[test]
+    fn readers_and_writers_exclude_each_other() {
+        let tmp = tempfile::tempdir().unwrap();
+        let missing = StagedFetch::lock_for_reading(tmp.path());
+        let not_found = |e: &std::io::Error| e.kind() == std::io::ErrorKind::NotFound;
+        assert!(
+            matches!(&missing, Err(StagingError::Io { source, .. }) if not_found(source)),
+            "no staging is not an empty one"
+        );
+        assert!(!tmp.path().join(".staging").exists(), "a reader creates nothing");
+        let writer = Staging::open(tmp.path(), &P(1), false).unwrap();
+        assert!(matches!(StagedFetch::lock_for_reading(tmp.path()), Err(StagingError::Locked { .. })));
+        drop(writer);
+        let a = StagedFetch::lock_for_reading(tmp.path()).unwrap();
+        let b = StagedFetch::lock_for_reading(tmp.path()).unwrap();
+        assert!(matches!(Staging::open(tmp.path(), &P(1), true), Err(StagingError::Locked { .. })));
+        drop((a, b));
+        assert!(Staging::open(tmp.path(), &P(1), true).is_ok());
+    }
+
+    #[test]
+    fn profile_columns_cover_every_part() {
+        let cols = Table::Empresas.columns();
+        assert!(cols.contains(&"empresa_razao_social".to_string()));
+        assert!(cols.contains(&"estabelecimento_cnae_fiscal_principal".to_string()));
+        assert!(cols.contains(&"simples_opcao_pelo_simples".to_string()));
+        assert!(cols.contains(&"fontes".to_string()) && cols.contains(&"cnpj_consultado".to_string()));
+    }
+}

@@ -1,0 +1,126 @@
+//! The report's view model: every figure the templates show, built from the aggregate frames.
+//! Money travels as exact decimal text and is formatted by the templates' helpers; a section
+//! whose query is missing is simply absent.
+
+mod credits;
+mod model;
+mod portfolio;
+mod run;
+
+use polars::prelude::DataFrame;
+use rust_decimal::Decimal;
+
+use super::cells::{CellKind, kind_of, text};
+use crate::analyze::Aggregates;
+use crate::cli::Locale;
+use crate::export::manifest::Manifest;
+use crate::transform::Frames;
+use credits::{breakdown, crosstab, headline, movers, national_chart, series_chart, tiles};
+pub use model::*;
+use portfolio::portfolio;
+use run::{incomplete, run_info};
+
+/// Aggregates the report's own sections use; any other query goes to the appendix.
+pub const KNOWN: [&str; 18] = [
+    "creditos_total_mensal",
+    "creditos_por_uf_mes",
+    "creditos_por_uf",
+    "creditos_por_cnae_secao",
+    "creditos_por_grupo_tributo",
+    "creditos_por_situacao",
+    "creditos_por_tipo_contribuinte",
+    "creditos_por_natureza_juridica",
+    "serie_cnae_secao",
+    "serie_grupo_tributo",
+    "cruzamento_uf_grupo",
+    "maiores_altas",
+    "maiores_quedas",
+    "carteira_exposicao",
+    "carteira_por_uf",
+    "carteira_por_cnae_secao",
+    "carteira_maiores",
+    "carteira_resumo",
+];
+
+fn s(d: Option<Decimal>) -> Option<String> {
+    d.map(|d| d.to_string())
+}
+
+fn rows(df: &DataFrame) -> std::ops::Range<usize> {
+    0..df.height()
+}
+
+fn appendix(aggs: &Aggregates) -> Vec<AppendixTable> {
+    const MAX_ROWS: usize = 200;
+    aggs.results
+        .iter()
+        .filter(|(q, _)| !KNOWN.contains(&q.table.as_str()))
+        .map(|(q, df)| {
+            let cols: Vec<(String, CellKind)> =
+                df.columns().iter().map(|c| (c.name().to_string(), kind_of(c.dtype()))).collect();
+            AppendixTable {
+                table: q.table.clone(),
+                title: q.title.clone(),
+                answers: q.answers.clone(),
+                columns: cols.iter().map(|(n, _)| n.clone()).collect(),
+                rows: rows(df)
+                    .take(MAX_ROWS)
+                    .map(|i| {
+                        cols.iter().map(|(n, k)| AppendixCell { value: text(df, n, i), kind: *k }).collect()
+                    })
+                    .collect(),
+                truncated: df.height().saturating_sub(MAX_ROWS),
+            }
+        })
+        .collect()
+}
+
+pub fn build_view(
+    frames: &Frames,
+    aggs: &Aggregates,
+    manifest: &Manifest,
+    run_id: &str,
+    locale: Locale,
+) -> ReportView {
+    let by_uf = breakdown(aggs, "creditos_por_uf", "uf", None, "UF");
+    ReportView {
+        demo: manifest.demo,
+        incomplete: incomplete(manifest, aggs),
+        locale,
+        lang: if locale == Locale::PtBr { "pt-BR" } else { "en" },
+        headline: headline(aggs),
+        trend_national: national_chart(aggs),
+        trend_states: aggs.get("creditos_por_uf_mes").and_then(|df| series_chart(df, "uf", 5, None)),
+        tiles: tiles(&by_uf),
+        by_uf,
+        by_cnae: breakdown(
+            aggs,
+            "creditos_por_cnae_secao",
+            "cnae_secao_cod",
+            Some("cnae_secao_descr"),
+            "Seção",
+        ),
+        by_grupo: breakdown(aggs, "creditos_por_grupo_tributo", "grupo_tributo", None, "Grupo de tributo"),
+        by_situacao: breakdown(aggs, "creditos_por_situacao", "situacao", None, "Situação"),
+        by_tipo: breakdown(aggs, "creditos_por_tipo_contribuinte", "tipo_contribuinte", None, "Tipo"),
+        by_natureza: breakdown(
+            aggs,
+            "creditos_por_natureza_juridica",
+            "natureza_juridica",
+            None,
+            "Natureza jurídica",
+        ),
+        trend_cnae: aggs
+            .get("serie_cnae_secao")
+            .and_then(|df| series_chart(df, "cnae_secao_cod", 5, Some("cnae_secao_descr"))),
+        trend_grupo: aggs
+            .get("serie_grupo_tributo")
+            .and_then(|df| series_chart(df, "grupo_tributo", 5, None)),
+        crosstab: crosstab(aggs),
+        movers_up: movers(aggs, "maiores_altas"),
+        movers_down: movers(aggs, "maiores_quedas"),
+        portfolio: portfolio(aggs, frames),
+        run: run_info(manifest, frames, run_id, locale),
+        appendix: appendix(aggs),
+    }
+}

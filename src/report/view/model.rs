@@ -1,0 +1,214 @@
+//! The view model's types: what the templates receive, every figure already computed. Money is
+//! exact decimal text; the templates' helpers format it.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::super::cells::CellKind;
+use super::super::charts::LineChart;
+use crate::cli::Locale;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Headline {
+    pub month: String,
+    pub total: Option<String>,
+    pub change_month: Option<String>,
+    pub change_month_pct: Option<f64>,
+    pub change_year: Option<String>,
+    pub change_year_pct: Option<f64>,
+    pub ufs: Option<i64>,
+    pub companies: Option<i64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct BreakdownRow {
+    pub key: String,
+    pub label: Option<String>,
+    pub value: Option<String>,
+    pub share_pct: Option<f64>,
+    pub change: Option<String>,
+    pub change_pct: Option<f64>,
+    pub bar_pct: f64,
+    /// Bar length in chart units.
+    pub bar_w: f64,
+    pub bar_y: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Breakdown {
+    pub title: String,
+    pub answers: String,
+    pub key_label: String,
+    pub has_label: bool,
+    pub rows: Vec<BreakdownRow>,
+    pub total: Option<BreakdownRow>,
+    pub chart_height: f64,
+    /// Width of the label column of the bar chart, from the longest key.
+    pub label_w: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Tile {
+    pub uf: String,
+    pub x: f64,
+    pub y: f64,
+    pub change_pct: Option<f64>,
+    pub class: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CrossCell {
+    pub value: Option<String>,
+    pub heat: u8,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CrossRow {
+    pub uf: String,
+    pub cells: Vec<CrossCell>,
+    pub total: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CrossTab {
+    pub title: String,
+    pub groups: Vec<String>,
+    pub rows: Vec<CrossRow>,
+    pub totals: CrossRow,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Mover {
+    pub uf: String,
+    pub cnae_secao: String,
+    pub grupo_tributo: String,
+    pub before: Option<String>,
+    pub now: Option<String>,
+    pub change: Option<String>,
+    pub change_pct: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PortfolioRow {
+    pub key: String,
+    pub companies: Option<i64>,
+    pub filed: Option<String>,
+    pub not_filed: Option<String>,
+    pub instalments: Option<String>,
+    pub transactions: Option<String>,
+    pub total: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TopCompany {
+    pub rank: usize,
+    pub cnpj: String,
+    pub razao_social: Option<String>,
+    pub uf: Option<String>,
+    pub cnae_secao: Option<String>,
+    pub filed: Option<String>,
+    pub not_filed: Option<String>,
+    pub instalments: Option<String>,
+    pub transactions: Option<String>,
+    pub total: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Portfolio {
+    pub summary: BTreeMap<String, serde_json::Value>,
+    pub by_uf: Vec<PortfolioRow>,
+    pub by_uf_total: Option<PortfolioRow>,
+    pub by_cnae: Vec<PortfolioRow>,
+    pub by_cnae_total: Option<PortfolioRow>,
+    pub top: Vec<TopCompany>,
+    pub not_found: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct QualityRow {
+    pub table: String,
+    pub column: String,
+    pub failures: u64,
+    pub examples: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RequestRow {
+    pub operation: String,
+    pub outcomes: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RunInfo {
+    pub run_id: String,
+    pub generated_at: String,
+    pub version: String,
+    pub source: String,
+    pub first_month: String,
+    pub last_month: String,
+    pub month_count: usize,
+    pub ufs: String,
+    pub portfolio_size: usize,
+    pub shard: String,
+    pub fontes: Vec<(String, String, String)>,
+    pub requests: u64,
+    pub retries: u64,
+    pub rate_limited: u64,
+    pub failed_tasks: usize,
+    pub wall_seconds: String,
+    pub by_operation: Vec<RequestRow>,
+    pub quality: Vec<QualityRow>,
+    pub warnings: Vec<String>,
+    pub warnings_more: usize,
+}
+
+/// Why some figures are incomplete: tasks that failed after their retries and portfolio
+/// companies whose lookup failed. Absent when nothing failed, so the banner shows only then.
+#[derive(Debug, Clone, Serialize)]
+pub struct Incomplete {
+    pub failed_tasks: usize,
+    pub failed_companies: i64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct AppendixCell {
+    pub value: Option<String>,
+    pub kind: CellKind,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct AppendixTable {
+    pub table: String,
+    pub title: String,
+    pub answers: String,
+    pub columns: Vec<String>,
+    pub rows: Vec<Vec<AppendixCell>>,
+    pub truncated: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ReportView {
+    pub demo: bool,
+    pub incomplete: Option<Incomplete>,
+    pub locale: Locale,
+    pub lang: &'static str,
+    pub headline: Option<Headline>,
+    pub trend_national: Option<LineChart>,
+    pub trend_states: Option<LineChart>,
+    pub by_uf: Option<Breakdown>,
+    pub tiles: Vec<Tile>,
+    pub by_cnae: Option<Breakdown>,
+    pub by_grupo: Option<Breakdown>,
+    pub by_situacao: Option<Breakdown>,
+    pub by_tipo: Option<Breakdown>,
+    pub by_natureza: Option<Breakdown>,
+    pub trend_cnae: Option<LineChart>,
+    pub trend_grupo: Option<LineChart>,
+    pub crosstab: Option<CrossTab>,
+    pub movers_up: Vec<Mover>,
+    pub movers_down: Vec<Mover>,
+    pub portfolio: Option<Portfolio>,
+    pub run: RunInfo,
+    pub appendix: Vec<AppendixTable>,
+}

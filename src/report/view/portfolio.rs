@@ -1,0 +1,79 @@
+//! The portfolio section: exposure by state and CNAE section, the largest companies, and the
+//! companies not found.
+
+use std::collections::BTreeMap;
+
+use polars::prelude::DataFrame;
+
+use super::super::cells::{dec, float, int, text};
+use super::model::*;
+use super::{rows, s};
+use crate::analyze::Aggregates;
+use crate::transform::Frames;
+
+pub(super) fn portfolio_rows(df: &DataFrame, key: &str) -> (Vec<PortfolioRow>, Option<PortfolioRow>) {
+    let mut out = Vec::new();
+    let mut total = None;
+    for i in rows(df) {
+        let r = PortfolioRow {
+            key: text(df, key, i).unwrap_or_else(|| "—".into()),
+            companies: int(df, "empresas", i),
+            filed: s(dec(df, "divida_ajuizada", i)),
+            not_filed: s(dec(df, "divida_nao_ajuizada", i)),
+            instalments: s(dec(df, "parcelamentos_saldo", i)),
+            transactions: s(dec(df, "transacoes_saldo", i)),
+            total: s(dec(df, "exposicao_total", i)),
+        };
+        if r.key == "TOTAL" { total = Some(r) } else { out.push(r) }
+    }
+    (out, total)
+}
+
+pub(super) fn portfolio(aggs: &Aggregates, frames: &Frames) -> Option<Portfolio> {
+    let resumo = aggs.get("carteira_resumo")?;
+    let mut summary = BTreeMap::new();
+    for c in resumo.columns() {
+        let name = c.name().to_string();
+        let v = match c.dtype() {
+            polars::prelude::DataType::Decimal(..) => s(dec(resumo, &name, 0)).map(serde_json::Value::String),
+            dt if dt.is_float() => float(resumo, &name, 0).map(|f| serde_json::json!(f)),
+            _ => int(resumo, &name, 0).map(|n| serde_json::json!(n)),
+        };
+        summary.insert(name, v.unwrap_or(serde_json::Value::Null));
+    }
+    let (by_uf, by_uf_total) =
+        aggs.get("carteira_por_uf").map(|d| portfolio_rows(d, "uf")).unwrap_or_default();
+    let (by_cnae, by_cnae_total) =
+        aggs.get("carteira_por_cnae_secao").map(|d| portfolio_rows(d, "cnae_secao")).unwrap_or_default();
+    let top = aggs
+        .get("carteira_maiores")
+        .map(|df| {
+            rows(df)
+                .map(|i| TopCompany {
+                    rank: i + 1,
+                    cnpj: text(df, "cnpj", i).unwrap_or_default(),
+                    razao_social: text(df, "razao_social", i),
+                    uf: text(df, "uf", i),
+                    cnae_secao: text(df, "cnae_secao", i),
+                    filed: s(dec(df, "divida_ajuizada", i)),
+                    not_filed: s(dec(df, "divida_nao_ajuizada", i)),
+                    instalments: s(dec(df, "parcelamentos_saldo", i)),
+                    transactions: s(dec(df, "transacoes_saldo", i)),
+                    total: s(dec(df, "exposicao_total", i)),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let not_found = frames
+        .get(crate::transform::CARTEIRA)
+        .map(|df| {
+            let mut v: Vec<String> = rows(df)
+                .filter(|i| text(df, "situacao", *i).as_deref() == Some("nao_encontrada"))
+                .filter_map(|i| text(df, "cnpj", i))
+                .collect();
+            v.sort();
+            v
+        })
+        .unwrap_or_default();
+    Some(Portfolio { summary, by_uf, by_uf_total, by_cnae, by_cnae_total, top, not_found })
+}

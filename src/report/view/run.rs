@@ -1,0 +1,75 @@
+//! The run's own facts: what was asked, what it cost, what failed, and the data-quality counts.
+
+use rust_decimal::Decimal;
+
+use super::super::cells::int;
+use super::model::*;
+use crate::analyze::Aggregates;
+use crate::cli::Locale;
+use crate::export::manifest::Manifest;
+use crate::transform::Frames;
+
+pub(super) fn incomplete(manifest: &Manifest, aggs: &Aggregates) -> Option<Incomplete> {
+    let failed_tasks = manifest.fetch.tasks_failed.len();
+    let failed_companies =
+        aggs.get("carteira_resumo").and_then(|r| int(r, "com_falha", 0)).unwrap_or(0).max(0);
+    (failed_tasks > 0 || failed_companies > 0).then_some(Incomplete { failed_tasks, failed_companies })
+}
+
+pub(super) fn run_info(manifest: &Manifest, frames: &Frames, run_id: &str, locale: Locale) -> RunInfo {
+    let f = &manifest.fetch;
+    const SHOWN: usize = 20;
+    RunInfo {
+        run_id: run_id.to_string(),
+        generated_at: chrono::Utc::now().format("%Y-%m-%d %H:%M UTC").to_string(),
+        version: manifest.version.clone(),
+        source: if manifest.demo {
+            "registro embutido (dados de demonstração)".into()
+        } else {
+            manifest.plan.base_url.clone()
+        },
+        first_month: manifest.plan.months.first().cloned().unwrap_or_default(),
+        last_month: manifest.plan.months.last().cloned().unwrap_or_default(),
+        month_count: manifest.plan.months.len(),
+        ufs: if manifest.plan.ufs.len() == 27 { "todas as 27".into() } else { manifest.plan.ufs.join(", ") },
+        portfolio_size: manifest.plan.portfolio_size,
+        shard: format!("{}/{}", manifest.plan.shard.index, manifest.plan.shard.count),
+        fontes: f
+            .fontes
+            .iter()
+            .map(|(k, v)| {
+                (k.clone(), v.status.clone().unwrap_or_default(), v.versao.clone().unwrap_or_default())
+            })
+            .collect(),
+        requests: f.requests.requests,
+        retries: f.requests.retries,
+        rate_limited: f.requests.rate_limited,
+        failed_tasks: f.tasks_failed.len(),
+        wall_seconds: super::super::format::number(
+            Decimal::from_f64_retain(f.wall_seconds).unwrap_or_default(),
+            1,
+            locale,
+        ),
+        by_operation: f
+            .requests
+            .by_operation
+            .iter()
+            .map(|(op, outcomes)| RequestRow {
+                operation: op.clone(),
+                outcomes: outcomes.iter().map(|(k, n)| format!("{k}: {n}")).collect::<Vec<_>>().join(", "),
+            })
+            .collect(),
+        quality: frames
+            .quality
+            .iter()
+            .map(|q| QualityRow {
+                table: q.table.clone(),
+                column: q.column.clone(),
+                failures: q.failures,
+                examples: q.examples.clone(),
+            })
+            .collect(),
+        warnings: f.warnings.iter().take(SHOWN).cloned().collect(),
+        warnings_more: f.warnings.len().saturating_sub(SHOWN),
+    }
+}

@@ -1,0 +1,269 @@
+//! Codes: the CNAE section of a code, and a state from its code or name.
+
+/// CNAE 2.x sections: letter, first and last two-digit division, name (domain.md).
+#[rustfmt::skip]
+const CNAE_SECTIONS: [(char, u8, u8, &str); 21] = [
+    ('A', 1, 3, "Agricultura, pecuária, produção florestal, pesca e aquicultura"),
+    ('B', 5, 9, "Indústrias extrativas"),
+    ('C', 10, 33, "Indústrias de transformação"),
+    ('D', 35, 35, "Eletricidade e gás"),
+    ('E', 36, 39, "Água, esgoto, atividades de gestão de resíduos e descontaminação"),
+    ('F', 41, 43, "Construção"),
+    ('G', 45, 47, "Comércio; reparação de veículos automotores e motocicletas"),
+    ('H', 49, 53, "Transporte, armazenagem e correio"),
+    ('I', 55, 56, "Alojamento e alimentação"),
+    ('J', 58, 63, "Informação e comunicação"),
+    ('K', 64, 66, "Atividades financeiras, de seguros e serviços relacionados"),
+    ('L', 68, 68, "Atividades imobiliárias"),
+    ('M', 69, 75, "Atividades profissionais, científicas e técnicas"),
+    ('N', 77, 82, "Atividades administrativas e serviços complementares"),
+    ('O', 84, 84, "Administração pública, defesa e seguridade social"),
+    ('P', 85, 85, "Educação"),
+    ('Q', 86, 88, "Saúde humana e serviços sociais"),
+    ('R', 90, 93, "Artes, cultura, esporte e recreação"),
+    ('S', 94, 96, "Outras atividades de serviços"),
+    ('T', 97, 97, "Serviços domésticos"),
+    ('U', 99, 99, "Organismos internacionais e outras instituições extraterritoriais"),
+];
+
+/// The section (letter and Portuguese name) of a 7-digit CNAE subclass, bare (`6201501`) or in
+/// the official mask (`6201-5/01`), from its first two digits. `None` for divisions that no
+/// section holds (00, 04, 34, 40, ...) and for anything else, including 6-digit codes whose
+/// leading zero was lost: `111301` could be `0111301` (A) or a truncated code, and guessing
+/// would file a company under the wrong section.
+pub fn cnae_section(cnae: &str) -> Option<(char, &'static str)> {
+    let b = cnae.trim().as_bytes();
+    let digits: [u8; 7] = match b.len() {
+        7 => b.try_into().ok()?,
+        9 if b[4] == b'-' && b[6] == b'/' => [b[0], b[1], b[2], b[3], b[5], b[7], b[8]],
+        _ => return None,
+    };
+    if !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let division = (digits[0] - b'0') * 10 + (digits[1] - b'0');
+    CNAE_SECTIONS
+        .iter()
+        .find(|(_, first, last, _)| (*first..=*last).contains(&division))
+        .map(|&(letter, _, _, name)| (letter, name))
+}
+
+/// The 27 federative units in domain.md's order, with their names upper-cased and without
+/// accents, as [`normalise_uf`] folds its input.
+const UF_NAMES: [(&str, &str); 27] = [
+    ("AC", "ACRE"),
+    ("AL", "ALAGOAS"),
+    ("AP", "AMAPA"),
+    ("AM", "AMAZONAS"),
+    ("BA", "BAHIA"),
+    ("CE", "CEARA"),
+    ("DF", "DISTRITO FEDERAL"),
+    ("ES", "ESPIRITO SANTO"),
+    ("GO", "GOIAS"),
+    ("MA", "MARANHAO"),
+    ("MT", "MATO GROSSO"),
+    ("MS", "MATO GROSSO DO SUL"),
+    ("MG", "MINAS GERAIS"),
+    ("PA", "PARA"),
+    ("PB", "PARAIBA"),
+    ("PR", "PARANA"),
+    ("PE", "PERNAMBUCO"),
+    ("PI", "PIAUI"),
+    ("RJ", "RIO DE JANEIRO"),
+    ("RN", "RIO GRANDE DO NORTE"),
+    ("RS", "RIO GRANDE DO SUL"),
+    ("RO", "RONDONIA"),
+    ("RR", "RORAIMA"),
+    ("SC", "SANTA CATARINA"),
+    ("SP", "SAO PAULO"),
+    ("SE", "SERGIPE"),
+    ("TO", "TOCANTINS"),
+];
+
+/// The two-letter code of a state given as its code (`sp`, ` SP `) or its full name in any case,
+/// with or without accents (`São Paulo`, `SAO PAULO`, `SÃO PAULO`), as the negotiation exports
+/// spell them out. Runs of whitespace (including NBSP) count as one space, and combining accents
+/// (decomposed text) are ignored. `None` for anything else.
+pub fn normalise_uf(s: &str) -> Option<&'static str> {
+    // The longest name, RIO GRANDE DO NORTE, has 19 letters; folding into a fixed buffer keeps
+    // this allocation-free on per-row use.
+    let mut buf = [0u8; 24];
+    let mut len = 0;
+    for word in s.split_whitespace() {
+        if len > 0 {
+            *buf.get_mut(len)? = b' ';
+            len += 1;
+        }
+        for c in word.chars() {
+            if ('\u{300}'..='\u{36f}').contains(&c) {
+                continue;
+            }
+            *buf.get_mut(len)? = fold_letter(c)?;
+            len += 1;
+        }
+    }
+    let folded = &buf[..len];
+    UF_NAMES
+        .iter()
+        .find(|(code, name)| code.as_bytes() == folded || name.as_bytes() == folded)
+        .map(|(code, _)| *code)
+}
+
+/// A Latin letter upper-cased and stripped of its accent; `None` for anything that cannot be
+/// part of a state's name.
+fn fold_letter(c: char) -> Option<u8> {
+    let base = match c {
+        'a'..='z' | 'A'..='Z' => c.to_ascii_uppercase(),
+        'á' | 'à' | 'â' | 'ã' | 'ä' | 'Á' | 'À' | 'Â' | 'Ã' | 'Ä' => 'A',
+        'é' | 'è' | 'ê' | 'ë' | 'É' | 'È' | 'Ê' | 'Ë' => 'E',
+        'í' | 'ì' | 'î' | 'ï' | 'Í' | 'Ì' | 'Î' | 'Ï' => 'I',
+        'ó' | 'ò' | 'ô' | 'õ' | 'ö' | 'Ó' | 'Ò' | 'Ô' | 'Õ' | 'Ö' => 'O',
+        'ú' | 'ù' | 'û' | 'ü' | 'Ú' | 'Ù' | 'Û' | 'Ü' => 'U',
+        'ç' | 'Ç' => 'C',
+        _ => return None,
+    };
+    u8::try_from(base).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cnae_sections_by_division() {
+        assert_eq!(cnae_section("6201501"), Some(('J', "Informação e comunicação")));
+        assert_eq!(cnae_section("6201-5/01"), Some(('J', "Informação e comunicação")));
+        assert_eq!(cnae_section(" 0111301 ").map(|s| s.0), Some('A'));
+        let bounds = [
+            ('A', 1, 3),
+            ('B', 5, 9),
+            ('C', 10, 33),
+            ('D', 35, 35),
+            ('E', 36, 39),
+            ('F', 41, 43),
+            ('G', 45, 47),
+            ('H', 49, 53),
+            ('I', 55, 56),
+            ('J', 58, 63),
+            ('K', 64, 66),
+            ('L', 68, 68),
+            ('M', 69, 75),
+            ('N', 77, 82),
+            ('O', 84, 84),
+            ('P', 85, 85),
+            ('Q', 86, 88),
+            ('R', 90, 93),
+            ('S', 94, 96),
+            ('T', 97, 97),
+            ('U', 99, 99),
+        ];
+        let mut known = 0;
+        for division in 0..=99u8 {
+            let code = format!("{division:02}12345");
+            let want = bounds.iter().find(|(_, a, b)| (*a..=*b).contains(&division)).map(|t| t.0);
+            assert_eq!(cnae_section(&code).map(|s| s.0), want, "division {division:02}");
+            known += usize::from(want.is_some());
+        }
+        assert_eq!(known, 87);
+        for unknown in ["0012345", "0412345", "3412345", "4012345", "4412345", "9812345"] {
+            assert_eq!(cnae_section(unknown), None, "{unknown}");
+        }
+    }
+
+    #[test]
+    fn cnae_garbage() {
+        for s in [
+            "",
+            "abc",
+            "620150",
+            "111301",
+            "62015011",
+            "62-01501",
+            "6201.5/01",
+            "6201/5-01",
+            "62a1501",
+            "6201-5/0a",
+            "６２０１５０１",
+            "-6201501",
+        ] {
+            assert_eq!(cnae_section(s), None, "{s:?}");
+        }
+    }
+
+    #[test]
+    fn every_state_by_code_and_name() {
+        let names = [
+            "Acre",
+            "Alagoas",
+            "Amapá",
+            "Amazonas",
+            "Bahia",
+            "Ceará",
+            "Distrito Federal",
+            "Espírito Santo",
+            "Goiás",
+            "Maranhão",
+            "Mato Grosso",
+            "Mato Grosso do Sul",
+            "Minas Gerais",
+            "Pará",
+            "Paraíba",
+            "Paraná",
+            "Pernambuco",
+            "Piauí",
+            "Rio de Janeiro",
+            "Rio Grande do Norte",
+            "Rio Grande do Sul",
+            "Rondônia",
+            "Roraima",
+            "Santa Catarina",
+            "São Paulo",
+            "Sergipe",
+            "Tocantins",
+        ];
+        let domain_order = "AC AL AP AM BA CE DF ES GO MA MT MS MG PA PB PR PE PI RJ RN RS RO RR SC \
+                            SP SE TO";
+        let codes: Vec<&str> = UF_NAMES.iter().map(|(c, _)| *c).collect();
+        assert_eq!(codes.join(" "), domain_order);
+        for ((code, _), name) in UF_NAMES.iter().zip(names) {
+            let variants = [
+                code.to_string(),
+                code.to_lowercase(),
+                format!("  {code}\u{a0}"),
+                name.to_string(),
+                name.to_uppercase(),
+                name.to_lowercase(),
+                format!(" {} ", name.to_uppercase().replace(' ', "  ")),
+            ];
+            for v in &variants {
+                assert_eq!(normalise_uf(v), Some(*code), "{v:?}");
+            }
+        }
+        for v in ["SAO PAULO", "SÃO PAULO", "são paulo", "Sao Paulo", "Sa\u{303}o Paulo"] {
+            assert_eq!(normalise_uf(v), Some("SP"), "{v:?}");
+        }
+        assert_eq!(normalise_uf("ESPIRITO SANTO"), Some("ES"));
+        assert_eq!(normalise_uf("RIO GRANDE DO NORTE         "), Some("RN"));
+    }
+
+    #[test]
+    fn unknown_states() {
+        for v in [
+            "",
+            " ",
+            "XX",
+            "S",
+            "S P",
+            "São",
+            "Sao Paulo SP",
+            "SP1",
+            "S.P.",
+            "Rio Grande",
+            "MATO-GROSSO",
+            "SÃƒO PAULO",
+            "RIO GRANDE DO NORTE AND MUCH MORE TEXT",
+        ] {
+            assert_eq!(normalise_uf(v), None, "{v:?}");
+        }
+    }
+}

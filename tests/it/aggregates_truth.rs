@@ -1,0 +1,183 @@
+//! A finished demo run checked from the outside: every file listed once with its rows, the
+//! aggregate totals equal to the embedded registry's ground truth to the cent, and every
+//! aggregate recomputed by DuckDB from the exported raw Parquet with the same .sql files.
+
+use crate::common_bin;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use common_bin::*;
+use fiscal_report::api::{AnoMes, Cnpj};
+use fiscal_report::export::manifest::Manifest;
+use fiscal_report::simulator::{Dataset, RegistryConfig};
+use polars::prelude::*;
+
+const SCALE: f64 = 0.05;
+
+struct Run {
+    out: PathBuf,
+    cnpjs: Vec<Cnpj>,
+}
+
+/// 13 months (so year-over-year exists), all 27 states, 40 companies and one unknown CNPJ.
+fn run() -> &'static Run {
+    static RUN: OnceLock<Run> = OnceLock::new();
+    RUN.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap().keep();
+        let d = Dataset::generate(RegistryConfig::DEFAULT_SEED, SCALE);
+        let mut cnpjs = d.demo_portfolio(40);
+        cnpjs.push(Cnpj::parse("99.999.999/0001-91").unwrap());
+        let text: Vec<String> = cnpjs.iter().map(|c| c.to_string()).collect();
+        let out =
+            demo_run_into(&dir, &text, &["--demo-scale", &SCALE.to_string(), "--ano-mes", "202509:202609"]);
+        Run { out, cnpjs }
+    })
+}
+
+fn read(path: &Path) -> DataFrame {
+    ParquetReader::new(std::fs::File::open(path).unwrap()).finish().unwrap()
+}
+
+/// Cents of a Decimal(_, 2) column at `row`.
+fn cents(df: &DataFrame, col: &str, row: usize) -> i128 {
+    let c = df.column(col).unwrap();
+    assert!(matches!(c.dtype(), DataType::Decimal(_, 2)), "{col} is {:?}", c.dtype());
+    c.decimal().unwrap().physical().get(row).unwrap()
+}
+
+fn row_where(df: &DataFrame, col: &str, value: &str) -> usize {
+    let s = df.column(col).unwrap().str().unwrap();
+    (0..df.height()).find(|i| s.get(*i) == Some(value)).unwrap_or_else(|| panic!("no {col} = {value}"))
+}
+
+#[test]
+fn every_file_is_listed_once_with_its_rows() {
+    let r = run();
+    let m = Manifest::read(&r.out).unwrap();
+    let paths: BTreeSet<&str> = m.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths.len(), m.files.len(), "a path is listed twice");
+    let mut by_table: BTreeMap<String, u64> = BTreeMap::new();
+    for f in &m.files {
+        let bytes = std::fs::read(r.out.join(&f.path)).unwrap();
+        assert_eq!(bytes.len() as u64, f.bytes, "{}", f.path);
+        if f.path.ends_with(".parquet") && !f.path.starts_with("aggregates/") {
+            *by_table.entry(f.path.split('/').next().unwrap().to_string()).or_default() += f.rows;
+        }
+    }
+    for (table, n) in &m.fetch.records {
+        assert_eq!(by_table.get(table), Some(n), "{table}: rows exported vs records fetched");
+    }
+}
+
+#[test]
+fn credit_totals_equal_the_ground_truth_to_the_cent() {
+    let r = run();
+    let d = Dataset::generate(RegistryConfig::DEFAULT_SEED, SCALE);
+    let total = read(&r.out.join("aggregates/creditos_total_mensal.parquet"));
+    assert_eq!(total.height(), 13);
+    for i in 0..total.height() {
+        let m = total.column("ano_mes").unwrap().str().unwrap().get(i).unwrap().to_string();
+        let truth = d.creditos_cents(None, Some(AnoMes::parse(&m).unwrap()));
+        assert_eq!(cents(&total, "valor_total", i), truth, "national total of {m}");
+    }
+    let latest = d.latest_month();
+    let by_uf = read(&r.out.join("aggregates/creditos_por_uf.parquet"));
+    for uf in ["SP", "AC", "TOTAL"] {
+        let want = d.creditos_cents((uf != "TOTAL").then_some(uf), Some(latest));
+        assert_eq!(cents(&by_uf, "valor_total", row_where(&by_uf, "uf", uf)), want, "{uf}");
+    }
+    for (table, key) in [
+        ("creditos_por_cnae_secao", "cnae_secao_cod"),
+        ("creditos_por_grupo_tributo", "grupo_tributo"),
+        ("creditos_por_situacao", "situacao"),
+        ("creditos_por_tipo_contribuinte", "tipo_contribuinte"),
+        ("creditos_por_natureza_juridica", "natureza_juridica"),
+    ] {
+        let df = read(&r.out.join(format!("aggregates/{table}.parquet")));
+        let want = d.creditos_cents(None, Some(latest));
+        assert_eq!(cents(&df, "valor_total", row_where(&df, key, "TOTAL")), want, "{table} total");
+        let parts: i128 = (0..df.height())
+            .filter(|i| *i != row_where(&df, key, "TOTAL"))
+            .map(|i| cents(&df, "valor_total", i))
+            .sum();
+        assert_eq!(parts, want, "{table}: rows add up to the total");
+    }
+    // Year over year exists: 13 months were fetched.
+    let yoy = total.column("variacao_ano").unwrap();
+    assert!(yoy.get(12).map(|v| !v.is_null()).unwrap());
+}
+
+#[test]
+fn portfolio_exposure_equals_the_ground_truth_to_the_cent() {
+    let r = run();
+    let d = Dataset::generate(RegistryConfig::DEFAULT_SEED, SCALE);
+    let t = d.portfolio_truth(&r.cnpjs);
+    let resumo = read(&r.out.join("aggregates/carteira_resumo.parquet"));
+    let debt = |cat: &str| -> i128 {
+        t.companies
+            .iter()
+            .filter_map(|c| c.dividas.get(cat))
+            .map(|x| i128::from(x.ajuizado_sim_cents) + i128::from(x.ajuizado_nao_cents))
+            .sum()
+    };
+    let filed: i128 =
+        t.companies.iter().flat_map(|c| c.dividas.values()).map(|x| i128::from(x.ajuizado_sim_cents)).sum();
+    let parc: i128 = t.companies.iter().map(|c| i128::from(c.parcelamentos.saldo_devedor_cents)).sum();
+    let trans: i128 = t.companies.iter().map(|c| i128::from(c.transacoes.saldo_devedor_cents)).sum();
+    assert_eq!(cents(&resumo, "nao_previdenciario", 0), debt("nao_previdenciario"));
+    assert_eq!(cents(&resumo, "previdenciario", 0), debt("previdenciario"));
+    assert_eq!(cents(&resumo, "fgts", 0), debt("fgts"));
+    assert_eq!(cents(&resumo, "divida_ajuizada", 0), filed);
+    assert_eq!(cents(&resumo, "parcelamentos_saldo", 0), parc);
+    assert_eq!(cents(&resumo, "transacoes_saldo", 0), trans);
+    assert_eq!(
+        cents(&resumo, "exposicao_total", 0),
+        debt("nao_previdenciario") + debt("previdenciario") + debt("fgts") + parc + trans
+    );
+    let int =
+        |c: &str| resumo.column(c).unwrap().cast(&DataType::Int64).unwrap().i64().unwrap().get(0).unwrap();
+    assert_eq!(int("encontradas") as usize, t.found);
+    assert_eq!(int("nao_encontradas") as usize, t.not_found);
+    // Values the generator made unparseable are counted, not silently zero.
+    let dq = read(&r.out.join("aggregates/data_quality.parquet"));
+    let unparseable: usize = t.companies.iter().map(|c| c.parcelamentos.unparseable).sum();
+    let counted: i64 = (0..dq.height())
+        .filter(|i| {
+            dq.column("tabela").unwrap().str().unwrap().get(*i) == Some("parcelamentos_rfb")
+                && dq.column("coluna").unwrap().str().unwrap().get(*i) == Some("saldo_devedor")
+        })
+        .map(|i| dq.column("falhas").unwrap().i64().unwrap().get(i).unwrap())
+        .sum();
+    assert_eq!(counted as usize, unparseable);
+}
+
+fn python_with(modules: &str) -> bool {
+    std::process::Command::new("python3")
+        .args(["-c", &format!("import {modules}")])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn duckdb_recomputes_every_aggregate_and_pyarrow_reads_every_file() {
+    if !python_with("duckdb, pyarrow") {
+        // CI installs them (tests/requirements.txt); there a skip would hide a regression.
+        assert!(std::env::var_os("CI").is_none(), "CI must have duckdb and pyarrow installed");
+        eprintln!(
+            "SKIPPED: python3 with duckdb and pyarrow is not available (pip install -r tests/requirements.txt)"
+        );
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let o = std::process::Command::new("python3")
+        .arg(root.join("tests/interop/check_engines.py"))
+        .arg(&run().out)
+        .arg(root.join("queries"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&o.stderr));
+    assert!(stdout.lines().last().is_some_and(|l| l.ends_with(" 0 failed")), "{stdout}");
+}

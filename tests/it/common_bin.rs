@@ -1,0 +1,85 @@
+// Helpers for tests that drive the real binary (a module of the one integration-test binary).
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+pub fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_fiscal-report"));
+    c.env_remove("REGISTRY_API_KEY").env_remove("RUST_LOG");
+    c
+}
+
+/// A `fiscal-report serve` child on a free loopback port; killed on drop.
+pub struct ServeProcess {
+    pub child: Child,
+    pub base_url: String,
+}
+
+impl ServeProcess {
+    pub fn start(key: &str, seed: u64, scale: f64, extra: &[&str]) -> Self {
+        let mut child = bin()
+            .args([
+                "serve",
+                "--addr",
+                "127.0.0.1:0",
+                "--seed",
+                &seed.to_string(),
+                "--scale",
+                &scale.to_string(),
+            ])
+            .args(extra)
+            .env("REGISTRY_API_KEY", key)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn serve");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line).expect("read address");
+        let base_url = line.trim().strip_prefix("listening on ").expect("address line").to_string();
+        Self { child, base_url }
+    }
+}
+
+impl Drop for ServeProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Every file below `dir`, recursively.
+pub fn files_below(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() { stack.push(p) } else { out.push(p) }
+        }
+    }
+    out
+}
+
+/// A plain HTTP client (no key header), for requests our client would not send.
+pub fn plain_http() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::new()
+}
+
+/// Runs `fiscal-report run` on the embedded registry with the portfolio `cnpjs` and `args`
+/// (months, states, scale) into `dir/out`, and returns that directory.
+pub fn demo_run_into(dir: &std::path::Path, cnpjs: &[String], args: &[&str]) -> std::path::PathBuf {
+    std::fs::write(dir.join("carteira.txt"), cnpjs.join("\n")).unwrap();
+    let out = bin()
+        .args(["--quiet", "run"])
+        .args(args)
+        .arg("--cnpjs")
+        .arg(dir.join("carteira.txt"))
+        .arg("--out")
+        .arg(dir.join("out"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    dir.join("out")
+}

@@ -1,0 +1,23 @@
+//! The integration tests, as one binary: each module is an area, the `common_*` modules are the
+//! shared helpers. One binary links Polars once instead of once per test file.
+//!
+//!     cargo test --test it                       # all of them
+//!     cargo test --test it fetch_behaviour::     # one area
+
+mod common_bin;
+mod common_fetch;
+mod common_registry;
+
+mod aggregates_truth;
+mod api_operations;
+mod bad_inputs;
+mod cli_serve_get;
+mod data_dictionary;
+mod deploy_examples;
+mod fetch_behaviour;
+mod full_disk;
+mod hostile_service;
+mod merge_shards;
+mod query_semantics;
+mod report_render;
+mod soak;

@@ -1,0 +1,106 @@
+//! Three shards fetched apart and merged equal one unsharded run: the raw tables, every
+//! aggregate and the report's figures. A missing shard or a shard of another run is refused.
+
+use crate::common_bin;
+
+use std::path::{Path, PathBuf};
+
+use common_bin::*;
+use fiscal_report::simulator::Dataset;
+use polars::prelude::*;
+
+const KEY: &str = "merge-key";
+
+fn fetch_args(srv: &ServeProcess, portfolio: &Path, out: &Path, months: &str) -> Vec<String> {
+    let mut a: Vec<String> =
+        ["--quiet", "--base-url", &srv.base_url, "--uf", "SP,RJ,AC", "--ano-mes", months]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+    a.extend(["--cnpjs".into(), portfolio.display().to_string(), "--out".into(), out.display().to_string()]);
+    a
+}
+
+fn ok(args: &[String], cmd: &str) {
+    let mut all = vec![cmd.to_string()];
+    all.extend(args.iter().filter(|a| *a != "--quiet").cloned());
+    let o = bin().arg("--quiet").args(&all).env("REGISTRY_API_KEY", KEY).output().unwrap();
+    assert!(o.status.success(), "{cmd}: {}", String::from_utf8_lossy(&o.stderr));
+}
+
+fn read(p: &Path) -> DataFrame {
+    ParquetReader::new(std::fs::File::open(p).unwrap()).finish().unwrap()
+}
+
+fn report_figures(dir: &Path) -> String {
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    md.lines()
+        .filter(|l| {
+            !l.contains("UTC")
+                && !l.contains("Execução")
+                && !l.contains("Requisições")
+                && !l.contains("shard")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn merged_shards_equal_one_run_and_mismatches_are_refused() {
+    let srv = ServeProcess::start(KEY, 13, 0.05, &[]);
+    let d = Dataset::generate(13, 0.05);
+    let dir = tempfile::tempdir().unwrap();
+    let portfolio = dir.path().join("p.txt");
+    let mut cnpjs: Vec<String> = d.demo_portfolio(25).iter().map(|c| c.to_string()).collect();
+    cnpjs.push("99.999.999/0001-91".into());
+    std::fs::write(&portfolio, cnpjs.join("\n")).unwrap();
+
+    let whole = dir.path().join("whole");
+    ok(&fetch_args(&srv, &portfolio, &whole, "202607:202609"), "run");
+    let shards: Vec<PathBuf> = (0..3).map(|k| dir.path().join(format!("shard{k}"))).collect();
+    for (k, s) in shards.iter().enumerate() {
+        let mut a = fetch_args(&srv, &portfolio, s, "202607:202609");
+        a.extend(["--shard".into(), format!("{k}/3")]);
+        ok(&a, "fetch");
+    }
+    let merged = dir.path().join("merged");
+    let o = bin().arg("merge").arg(&merged).args(&shards).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+
+    let mut aggregates = 0;
+    for e in std::fs::read_dir(whole.join("aggregates")).unwrap().flatten() {
+        let (a, b) = (read(&e.path()), read(&merged.join("aggregates").join(e.file_name())));
+        assert!(a.equals_missing(&b), "{:?} differs", e.file_name());
+        aggregates += 1;
+    }
+    assert!(aggregates >= 18);
+    for table in
+        ["creditos_ativos", "empresas", "dividas_pgfn", "parcelamentos_rfb", "transacoes_rfb", "carteira"]
+    {
+        let a = fiscal_report::export::tables::read_exported_table(&whole, table).unwrap();
+        let b = fiscal_report::export::tables::read_exported_table(&merged, table).unwrap();
+        assert!(a.equals_missing(&b), "{table} differs");
+    }
+    assert_eq!(report_figures(&whole), report_figures(&merged));
+
+    // A missing shard is named; a shard of another run is refused.
+    let o = bin().arg("merge").arg(dir.path().join("m2")).arg(&shards[0]).arg(&shards[2]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("missing shard(s) 1 of 3"));
+    let other = dir.path().join("other");
+    let mut a = fetch_args(&srv, &portfolio, &other, "202608:202609");
+    a.extend(["--shard".into(), "1/3".into()]);
+    ok(&a, "fetch");
+    let o = bin()
+        .arg("merge")
+        .arg(dir.path().join("m3"))
+        .args([&shards[0], &other, &shards[2]])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("another run"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}

@@ -1,0 +1,80 @@
+//! The soak run (on demand, several minutes): the embedded registry with 30% faults, a rate
+//! limit and latency; 2,000 companies and 24 months of credits for all 27 states. Every record
+//! must equal the ground truth; the figures go to bench/results/soak.md.
+//!
+//!     cargo test --test it soak -- --ignored --nocapture       (add --release for a release binary)
+
+use crate::common_bin;
+use crate::common_fetch;
+
+use common_bin::*;
+use common_fetch::*;
+use fiscal_report::api::{AnoMes, UFS};
+use fiscal_report::export::manifest::Manifest;
+use fiscal_report::simulator::Dataset;
+
+#[test]
+#[ignore = "several minutes; run on demand"]
+fn soak_with_faults_rate_limit_and_latency_loses_nothing() {
+    let (seed, scale, companies) = (5, 0.4, 2000);
+    let (fault_rate, rate_limit, latency) = ("0.3", "400", "10");
+    let srv = ServeProcess::start(
+        "soak",
+        seed,
+        scale,
+        &["--fault-rate", fault_rate, "--rate-limit", rate_limit, "--latency-ms", latency],
+    );
+    let d = Dataset::generate(seed, scale);
+    let cnpjs = d.demo_portfolio(companies);
+    assert_eq!(cnpjs.len(), companies);
+    let dir = tempfile::tempdir().unwrap();
+    let portfolio = dir.path().join("p.txt");
+    std::fs::write(&portfolio, cnpjs.iter().map(|c| c.to_string()).collect::<Vec<_>>().join("\n")).unwrap();
+    let out = dir.path().join("out");
+    let started = std::time::Instant::now();
+    let o = bin()
+        .args(["--quiet", "fetch", "--base-url", &srv.base_url, "--uf", "all", "--ano-mes", "202410:202609"])
+        .args(["--concurrency", "32", "--cnpjs"])
+        .arg(&portfolio)
+        .arg("--out")
+        .arg(&out)
+        .env("REGISTRY_API_KEY", "soak")
+        .output()
+        .unwrap();
+    let wall = started.elapsed().as_secs_f64();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let months: Vec<AnoMes> =
+        (0..24).map(|k| AnoMes::parse("202410").unwrap().plus_months(k).unwrap()).collect();
+    let want = expected_rows(&d, &UFS, &months, &cnpjs);
+    let got = staged_rows(&out);
+    assert_same_records(&got, &want);
+    let m = Manifest::read(&out).unwrap();
+    let r = &m.fetch.requests;
+    let records: usize = got.values().map(Vec::len).sum();
+    let minimum = minimum_requests(&d, &UFS, &months, &cnpjs);
+    let text = format!(
+        "# Soak run\n\nMeasured {} on {} cores ({} build).\n\n\
+         Embedded registry: seed {seed}, scale {scale}, `--fault-rate {fault_rate} --rate-limit {rate_limit} --latency-ms {latency}`.\n\
+         Fetch: 27 states x 24 months of credits and {companies} companies, `--concurrency 32`.\n\n\
+         | figure | value |\n|---|--:|\n\
+         | records fetched, all equal to the ground truth | {records} |\n\
+         | records lost or duplicated | 0 |\n\
+         | requests sent | {} |\n| minimum requests without faults | {minimum} |\n\
+         | retries after an error answer | {} |\n\
+         | short pages asked again (a 200 with too few records) | {} |\n\
+         | 429 answers | {} |\n| failed tasks | {} |\n| wall time, seconds | {wall:.1} |\n\n\
+         Reproduce: `cargo test --test it soak -- --ignored --nocapture`.\n",
+        chrono::Utc::now().format("%Y-%m-%d"),
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        if cfg!(debug_assertions) { "debug" } else { "release" },
+        r.requests,
+        r.retries,
+        // Every request beyond the minimum is an error retry or a short page asked again.
+        r.requests.saturating_sub(minimum + r.retries),
+        r.rate_limited,
+        m.fetch.tasks_failed.len(),
+    );
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/results/soak.md");
+    std::fs::write(&path, &text).unwrap();
+    println!("{text}");
+}
