@@ -1,4 +1,5 @@
 -- title: Créditos ativos: total nacional por mês
+-- report: section
 -- answers: How large is the national stock of active tax credits each month, and how did it
 --   change on the previous month and on the same month a year before?
 -- Feeds the headline cards and the national trend line.

@@ -1,4 +1,5 @@
 -- title: Créditos ativos por UF e mês
+-- report: section
 -- answers: How large is each state's stock of active credits each month, what share of the
 --   national total is it, and how did it change on the previous month?
 WITH por_uf_bruto AS (

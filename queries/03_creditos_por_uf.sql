@@ -1,4 +1,5 @@
 -- title: Créditos ativos por UF no último mês
+-- report: section
 -- answers: In the latest month, how are active credits split across the 27 states, and how did
 --   each state change on the previous month?
 -- A state with credits in only one of the two months still shows (FULL JOIN), at zero in the

@@ -1,4 +1,5 @@
 -- title: Créditos ativos por seção CNAE no último mês
+-- report: section
 -- answers: In the latest month, how are active credits split across CNAE sections (economic activity),
 --   and how did each section change on the previous month?
 -- A group with credits in only one of the two months still shows (FULL JOIN), at zero in the

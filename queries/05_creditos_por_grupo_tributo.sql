@@ -1,4 +1,5 @@
 -- title: Créditos ativos por grupo de tributo no último mês
+-- report: section
 -- answers: In the latest month, which tax groups hold the active credits, and how did each change on
 --   the previous month?
 -- A group with credits in only one of the two months still shows (FULL JOIN), at zero in the

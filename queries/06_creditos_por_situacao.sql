@@ -1,4 +1,5 @@
 -- title: Créditos ativos por situação no último mês
+-- report: section
 -- answers: In the latest month, how much of the stock is in collection, in instalments, suspended or
 --   under negotiation, and how did each change on the previous month?
 -- A group with credits in only one of the two months still shows (FULL JOIN), at zero in the

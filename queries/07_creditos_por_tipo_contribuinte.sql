@@ -1,4 +1,5 @@
 -- title: Créditos ativos por tipo de contribuinte no último mês
+-- report: section
 -- answers: In the latest month, how much is owed by companies (PJ) and by people (PF), and how did each
 --   change on the previous month?
 -- A group with credits in only one of the two months still shows (FULL JOIN), at zero in the

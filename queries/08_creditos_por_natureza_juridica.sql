@@ -1,4 +1,5 @@
 -- title: Créditos ativos por natureza jurídica no último mês
+-- report: section
 -- answers: In the latest month, how are active credits split by the debtors' legal nature, and how did
 --   each change on the previous month?
 -- A group with credits in only one of the two months still shows (FULL JOIN), at zero in the

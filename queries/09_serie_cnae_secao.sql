@@ -1,4 +1,5 @@
 -- title: Série mensal por seção CNAE
+-- report: section
 -- answers: Month by month over the period fetched, how has the stock of active credits of each
 --   CNAE section evolved?
 SELECT ano_mes,

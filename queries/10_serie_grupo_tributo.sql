@@ -1,4 +1,5 @@
 -- title: Série mensal por grupo de tributo
+-- report: section
 -- answers: Month by month over the period fetched, how has the stock of active credits of each
 --   tax group evolved?
 SELECT ano_mes,

@@ -1,4 +1,5 @@
 -- title: Cruzamento UF x grupo de tributo no último mês
+-- report: section
 -- answers: In the latest month, how much does each state owe in each tax group? Long form (one
 --   row per cell), with a TOTAL row per state, per group and overall; the report pivots it.
 WITH ultimo AS (

@@ -1,4 +1,5 @@
 -- title: Maiores altas do último mês (UF x seção CNAE x grupo de tributo)
+-- report: section
 -- answers: Which 20 cells of (state, CNAE section, tax group) grew most in the latest month, in
 --   BRL, compared with the previous month?
 -- Ties are broken by the cell's keys so the list is the same on every engine.

@@ -1,4 +1,5 @@
 -- title: Exposição da carteira por empresa
+-- report: none
 -- answers: For each company of the portfolio the service knows, how much does it owe: active
 --   debt per categoria (filed in court or not), instalment balance and transaction balance?
 -- exposicao_total is the sum of the eight amounts.

@@ -1,4 +1,5 @@
 -- title: Exposição da carteira por UF
+-- report: section
 -- answers: How is the portfolio's exposure spread across the companies' states, and how many
 --   companies and how much court-filed debt are there in each?
 -- Reads the aggregate carteira_exposicao (query 14).

@@ -1,4 +1,5 @@
 -- title: As 20 maiores exposições da carteira
+-- report: section
 -- answers: Which 20 companies of the portfolio owe the most, and in what form?
 -- Reads the aggregate carteira_exposicao (query 14).
 SELECT cnpj,

@@ -1,4 +1,5 @@
 -- title: Resumo da carteira
+-- report: section
 -- answers: How many portfolio companies did the service know, how many owe nothing, and what
 --   is the total exposure, by categoria and court-filed share?
 -- One row. Reads carteira (every CNPJ asked for) and carteira_exposicao (query 14).

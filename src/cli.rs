@@ -86,6 +86,31 @@ pub enum Locale {
     En,
 }
 
+impl From<Locale> for crate::report::Locale {
+    fn from(l: Locale) -> Self {
+        match l {
+            Locale::PtBr => Self::PtBr,
+            Locale::En => Self::En,
+        }
+    }
+}
+
+impl From<LogFormat> for crate::logging::LogFormat {
+    fn from(f: LogFormat) -> Self {
+        match f {
+            LogFormat::Text => Self::Text,
+            LogFormat::Json => Self::Json,
+        }
+    }
+}
+
+impl ReportArgs {
+    /// The report stage's own options, from these flags.
+    pub fn report_options(&self) -> crate::report::ReportOptions {
+        crate::report::ReportOptions { templates: self.templates.clone(), locale: self.locale.into() }
+    }
+}
+
 #[derive(Debug, Clone, Args)]
 pub struct MergeArgs {
     /// A new directory for the merged dataset.

@@ -1,13 +1,11 @@
-//! The process exit codes (documented in README, stable for schedulers) and the one place
-//! that turns an error chain into the code and the words a person reads.
+//! The process exit codes (documented in the README, stable for schedulers) and the trait by
+//! which every typed error says which one it means, where that error is defined.
+//!
+//! This module sits at the bottom of the layers: every stage implements [`HasExitStatus`] for
+//! its own errors, and `commands::error` walks an error's cause chain to find the first one
+//! that says. It imports nothing from the rest of the crate.
 
 use std::path::PathBuf;
-
-use crate::api::{ApiError, ClientConfigError, InvalidInput};
-use crate::export::ExportError;
-use crate::extract::portfolio::PortfolioError;
-use crate::extract::runner::FetchError;
-use crate::extract::staging::StagingError;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExitStatus {
@@ -28,17 +26,41 @@ pub enum ExitStatus {
     Internal = 70,
 }
 
-/// An error that already knows its exit status (raised by the stages for run-level outcomes).
+/// An error that knows which exit status it means. Implemented beside each error type, so the
+/// decision is made where the failure is understood.
+pub trait HasExitStatus {
+    fn exit_status(&self) -> ExitStatus;
+}
+
+/// A run-level outcome raised by a command (a refused flag, failed tasks), with the status it
+/// means and, where there is one, the error behind it (kept, so the chain still names it).
 #[derive(Debug, thiserror::Error)]
 #[error("{message}")]
 pub struct Classified {
     pub status: ExitStatus,
     pub message: String,
+    #[source]
+    pub source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
 }
 
 impl Classified {
     pub fn new(status: ExitStatus, message: impl Into<String>) -> Self {
-        Self { status, message: message.into() }
+        Self { status, message: message.into(), source: None }
+    }
+
+    /// `message` with `source` as its cause.
+    pub fn caused_by(
+        status: ExitStatus,
+        message: impl Into<String>,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        Self { status, message: message.into(), source: Some(Box::new(source)) }
+    }
+}
+
+impl HasExitStatus for Classified {
+    fn exit_status(&self) -> ExitStatus {
+        self.status
     }
 }
 
@@ -67,9 +89,16 @@ impl OutputError {
     }
 }
 
-/// Failures of the machine around us rather than of our code. A backstop for writers whose
-/// errors reach `classify` bare (e.g. the manifest rewrite after a report).
-fn environmental(kind: std::io::ErrorKind) -> bool {
+impl HasExitStatus for OutputError {
+    fn exit_status(&self) -> ExitStatus {
+        ExitStatus::BadInput
+    }
+}
+
+/// Failures of the machine around us rather than of our code: a full disk, a quota, a
+/// read-only mount, a permission. The person running the job fixes those, so they are bad
+/// input wherever they arise.
+pub fn environmental(kind: std::io::ErrorKind) -> bool {
     use std::io::ErrorKind as K;
     matches!(
         kind,
@@ -77,97 +106,14 @@ fn environmental(kind: std::io::ErrorKind) -> bool {
     )
 }
 
-/// The exit status for an error chain: the first cause that says what kind of failure it is.
-pub fn classify(err: &anyhow::Error) -> ExitStatus {
-    for cause in err.chain() {
-        if let Some(c) = cause.downcast_ref::<Classified>() {
-            return c.status;
-        }
-        if let Some(api) = cause.downcast_ref::<ApiError>() {
-            return match api {
-                ApiError::InvalidInput(_)
-                | ApiError::Validation { .. }
-                | ApiError::Refused { .. }
-                | ApiError::Redirected { .. } => ExitStatus::BadInput,
-                ApiError::KeyRejected { .. } => ExitStatus::KeyRejected,
-                ApiError::NotFound { .. } => ExitStatus::NotFound,
-                _ => ExitStatus::ServiceUnavailable,
-            };
-        }
-        let staging =
-            cause.downcast_ref::<StagingError>().or_else(|| match cause.downcast_ref::<FetchError>() {
-                Some(FetchError::Staging(e)) => Some(e),
-                _ => None,
-            });
-        if let Some(FetchError::KeyRejected(_)) = cause.downcast_ref::<FetchError>() {
-            return ExitStatus::KeyRejected;
-        }
-        if let Some(e) = staging {
-            return match e {
-                StagingError::Locked { .. }
-                | StagingError::ExistingRun { .. }
-                | StagingError::PlanMismatch { .. } => ExitStatus::BadInput,
-                StagingError::Io { .. } => ExitStatus::BadInput,
-                StagingError::Parquet { .. } => ExitStatus::Internal,
-            };
-        }
-        if cause.downcast_ref::<OutputError>().is_some()
-            || matches!(cause.downcast_ref::<ExportError>(), Some(ExportError::Io { .. }))
-        {
-            return ExitStatus::BadInput;
-        }
-        if let Some(io) = cause.downcast_ref::<std::io::Error>()
-            && environmental(io.kind())
-        {
-            return ExitStatus::BadInput;
-        }
-        if cause.downcast_ref::<InvalidInput>().is_some()
-            || cause.downcast_ref::<ClientConfigError>().is_some()
-            || cause.downcast_ref::<crate::config::ConfigError>().is_some()
-            || cause.downcast_ref::<PortfolioError>().is_some()
-        {
-            return ExitStatus::BadInput;
-        }
-    }
-    ExitStatus::Internal
+/// The status an I/O failure of writing an output means: the person's to fix when the machine
+/// refused it, a bug otherwise.
+pub fn io_status(e: &std::io::Error) -> ExitStatus {
+    if environmental(e.kind()) { ExitStatus::BadInput } else { ExitStatus::Internal }
 }
 
-/// The message printed for an error: the whole chain, one cause per line.
-pub fn render(err: &anyhow::Error) -> String {
-    let mut out = format!("error: {err}");
-    for cause in err.chain().skip(1) {
-        out.push_str(&format!("\n  caused by: {cause}"));
-    }
-    if classify(err) == ExitStatus::Internal {
-        out.push_str(
-            "\n\nThis looks like a bug in fiscal-report. Please file an issue with this message and the command you ran.",
-        );
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn file_errors_are_bad_input_and_serialisation_errors_are_bugs() {
-        let full = OutputError::wrap(
-            "/out/manifest.json",
-            "free space on that disk",
-            std::io::Error::from(std::io::ErrorKind::StorageFull),
-        );
-        assert_eq!(classify(&full), ExitStatus::BadInput);
-        let text = render(&full);
-        assert!(text.contains("/out/manifest.json") && text.contains("free space"), "{text}");
-        assert!(!text.contains("bug in fiscal-report"), "{text}");
-
-        let bare = anyhow::Error::new(std::io::Error::from(std::io::ErrorKind::ReadOnlyFilesystem))
-            .context("writing the manifest");
-        assert_eq!(classify(&bare), ExitStatus::BadInput);
-
-        let Err(bad_json) = serde_json::from_str::<u32>("x") else { panic!("\"x\" is not a number") };
-        let ours = OutputError::wrap("/out/manifest.json", "free space", std::io::Error::other(bad_json));
-        assert_eq!(classify(&ours), ExitStatus::Internal);
+impl HasExitStatus for std::io::Error {
+    fn exit_status(&self) -> ExitStatus {
+        io_status(self)
     }
 }

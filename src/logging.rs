@@ -1,7 +1,12 @@
 //! Log setup: tracing to stderr as text or JSON lines. Logs never carry the API key: the key
 //! type redacts itself and no log statement records request headers.
 
-use crate::cli::LogFormat;
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
 
 pub fn init(format: LogFormat, verbose: u8, quiet: bool) {
     let default = match (quiet, verbose) {

@@ -7,7 +7,7 @@ use fiscal_report::{cli::Cli, commands, exit, logging};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    logging::init(cli.log_format, cli.verbose, cli.quiet);
+    logging::init(cli.log_format.into(), cli.verbose, cli.quiet);
     // A panic is a bug: report it as one, with a hint, instead of a raw backtrace.
     std::panic::set_hook(Box::new(|info| {
         eprintln!("internal error: {info}");
@@ -27,8 +27,8 @@ fn main() -> ExitCode {
     let status = match outcome {
         Ok(Ok(status)) => status,
         Ok(Err(err)) => {
-            eprintln!("{}", exit::render(&err));
-            exit::classify(&err)
+            eprintln!("{}", commands::error::render(&err));
+            commands::error::classify(&err)
         }
         Err(_) => exit::ExitStatus::Internal,
     };

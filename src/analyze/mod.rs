@@ -26,6 +26,19 @@ pub enum AnalyzeError {
         "query {file} failed: {message}\n  The query must be SQL that Polars SQL, DuckDB and Spark all run; tables: {tables}"
     )]
     Query { file: String, message: String, tables: String },
+    #[error(
+        "query {file}: `-- report: {value}` is not a placement; write `-- report: section` (a section of the \
+         report shows it), `appendix` (the default) or `none` (not shown)"
+    )]
+    Placement { file: String, value: String },
+}
+
+/// Every failure here is in the queries folder a person chose or wrote: a folder that cannot
+/// be read, no `.sql` file, or SQL that does not run.
+impl crate::exit::HasExitStatus for AnalyzeError {
+    fn exit_status(&self) -> crate::exit::ExitStatus {
+        crate::exit::ExitStatus::BadInput
+    }
 }
 
 /// One aggregate: a `.sql` file and what its header says.
@@ -45,6 +58,34 @@ pub struct Query {
     pub sha256: String,
     /// Where it came from: a path, or `built-in`.
     pub origin: String,
+    /// `-- report:` line: where the report shows it.
+    pub placement: Placement,
+}
+
+/// Where the report shows an aggregate: the `-- report:` line of its query file's header.
+/// The file says it, so a new query needs no list kept in step anywhere else.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Placement {
+    /// `section`: one of the report's own sections shows it; the appendix does not repeat it.
+    Section,
+    /// `appendix`, or no `-- report:` line: a table of its own in the report's appendix.
+    #[default]
+    Appendix,
+    /// `none`: a table later queries read; exported, not shown.
+    Hidden,
+    /// Any other value: refused by `load_queries`, naming the file.
+    Unrecognised(String),
+}
+
+impl Placement {
+    fn parse(value: &str) -> Self {
+        match value.trim() {
+            "section" => Self::Section,
+            "appendix" => Self::Appendix,
+            "none" => Self::Hidden,
+            other => Self::Unrecognised(other.to_string()),
+        }
+    }
 }
 
 impl Query {
@@ -52,10 +93,13 @@ impl Query {
         use sha2::Digest;
         let mut title = None;
         let mut answers = Vec::new();
+        let mut placement = Placement::default();
         for line in sql.lines().map(str::trim).take_while(|l| l.starts_with("--") || l.is_empty()) {
             let body = line.trim_start_matches('-').trim();
             if let Some(t) = body.strip_prefix("title:") {
                 title = Some(t.trim().to_string());
+            } else if let Some(p) = body.strip_prefix("report:") {
+                placement = Placement::parse(p);
             } else if let Some(a) = body.strip_prefix("answers:") {
                 answers.push(a.trim().to_string());
             } else if !answers.is_empty() && !body.is_empty() && !body.contains(':') {
@@ -71,6 +115,7 @@ impl Query {
             sql: sql.to_string(),
             sha256: hex::encode(sha2::Sha256::digest(sql.as_bytes())),
             origin: origin.to_string(),
+            placement,
         }
     }
 }
@@ -78,10 +123,10 @@ impl Query {
 /// The queries in `dir` (every `*.sql`, by file name), or the built-in set when `dir` is None.
 pub fn load_queries(dir: Option<&Path>) -> Result<Vec<Query>, AnalyzeError> {
     let Some(dir) = dir else {
-        return Ok(crate::builtin::QUERIES
+        return crate::builtin::QUERIES
             .iter()
-            .map(|(name, sql)| Query::parse(name, sql, "built-in"))
-            .collect());
+            .map(|(name, sql)| checked(Query::parse(name, sql, "built-in")))
+            .collect();
     };
     let entries =
         std::fs::read_dir(dir).map_err(|source| AnalyzeError::ReadDir { dir: dir.to_path_buf(), source })?;
@@ -100,9 +145,19 @@ pub fn load_queries(dir: Option<&Path>) -> Result<Vec<Query>, AnalyzeError> {
             let sql = std::fs::read_to_string(p)
                 .map_err(|source| AnalyzeError::ReadFile { path: p.clone(), source })?;
             let name = p.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
-            Ok(Query::parse(&name, &sql, &p.display().to_string()))
+            checked(Query::parse(&name, &sql, &p.display().to_string()))
         })
         .collect()
+}
+
+/// `query`, unless its header holds a value no reader understands.
+fn checked(query: Query) -> Result<Query, AnalyzeError> {
+    match &query.placement {
+        Placement::Unrecognised(value) => {
+            Err(AnalyzeError::Placement { file: query.origin.clone(), value: value.clone() })
+        }
+        _ => Ok(query),
+    }
 }
 
 /// The queries directory to use: `--queries DIR`, else `./queries` when present, else built-in.

@@ -34,6 +34,12 @@ pub enum ClientConfigError {
     Http(String),
 }
 
+impl crate::exit::HasExitStatus for ClientConfigError {
+    fn exit_status(&self) -> crate::exit::ExitStatus {
+        crate::exit::ExitStatus::BadInput
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct ClientConfig {
     pub base_url: String,

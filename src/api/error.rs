@@ -62,6 +62,21 @@ pub enum ApiError {
     IncompleteList { what: String, detail: String },
 }
 
+impl crate::exit::HasExitStatus for ApiError {
+    fn exit_status(&self) -> crate::exit::ExitStatus {
+        use crate::exit::ExitStatus;
+        match self {
+            Self::InvalidInput(_)
+            | Self::Validation { .. }
+            | Self::Refused { .. }
+            | Self::Redirected { .. } => ExitStatus::BadInput,
+            Self::KeyRejected { .. } => ExitStatus::KeyRejected,
+            Self::NotFound { .. } => ExitStatus::NotFound,
+            _ => ExitStatus::ServiceUnavailable,
+        }
+    }
+}
+
 fn render_issues(issues: &[ValidationIssue]) -> String {
     if issues.is_empty() {
         return "no details given".to_string();

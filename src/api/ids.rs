@@ -18,6 +18,12 @@ pub struct InvalidInput {
     pub rule: String,
 }
 
+impl crate::exit::HasExitStatus for InvalidInput {
+    fn exit_status(&self) -> crate::exit::ExitStatus {
+        crate::exit::ExitStatus::BadInput
+    }
+}
+
 fn invalid(what: &'static str, input: &str, rule: impl Into<String>) -> InvalidInput {
     InvalidInput { what, input: input.to_string(), rule: rule.into() }
 }

@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 
 use crate::analyze::{default_queries_dir, load_queries, run_queries};
 use crate::cli::ReportArgs;
-use crate::exit::{Classified, ExitStatus};
+use crate::exit::OutputError;
 use crate::export::FileMetadata;
 use crate::export::manifest::Manifest;
 use crate::export::tables::{write_aggregates, write_raw};
@@ -16,7 +16,7 @@ use crate::transform::Frames;
 /// A run id that sorts by time: `20261121T233000Z-1a2b3c4d`.
 pub fn new_run_id() -> String {
     let now = chrono::Utc::now();
-    format!("{}-{}", now.format("%Y%m%dT%H%M%SZ"), &super::run::random_key()[..8])
+    format!("{}-{}", now.format("%Y%m%dT%H%M%SZ"), &super::source::random_key()[..8])
 }
 
 /// Which raw tables `analyze_export_report` writes.
@@ -36,10 +36,8 @@ pub fn analyze_export_report(
     args: &ReportArgs,
     raw: RawTables,
 ) -> Result<()> {
-    let queries = load_queries(default_queries_dir(args.queries.as_deref()).as_deref())
-        .map_err(|e| Classified::new(ExitStatus::BadInput, e.to_string()))?;
-    let aggregates =
-        run_queries(&frames, &queries).map_err(|e| Classified::new(ExitStatus::BadInput, e.to_string()))?;
+    let queries = load_queries(default_queries_dir(args.queries.as_deref()).as_deref())?;
+    let aggregates = run_queries(&frames, &queries)?;
     let run_id = new_run_id();
     let fontes = serde_json::to_string(&manifest.fetch.fontes).unwrap_or_default();
     let meta = FileMetadata::default()
@@ -58,15 +56,15 @@ pub fn analyze_export_report(
     };
     let quality = frames.data_quality()?;
     files.extend(write_aggregates(&aggregates, &quality, out, &meta).context("writing the aggregates")?);
-    let rendered = crate::report::render_reports(&frames, &aggregates, manifest, &run_id, args, out)
-        .map_err(|e| Classified::new(ExitStatus::BadInput, e.to_string()))?;
+    let rendered =
+        crate::report::render_reports(&frames, &aggregates, manifest, &run_id, &args.report_options(), out)?;
     files.extend(rendered);
     files.sort_by(|a, b| a.path.cmp(&b.path));
     manifest.run_id = Some(run_id);
     manifest.files = files;
     manifest.queries = queries.iter().map(|q| (q.table.clone(), q.sha256.clone())).collect();
     manifest.write(out).map_err(|e| {
-        crate::exit::OutputError::wrap(
+        OutputError::wrap(
             out.join("manifest.json"),
             "free space on that disk (or fix its permissions), then run `report --from` on it: \
              the exported tables are kept",

@@ -1,44 +1,15 @@
 //! `fiscal-report get`: one operation's JSON, for ad-hoc lookups.
 
 use std::io::Write;
-use std::net::SocketAddr;
+use std::time::Duration;
 
 use anyhow::Result;
 
+use super::source::SourceSettings;
 use crate::api::paginate::walk_pages;
-use crate::api::{ApiKey, ClientConfig, Operation, OperationArgs, OperationKind, Page, RegistryClient};
-use crate::cli::{GetArgs, ServiceArgs};
+use crate::api::{ApiKey, Operation, OperationArgs, OperationKind, Page};
+use crate::cli::GetArgs;
 use crate::exit::{Classified, ExitStatus};
-use crate::simulator::{self, FaultConfig, RegistryConfig};
-
-/// A client for `svc`, or for an embedded registry started here when no base URL is given.
-async fn client_for(svc: &ServiceArgs) -> Result<(RegistryClient, Option<simulator::RunningRegistry>)> {
-    let timeout = std::time::Duration::from_secs(svc.timeout_secs.unwrap_or(30));
-    match &svc.base_url {
-        Some(url) => {
-            let key = svc.api_key.clone().unwrap_or_default();
-            let mut cfg = ClientConfig::new(url.clone(), ApiKey::new(key));
-            cfg.allow_insecure_http = svc.allow_insecure_http;
-            cfg.timeout = timeout;
-            Ok((RegistryClient::new(&cfg)?, None))
-        }
-        None => {
-            let key = ApiKey::new(super::random_key());
-            let reg_cfg = RegistryConfig {
-                seed: RegistryConfig::DEFAULT_SEED,
-                scale: 1.0,
-                api_key: key.clone(),
-                faults: FaultConfig::default(),
-            };
-            let state = simulator::build_state(&reg_cfg).await;
-            let reg = simulator::start(state, SocketAddr::from(([127, 0, 0, 1], 0))).await?;
-            eprintln!("no --base-url: asking the embedded registry (demo data) at {}", reg.base_url());
-            let mut cfg = ClientConfig::new(reg.base_url(), key);
-            cfg.timeout = timeout;
-            Ok((RegistryClient::new(&cfg)?, Some(reg)))
-        }
-    }
-}
 
 pub async fn get(args: GetArgs) -> Result<ExitStatus> {
     let kind = OperationKind::from_name(&args.operation).ok_or_else(|| {
@@ -63,7 +34,15 @@ pub async fn get(args: GetArgs) -> Result<ExitStatus> {
     } else {
         None
     };
-    let (client, _registry) = client_for(&args.service).await?;
+    let source = super::source::open(&SourceSettings {
+        base_url: args.service.base_url.clone(),
+        api_key: args.service.api_key.clone().map(ApiKey::new),
+        allow_insecure_http: args.service.allow_insecure_http,
+        timeout: Duration::from_secs(args.service.timeout_secs.unwrap_or(30)),
+        demo_scale: 1.0,
+    })
+    .await?;
+    let client = &source.client;
     let value: serde_json::Value = if args.all && kind.is_list() {
         let walk = walk_pages(kind.name(), 8, |p| {
             let (client, op) = (&client, &op);

@@ -286,7 +286,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let writer = Staging::open(tmp.path(), &1u32, false).unwrap();
         let Some(err) = lock_shard(tmp.path()).err() else { panic!("merge read a shard another run holds") };
-        assert_eq!(crate::exit::classify(&err), ExitStatus::BadInput);
+        assert_eq!(super::super::error::classify(&err), ExitStatus::BadInput);
         let text = err.to_string();
         let dir = tmp.path().display().to_string();
         assert!(text.contains("another fiscal-report run") && text.contains(&dir), "{text}");
@@ -297,7 +297,7 @@ mod tests {
         let Some(err) = lock_shard(empty.path()).err() else {
             panic!("a directory without staging is no shard")
         };
-        assert_eq!(crate::exit::classify(&err), ExitStatus::BadInput);
+        assert_eq!(super::super::error::classify(&err), ExitStatus::BadInput);
         assert!(err.to_string().contains("is not a shard"), "{err}");
     }
 }

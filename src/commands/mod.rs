@@ -2,12 +2,15 @@
 //! outcome into an exit status. This is the top of the library's layers: it may use every stage,
 //! and no stage uses it. Output for people goes to stderr; data (JSON of `get`) goes to stdout.
 
+pub mod error;
+mod fetch;
 mod finish;
 mod get;
 mod merge;
 mod report;
 mod run;
 mod serve;
+mod source;
 
 use anyhow::Result;
 
@@ -15,15 +18,15 @@ use crate::cli::{Cli, Command};
 use crate::exit::ExitStatus;
 
 pub use finish::new_run_id;
-pub use run::{DEMO_PORTFOLIO_SIZE, random_key};
+pub use source::{DEMO_PORTFOLIO_SIZE, random_key};
 
 /// Runs one parsed command.
 pub async fn run(cli: Cli) -> Result<ExitStatus> {
     match cli.command {
         Command::Serve(args) => serve::serve(args).await,
         Command::Get(args) => get::get(args).await,
-        Command::Run(args) => run::run_job(args.fetch, Some(args.report), cli.quiet).await,
-        Command::Fetch(args) => run::run_job(args, None, cli.quiet).await,
+        Command::Run(args) => run::run(args, cli.quiet).await,
+        Command::Fetch(args) => fetch::fetch(args, cli.quiet).await,
         Command::Merge(args) => merge::merge(&args.out, &args.shards, &args.report),
         Command::Report(args) => report::report_from(&args.from, &args.report),
     }

@@ -30,9 +30,13 @@ pub fn report_from(dir: &Path, report: &ReportArgs) -> Result<ExitStatus> {
         Err(_) => None,
     };
     let mut manifest = crate::export::manifest::Manifest::read(dir).map_err(|e| {
-        Classified::new(
+        Classified::caused_by(
             ExitStatus::BadInput,
-            format!("{} is not a finished run's directory (cannot read its manifest.json: {e}); pass the --out of a run", dir.display()),
+            format!(
+                "{} is not a finished run's directory (its manifest.json cannot be read); pass the --out of a run",
+                dir.display()
+            ),
+            e,
         )
     })?;
     // A `fetch` leaves staged records only; a `run` has exported the raw tables too.

@@ -16,12 +16,26 @@ const ROW_GROUP_ROWS: usize = 128 * 1024;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
-    #[error("cannot write {path}: {source}")]
+    #[error(
+        "cannot write {path}: {source}; free space on that disk (or fix its permissions), then run again \
+         (`report --from` on the output directory redoes only the stages after the fetch)"
+    )]
     Io { path: PathBuf, source: std::io::Error },
     #[error("writing Parquet {path}: {message}")]
     Parquet { path: PathBuf, message: String },
     #[error("{path} reads back with {read} rows where {written} were written")]
     Verify { path: PathBuf, written: u64, read: u64 },
+}
+
+impl crate::exit::HasExitStatus for ExportError {
+    fn exit_status(&self) -> crate::exit::ExitStatus {
+        use crate::exit::ExitStatus;
+        match self {
+            // A file that cannot be written is the person's to fix (room, permissions).
+            Self::Io { .. } => ExitStatus::BadInput,
+            Self::Parquet { .. } | Self::Verify { .. } => ExitStatus::Internal,
+        }
+    }
 }
 
 /// Key-value metadata written into every file.

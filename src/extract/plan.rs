@@ -7,7 +7,47 @@
 use serde::{Deserialize, Serialize};
 
 use crate::api::{AnoMes, Categoria, Cnpj, Uf};
-use crate::config::Shard;
+
+/// Which months to fetch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MonthSelection {
+    /// The latest N months the service has, found by probing.
+    Latest(u32),
+    Range(AnoMes, AnoMes),
+}
+
+/// `K/N`: this process fetches shard K of N.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Shard {
+    pub index: u32,
+    pub count: u32,
+}
+
+impl Shard {
+    pub fn parse(s: &str) -> Result<Self, String> {
+        let (k, n) = s.split_once('/').ok_or("write it as K/N, e.g. 0/3")?;
+        let k: u32 = k.trim().parse().map_err(|_| "K must be a whole number")?;
+        let n: u32 = n.trim().parse().map_err(|_| "N must be a whole number")?;
+        if n == 0 {
+            return Err("N must be at least 1".into());
+        }
+        if k >= n {
+            return Err(format!("K counts from 0, so for N={n} it must be 0 to {}", n - 1));
+        }
+        Ok(Self { index: k, count: n })
+    }
+
+    /// Deterministic membership by a stable hash of the task's key.
+    pub fn owns(&self, key: &str) -> bool {
+        if self.count == 1 {
+            return true;
+        }
+        use sha2::Digest;
+        let h = sha2::Sha256::digest(key.as_bytes());
+        let v = u64::from_be_bytes([h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]]);
+        v % u64::from(self.count) == u64::from(self.index)
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CreditTask {

@@ -44,6 +44,12 @@ pub enum PortfolioError {
     Strict { path: PathBuf, line: usize, input: String, reason: String },
 }
 
+impl crate::exit::HasExitStatus for PortfolioError {
+    fn exit_status(&self) -> crate::exit::ExitStatus {
+        crate::exit::ExitStatus::BadInput
+    }
+}
+
 /// UTF-8 (with or without BOM), falling back to Latin-1, which spreadsheets still export.
 fn decode(bytes: &[u8]) -> String {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);

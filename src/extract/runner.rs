@@ -15,6 +15,7 @@ use futures::StreamExt;
 use serde::Serialize;
 
 use super::accounting::{Accounting, AccountingSummary};
+use super::plan::MonthSelection;
 use super::plan::{CompanyList, CompanyTask, CreditTask, Task};
 use super::pool::PageFetcher;
 use super::progress::Progress;
@@ -22,7 +23,6 @@ use super::staging::{Staging, StagingError, TaskEntry, TaskStatus};
 use crate::api::models::{CompanyProfile, CreditoAtivo, DividaPgfn, Fonte, ParcelamentoRfb, TransacaoRfb};
 use crate::api::paginate::{Walk, walk_pages};
 use crate::api::{AnoMes, ApiError, Operation, Page};
-use crate::config::MonthSelection;
 use crate::tables::{Row, Table, flat_row, profile_row};
 
 /// Pages of one list fetched at once. As many as the pool can hold: at the end of a run one
@@ -66,6 +66,16 @@ pub enum FetchError {
     KeyRejected(ApiError),
     #[error("the staging writer stopped unexpectedly: {0}")]
     Writer(String),
+}
+
+impl crate::exit::HasExitStatus for FetchError {
+    fn exit_status(&self) -> crate::exit::ExitStatus {
+        match self {
+            Self::Staging(e) => e.exit_status(),
+            Self::KeyRejected(_) => crate::exit::ExitStatus::KeyRejected,
+            Self::Writer(_) => crate::exit::ExitStatus::Internal,
+        }
+    }
 }
 
 enum TaskOutput {

@@ -4,7 +4,15 @@
 
 use rust_decimal::Decimal;
 
-use crate::cli::Locale;
+/// The language and number format of a report.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub enum Locale {
+    /// R$ 1.234.567,89 and jan/2024
+    #[default]
+    PtBr,
+    /// R$ 1,234,567.89 and Jan 2024
+    En,
+}
 
 struct Seps {
     thousands: char,

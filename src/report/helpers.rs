@@ -13,7 +13,7 @@ use rust_decimal::prelude::ToPrimitive;
 use serde_json::Value;
 
 use super::format;
-use crate::cli::Locale;
+use crate::report::format::Locale;
 
 #[derive(Clone, Copy)]
 enum Kind {

@@ -11,12 +11,22 @@ pub mod format;
 pub mod helpers;
 pub mod view;
 
+pub use format::Locale;
+
+/// What shapes a report beyond its data: where its templates are and its language.
+#[derive(Debug, Clone, Default)]
+pub struct ReportOptions {
+    /// Folder with report.html.hbs, report.md.hbs and partials/; `None`: ./templates if
+    /// present, else the copies built into the binary.
+    pub templates: Option<PathBuf>,
+    pub locale: Locale,
+}
+
 use std::path::{Path, PathBuf};
 
 use handlebars::Handlebars;
 
 use crate::analyze::Aggregates;
-use crate::cli::ReportArgs;
 use crate::export::manifest::{FileEntry, Manifest};
 use crate::transform::Frames;
 
@@ -32,8 +42,25 @@ pub enum ReportError {
     Compile { file: String, pos: String, reason: String },
     #[error("rendering {file} failed: {reason}")]
     Render { file: String, reason: String },
-    #[error("writing {path}: {source}")]
+    #[error(
+        "cannot write {path}: {source}; free space on that disk (or fix its permissions), then render again \
+         with `report --from` on that directory: the exported tables are kept"
+    )]
     Write { path: PathBuf, source: std::io::Error },
+}
+
+impl crate::exit::HasExitStatus for ReportError {
+    fn exit_status(&self) -> crate::exit::ExitStatus {
+        use crate::exit::ExitStatus;
+        match self {
+            // The templates a person chose or edited.
+            Self::Dir { .. } | Self::Missing { .. } | Self::Compile { .. } | Self::Render { .. } => {
+                ExitStatus::BadInput
+            }
+            // A report that cannot be written (a full disk, permissions) is theirs to fix too.
+            Self::Write { .. } => ExitStatus::BadInput,
+        }
+    }
 }
 
 /// Template files by path relative to the templates folder (`partials/x.hbs`).
@@ -90,12 +117,7 @@ impl TemplateSet {
     }
 
     /// A handlebars engine for one output format, with every partial and the helpers.
-    fn engine(
-        &self,
-        main: &str,
-        locale: crate::cli::Locale,
-        markdown: bool,
-    ) -> Result<Handlebars<'static>, ReportError> {
+    fn engine(&self, main: &str, locale: Locale, markdown: bool) -> Result<Handlebars<'static>, ReportError> {
         let mut hb = Handlebars::new();
         let escape: fn(&str) -> String =
             if markdown { helpers::markdown_escape } else { handlebars::html_escape };
@@ -129,16 +151,16 @@ pub fn render_reports(
     aggs: &Aggregates,
     manifest: &Manifest,
     run_id: &str,
-    args: &ReportArgs,
+    options: &ReportOptions,
     out: &Path,
 ) -> Result<Vec<FileEntry>, ReportError> {
-    let templates = TemplateSet::load(args.templates.as_deref())?;
-    let view = view::build_view(frames, aggs, manifest, run_id, args.locale);
+    let templates = TemplateSet::load(options.templates.as_deref())?;
+    let view = view::build_view(frames, aggs, manifest, run_id, options.locale);
     let mut entries = Vec::new();
     for (main, file, markdown) in
         [("report.html.hbs", "report.html", false), ("report.md.hbs", "report.md", true)]
     {
-        let hb = templates.engine(main, args.locale, markdown)?;
+        let hb = templates.engine(main, options.locale, markdown)?;
         let text = hb.render(main, &view).map_err(|e| ReportError::Render {
             file: format!("{}/{main}", templates.origin),
             reason: e.to_string(),

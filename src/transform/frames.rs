@@ -32,6 +32,13 @@ pub enum TransformError {
     },
 }
 
+/// Staged data that cannot be read back or typed is a bug of ours (the staging wrote it).
+impl crate::exit::HasExitStatus for TransformError {
+    fn exit_status(&self) -> crate::exit::ExitStatus {
+        crate::exit::ExitStatus::Internal
+    }
+}
+
 /// Values that did not convert, per table and column.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct QualityCount {

@@ -83,3 +83,34 @@ pub fn demo_run_into(dir: &std::path::Path, cnpjs: &[String], args: &[&str]) -> 
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     dir.join("out")
 }
+
+/// A copy of the directory tree `from` at `to`.
+pub fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let (src, dst) = (e.path(), to.join(e.file_name()));
+        if src.is_dir() { copy_dir(&src, &dst) } else { std::fs::copy(&src, &dst).map(drop).unwrap() }
+    }
+}
+
+/// A small tmpfs mounted at `at` (created), unmounted on drop: a disk that can be filled.
+pub struct SmallDisk(pub std::path::PathBuf);
+
+impl SmallDisk {
+    /// `None` where mounting is not allowed (it needs root): the caller says SKIPPED.
+    pub fn mount(at: &std::path::Path, size: &str) -> Option<Self> {
+        std::fs::create_dir_all(at).ok()?;
+        let mounted = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(at)
+            .output()
+            .is_ok_and(|o| o.status.success());
+        mounted.then(|| Self(at.to_path_buf()))
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}

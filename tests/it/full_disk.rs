@@ -12,31 +12,16 @@ use common_fetch::*;
 use fiscal_report::api::{AnoMes, UFS};
 use fiscal_report::simulator::Dataset;
 
-struct Mount(std::path::PathBuf);
-
-impl Drop for Mount {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(&self.0).status();
-    }
-}
-
 #[test]
 fn a_full_disk_stops_cleanly_and_resume_completes() {
     let dir = tempfile::tempdir().unwrap();
     let disk = dir.path().join("disk");
-    std::fs::create_dir(&disk).unwrap();
-    let mounted = Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=128k", "tmpfs"])
-        .arg(&disk)
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !mounted {
+    let Some(_disk) = SmallDisk::mount(&disk, "128k") else {
         eprintln!(
             "SKIPPED: cannot mount a small tmpfs here (needs root); the full-disk case is untested on this machine"
         );
         return;
-    }
-    let _guard = Mount(disk.clone());
+    };
     let srv = ServeProcess::start("k", 3, 0.5, &[]);
     let out = disk.join("out");
     let fetch = |extra: &[&str]| {

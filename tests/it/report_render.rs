@@ -9,8 +9,8 @@ use std::sync::OnceLock;
 
 use common_bin::*;
 use fiscal_report::analyze::{load_queries, run_queries};
-use fiscal_report::cli::Locale;
 use fiscal_report::export::manifest::Manifest;
+use fiscal_report::report::Locale;
 use fiscal_report::report::view::build_view;
 use fiscal_report::report::{TemplateSet, render_to_strings};
 use fiscal_report::simulator::{Dataset, RegistryConfig};
@@ -143,14 +143,6 @@ fn locale_en_formats_numbers_and_months() {
     let d: rust_decimal::Decimal = total.parse().unwrap();
     assert!(md_en.contains(&fiscal_report::report::format::money(d, Locale::En)));
     assert!(md_en.contains("R$ ") && md_en.contains(','), "R$ 1,234.56 style");
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let (src, dst) = (e.path(), to.join(e.file_name()));
-        if src.is_dir() { copy_dir(&src, &dst) } else { std::fs::copy(&src, &dst).map(drop).unwrap() }
-    }
 }
 
 #[test]

@@ -45,6 +45,19 @@ pub enum StagingError {
     Parquet { path: PathBuf, message: String },
 }
 
+impl crate::exit::HasExitStatus for StagingError {
+    fn exit_status(&self) -> crate::exit::ExitStatus {
+        use crate::exit::ExitStatus;
+        match self {
+            // A lock held, a directory in use, a disk that refused: the person's to fix.
+            Self::Locked { .. } | Self::ExistingRun { .. } | Self::PlanMismatch { .. } | Self::Io { .. } => {
+                ExitStatus::BadInput
+            }
+            Self::Parquet { .. } => ExitStatus::Internal,
+        }
+    }
+}
+
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> StagingError + '_ {
     move |source| StagingError::Io { path: path.to_path_buf(), source }
 }

@@ -11,36 +11,14 @@ use polars::prelude::DataFrame;
 use rust_decimal::Decimal;
 
 use super::cells::{CellKind, kind_of, text};
-use crate::analyze::Aggregates;
-use crate::cli::Locale;
+use crate::analyze::{Aggregates, Placement};
 use crate::export::manifest::Manifest;
+use crate::report::format::Locale;
 use crate::transform::Frames;
 use credits::{breakdown, crosstab, headline, movers, national_chart, series_chart, tiles};
 pub use model::*;
 use portfolio::portfolio;
 use run::{incomplete, run_info};
-
-/// Aggregates the report's own sections use; any other query goes to the appendix.
-pub const KNOWN: [&str; 18] = [
-    "creditos_total_mensal",
-    "creditos_por_uf_mes",
-    "creditos_por_uf",
-    "creditos_por_cnae_secao",
-    "creditos_por_grupo_tributo",
-    "creditos_por_situacao",
-    "creditos_por_tipo_contribuinte",
-    "creditos_por_natureza_juridica",
-    "serie_cnae_secao",
-    "serie_grupo_tributo",
-    "cruzamento_uf_grupo",
-    "maiores_altas",
-    "maiores_quedas",
-    "carteira_exposicao",
-    "carteira_por_uf",
-    "carteira_por_cnae_secao",
-    "carteira_maiores",
-    "carteira_resumo",
-];
 
 fn s(d: Option<Decimal>) -> Option<String> {
     d.map(|d| d.to_string())
@@ -54,7 +32,7 @@ fn appendix(aggs: &Aggregates) -> Vec<AppendixTable> {
     const MAX_ROWS: usize = 200;
     aggs.results
         .iter()
-        .filter(|(q, _)| !KNOWN.contains(&q.table.as_str()))
+        .filter(|(q, _)| !matches!(q.placement, Placement::Section | Placement::Hidden))
         .map(|(q, df)| {
             let cols: Vec<(String, CellKind)> =
                 df.columns().iter().map(|c| (c.name().to_string(), kind_of(c.dtype()))).collect();

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::super::cells::CellKind;
 use super::super::charts::LineChart;
-use crate::cli::Locale;
+use crate::report::format::Locale;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Headline {

@@ -5,8 +5,8 @@ use rust_decimal::Decimal;
 use super::super::cells::int;
 use super::model::*;
 use crate::analyze::Aggregates;
-use crate::cli::Locale;
 use crate::export::manifest::Manifest;
+use crate::report::format::Locale;
 use crate::transform::Frames;
 
 pub(super) fn incomplete(manifest: &Manifest, aggs: &Aggregates) -> Option<Incomplete> {

@@ -1,0 +1,180 @@
+//! `fiscal-report fetch`, and the fetch half of `run`: settle the configuration, open the data
+//! source, fetch every task into the staging, write the manifest, and say what happened.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Result;
+
+use super::source::SourceSettings;
+use crate::api::Cnpj;
+use crate::cli::FetchArgs;
+use crate::config::RunConfig;
+use crate::exit::{Classified, ExitStatus, OutputError};
+use crate::export::manifest::Manifest;
+use crate::extract::accounting::Accounting;
+use crate::extract::plan::portfolio_hash;
+use crate::extract::runner::{FetchError, default_out_dir, resolve_months};
+use crate::extract::staging::Staging;
+use crate::extract::{
+    FetchJob, FetchOutcome, PageFetcher, PlanSpec, RetryPolicy, plan_tasks, portfolio, run_fetch,
+};
+
+/// A fetch that finished: what it staged, its manifest (written) and where.
+pub(super) struct Fetched {
+    pub outcome: FetchOutcome,
+    pub manifest: Manifest,
+    pub out: PathBuf,
+}
+
+/// How the fetch stage ended.
+pub(super) enum FetchStage {
+    Fetched(Box<Fetched>),
+    /// Ctrl-C or SIGTERM: what was committed is staged and the person was told how to resume.
+    Interrupted,
+}
+
+/// `fiscal-report fetch`: the fetch stage alone.
+pub async fn fetch(args: FetchArgs, quiet: bool) -> Result<ExitStatus> {
+    match fetch_stage(&args, quiet).await? {
+        FetchStage::Fetched(fetched) => summarize(&fetched),
+        FetchStage::Interrupted => Ok(ExitStatus::Interrupted),
+    }
+}
+
+pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchStage> {
+    let cfg = RunConfig::resolve(args)?;
+    let portfolio = match &cfg.cnpjs {
+        Some(path) => {
+            let p = portfolio::read_portfolio(path, cfg.strict)?;
+            for issue in &p.issues {
+                tracing::warn!(
+                    "{}, line {}: skipped {:?}: {}",
+                    path.display(),
+                    issue.line,
+                    issue.input,
+                    issue.reason
+                );
+            }
+            if p.duplicates > 0 {
+                tracing::info!("{}: {} duplicate CNPJs dropped", path.display(), p.duplicates);
+            }
+            Some(p)
+        }
+        None => None,
+    };
+    let source = super::source::open(&SourceSettings::from_run_config(&cfg)).await?;
+    let demo = source.demo_portfolio.is_some();
+    let cnpjs: Vec<Cnpj> = match (&portfolio, &source.demo_portfolio) {
+        (Some(p), _) => p.cnpjs.clone(),
+        (None, Some(d)) => d.clone(),
+        (None, None) => Vec::new(),
+    };
+    let accounting = Arc::new(Accounting::default());
+    let fetcher = Arc::new(PageFetcher::new(
+        source.client.clone(),
+        cfg.concurrency,
+        cfg.max_rps,
+        RetryPolicy::default(),
+        accounting.clone(),
+    ));
+    let months = resolve_months(&fetcher, &cfg.months).await.map_err(|e| match e {
+        e @ crate::api::ApiError::KeyRejected { .. } => anyhow::Error::new(e),
+        e => anyhow::Error::new(e).context("finding the months to fetch"),
+    })?;
+    if months.is_empty() {
+        return Err(Classified::new(
+            ExitStatus::ServiceUnavailable,
+            "the service reported no month with credits in the last 3 years",
+        )
+        .into());
+    }
+    let out = cfg.out.clone().unwrap_or_else(|| default_out_dir(&months));
+    let spec = PlanSpec {
+        base_url: source.base_url.clone(),
+        months: months.iter().map(ToString::to_string).collect(),
+        ufs: cfg.ufs.iter().map(ToString::to_string).collect(),
+        portfolio_sha256: portfolio_hash(&cnpjs),
+        portfolio_size: cnpjs.len(),
+        shard: cfg.shard,
+        demo,
+    };
+    let staging = Staging::open(&out, &spec, cfg.resume)?;
+    let tasks = plan_tasks(&cfg.ufs, &months, &cnpjs, cfg.shard);
+    tracing::info!(
+        "fetching {} months x {} states and {} companies into {} ({} tasks{})",
+        months.len(),
+        cfg.ufs.len(),
+        cnpjs.len(),
+        out.display(),
+        tasks.len(),
+        if cfg.shard.count > 1 {
+            format!(", shard {}/{}", cfg.shard.index, cfg.shard.count)
+        } else {
+            String::new()
+        }
+    );
+    let job = FetchJob { tasks, quiet, commit_rows: 50_000, commit_every: Duration::from_secs(2) };
+    let outcome = match run_fetch(fetcher, staging, job).await {
+        Ok(o) => o,
+        Err(FetchError::KeyRejected(e)) => return Err(e.into()),
+        Err(e) => return Err(e.into()),
+    };
+    let manifest = crate::export::manifest::Manifest::for_fetch(&spec, &outcome.summary);
+    manifest.write(&out).map_err(|e| {
+        OutputError::wrap(
+            out.join("manifest.json"),
+            format!(
+                "free space on that disk (or fix its permissions), \
+                 then run the same command with --resume --out {}: \
+                 everything fetched is staged and is not fetched again",
+                out.display()
+            ),
+            e,
+        )
+    })?;
+    let s = &outcome.summary;
+    if s.interrupted {
+        eprintln!(
+            "interrupted: {} tasks are staged in {}; run the same command with --resume{} to fetch only what is missing",
+            s.tasks_done,
+            out.display(),
+            if cfg.out.is_none() { format!(" --out {}", out.display()) } else { String::new() }
+        );
+        return Ok(FetchStage::Interrupted);
+    }
+    Ok(FetchStage::Fetched(Box::new(Fetched { outcome, manifest, out })))
+}
+
+pub(super) fn summarize(fetched: &Fetched) -> Result<ExitStatus> {
+    let (s, out) = (&fetched.outcome.summary, &fetched.out);
+    eprintln!(
+        "fetched {} records in {:.1}s: {} requests, {} retries, {} rate-limited, {} companies not found, {} failed tasks -> {}",
+        s.records.values().sum::<u64>(),
+        s.wall_seconds,
+        s.requests.requests,
+        s.requests.retries,
+        s.requests.rate_limited,
+        s.companies_not_found.len(),
+        s.tasks_failed.len(),
+        out.display()
+    );
+    if !s.tasks_failed.is_empty() {
+        for f in s.tasks_failed.iter().take(10) {
+            eprintln!("  failed: {}: {}", f.task, f.error);
+        }
+        return Err(Classified::new(
+            ExitStatus::PartialFailure,
+            format!(
+                "{} tasks failed after their retries (listed in {}/manifest.json); everything else is staged: \
+                 run again with --resume --out {} to retry only those",
+                s.tasks_failed.len(),
+                out.display(),
+                out.display()
+            ),
+        )
+        .into());
+    }
+    Ok(ExitStatus::Ok)
+}

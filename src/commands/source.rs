@@ -1,0 +1,101 @@
+//! Where a command's data comes from, for every command that asks the service: the real
+//! service at `--base-url`, or, without one, the embedded registry started inside this process
+//! on a loopback port with a random key (synthetic demo data, and a demo portfolio with it).
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+
+use crate::api::{ApiKey, ClientConfig, Cnpj, RegistryClient};
+use crate::config::RunConfig;
+use crate::simulator::{self, FaultConfig, RegistryConfig};
+
+/// Companies in the demo portfolio of a run on the embedded registry.
+pub const DEMO_PORTFOLIO_SIZE: usize = 200;
+
+/// A key for the embedded registry of this process only: random so that nothing else on the
+/// machine can use that server by guessing it.
+pub fn random_key() -> String {
+    use rand::{Rng, SeedableRng};
+    let nanos =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+    let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(nanos ^ (u64::from(std::process::id()) << 32));
+    (0..32).map(|_| char::from(b"0123456789abcdef"[rng.random_range(0..16usize)])).collect()
+}
+
+/// What it takes to open a source.
+#[derive(Debug, Clone)]
+pub struct SourceSettings {
+    /// The real service; `None` starts the embedded registry.
+    pub base_url: Option<String>,
+    pub api_key: Option<ApiKey>,
+    pub allow_insecure_http: bool,
+    pub timeout: Duration,
+    /// Size of the embedded registry's dataset (1.0 is the demo).
+    pub demo_scale: f64,
+}
+
+impl SourceSettings {
+    pub fn from_run_config(cfg: &RunConfig) -> Self {
+        Self {
+            base_url: cfg.base_url.clone(),
+            api_key: cfg.api_key.clone(),
+            allow_insecure_http: cfg.allow_insecure_http,
+            timeout: Duration::from_secs(cfg.timeout_secs),
+            demo_scale: cfg.demo_scale,
+        }
+    }
+}
+
+/// An open source: a client for it and, for the embedded registry, the server (stopped when
+/// this is dropped) and its demo portfolio.
+pub struct Source {
+    pub client: RegistryClient,
+    /// The base URL, or `embedded`: what the plan and the manifest record.
+    pub base_url: String,
+    pub demo_portfolio: Option<Vec<Cnpj>>,
+    _registry: Option<simulator::RunningRegistry>,
+}
+
+pub async fn open(settings: &SourceSettings) -> Result<Source> {
+    if let Some(url) = &settings.base_url {
+        let key = settings.api_key.clone().unwrap_or_else(|| ApiKey::new(""));
+        let mut cc = ClientConfig::new(url.clone(), key);
+        cc.timeout = settings.timeout;
+        cc.allow_insecure_http = settings.allow_insecure_http;
+        return Ok(Source {
+            client: RegistryClient::new(&cc)?,
+            base_url: url.clone(),
+            demo_portfolio: None,
+            _registry: None,
+        });
+    }
+    let key = ApiKey::new(random_key());
+    let reg_cfg = RegistryConfig {
+        seed: RegistryConfig::DEFAULT_SEED,
+        scale: settings.demo_scale,
+        api_key: key.clone(),
+        faults: FaultConfig::default(),
+    };
+    let state = simulator::build_state(&reg_cfg).await;
+    let registry = simulator::start(state, SocketAddr::from(([127, 0, 0, 1], 0)))
+        .await
+        .context("starting the embedded registry")?;
+    eprintln!(
+        "no --base-url: using the embedded registry at {} (synthetic DEMO data, seed {}, scale {}); \
+         everything written is marked as demo data",
+        registry.base_url(),
+        reg_cfg.seed,
+        reg_cfg.scale
+    );
+    let mut cc = ClientConfig::new(registry.base_url(), key);
+    cc.timeout = settings.timeout;
+    let demo = registry.dataset().demo_portfolio(DEMO_PORTFOLIO_SIZE);
+    Ok(Source {
+        client: RegistryClient::new(&cc)?,
+        base_url: "embedded".to_string(),
+        demo_portfolio: Some(demo),
+        _registry: Some(registry),
+    })
+}

@@ -1,0 +1,114 @@
+//! The stages after the fetch fail with their documented exit code and name their cause: a
+//! broken template, a query that does not run, a query header no reader understands, and a disk
+//! that fills up while the aggregates and the report are written. None of them is reported as a
+//! bug, and each message names the file at fault.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::sync::OnceLock;
+
+use crate::common_bin::*;
+use fiscal_report::simulator::{Dataset, RegistryConfig};
+
+/// A small finished run, shared read-only; each test works on its own copy.
+fn finished_run() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap().keep();
+        let d = Dataset::generate(RegistryConfig::DEFAULT_SEED, 0.05);
+        let cnpjs: Vec<String> = d.demo_portfolio(5).iter().map(|c| c.to_string()).collect();
+        demo_run_into(&dir, &cnpjs, &["--demo-scale", "0.05", "--ano-mes", "202608:202609", "--uf", "SP,AC"])
+    })
+}
+
+fn report_from(run: &Path, extra: &[&std::ffi::OsStr]) -> (Option<i32>, String) {
+    let out: Output = bin().args(["report", "--from"]).arg(run).args(extra).output().unwrap();
+    (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn copy_of_run(into: &Path) -> PathBuf {
+    let run = into.join("run");
+    copy_dir(finished_run(), &run);
+    run
+}
+
+/// The project's queries plus one more file `name` holding `sql`, in `into/queries`.
+fn queries_plus(into: &Path, name: &str, sql: &str) -> PathBuf {
+    let queries = into.join("queries");
+    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("queries"), &queries);
+    std::fs::write(queries.join(name), sql).unwrap();
+    queries
+}
+
+fn assert_not_a_bug(err: &str) {
+    assert!(!err.contains("bug in fiscal-report"), "reported as a bug: {err}");
+}
+
+#[test]
+fn a_broken_template_exits_2_naming_the_template() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = copy_of_run(dir.path());
+    let tpl = dir.path().join("templates");
+    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("templates"), &tpl);
+    std::fs::write(tpl.join("report.html.hbs"), "<h1>{{#if headline}}</h1>\n").unwrap();
+    let (code, err) = report_from(&run, &["--templates".as_ref(), tpl.as_os_str()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("report.html.hbs") && err.contains("does not compile"), "{err}");
+    assert_not_a_bug(&err);
+}
+
+#[test]
+fn a_failing_query_exits_2_naming_the_query_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = copy_of_run(dir.path());
+    let queries = queries_plus(
+        dir.path(),
+        "99_coluna_inexistente.sql",
+        "-- title: Uma coluna que não existe\nSELECT coluna_que_nao_existe FROM creditos_ativos\n",
+    );
+    let (code, err) = report_from(&run, &["--queries".as_ref(), queries.as_os_str()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("99_coluna_inexistente.sql") && err.contains("failed"), "{err}");
+    assert_not_a_bug(&err);
+}
+
+#[test]
+fn an_unknown_report_placement_in_a_query_header_exits_2_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = copy_of_run(dir.path());
+    let queries =
+        queries_plus(dir.path(), "99_extra.sql", "-- title: Extra\n-- report: sidebar\nSELECT 1 AS um\n");
+    let (code, err) = report_from(&run, &["--queries".as_ref(), queries.as_os_str()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("99_extra.sql") && err.contains("`-- report: sidebar`"), "{err}");
+    assert_not_a_bug(&err);
+}
+
+#[test]
+fn a_full_disk_while_writing_the_outputs_exits_2_naming_the_file_and_the_disk_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let disk = dir.path().join("disk");
+    let Some(_disk) = SmallDisk::mount(&disk, "8m") else {
+        eprintln!(
+            "SKIPPED: cannot mount a small tmpfs here (needs root); the full-disk case is untested here"
+        );
+        return;
+    };
+    let run = copy_of_run(&disk);
+    // Fill what is left of the disk, so the first new file the outputs need cannot be written.
+    let filler = disk.join("filler");
+    let mut f = std::fs::File::create(&filler).unwrap();
+    let block = vec![0u8; 64 * 1024];
+    while std::io::Write::write_all(&mut f, &block).is_ok() {}
+    drop(f);
+    let (code, err) = report_from(&run, &[]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("No space left on device"), "{err}");
+    assert!(err.contains(&run.display().to_string()), "the message names no file of the run: {err}");
+    assert_not_a_bug(&err);
+    // With room again, the same command completes: nothing the run holds was lost.
+    std::fs::remove_file(&filler).unwrap();
+    let (code, err) = report_from(&run, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(run.join("report.html").is_file());
+}
