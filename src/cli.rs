@@ -40,7 +40,7 @@ pub enum Command {
     Run(RunArgs),
     /// Only the fetch stage: stage every record under DIR/.staging.
     Fetch(FetchArgs),
-    /// Serve the embedded registry (a spec-faithful local server over synthetic data).
+    /// Serve the embedded registry (a local copy of the service's interface over synthetic data).
     Serve(ServeArgs),
     /// Print one operation's JSON: an ad-hoc lookup against the service.
     Get(GetArgs),

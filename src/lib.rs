@@ -1,7 +1,10 @@
 //! fiscal-report: monthly fiscal reports and Parquet datasets from the business-registry API.
 //!
-//! Data flows one way: cli -> extract -> transform -> analyze -> export -> report. The
-//! `simulator` is the embedded registry and shares only `api` models with the rest.
+//! Data flows one way: cli -> commands -> extract -> transform -> analyze -> export -> report.
+//! `commands` wires the stages for each subcommand; a stage takes the previous stage's output
+//! and knows nothing of the later ones; `tables` (the raw tables' names and rows), `api` and
+//! `exit` sit below them all. The `simulator` is the embedded registry and shares only `api`
+//! models with the rest. `tests/it/layers.rs` holds these rules.
 
 pub mod analyze;
 pub mod api;

@@ -127,8 +127,9 @@ impl RegistryClient {
             .connect_timeout(Duration::from_secs(10).min(cfg.timeout))
             .pool_max_idle_per_host(256)
             // reqwest strips only the standard credential headers on a cross-host redirect, so
-            // x-api-key would follow a 302 anywhere, even to plain http. The spec has no
-            // redirects: a 3xx is reported (with its Location) instead of followed.
+            // x-api-key would follow a 302 anywhere, even to plain http. The service describes no
+            // redirects (`docs/service-api.md` §5, §7): a 3xx is reported (with its Location) instead
+            // of followed.
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| ClientConfigError::Http(e.to_string()))?;
@@ -266,12 +267,13 @@ impl RegistryClient {
     }
 }
 
-/// Fields the spec types as integers; every other scalar field is a string.
+/// Fields `docs/service-api.md` §2 types as integers; every other scalar field is a string.
 const INTEGER_FIELDS: [&str; 6] =
     ["limite", "offset", "total", "quantidade_parcelas", "parte_arquivo", "input"];
 
-/// Turns numbers and booleans into their text wherever the spec expects a string, so a service
-/// that sends `1234.5` for `"1234.5"` is read, not rejected. Integer fields keep their numbers.
+/// Turns numbers and booleans into their text wherever `docs/service-api.md` §2 expects a string, so a
+/// service that sends `1234.5` for `"1234.5"` is read, not rejected. Integer fields keep their
+/// numbers.
 fn coerce_scalars(v: &mut serde_json::Value, key: Option<&str>) {
     use serde_json::Value;
     match v {
@@ -296,7 +298,7 @@ pub fn decode<T: DeserializeOwned>(bytes: &[u8], path: &str) -> Result<T, ApiErr
             reason: format!("JSON ends early ({first})"),
         });
     }
-    // Valid JSON of a looser shape than the spec's: try again with scalars as text.
+    // Valid JSON of a looser shape than `docs/service-api.md` §2 gives: try again with scalars as text.
     if first.is_data()
         && let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(bytes)
     {

@@ -1,5 +1,6 @@
 //! Validated identifiers and query values: CNPJ (with check digits), CNO, NIRF, `ano_mes`,
-//! `categoria`, UF, and page bounds. Each enforces the spec's rule before any request is sent.
+//! `categoria`, UF, and page bounds. Each enforces its rule from `docs/service-api.md` §4.1 or
+//! §4.3 before any request is sent.
 //!
 //! The error texts name the input, the rule and the fix, since they reach people editing
 //! portfolio files by hand. Nothing here talks to the network.
@@ -28,8 +29,8 @@ fn invalid(what: &'static str, input: &str, rule: impl Into<String>) -> InvalidI
     InvalidInput { what, input: input.to_string(), rule: rule.into() }
 }
 
-/// Check-digit pair for 12 base characters (`0-9`, `A-Z`), per the mod-11 rule of domain.md.
-/// Returns `None` when a character is outside `0-9A-Z`.
+/// Check-digit pair for 12 base characters (`0-9`, `A-Z`), per the mod-11 rule of `docs/domain.md`,
+/// "CNPJ check digits (mod 11)". Returns `None` when a character is outside `0-9A-Z`.
 pub fn cnpj_check_digits(base: &[u8; 12]) -> Option<[u8; 2]> {
     const W1: [u32; 12] = [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2];
     const W2: [u32; 13] = [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2];
@@ -278,7 +279,8 @@ impl From<AnoMes> for String {
     }
 }
 
-/// The debt systems of operation 5.
+/// The debt systems of operation 5 (`docs/service-api.md` §4.3; `docs/domain.md`,
+/// "Active-debt registrations (PGFN)").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Categoria {
@@ -311,7 +313,7 @@ impl fmt::Display for Categoria {
     }
 }
 
-/// The 27 federative units, in the order of domain.md.
+/// The 27 federative units, in the order of `docs/domain.md`, "States (UF)".
 pub const UFS: [&str; 27] = [
     "AC", "AL", "AP", "AM", "BA", "CE", "DF", "ES", "GO", "MA", "MT", "MS", "MG", "PA", "PB", "PR", "PE",
     "PI", "RJ", "RN", "RS", "RO", "RR", "SC", "SP", "SE", "TO",
@@ -339,7 +341,7 @@ impl fmt::Display for Uf {
     }
 }
 
-/// `limite` and `offset` of a list request, within the spec's bounds.
+/// `limite` and `offset` of a list request, within the bounds of `docs/service-api.md` §4.1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Page {
     pub limite: u32,

@@ -1,5 +1,5 @@
-//! Wire models for every resource of the registry spec (section 2), the list envelope (2.1)
-//! and the two error bodies (section 7).
+//! Wire models for every resource of `docs/service-api.md` §2, the list envelope (§2.1) and the two
+//! error bodies (§7).
 //!
 //! Every field is optional and unknown fields are ignored: the service states no nullability,
 //! and a record with a missing or null field must still be read, never crash the run. Parsing
@@ -25,7 +25,7 @@ pub struct Paginacao {
     pub total: Option<i64>,
 }
 
-/// The list envelope (spec 2.1), generic over the item type.
+/// The list envelope (`docs/service-api.md` §2.1), generic over the item type.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, bound(deserialize = "T: Deserialize<'de>"))]
 pub struct Envelope<T> {
@@ -40,7 +40,7 @@ impl<T> Default for Envelope<T> {
     }
 }
 
-/// Establishment (spec 2.2): head office or branch.
+/// Establishment (`docs/service-api.md` §2.2): head office or branch.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Estabelecimento {
@@ -78,7 +78,7 @@ pub struct Estabelecimento {
     pub uf: Option<String>,
 }
 
-/// `empresa` inside the company profile (spec 2.3).
+/// `empresa` inside the company profile (`docs/service-api.md` §2.3).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Empresa {
@@ -92,7 +92,7 @@ pub struct Empresa {
     pub razao_social: Option<String>,
 }
 
-/// `simples` inside the company profile (spec 2.3).
+/// `simples` inside the company profile (`docs/service-api.md` §2.3).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Simples {
@@ -115,7 +115,7 @@ pub struct Resumo {
     pub valor_total: Option<String>,
 }
 
-/// Company profile (spec 2.3), the response of operation 1.
+/// Company profile (`docs/service-api.md` §2.3), the response of operation 1.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct CompanyProfile {
@@ -128,7 +128,7 @@ pub struct CompanyProfile {
     pub snapshot_fingerprint: Option<String>,
 }
 
-/// Partner (spec 2.4).
+/// Partner (`docs/service-api.md` §2.4).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Socio {
@@ -146,7 +146,7 @@ pub struct Socio {
     pub representante_legal: Option<String>,
 }
 
-/// Construction work (spec 2.5).
+/// Construction work (`docs/service-api.md` §2.5).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Obra {
@@ -178,7 +178,7 @@ pub struct Obra {
     pub unidade_medida: Option<String>,
 }
 
-/// Work link (spec 2.6).
+/// Work link (`docs/service-api.md` §2.6).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Vinculo {
@@ -190,7 +190,7 @@ pub struct Vinculo {
     pub qualificacao_contribuinte: Option<String>,
 }
 
-/// Work CNAE (spec 2.7).
+/// Work CNAE (`docs/service-api.md` §2.7).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ObraCnae {
@@ -199,7 +199,7 @@ pub struct ObraCnae {
     pub data_registro: Option<String>,
 }
 
-/// Work area (spec 2.8).
+/// Work area (`docs/service-api.md` §2.8).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ObraArea {
@@ -212,7 +212,7 @@ pub struct ObraArea {
     pub tipo_obra_raw: Option<String>,
 }
 
-/// Rural property (spec 2.9).
+/// Rural property (`docs/service-api.md` §2.9).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ImovelRural {
@@ -235,7 +235,7 @@ pub struct ImovelRural {
     pub uf_arquivo: Option<String>,
 }
 
-/// Active-debt registration (spec 2.10).
+/// Active-debt registration (`docs/service-api.md` §2.10).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct DividaPgfn {
@@ -258,7 +258,7 @@ pub struct DividaPgfn {
     pub valor_consolidado: Option<String>,
 }
 
-/// Tax instalment plan (spec 2.11).
+/// Tax instalment plan (`docs/service-api.md` §2.11).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ParcelamentoRfb {
@@ -275,7 +275,7 @@ pub struct ParcelamentoRfb {
     pub valor_parcelado: Option<String>,
 }
 
-/// Tax transaction (spec 2.12).
+/// Tax transaction (`docs/service-api.md` §2.12).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct TransacaoRfb {
@@ -291,7 +291,7 @@ pub struct TransacaoRfb {
     pub saldo_devedor: Option<String>,
 }
 
-/// Aggregated active credit (spec 2.13).
+/// Aggregated active credit (`docs/service-api.md` §2.13).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct CreditoAtivo {
@@ -306,13 +306,13 @@ pub struct CreditoAtivo {
     pub valor_total: Option<String>,
 }
 
-/// `{detail: string}` error body (section 7).
+/// `{detail: string}` error body (`docs/service-api.md` §7).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DetailBody {
     pub detail: String,
 }
 
-/// One entry of the validation error body (section 7).
+/// One entry of the validation error body (`docs/service-api.md` §7).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ValidationIssue {
@@ -338,7 +338,7 @@ impl ValidationIssue {
     }
 }
 
-/// `{detail: [ValidationIssue]}` error body (section 7).
+/// `{detail: [ValidationIssue]}` error body (`docs/service-api.md` §7).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ValidationBody {
     pub detail: Vec<ValidationIssue>,

@@ -1,4 +1,4 @@
-//! The 14 operations of spec section 4.2: their names, paths and query parameters.
+//! The 14 operations of `docs/service-api.md` §4.2: their names, paths and query parameters.
 //!
 //! An `Operation` is already validated (it holds typed ids), so building its URL cannot fail.
 //! Sending it is the client's job.
@@ -144,7 +144,7 @@ impl Operation {
         }
     }
 
-    /// Validates loose arguments against the spec's rules for `kind`.
+    /// Validates loose arguments against the rules of `docs/service-api.md` §4.1 and §4.3 for `kind`.
     pub fn build(kind: OperationKind, args: &OperationArgs) -> Result<Self, InvalidInput> {
         let id = || {
             args.id.clone().ok_or_else(|| InvalidInput {

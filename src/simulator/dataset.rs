@@ -1,5 +1,5 @@
 //! The embedded registry simulator's deterministic synthetic dataset: every record the
-//! fourteen operations of the registry spec can return, and the ground truth to check a
+//! fourteen operations of `docs/service-api.md` (§4.2) can return, and the ground truth to check a
 //! client against. It does not speak HTTP (no envelopes, paging of company lists, status
 //! codes or auth): the server module slices the vectors returned here.
 //!

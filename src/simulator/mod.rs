@@ -1,4 +1,5 @@
-//! The embedded registry: a spec-faithful local server over a deterministic synthetic dataset.
+//! The embedded registry: a local server faithful to `docs/service-api.md`, over a deterministic
+//! synthetic dataset.
 //! It is the default data source of a first run and the ground truth of the tests.
 //!
 //! It shares only `api` models and identifiers with the rest of the crate.

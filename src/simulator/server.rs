@@ -1,5 +1,6 @@
-//! The HTTP face of the embedded registry: the 14 routes of spec 4.2 over a `Dataset`, with the
-//! service's envelope, error bodies, key check, rate limit and injected faults.
+//! The HTTP face of the embedded registry: the 14 routes of `docs/service-api.md` §4.2 over a
+//! `Dataset`, with the service's envelope, error bodies (§7), key check (§5), rate limit and injected
+//! faults.
 //!
 //! It decides status codes and bodies; the records themselves come from `dataset`.
 

@@ -1,8 +1,8 @@
 //! Request validation as the real service does it: FastAPI-style 422 bodies with one entry
 //! per invalid input (`loc`, `msg`, `type`, `input`, `ctx`).
 //!
-//! It checks only what the spec states (patterns, page bounds, enums, `AAAAMM`); whether a
-//! record exists is the handlers' business.
+//! It checks only what `docs/service-api.md` §4 states (patterns, page bounds, enums, `AAAAMM`);
+//! whether a record exists is the handlers' business.
 
 use serde_json::{Value, json};
 
@@ -70,7 +70,7 @@ impl Checks {
         v
     }
 
-    /// `limite` (1..=100, default 20) and `offset` (>= 0, default 0), spec 4.1.
+    /// `limite` (1..=100, default 20) and `offset` (>= 0, default 0), `docs/service-api.md` §4.1.
     pub fn page(&mut self, limite: Option<&str>, offset: Option<&str>) -> (usize, usize) {
         let l = self.int_in("limite", limite, 20, 1, Some(100));
         let o = self.int_in("offset", offset, 0, 0, None);

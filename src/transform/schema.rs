@@ -14,7 +14,7 @@ pub enum Kind {
     Code,
     /// A state: two-letter code, also from spelled-out names (`SAO PAULO`).
     Uf,
-    /// Money: Decimal(18,2) from any form in domain.md.
+    /// Money: Decimal(18,2) from any form in `docs/domain.md`, "Number and date forms a client must expect".
     Money,
     /// A calendar date from `YYYY-MM-DD`, `DD/MM/YYYY` or `YYYYMMDD`.
     Date,

@@ -6,7 +6,7 @@ use super::rng::{DetRng, below, pick, weighted};
 
 pub(super) struct Section {
     pub letter: &'static str,
-    /// As in domain.md (accented).
+    /// As in `docs/domain.md`, "CNAE 2.x sections" (accented).
     pub descr: &'static str,
     /// Share of companies (per mille, roughly).
     pub company_weight: u32,
@@ -42,8 +42,8 @@ pub(super) const SECTIONS: [Section; 21] = [
     sec("U", "Organismos internacionais e outras instituições extraterritoriais", 1, 1),
 ];
 
-/// Section letter of a CNAE two-digit division (domain.md), `None` for unused divisions.
-/// The tables above are checked against it.
+/// Section letter of a CNAE two-digit division (`docs/domain.md`, "CNAE 2.x sections"), `None` for unused
+/// divisions. The tables above are checked against it.
 #[cfg(test)]
 pub(super) fn section_of_division(division: u32) -> Option<&'static str> {
     Some(match division {

@@ -1,6 +1,7 @@
 //! Codes: the CNAE section of a code, and a state from its code or name.
 
-/// CNAE 2.x sections: letter, first and last two-digit division, name (domain.md).
+/// CNAE 2.x sections: letter, first and last two-digit division, name
+/// (`docs/domain.md`, "CNAE 2.x sections").
 #[rustfmt::skip]
 const CNAE_SECTIONS: [(char, u8, u8, &str); 21] = [
     ('A', 1, 3, "Agricultura, pecuária, produção florestal, pesca e aquicultura"),
@@ -48,8 +49,8 @@ pub fn cnae_section(cnae: &str) -> Option<(char, &'static str)> {
         .map(|&(letter, _, _, name)| (letter, name))
 }
 
-/// The 27 federative units in domain.md's order, with their names upper-cased and without
-/// accents, as [`normalise_uf`] folds its input.
+/// The 27 federative units in the order of `docs/domain.md`, "States (UF)", with their names
+/// upper-cased and without accents, as [`normalise_uf`] folds its input.
 const UF_NAMES: [(&str, &str); 27] = [
     ("AC", "ACRE"),
     ("AL", "ALAGOAS"),

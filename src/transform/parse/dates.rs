@@ -5,8 +5,9 @@ use chrono::NaiveDate;
 use super::{ParseError, error, is_absent};
 
 /// Years accepted in any date. The sources contain typing errors such as year 202 or 4100
-/// (domain.md), and no registry event predates 1800 or lies beyond 2100, so anything outside is
-/// reported rather than carried into a report as a plausible-looking date.
+/// (`docs/domain.md`, "Company registry (CNPJ open data)"), and no registry event predates 1800 or lies
+/// beyond 2100, so anything outside is reported rather than carried into a report as a
+/// plausible-looking date.
 pub const MIN_YEAR: i32 = 1800;
 /// See [`MIN_YEAR`].
 pub const MAX_YEAR: i32 = 2100;

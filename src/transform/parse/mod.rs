@@ -7,9 +7,9 @@
 //! [`format_decimal`] is the inverse of [`parse_brl_amount`], for tests and the simulator.
 //!
 //! The service types every amount and most dates as plain strings and does not say their format
-//! (spec section 2.14), while the public files it republishes mix dot-decimal (`312038.84`),
+//! (`docs/service-api.md` §2.14), while the public files it republishes mix dot-decimal (`312038.84`),
 //! decimal-comma (`1000,00`) and pt-BR (`7.598.208,15`) money and three date layouts
-//! (domain.md, "Number and date forms a client must expect"). So every reader here decides a
+//! (`docs/domain.md`, "Number and date forms a client must expect"). So every reader here decides a
 //! separator's role from the whole string, never by stripping characters first: blindly
 //! dropping `.` and swapping `,` turns `312038.84` into `31203884`, the classic factor-100 bug.
 //! Hot paths (amounts and dates run once per row of multi-gigabyte sets) allocate only on error.
