@@ -1,32 +1,33 @@
-//! Compiles copies of `queries/*.sql` and `templates/**/*.hbs` into the binary, so the tool
+//! Compiles copies of `queries/*.sql`, `templates/**/*.hbs` and `templates/strings/*.toml` into the binary, so the tool
 //! works from any directory; `--queries` / `--templates` point at an analyst's own copies.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-fn files(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
+fn files(dir: &Path, exts: &[&str], out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
     for e in entries.flatten() {
         let p = e.path();
         if p.is_dir() {
-            files(&p, ext, out);
-        } else if p.to_string_lossy().ends_with(ext) {
+            files(&p, exts, out);
+        } else if exts.iter().any(|ext| p.to_string_lossy().ends_with(ext)) {
             out.push(p);
         }
     }
 }
 
-fn list(root: &Path, sub: &str, ext: &str, strip_ext: bool) -> String {
+fn list(root: &Path, sub: &str, exts: &[&str], strip_ext: bool) -> String {
     let dir = root.join(sub);
     println!("cargo:rerun-if-changed={}", dir.display());
     let mut found = Vec::new();
-    files(&dir, ext, &mut found);
+    files(&dir, exts, &mut found);
     found.sort();
     let mut s = String::from("&[\n");
     for p in found {
         println!("cargo:rerun-if-changed={}", p.display());
         let rel = p.strip_prefix(&dir).unwrap_or(&p).to_string_lossy().replace('\\', "/");
-        let name = if strip_ext { rel.trim_end_matches(ext).to_string() } else { rel };
+        let name =
+            if strip_ext { exts.iter().fold(rel, |r, ext| r.trim_end_matches(ext).to_string()) } else { rel };
         let _ = writeln!(s, "    ({name:?}, include_str!({:?})),", p.display().to_string());
     }
     s.push(']');
@@ -38,9 +39,10 @@ fn main() {
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap_or_default());
     let code = format!(
         "/// Built-in `queries/*.sql`: (name, text).\npub const QUERIES: &[(&str, &str)] = {};\n\
-         /// Built-in `templates/**/*.hbs`: (relative path, text).\npub const TEMPLATES: &[(&str, &str)] = {};\n",
-        list(&root, "queries", ".sql", true),
-        list(&root, "templates", ".hbs", false)
+         /// Built-in `templates/**/*.hbs` and `templates/strings/*.toml`: (relative path, text).\n\
+         pub const TEMPLATES: &[(&str, &str)] = {};\n",
+        list(&root, "queries", &[".sql"], true),
+        list(&root, "templates", &[".hbs", ".toml"], false)
     );
     let _ = std::fs::write(out.join("builtin.rs"), code);
 }

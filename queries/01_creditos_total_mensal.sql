@@ -1,5 +1,10 @@
--- title: Créditos ativos: total nacional por mês
+-- titulo: Créditos ativos: total nacional por mês
+-- title: Active credits: national total by month
 -- report: section
+-- descricao: O estoque nacional de créditos tributários ativos em cada mês, com a variação em
+--   relação ao mês anterior e ao mesmo mês do ano anterior.
+-- description: The national stock of active tax credits each month, with its change on the previous
+--   month and on the same month a year before.
 -- answers: How large is the national stock of active tax credits each month, and how did it
 --   change on the previous month and on the same month a year before?
 -- Feeds the headline cards and the national trend line.

@@ -1,5 +1,10 @@
--- title: Créditos ativos por UF e mês
+-- titulo: Créditos ativos por UF e mês
+-- title: Active credits by state and month
 -- report: section
+-- descricao: O estoque de créditos ativos de cada UF em cada mês, sua participação no total
+--   nacional e a variação em relação ao mês anterior.
+-- description: Each state's stock of active credits each month, its share of the national total and
+--   its change on the previous month.
 -- answers: How large is each state's stock of active credits each month, what share of the
 --   national total is it, and how did it change on the previous month?
 WITH por_uf_bruto AS (

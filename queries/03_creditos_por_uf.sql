@@ -1,5 +1,12 @@
--- title: Créditos ativos por UF no último mês
+-- titulo: Créditos ativos por UF no último mês
+-- title: Active credits by state in the latest month
 -- report: section
+-- descricao: Como os créditos ativos do último mês se dividem entre as UFs e quanto cada UF variou
+--   em relação ao mês anterior. Uma UF com créditos em só um dos dois meses aparece com zero no
+--   outro, e a variação fica em branco quando o mês anterior não foi buscado.
+-- description: How the latest month's active credits split across the states, and how much each
+--   state changed on the previous month. A state with credits in only one of the two months shows
+--   zero in the other, and the change stays blank when the previous month was not fetched.
 -- answers: In the latest month, how are active credits split across the 27 states, and how did
 --   each state change on the previous month?
 -- A state with credits in only one of the two months still shows (FULL JOIN), at zero in the

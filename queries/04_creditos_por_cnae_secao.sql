@@ -1,5 +1,14 @@
--- title: Créditos ativos por seção CNAE no último mês
+-- titulo: Créditos ativos por seção CNAE no último mês
+-- title: Active credits by CNAE section in the latest month
 -- report: section
+-- descricao: Como os créditos ativos do último mês se dividem entre as seções CNAE (a atividade
+--   econômica do devedor) e quanto cada seção variou em relação ao mês anterior. Uma seção com
+--   créditos em só um dos dois meses aparece com zero no outro, e a variação fica em branco quando
+--   o mês anterior não foi buscado.
+-- description: How the latest month's active credits split across CNAE sections (the debtor's
+--   economic activity), and how much each section changed on the previous month. A section with
+--   credits in only one of the two months shows zero in the other, and the change stays blank when
+--   the previous month was not fetched.
 -- answers: In the latest month, how are active credits split across CNAE sections (economic activity),
 --   and how did each section change on the previous month?
 -- A group with credits in only one of the two months still shows (FULL JOIN), at zero in the

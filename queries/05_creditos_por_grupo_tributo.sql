@@ -1,5 +1,12 @@
--- title: Créditos ativos por grupo de tributo no último mês
+-- titulo: Créditos ativos por grupo de tributo no último mês
+-- title: Active credits by tax group in the latest month
 -- report: section
+-- descricao: Quais grupos de tributo concentram os créditos ativos do último mês e quanto cada
+--   grupo variou em relação ao mês anterior. Um grupo com créditos em só um dos dois meses aparece
+--   com zero no outro, e a variação fica em branco quando o mês anterior não foi buscado.
+-- description: Which tax groups hold the latest month's active credits, and how much each group
+--   changed on the previous month. A group with credits in only one of the two months shows zero in
+--   the other, and the change stays blank when the previous month was not fetched.
 -- answers: In the latest month, which tax groups hold the active credits, and how did each change on
 --   the previous month?
 -- A group with credits in only one of the two months still shows (FULL JOIN), at zero in the

@@ -1,5 +1,14 @@
--- title: Créditos ativos por situação no último mês
+-- titulo: Créditos ativos por situação no último mês
+-- title: Active credits by collection status in the latest month
 -- report: section
+-- descricao: Quanto do estoque do último mês está em cobrança, parcelado, suspenso ou em
+--   negociação, e quanto cada situação variou em relação ao mês anterior. Uma situação com créditos
+--   em só um dos dois meses aparece com zero no outro, e a variação fica em branco quando o mês
+--   anterior não foi buscado.
+-- description: How much of the latest month's stock is in collection, in instalments, suspended or
+--   under negotiation, and how much each status changed on the previous month. A status with
+--   credits in only one of the two months shows zero in the other, and the change stays blank when
+--   the previous month was not fetched.
 -- answers: In the latest month, how much of the stock is in collection, in instalments, suspended or
 --   under negotiation, and how did each change on the previous month?
 -- A group with credits in only one of the two months still shows (FULL JOIN), at zero in the

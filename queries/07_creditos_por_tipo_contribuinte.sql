@@ -1,5 +1,14 @@
--- title: Créditos ativos por tipo de contribuinte no último mês
+-- titulo: Créditos ativos por tipo de contribuinte no último mês
+-- title: Active credits by taxpayer type in the latest month
 -- report: section
+-- descricao: Quanto do estoque do último mês é devido por empresas (PJ) e por pessoas físicas (PF),
+--   e quanto cada tipo variou em relação ao mês anterior. Um tipo com créditos em só um dos dois
+--   meses aparece com zero no outro, e a variação fica em branco quando o mês anterior não foi
+--   buscado.
+-- description: How much of the latest month's stock is owed by companies (PJ) and by individuals
+--   (PF), and how much each type changed on the previous month. A type with credits in only one of
+--   the two months shows zero in the other, and the change stays blank when the previous month was
+--   not fetched.
 -- answers: In the latest month, how much is owed by companies (PJ) and by people (PF), and how did each
 --   change on the previous month?
 -- A group with credits in only one of the two months still shows (FULL JOIN), at zero in the

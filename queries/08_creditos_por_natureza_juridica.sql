@@ -1,5 +1,14 @@
--- title: Créditos ativos por natureza jurídica no último mês
+-- titulo: Créditos ativos por natureza jurídica no último mês
+-- title: Active credits by legal nature in the latest month
 -- report: section
+-- descricao: Como os créditos ativos do último mês se dividem pela natureza jurídica do devedor
+--   (código de quatro dígitos, 2062 é a sociedade empresária limitada) e quanto cada natureza
+--   variou em relação ao mês anterior. Uma natureza com créditos em só um dos dois meses aparece
+--   com zero no outro, e a variação fica em branco quando o mês anterior não foi buscado.
+-- description: How the latest month's active credits split by the debtor's legal nature (a
+--   four-digit code, 2062 being a limited company), and how much each changed on the previous
+--   month. A legal nature with credits in only one of the two months shows zero in the other, and
+--   the change stays blank when the previous month was not fetched.
 -- answers: In the latest month, how are active credits split by the debtors' legal nature, and how did
 --   each change on the previous month?
 -- A group with credits in only one of the two months still shows (FULL JOIN), at zero in the

@@ -1,5 +1,10 @@
--- title: Série mensal por seção CNAE
+-- titulo: Série mensal por seção CNAE
+-- title: Monthly series by CNAE section
 -- report: section
+-- descricao: A evolução, mês a mês ao longo do período buscado, do estoque de créditos ativos de
+--   cada seção CNAE.
+-- description: How each CNAE section's stock of active credits has evolved, month by month, over
+--   the period fetched.
 -- answers: Month by month over the period fetched, how has the stock of active credits of each
 --   CNAE section evolved?
 SELECT ano_mes,

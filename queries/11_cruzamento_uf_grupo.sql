@@ -1,5 +1,10 @@
--- title: Cruzamento UF x grupo de tributo no último mês
+-- titulo: Cruzamento UF x grupo de tributo no último mês
+-- title: State x tax group in the latest month
 -- report: section
+-- descricao: Os créditos ativos do último mês de cada UF em cada grupo de tributo, com os totais
+--   por UF, por grupo e o total geral.
+-- description: The latest month's active credits of each state in each tax group, with the totals
+--   per state, per group and overall.
 -- answers: In the latest month, how much does each state owe in each tax group? Long form (one
 --   row per cell), with a TOTAL row per state, per group and overall; the report pivots it.
 WITH ultimo AS (

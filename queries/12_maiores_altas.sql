@@ -1,5 +1,12 @@
--- title: Maiores altas do último mês (UF x seção CNAE x grupo de tributo)
+-- titulo: Maiores altas do último mês (UF x seção CNAE x grupo de tributo)
+-- title: Largest rises of the latest month (state x CNAE section x tax group)
 -- report: section
+-- descricao: As 20 combinações de UF, seção CNAE e grupo de tributo cujo estoque mais cresceu, em
+--   reais, do mês anterior para o último mês. A lista fica vazia quando o mês anterior não foi
+--   buscado.
+-- description: The 20 combinations of state, CNAE section and tax group whose stock grew most, in
+--   reais, from the previous month to the latest one. The list is empty when the previous month was
+--   not fetched.
 -- answers: Which 20 cells of (state, CNAE section, tax group) grew most in the latest month, in
 --   BRL, compared with the previous month?
 -- Ties are broken by the cell's keys so the list is the same on every engine.

@@ -1,5 +1,12 @@
--- title: Exposição da carteira por empresa
+-- titulo: Exposição da carteira por empresa
+-- title: Portfolio exposure by company
 -- report: none
+-- descricao: Para cada empresa da carteira encontrada no serviço, quanto ela deve em dívida ativa
+--   (não previdenciária, previdenciária e FGTS, ajuizada ou não), em parcelamentos e em transações.
+--   A exposição total é a soma desses valores.
+-- description: For each portfolio company the service found, how much it owes in active debt (other
+--   than social security, social security and FGTS, filed in court or not), in instalment plans and
+--   in tax settlements. The total exposure is the sum of these amounts.
 -- answers: For each company of the portfolio the service knows, how much does it owe: active
 --   debt per categoria (filed in court or not), instalment balance and transaction balance?
 -- exposicao_total is the sum of the eight amounts.

@@ -1,5 +1,10 @@
--- title: Exposição da carteira por UF
+-- titulo: Exposição da carteira por UF
+-- title: Portfolio exposure by state
 -- report: section
+-- descricao: Como a exposição da carteira se distribui pela UF das empresas, com o número de
+--   empresas e a dívida ajuizada de cada UF.
+-- description: How the portfolio's exposure spreads across the companies' states, with the number
+--   of companies and the debt filed in court in each state.
 -- answers: How is the portfolio's exposure spread across the companies' states, and how many
 --   companies and how much court-filed debt are there in each?
 -- Reads the aggregate carteira_exposicao (query 14).

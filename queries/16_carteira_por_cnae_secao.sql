@@ -1,5 +1,10 @@
--- title: Exposição da carteira por seção CNAE
+-- titulo: Exposição da carteira por seção CNAE
+-- title: Portfolio exposure by CNAE section
 -- report: section
+-- descricao: Como a exposição da carteira se distribui pela seção CNAE das empresas, com o número
+--   de empresas e a dívida ajuizada de cada seção.
+-- description: How the portfolio's exposure spreads across the companies' CNAE sections, with the
+--   number of companies and the debt filed in court in each section.
 -- answers: How is the portfolio's exposure spread across the companies' CNAE sections, and how many
 --   companies and how much court-filed debt are there in each?
 -- Reads the aggregate carteira_exposicao (query 14).

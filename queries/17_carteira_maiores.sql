@@ -1,5 +1,10 @@
--- title: As 20 maiores exposições da carteira
+-- titulo: As 20 maiores exposições da carteira
+-- title: The portfolio's 20 largest exposures
 -- report: section
+-- descricao: As 20 empresas da carteira que mais devem, e como essa dívida se divide entre
+--   ajuizada, não ajuizada, parcelamentos e transações.
+-- description: The 20 portfolio companies that owe the most, and how that debt splits between filed
+--   in court, not filed, instalment plans and tax settlements.
 -- answers: Which 20 companies of the portfolio owe the most, and in what form?
 -- Reads the aggregate carteira_exposicao (query 14).
 SELECT cnpj,

@@ -1,5 +1,10 @@
--- title: Resumo da carteira
+-- titulo: Resumo da carteira
+-- title: Portfolio summary
 -- report: section
+-- descricao: Quantas empresas da carteira o serviço encontrou, quantas não devem nada e qual é a
+--   exposição total, por categoria de dívida e com a parte ajuizada.
+-- description: How many portfolio companies the service found, how many owe nothing, and the total
+--   exposure, by category of debt and with the share filed in court.
 -- answers: How many portfolio companies did the service know, how many owe nothing, and what
 --   is the total exposure, by categoria and court-filed share?
 -- One row. Reads carteira (every CNPJ asked for) and carteira_exposicao (query 14).

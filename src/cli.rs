@@ -199,6 +199,11 @@ pub struct FetchArgs {
     /// Embedded registry only: dataset scale (1.0 = tens of thousands of credit rows a month).
     #[arg(long, value_name = "F")]
     pub demo_scale: Option<f64>,
+
+    /// What a change in the service's data shape does: `evolve` (default) records the fields
+    /// added or missing and goes on; `freeze` stops before anything is exported (exit 7).
+    #[arg(long, value_name = "evolve|freeze")]
+    pub schema_contract: Option<String>,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -230,6 +235,14 @@ pub struct ServeArgs {
     /// Requests per second beyond which the server answers 429 with Retry-After.
     #[arg(long)]
     pub rate_limit: Option<u32>,
+
+    /// Schema drift, for testing: every record served gains a field NAME.
+    #[arg(long, value_name = "NAME")]
+    pub add_field: Option<String>,
+
+    /// Schema drift, for testing: every record served loses its field NAME.
+    #[arg(long, value_name = "NAME")]
+    pub drop_field: Option<String>,
 
     /// Write the dataset's ground truth (JSON) to FILE and exit.
     #[arg(long, value_name = "FILE")]

@@ -46,6 +46,7 @@ pub struct Settings {
     pub max_rps: Option<u32>,
     pub shard: Option<String>,
     pub demo_scale: Option<f64>,
+    pub schema_contract: Option<String>,
 }
 
 /// Where a value came from, for error messages.
@@ -124,6 +125,26 @@ fn redact_values(message: &str, name: &str) -> String {
     out
 }
 
+/// What a change in the service's data shape does to a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum SchemaContract {
+    /// Record the fields added or missing (manifest, report) and go on.
+    #[default]
+    Evolve,
+    /// Stop before anything is exported, with its own exit code.
+    Freeze,
+}
+
+impl SchemaContract {
+    pub fn parse(s: &str) -> Result<Self, String> {
+        match s.trim() {
+            "evolve" => Ok(Self::Evolve),
+            "freeze" => Ok(Self::Freeze),
+            _ => Err("write evolve (record a changed data shape and go on) or freeze (stop on it)".into()),
+        }
+    }
+}
+
 /// Validated settings of a `run` or `fetch`.
 #[derive(Debug, Clone)]
 pub struct RunConfig {
@@ -141,6 +162,7 @@ pub struct RunConfig {
     pub resume: bool,
     pub shard: Shard,
     pub demo_scale: f64,
+    pub schema_contract: SchemaContract,
 }
 
 fn invalid(
@@ -260,6 +282,15 @@ impl RunConfig {
         {
             return Err(invalid("demo_scale", s.value, s.source, "it must be above 0 and at most 64"));
         }
+        let schema_contract = match pick(
+            args.schema_contract.clone(),
+            env_var("schema_contract"),
+            file.schema_contract.clone(),
+        ) {
+            Some(s) => SchemaContract::parse(&s.value)
+                .map_err(|r| invalid("schema_contract", &s.value, s.source, r))?,
+            None => SchemaContract::Evolve,
+        };
         Ok(Self {
             base_url: base_url.map(|b| b.value),
             api_key: api_key.map(ApiKey::new),
@@ -284,6 +315,7 @@ impl RunConfig {
             resume: args.resume,
             shard,
             demo_scale: scale.map_or(1.0, |s| s.value),
+            schema_contract,
         })
     }
 }

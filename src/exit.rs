@@ -20,6 +20,8 @@ pub enum ExitStatus {
     NotFound = 5,
     /// The service could not be reached or kept failing.
     ServiceUnavailable = 6,
+    /// `--schema-contract freeze` and the service's data shape changed: nothing was exported.
+    SchemaDrift = 7,
     /// Interrupted (Ctrl-C / SIGTERM); `--resume` continues.
     Interrupted = 130,
     /// A bug: please report it.

@@ -41,6 +41,9 @@ impl crate::exit::HasExitStatus for AnalyzeError {
     }
 }
 
+/// The keys of a query file's header (documented in the README).
+const HEADER_KEYS: [&str; 6] = ["titulo", "title", "descricao", "description", "answers", "report"];
+
 /// One aggregate: a `.sql` file and what its header says.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Query {
@@ -49,9 +52,17 @@ pub struct Query {
     /// The aggregate's table name: the name without its ordering prefix (`carteira_exposicao`).
     /// Later queries can read it; the export writes it under this name.
     pub table: String,
-    /// `-- title:` line, or the name.
+    /// The pt-BR title the report shows: `-- titulo:`, else `-- title:` (files written before
+    /// titles came in two languages), else the name.
     pub title: String,
-    /// `-- answers:` line(s): the question the aggregate answers.
+    /// The English title: `-- title:` when the file also has `-- titulo:`, else `title`.
+    pub title_en: String,
+    /// `-- descricao:` line(s): what the table shows, for an analyst, in pt-BR. Files without
+    /// one fall back to `answers`.
+    pub descricao: String,
+    /// `-- description:` line(s): the same in English, else `descricao`.
+    pub description: String,
+    /// `-- answers:` line(s): the question the aggregate answers, for engineers.
     pub answers: String,
     pub sql: String,
     /// sha256 of the SQL text, recorded in the Parquet metadata and the manifest.
@@ -91,27 +102,53 @@ impl Placement {
 impl Query {
     pub fn parse(name: &str, sql: &str, origin: &str) -> Self {
         use sha2::Digest;
-        let mut title = None;
-        let mut answers = Vec::new();
+        // Each key's lines; a continuation line (indented, no `key:`) extends the last key.
+        let mut fields: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+        let mut last: Option<&str> = None;
         let mut placement = Placement::default();
         for line in sql.lines().map(str::trim).take_while(|l| l.starts_with("--") || l.is_empty()) {
-            let body = line.trim_start_matches('-').trim();
-            if let Some(t) = body.strip_prefix("title:") {
-                title = Some(t.trim().to_string());
-            } else if let Some(p) = body.strip_prefix("report:") {
-                placement = Placement::parse(p);
-            } else if let Some(a) = body.strip_prefix("answers:") {
-                answers.push(a.trim().to_string());
-            } else if !answers.is_empty() && !body.is_empty() && !body.contains(':') {
-                answers.push(body.to_string());
+            let after_dashes = line.trim_start_matches('-');
+            let indented = after_dashes.starts_with("  ");
+            let body = after_dashes.trim();
+            let keyed = HEADER_KEYS.iter().find_map(|k| {
+                body.strip_prefix(k).and_then(|rest| rest.strip_prefix(':')).map(|v| (*k, v.trim()))
+            });
+            match keyed {
+                Some(("report", value)) => {
+                    placement = Placement::parse(value);
+                    last = None;
+                }
+                Some((key, value)) => {
+                    fields.entry(key).or_default().push(value.to_string());
+                    last = Some(key);
+                }
+                // Engineer notes after the header (`-- Feeds the headline cards.`) are not part of
+                // it: only an indented line continues the field above.
+                None if body.is_empty() || !indented => last = None,
+                None => {
+                    if let Some(key) = last {
+                        fields.entry(key).or_default().push(body.to_string());
+                    }
+                }
             }
         }
+        let field = |k: &str| fields.get(k).map(|v| v.join(" ")).filter(|v| !v.is_empty());
         let table = name.trim_start_matches(|c: char| c.is_ascii_digit()).trim_start_matches('_');
+        let answers = field("answers").unwrap_or_default();
+        let (title, title_en) = match (field("titulo"), field("title")) {
+            (Some(pt), en) => (pt.clone(), en.unwrap_or(pt)),
+            (None, Some(t)) => (t.clone(), t),
+            (None, None) => (name.replace('_', " "), name.replace('_', " ")),
+        };
+        let descricao = field("descricao").unwrap_or_else(|| answers.clone());
         Self {
             name: name.to_string(),
             table: if table.is_empty() { name.to_string() } else { table.to_string() },
-            title: title.unwrap_or_else(|| name.replace('_', " ")),
-            answers: answers.join(" "),
+            title,
+            title_en,
+            description: field("description").unwrap_or_else(|| descricao.clone()),
+            descricao,
+            answers,
             sql: sql.to_string(),
             sha256: hex::encode(sha2::Sha256::digest(sql.as_bytes())),
             origin: origin.to_string(),

@@ -8,6 +8,7 @@ pub mod models;
 pub mod operation;
 pub mod paginate;
 pub mod secret;
+pub mod shape;
 
 pub use client::{ClientConfig, ClientConfigError, RegistryClient};
 pub use error::{API_KEY_ENV, ApiError};

@@ -10,7 +10,7 @@ use anyhow::Result;
 use super::source::SourceSettings;
 use crate::api::Cnpj;
 use crate::cli::FetchArgs;
-use crate::config::RunConfig;
+use crate::config::{RunConfig, SchemaContract};
 use crate::exit::{Classified, ExitStatus, OutputError};
 use crate::export::manifest::Manifest;
 use crate::extract::accounting::Accounting;
@@ -101,6 +101,14 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
         demo,
     };
     let staging = Staging::open(&out, &spec, cfg.resume)?;
+    // The records staged before an interruption were checked for drift by the run that fetched
+    // them; its manifest keeps what it saw, and this run adds to it.
+    let earlier_drift = cfg
+        .resume
+        .then(|| Manifest::read(&out).ok())
+        .flatten()
+        .map(|m| m.fetch.requests.schema)
+        .unwrap_or_default();
     let tasks = plan_tasks(&cfg.ufs, &months, &cnpjs, cfg.shard);
     tracing::info!(
         "fetching {} months x {} states and {} companies into {} ({} tasks{})",
@@ -116,11 +124,14 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
         }
     );
     let job = FetchJob { tasks, quiet, commit_rows: 50_000, commit_every: Duration::from_secs(2) };
-    let outcome = match run_fetch(fetcher, staging, job).await {
+    let mut outcome = match run_fetch(fetcher, staging, job).await {
         Ok(o) => o,
         Err(FetchError::KeyRejected(e)) => return Err(e.into()),
         Err(e) => return Err(e.into()),
     };
+    for (operation, drift) in earlier_drift {
+        outcome.summary.requests.schema.entry(operation).or_default().add(&drift);
+    }
     let manifest = crate::export::manifest::Manifest::for_fetch(&spec, &outcome.summary);
     manifest.write(&out).map_err(|e| {
         OutputError::wrap(
@@ -144,7 +155,41 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
         );
         return Ok(FetchStage::Interrupted);
     }
+    for (operation, drift) in s.requests.drifted() {
+        tracing::warn!("{}", describe_drift(operation, drift));
+    }
+    if cfg.schema_contract == SchemaContract::Freeze && s.requests.drifted().next().is_some() {
+        let what: Vec<String> = s.requests.drifted().map(|(op, d)| describe_drift(op, d)).collect();
+        return Err(Classified::new(
+            ExitStatus::SchemaDrift,
+            format!(
+                "the service's data shape changed and the schema contract is freeze, so nothing was \
+                 exported: {}. Check docs/service-api.md against the service; to take the new shape, \
+                 run the same command with --schema-contract evolve --resume --out {} (the fetched \
+                 records are staged in {} and are not fetched again)",
+                what.join("; "),
+                out.display(),
+                out.display()
+            ),
+        )
+        .into());
+    }
     Ok(FetchStage::Fetched(Box::new(Fetched { outcome, manifest, out })))
+}
+
+/// One operation's drift in a line a person reads.
+fn describe_drift(operation: &str, d: &crate::api::shape::ShapeDrift) -> String {
+    let list = |m: &std::collections::BTreeMap<String, u64>| {
+        m.iter().map(|(f, n)| format!("{f} ({n})")).collect::<Vec<_>>().join(", ")
+    };
+    let mut parts = Vec::new();
+    if !d.unknown_fields.is_empty() {
+        parts.push(format!("fields the models do not know: {}", list(&d.unknown_fields)));
+    }
+    if !d.missing_fields.is_empty() {
+        parts.push(format!("fields not sent: {}", list(&d.missing_fields)));
+    }
+    format!("{operation}: of {} records, {}", d.records, parts.join("; "))
 }
 
 pub(super) fn summarize(fetched: &Fetched) -> Result<ExitStatus> {

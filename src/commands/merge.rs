@@ -52,6 +52,9 @@ fn add_summary(total: &mut FetchSummary, s: &FetchSummary) {
             *t.by_operation.entry(op.clone()).or_default().entry(o.clone()).or_default() += n;
         }
     }
+    for (op, drift) in &r.schema {
+        t.schema.entry(op.clone()).or_default().add(drift);
+    }
     for (k, v) in &s.fontes {
         total.fontes.entry(k.clone()).or_insert_with(|| v.clone());
     }

@@ -40,6 +40,8 @@ pub async fn serve(args: ServeArgs) -> Result<ExitStatus> {
             latency: std::time::Duration::from_millis(args.latency_ms),
             fault_rate: args.fault_rate,
             rate_limit: args.rate_limit,
+            add_field: args.add_field.clone(),
+            drop_field: args.drop_field.clone(),
         },
     };
     let state = simulator::build_state(&cfg).await;

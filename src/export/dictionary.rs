@@ -104,7 +104,7 @@ pub fn data_dictionary(queries: &[Query], examples: &BTreeMap<(String, String), 
     }
     let _ = writeln!(
         s,
-        "| `data_quality` | Values that did not parse: `tabela`, `coluna`, `falhas`, `exemplos`. |\n"
+        "| `data_quality` | Values that did not parse (`falhas`, with `exemplos`) and values the publisher writes for \"unknown\" such as an all-zero date, read as null (`marcadores_sem_informacao`), per `tabela` and `coluna`. |\n"
     );
     s.push_str(LOADING);
     s

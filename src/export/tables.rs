@@ -238,13 +238,45 @@ pub fn frames_from_export(dir: &Path) -> anyhow::Result<Frames> {
                     table: name.to_string(),
                     column: base.to_string(),
                     failures,
+                    placeholders: 0,
                     examples,
                 });
             }
         }
         tables.insert(name, df);
     }
+    add_placeholder_counts(dir, &mut quality);
     Ok(Frames { tables, quality })
+}
+
+/// Placeholders leave no trace in the exported tables (they read as null): take their counts
+/// from the run's own `data_quality` table, when it has them.
+fn add_placeholder_counts(dir: &Path, quality: &mut Vec<QualityCount>) {
+    let path = dir.join("aggregates").join("data_quality.parquet");
+    let Ok(file) = std::fs::File::open(&path) else { return };
+    let Ok(df) = ParquetReader::new(file).finish() else { return };
+    let (Ok(tables), Ok(columns), Ok(counts)) =
+        (df.column("tabela"), df.column("coluna"), df.column("marcadores_sem_informacao"))
+    else {
+        return;
+    };
+    let (Ok(tables), Ok(columns), Ok(counts)) = (tables.str(), columns.str(), counts.i64()) else { return };
+    for ((table, column), n) in tables.iter().zip(columns.iter()).zip(counts.iter()) {
+        let (Some(table), Some(column), Some(n)) = (table, column, n) else { continue };
+        if n <= 0 {
+            continue;
+        }
+        match quality.iter_mut().find(|q| q.table == table && q.column == column) {
+            Some(q) => q.placeholders = n as u64,
+            None => quality.push(QualityCount {
+                table: table.to_string(),
+                column: column.to_string(),
+                failures: 0,
+                placeholders: n as u64,
+                examples: Vec::new(),
+            }),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -7,6 +7,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::Serialize;
 
+use crate::api::shape::ShapeDrift;
+
 #[derive(Debug, Default)]
 pub struct Accounting {
     pub requests: AtomicU64,
@@ -20,6 +22,8 @@ pub struct Accounting {
     pub tasks_done: AtomicU64,
     /// (operation, outcome) -> requests; outcome is the status code or a fault label.
     by_outcome: Mutex<BTreeMap<(String, String), u64>>,
+    /// operation -> how its records' shape compared with the models.
+    shapes: Mutex<BTreeMap<String, ShapeDrift>>,
 }
 
 /// The manifest's view of the accounting.
@@ -33,6 +37,17 @@ pub struct AccountingSummary {
     pub rate_limited: u64,
     /// operation -> outcome -> count
     pub by_operation: BTreeMap<String, BTreeMap<String, u64>>,
+    /// operation -> records read and the fields they had that the models do not know, or
+    /// lacked (schema drift).
+    #[serde(default)]
+    pub schema: BTreeMap<String, ShapeDrift>,
+}
+
+impl AccountingSummary {
+    /// The operations whose records did not have the shape the models expect.
+    pub fn drifted(&self) -> impl Iterator<Item = (&String, &ShapeDrift)> {
+        self.schema.iter().filter(|(_, d)| d.drifted())
+    }
 }
 
 impl Accounting {
@@ -44,6 +59,11 @@ impl Accounting {
         }
         let mut map = self.by_outcome.lock().unwrap_or_else(|p| p.into_inner());
         *map.entry((operation.to_string(), outcome.to_string())).or_default() += 1;
+    }
+
+    pub fn record_shape(&self, operation: &str, drift: &ShapeDrift) {
+        let mut map = self.shapes.lock().unwrap_or_else(|p| p.into_inner());
+        map.entry(operation.to_string()).or_default().add(drift);
     }
 
     pub fn summary(&self) -> AccountingSummary {
@@ -60,6 +80,7 @@ impl Accounting {
             records: self.records.load(Ordering::Relaxed),
             rate_limited: self.rate_limited.load(Ordering::Relaxed),
             by_operation,
+            schema: self.shapes.lock().unwrap_or_else(|p| p.into_inner()).clone(),
         }
     }
 }

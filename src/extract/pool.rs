@@ -235,7 +235,12 @@ impl PageFetcher {
             Ok(body) => {
                 let decoded = decode::<T>(&body.bytes, &op.path());
                 let label = match &decoded {
-                    Ok(_) => body.status.to_string(),
+                    Ok(_) => {
+                        if let Some(drift) = crate::api::shape::probe(op.kind(), &body.bytes) {
+                            self.accounting.record_shape(name, &drift);
+                        }
+                        body.status.to_string()
+                    }
                     Err(e) => e.label(),
                 };
                 self.accounting.record_request(name, &label, body.bytes.len() as u64);

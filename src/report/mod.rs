@@ -9,6 +9,7 @@ pub mod cells;
 pub mod charts;
 pub mod format;
 pub mod helpers;
+pub mod strings;
 pub mod view;
 
 pub use format::Locale;
@@ -29,6 +30,7 @@ use handlebars::Handlebars;
 use crate::analyze::Aggregates;
 use crate::export::manifest::{FileEntry, Manifest};
 use crate::transform::Frames;
+use strings::Strings;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
@@ -40,6 +42,8 @@ pub enum ReportError {
     Missing { dir: String, file: String },
     #[error("template {file}{pos} does not compile: {reason}")]
     Compile { file: String, pos: String, reason: String },
+    #[error("strings file {file} cannot be used: {reason}")]
+    Strings { file: String, reason: String },
     #[error("rendering {file} failed: {reason}")]
     Render { file: String, reason: String },
     #[error(
@@ -54,9 +58,11 @@ impl crate::exit::HasExitStatus for ReportError {
         use crate::exit::ExitStatus;
         match self {
             // The templates a person chose or edited.
-            Self::Dir { .. } | Self::Missing { .. } | Self::Compile { .. } | Self::Render { .. } => {
-                ExitStatus::BadInput
-            }
+            Self::Dir { .. }
+            | Self::Missing { .. }
+            | Self::Compile { .. }
+            | Self::Strings { .. }
+            | Self::Render { .. } => ExitStatus::BadInput,
             // A report that cannot be written (a full disk, permissions) is theirs to fix too.
             Self::Write { .. } => ExitStatus::BadInput,
         }
@@ -84,7 +90,7 @@ fn collect(dir: &Path, base: &Path, out: &mut Vec<(String, String)>) -> Result<(
         }
         if meta.is_dir() {
             collect(&p, base, out)?;
-        } else if p.extension().is_some_and(|x| x == "hbs") {
+        } else if p.extension().is_some_and(|x| x == "hbs" || x == "toml") {
             let rel = p.strip_prefix(base).unwrap_or(&p).to_string_lossy().replace('\\', "/");
             let text = std::fs::read_to_string(&p).map_err(|e| err(format!("{}: {e}", p.display())))?;
             out.push((rel, text));
@@ -112,6 +118,21 @@ impl TemplateSet {
                 collect(&dir, &dir, &mut files)?;
                 files.sort();
                 Ok(Self { origin: dir.display().to_string(), files })
+            }
+        }
+    }
+
+    /// The words of `locale`: the folder's `strings/<lang>.toml`, checked to hold every key; a
+    /// folder copied before the strings existed uses the built-in ones.
+    pub fn strings(&self, locale: Locale) -> Result<Strings, ReportError> {
+        let file = Strings::file_of(locale);
+        match self.files.iter().find(|(path, _)| path == file) {
+            None => Ok(Strings::builtin(locale)),
+            Some((_, text)) => {
+                let origin = format!("{}/{file}", self.origin);
+                let strings = Strings::parse(text, &origin)?;
+                strings.check_complete(&origin)?;
+                Ok(strings)
             }
         }
     }
@@ -155,12 +176,15 @@ pub fn render_reports(
     out: &Path,
 ) -> Result<Vec<FileEntry>, ReportError> {
     let templates = TemplateSet::load(options.templates.as_deref())?;
-    let view = view::build_view(frames, aggs, manifest, run_id, options.locale);
+    // Compile both formats before anything else, so a broken template is named first.
+    let engines = [
+        ("report.html.hbs", "report.html", templates.engine("report.html.hbs", options.locale, false)?),
+        ("report.md.hbs", "report.md", templates.engine("report.md.hbs", options.locale, true)?),
+    ];
+    let strings = templates.strings(options.locale)?;
+    let view = view::build_view_with(frames, aggs, manifest, run_id, options.locale, &strings);
     let mut entries = Vec::new();
-    for (main, file, markdown) in
-        [("report.html.hbs", "report.html", false), ("report.md.hbs", "report.md", true)]
-    {
-        let hb = templates.engine(main, options.locale, markdown)?;
+    for (main, file, hb) in engines {
         let text = hb.render(main, &view).map_err(|e| ReportError::Render {
             file: format!("{}/{main}", templates.origin),
             reason: e.to_string(),

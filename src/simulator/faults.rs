@@ -21,6 +21,10 @@ pub struct FaultConfig {
     pub fault_rate: f64,
     /// Requests per second beyond which the server answers 429.
     pub rate_limit: Option<u32>,
+    /// Schema drift: every record served gains this field (with a text value).
+    pub add_field: Option<String>,
+    /// Schema drift: every record served loses this field.
+    pub drop_field: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,6 +55,12 @@ impl FaultPlan {
 
     pub fn latency(&self) -> Duration {
         self.cfg.latency
+    }
+
+    /// The field every record gains and the one it loses, when the service's shape drifts.
+    pub fn shape_change(&self) -> Option<(Option<&str>, Option<&str>)> {
+        let (add, drop) = (self.cfg.add_field.as_deref(), self.cfg.drop_field.as_deref());
+        (add.is_some() || drop.is_some()).then_some((add, drop))
     }
 
     /// `Some(wait)` when this request is over the rate limit.

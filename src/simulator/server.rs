@@ -255,7 +255,10 @@ async fn gate(State(s): State<Shared>, req: Request, next: Next) -> Response {
         s.counters.faults.fetch_add(1, Ordering::Relaxed);
     }
     match fault {
-        None => next.run(req).await,
+        None => match s.faults.shape_change() {
+            None => next.run(req).await,
+            Some((add, drop)) => reshaped(next.run(req).await, add, drop).await,
+        },
         Some(Fault::ServerError(code)) => {
             let status = StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
             if code == 503 {
@@ -313,6 +316,40 @@ async fn gate(State(s): State<Shared>, req: Request, next: Next) -> Response {
             parts.headers.remove(header::CONTENT_LENGTH);
             Response::from_parts(parts, Body::from_stream(stream))
         }
+    }
+}
+
+/// A successful answer whose records gained the field `add` and lost the field `drop`: a
+/// service that changed its shape. Error bodies go out as they were.
+async fn reshaped(resp: Response, add: Option<&str>, drop: Option<&str>) -> Response {
+    if resp.status() != StatusCode::OK {
+        return resp;
+    }
+    let (mut parts, body) = resp.into_parts();
+    let bytes = axum::body::to_bytes(body, usize::MAX).await.unwrap_or_default();
+    let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
+        return Response::from_parts(parts, Body::from(bytes));
+    };
+    let change = |record: &mut serde_json::Value| {
+        if let Some(map) = record.as_object_mut() {
+            if let Some(name) = add {
+                map.insert(name.to_string(), serde_json::Value::String("valor novo".into()));
+            }
+            if let Some(name) = drop {
+                map.remove(name);
+            }
+        }
+    };
+    match value.get_mut("itens").and_then(|i| i.as_array_mut()) {
+        Some(items) => items.iter_mut().for_each(change),
+        None => change(&mut value),
+    }
+    match serde_json::to_vec(&value) {
+        Ok(b) => {
+            parts.headers.remove(header::CONTENT_LENGTH);
+            Response::from_parts(parts, Body::from(b))
+        }
+        Err(_) => Response::from_parts(parts, Body::from(bytes)),
     }
 }
 

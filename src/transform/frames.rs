@@ -11,7 +11,8 @@ use chrono::{Datelike, NaiveDate};
 use polars::prelude::*;
 
 use super::parse::{
-    cnae_section, normalise_uf, parse_ano_mes, parse_brl_amount, parse_registry_date, to_cents_scale,
+    cnae_section, is_date_placeholder, normalise_uf, parse_ano_mes, parse_brl_amount, parse_registry_date,
+    to_cents_scale, uf_outside_states,
 };
 use super::schema::{ColumnSpec, Kind, columns};
 use crate::tables::Table;
@@ -45,6 +46,10 @@ pub struct QualityCount {
     pub table: String,
     pub column: String,
     pub failures: u64,
+    /// Values the publisher writes for "unknown" (an all-zero date): read as null, counted here
+    /// rather than as failures.
+    #[serde(default)]
+    pub placeholders: u64,
     pub examples: Vec<String>,
 }
 
@@ -89,6 +94,10 @@ impl Frames {
                 Column::new("tabela".into(), q.iter().map(|c| c.table.clone()).collect::<Vec<_>>()),
                 Column::new("coluna".into(), q.iter().map(|c| c.column.clone()).collect::<Vec<_>>()),
                 Column::new("falhas".into(), q.iter().map(|c| c.failures as i64).collect::<Vec<_>>()),
+                Column::new(
+                    "marcadores_sem_informacao".into(),
+                    q.iter().map(|c| c.placeholders as i64).collect::<Vec<_>>(),
+                ),
                 Column::new("exemplos".into(), q.iter().map(|c| c.examples.join(" | ")).collect::<Vec<_>>()),
             ],
         )
@@ -126,6 +135,7 @@ fn days_since_epoch(d: NaiveDate) -> i32 {
 struct Converted {
     columns: Vec<Column>,
     failures: u64,
+    placeholders: u64,
     examples: Vec<String>,
 }
 
@@ -133,6 +143,7 @@ struct Converted {
 fn convert(spec: &ColumnSpec, src: &StringChunked) -> Converted {
     let name: PlSmallStr = spec.name.into();
     let mut failures = 0u64;
+    let mut placeholders = 0u64;
     let mut examples: Vec<String> = Vec::new();
     let mut raw: Vec<Option<String>> = Vec::new();
     let mut fail = |text: &str, raw_slot: &mut Option<String>| {
@@ -154,7 +165,7 @@ fn convert(spec: &ColumnSpec, src: &StringChunked) -> Converted {
                 .map(|v| {
                     let mut slot = None;
                     let out = trimmed(v).and_then(|t| {
-                        let u = normalise_uf(t);
+                        let u = normalise_uf(t).or_else(|| uf_outside_states(t));
                         if u.is_none() {
                             fail(t, &mut slot);
                         }
@@ -197,6 +208,10 @@ fn convert(spec: &ColumnSpec, src: &StringChunked) -> Converted {
                 .map(|v| {
                     let mut slot = None;
                     let out = v.and_then(|t| match parse_registry_date(t) {
+                        _ if is_date_placeholder(t) => {
+                            placeholders += 1;
+                            None
+                        }
                         Ok(d) => d.map(days_since_epoch),
                         Err(_) => {
                             fail(t.trim(), &mut slot);
@@ -256,7 +271,7 @@ fn convert(spec: &ColumnSpec, src: &StringChunked) -> Converted {
         let raw_name: PlSmallStr = format!("{}_raw", spec.name).into();
         columns.push(StringChunked::from_iter_options(raw_name, raw.into_iter()).into_column());
     }
-    Converted { columns, failures, examples }
+    Converted { columns, failures, placeholders, examples }
 }
 
 /// One table's typed frame from its staged text frame.
@@ -270,11 +285,12 @@ pub fn type_table(
     for spec in columns(table) {
         let src = staged.column(spec.source).and_then(|c| c.str().cloned()).map_err(ferr)?;
         let conv = convert(spec, &src);
-        if conv.failures > 0 {
+        if conv.failures > 0 || conv.placeholders > 0 {
             quality.push(QualityCount {
                 table: table.name().to_string(),
                 column: spec.name.to_string(),
                 failures: conv.failures,
+                placeholders: conv.placeholders,
                 examples: conv.examples,
             });
         }

@@ -21,5 +21,7 @@ mod hostile_service;
 mod layers;
 mod merge_shards;
 mod query_semantics;
+mod report_language;
 mod report_render;
+mod schema_drift;
 mod soak;

@@ -9,8 +9,9 @@ use rust_decimal::Decimal;
 use super::super::cells::{dec, float, int, text};
 use super::super::charts::{LineChart, TILE_GRID, bar_percent, heat, line_chart};
 use super::model::*;
-use super::{rows, s};
+use super::{description_of, rows, s, title_of};
 use crate::analyze::Aggregates;
+use crate::report::format::Locale;
 
 pub(super) fn headline(aggs: &Aggregates) -> Option<Headline> {
     let df = aggs.get("creditos_total_mensal")?;
@@ -33,7 +34,8 @@ pub(super) fn breakdown(
     table: &str,
     key: &str,
     label: Option<&str>,
-    key_label: &str,
+    key_label: String,
+    locale: Locale,
 ) -> Option<Breakdown> {
     let (q, df) = aggs.results.iter().find(|(q, _)| q.table == table)?;
     let mut out = Vec::new();
@@ -68,9 +70,9 @@ pub(super) fn breakdown(
     }
     Some(Breakdown {
         label_w,
-        title: q.title.clone(),
-        answers: q.answers.clone(),
-        key_label: key_label.into(),
+        title: title_of(q, locale),
+        description: description_of(q, locale),
+        key_label,
         has_label: label.is_some(),
         chart_height: 22.0 * out.len() as f64,
         rows: out,
@@ -144,14 +146,14 @@ pub(super) fn series_chart(
     Some(line_chart(&months, &series))
 }
 
-pub(super) fn national_chart(aggs: &Aggregates) -> Option<LineChart> {
+pub(super) fn national_chart(aggs: &Aggregates, series_name: String) -> Option<LineChart> {
     let df = aggs.get("creditos_total_mensal")?;
     let months: Vec<String> = rows(df).filter_map(|i| text(df, "ano_mes", i)).collect();
     let values = rows(df).map(|i| dec(df, "valor_total", i)).collect();
-    Some(line_chart(&months, &[("Brasil".into(), values)]))
+    Some(line_chart(&months, &[(series_name, values)]))
 }
 
-pub(super) fn crosstab(aggs: &Aggregates) -> Option<CrossTab> {
+pub(super) fn crosstab(aggs: &Aggregates, locale: Locale) -> Option<CrossTab> {
     let (q, df) = aggs.results.iter().find(|(q, _)| q.table == "cruzamento_uf_grupo")?;
     let mut cells: BTreeMap<(String, String), Decimal> = BTreeMap::new();
     for i in rows(df) {
@@ -186,7 +188,8 @@ pub(super) fn crosstab(aggs: &Aggregates) -> Option<CrossTab> {
         total: s(total_of(u, "TOTAL")),
     };
     Some(CrossTab {
-        title: q.title.clone(),
+        title: title_of(q, locale),
+        description: description_of(q, locale),
         rows: ufs.iter().map(|u| row(u)).collect(),
         totals: row("TOTAL"),
         groups,

@@ -11,9 +11,10 @@ use polars::prelude::DataFrame;
 use rust_decimal::Decimal;
 
 use super::cells::{CellKind, kind_of, text};
-use crate::analyze::{Aggregates, Placement};
+use crate::analyze::{Aggregates, Placement, Query};
 use crate::export::manifest::Manifest;
 use crate::report::format::Locale;
+use crate::report::strings::Strings;
 use crate::transform::Frames;
 use credits::{breakdown, crosstab, headline, movers, national_chart, series_chart, tiles};
 pub use model::*;
@@ -28,7 +29,7 @@ fn rows(df: &DataFrame) -> std::ops::Range<usize> {
     0..df.height()
 }
 
-fn appendix(aggs: &Aggregates) -> Vec<AppendixTable> {
+fn appendix(aggs: &Aggregates, locale: Locale) -> Vec<AppendixTable> {
     const MAX_ROWS: usize = 200;
     aggs.results
         .iter()
@@ -38,8 +39,8 @@ fn appendix(aggs: &Aggregates) -> Vec<AppendixTable> {
                 df.columns().iter().map(|c| (c.name().to_string(), kind_of(c.dtype()))).collect();
             AppendixTable {
                 table: q.table.clone(),
-                title: q.title.clone(),
-                answers: q.answers.clone(),
+                title: title_of(q, locale),
+                description: description_of(q, locale),
                 columns: cols.iter().map(|(n, _)| n.clone()).collect(),
                 rows: rows(df)
                     .take(MAX_ROWS)
@@ -53,6 +54,23 @@ fn appendix(aggs: &Aggregates) -> Vec<AppendixTable> {
         .collect()
 }
 
+/// A query's title in the report's language.
+fn title_of(q: &Query, locale: Locale) -> String {
+    match locale {
+        Locale::PtBr => q.title.clone(),
+        Locale::En => q.title_en.clone(),
+    }
+}
+
+/// What a query's table shows, for an analyst, in the report's language.
+fn description_of(q: &Query, locale: Locale) -> String {
+    match locale {
+        Locale::PtBr => q.descricao.clone(),
+        Locale::En => q.description.clone(),
+    }
+}
+
+/// The view with the built-in words of `locale`.
 pub fn build_view(
     frames: &Frames,
     aggs: &Aggregates,
@@ -60,14 +78,26 @@ pub fn build_view(
     run_id: &str,
     locale: Locale,
 ) -> ReportView {
-    let by_uf = breakdown(aggs, "creditos_por_uf", "uf", None, "UF");
+    build_view_with(frames, aggs, manifest, run_id, locale, &Strings::builtin(locale))
+}
+
+pub fn build_view_with(
+    frames: &Frames,
+    aggs: &Aggregates,
+    manifest: &Manifest,
+    run_id: &str,
+    locale: Locale,
+    t: &Strings,
+) -> ReportView {
+    let by_uf = breakdown(aggs, "creditos_por_uf", "uf", None, t.get("rotulo_uf"), locale);
     ReportView {
+        t: t.clone(),
         demo: manifest.demo,
         incomplete: incomplete(manifest, aggs),
         locale,
         lang: if locale == Locale::PtBr { "pt-BR" } else { "en" },
         headline: headline(aggs),
-        trend_national: national_chart(aggs),
+        trend_national: national_chart(aggs, t.get("serie_brasil")),
         trend_states: aggs.get("creditos_por_uf_mes").and_then(|df| series_chart(df, "uf", 5, None)),
         tiles: tiles(&by_uf),
         by_uf,
@@ -76,17 +106,40 @@ pub fn build_view(
             "creditos_por_cnae_secao",
             "cnae_secao_cod",
             Some("cnae_secao_descr"),
-            "Seção",
+            t.get("rotulo_secao"),
+            locale,
         ),
-        by_grupo: breakdown(aggs, "creditos_por_grupo_tributo", "grupo_tributo", None, "Grupo de tributo"),
-        by_situacao: breakdown(aggs, "creditos_por_situacao", "situacao", None, "Situação"),
-        by_tipo: breakdown(aggs, "creditos_por_tipo_contribuinte", "tipo_contribuinte", None, "Tipo"),
+        by_grupo: breakdown(
+            aggs,
+            "creditos_por_grupo_tributo",
+            "grupo_tributo",
+            None,
+            t.get("rotulo_grupo_tributo"),
+            locale,
+        ),
+        by_situacao: breakdown(
+            aggs,
+            "creditos_por_situacao",
+            "situacao",
+            None,
+            t.get("rotulo_situacao"),
+            locale,
+        ),
+        by_tipo: breakdown(
+            aggs,
+            "creditos_por_tipo_contribuinte",
+            "tipo_contribuinte",
+            None,
+            t.get("rotulo_tipo_contribuinte"),
+            locale,
+        ),
         by_natureza: breakdown(
             aggs,
             "creditos_por_natureza_juridica",
             "natureza_juridica",
             None,
-            "Natureza jurídica",
+            t.get("rotulo_natureza_juridica"),
+            locale,
         ),
         trend_cnae: aggs
             .get("serie_cnae_secao")
@@ -94,11 +147,11 @@ pub fn build_view(
         trend_grupo: aggs
             .get("serie_grupo_tributo")
             .and_then(|df| series_chart(df, "grupo_tributo", 5, None)),
-        crosstab: crosstab(aggs),
+        crosstab: crosstab(aggs, locale),
         movers_up: movers(aggs, "maiores_altas"),
         movers_down: movers(aggs, "maiores_quedas"),
         portfolio: portfolio(aggs, frames),
-        run: run_info(manifest, frames, run_id, locale),
-        appendix: appendix(aggs),
+        run: run_info(manifest, frames, run_id, locale, t),
+        appendix: appendix(aggs, locale),
     }
 }

@@ -8,6 +8,7 @@ use serde::Serialize;
 use super::super::cells::CellKind;
 use super::super::charts::LineChart;
 use crate::report::format::Locale;
+use crate::report::strings::Strings;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Headline {
@@ -38,7 +39,8 @@ pub struct BreakdownRow {
 #[derive(Debug, Clone, Serialize)]
 pub struct Breakdown {
     pub title: String,
-    pub answers: String,
+    /// What the table shows, for an analyst, in the report's language.
+    pub description: String,
     pub key_label: String,
     pub has_label: bool,
     pub rows: Vec<BreakdownRow>,
@@ -73,6 +75,7 @@ pub struct CrossRow {
 #[derive(Debug, Clone, Serialize)]
 pub struct CrossTab {
     pub title: String,
+    pub description: String,
     pub groups: Vec<String>,
     pub rows: Vec<CrossRow>,
     pub totals: CrossRow,
@@ -130,7 +133,20 @@ pub struct QualityRow {
     pub table: String,
     pub column: String,
     pub failures: u64,
+    /// Values written for "unknown" (an all-zero date), read as empty: not failures.
+    pub placeholders: u64,
     pub examples: Vec<String>,
+}
+
+/// A field the service added to an operation's records, or stopped sending.
+#[derive(Debug, Clone, Serialize)]
+pub struct DriftRow {
+    pub operation: String,
+    pub field: String,
+    /// `true`: a field the models do not know; `false`: a field the service did not send.
+    pub added: bool,
+    pub records: u64,
+    pub of_records: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -159,6 +175,7 @@ pub struct RunInfo {
     pub wall_seconds: String,
     pub by_operation: Vec<RequestRow>,
     pub quality: Vec<QualityRow>,
+    pub schema_drift: Vec<DriftRow>,
     pub warnings: Vec<String>,
     pub warnings_more: usize,
 }
@@ -181,7 +198,8 @@ pub struct AppendixCell {
 pub struct AppendixTable {
     pub table: String,
     pub title: String,
-    pub answers: String,
+    /// What the table shows, for an analyst, in the report's language.
+    pub description: String,
     pub columns: Vec<String>,
     pub rows: Vec<Vec<AppendixCell>>,
     pub truncated: usize,
@@ -189,6 +207,8 @@ pub struct AppendixTable {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ReportView {
+    /// The words of the report's language (`templates/strings/<lang>.toml`).
+    pub t: Strings,
     pub demo: bool,
     pub incomplete: Option<Incomplete>,
     pub locale: Locale,

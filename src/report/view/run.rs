@@ -7,6 +7,7 @@ use super::model::*;
 use crate::analyze::Aggregates;
 use crate::export::manifest::Manifest;
 use crate::report::format::Locale;
+use crate::report::strings::Strings;
 use crate::transform::Frames;
 
 pub(super) fn incomplete(manifest: &Manifest, aggs: &Aggregates) -> Option<Incomplete> {
@@ -16,22 +17,24 @@ pub(super) fn incomplete(manifest: &Manifest, aggs: &Aggregates) -> Option<Incom
     (failed_tasks > 0 || failed_companies > 0).then_some(Incomplete { failed_tasks, failed_companies })
 }
 
-pub(super) fn run_info(manifest: &Manifest, frames: &Frames, run_id: &str, locale: Locale) -> RunInfo {
+pub(super) fn run_info(
+    manifest: &Manifest,
+    frames: &Frames,
+    run_id: &str,
+    locale: Locale,
+    t: &Strings,
+) -> RunInfo {
     let f = &manifest.fetch;
     const SHOWN: usize = 20;
     RunInfo {
         run_id: run_id.to_string(),
         generated_at: chrono::Utc::now().format("%Y-%m-%d %H:%M UTC").to_string(),
         version: manifest.version.clone(),
-        source: if manifest.demo {
-            "registro embutido (dados de demonstração)".into()
-        } else {
-            manifest.plan.base_url.clone()
-        },
+        source: if manifest.demo { t.get("fonte_embutida") } else { manifest.plan.base_url.clone() },
         first_month: manifest.plan.months.first().cloned().unwrap_or_default(),
         last_month: manifest.plan.months.last().cloned().unwrap_or_default(),
         month_count: manifest.plan.months.len(),
-        ufs: if manifest.plan.ufs.len() == 27 { "todas as 27".into() } else { manifest.plan.ufs.join(", ") },
+        ufs: if manifest.plan.ufs.len() == 27 { t.get("todas_as_ufs") } else { manifest.plan.ufs.join(", ") },
         portfolio_size: manifest.plan.portfolio_size,
         shard: format!("{}/{}", manifest.plan.shard.index, manifest.plan.shard.count),
         fontes: f
@@ -66,7 +69,25 @@ pub(super) fn run_info(manifest: &Manifest, frames: &Frames, run_id: &str, local
                 table: q.table.clone(),
                 column: q.column.clone(),
                 failures: q.failures,
+                placeholders: q.placeholders,
                 examples: q.examples.clone(),
+            })
+            .collect(),
+        schema_drift: f
+            .requests
+            .drifted()
+            .flat_map(|(op, d)| {
+                let row = move |(field, n): (&String, &u64), added: bool| DriftRow {
+                    operation: op.clone(),
+                    field: field.clone(),
+                    added,
+                    records: *n,
+                    of_records: d.records,
+                };
+                d.unknown_fields
+                    .iter()
+                    .map(move |e| row(e, true))
+                    .chain(d.missing_fields.iter().map(move |e| row(e, false)))
             })
             .collect(),
         warnings: f.warnings.iter().take(SHOWN).cloned().collect(),

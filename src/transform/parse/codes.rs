@@ -86,9 +86,41 @@ const UF_NAMES: [(&str, &str); 27] = [
 /// spell them out. Runs of whitespace (including NBSP) count as one space, and combining accents
 /// (decomposed text) are ignored. `None` for anything else.
 pub fn normalise_uf(s: &str) -> Option<&'static str> {
+    let mut buf = [0u8; 24];
+    let folded = fold_name(s, &mut buf)?;
+    UF_NAMES
+        .iter()
+        .find(|(code, name)| code.as_bytes() == folded || name.as_bytes() == folded)
+        .map(|(code, _)| *code)
+}
+
+/// Codes the publishers put in a state field on purpose for what is not a state: the PGFN
+/// files' `NA` ("Não se Aplica", debts managed nationally, by Caixa for FGTS) and the CNPJ
+/// files' `EX` (an address abroad). Code, folded spelled-out name, label.
+const UF_OUTSIDE_STATES: [(&str, &str, &str); 2] =
+    [("NA", "NAO SE APLICA", "Não se aplica"), ("EX", "EXTERIOR", "Exterior")];
+
+/// The code of a state field's value that is not a state but a code the publisher uses on
+/// purpose (`NA`, `EX`, or their spelled-out names). Kept as it is, never a failure.
+pub fn uf_outside_states(s: &str) -> Option<&'static str> {
+    let mut buf = [0u8; 24];
+    let folded = fold_name(s, &mut buf)?;
+    UF_OUTSIDE_STATES
+        .iter()
+        .find(|(code, name, _)| code.as_bytes() == folded || name.as_bytes() == folded)
+        .map(|(code, _, _)| *code)
+}
+
+/// What a person reads for a code of [`uf_outside_states`]: `NA` is "Não se aplica".
+pub fn uf_outside_states_label(code: &str) -> Option<&'static str> {
+    UF_OUTSIDE_STATES.iter().find(|(c, _, _)| *c == code).map(|(_, _, label)| *label)
+}
+
+/// `s` upper-cased, without accents, with runs of whitespace as one space, in `buf`; `None`
+/// when it holds anything but letters or is too long for a state's name.
+fn fold_name<'a>(s: &str, buf: &'a mut [u8; 24]) -> Option<&'a [u8]> {
     // The longest name, RIO GRANDE DO NORTE, has 19 letters; folding into a fixed buffer keeps
     // this allocation-free on per-row use.
-    let mut buf = [0u8; 24];
     let mut len = 0;
     for word in s.split_whitespace() {
         if len > 0 {
@@ -103,11 +135,7 @@ pub fn normalise_uf(s: &str) -> Option<&'static str> {
             len += 1;
         }
     }
-    let folded = &buf[..len];
-    UF_NAMES
-        .iter()
-        .find(|(code, name)| code.as_bytes() == folded || name.as_bytes() == folded)
-        .map(|(code, _)| *code)
+    Some(&buf[..len])
 }
 
 /// A Latin letter upper-cased and stripped of its accent; `None` for anything that cannot be

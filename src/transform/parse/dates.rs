@@ -12,6 +12,14 @@ pub const MIN_YEAR: i32 = 1800;
 /// See [`MIN_YEAR`].
 pub const MAX_YEAR: i32 = 2100;
 
+/// Whether `s` is a date the publishers write for "no date": all zeros in any of the three
+/// layouts (the CNPJ files' `00000000`), or the first day of the year 1000 (the PGFN files'
+/// `01/01/1000`, which no registration can have). It reads as null and is counted as a
+/// placeholder in `data_quality`, not as a failure.
+pub fn is_date_placeholder(s: &str) -> bool {
+    matches!(s.trim(), "00000000" | "0000-00-00" | "00/00/0000" | "01/01/1000" | "1000-01-01" | "10000101")
+}
+
 /// Reads a date written `YYYY-MM-DD`, `DD/MM/YYYY` or `YYYYMMDD`, with exactly those widths.
 ///
 /// `Ok(None)` for an absent value: blank, `null`, `-`, `N/A`, and the all-zero placeholders

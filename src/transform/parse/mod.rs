@@ -40,9 +40,13 @@ mod codes;
 mod dates;
 mod money;
 
-pub use codes::{cnae_section, normalise_uf};
-pub use dates::{MAX_YEAR, MIN_YEAR, parse_ano_mes, parse_month_year, parse_registry_date};
+pub use codes::{cnae_section, normalise_uf, uf_outside_states, uf_outside_states_label};
+pub use dates::{
+    MAX_YEAR, MIN_YEAR, is_date_placeholder, parse_ano_mes, parse_month_year, parse_registry_date,
+};
 pub use money::{AmountForm, format_decimal, parse_brl_amount, to_cents_scale};
 
+#[cfg(test)]
+mod money_readings;
 #[cfg(test)]
 mod properties;

@@ -22,7 +22,10 @@ use super::{ParseError, error, is_absent};
 ///   which is refused;
 /// - one kind, occurring more than once: it groups thousands and the value is whole
 ///   (`1.234.567`, `1,234,567`);
-/// - thousands groups: the first has 1-3 digits, every later one exactly 3.
+/// - thousands groups: the first has 1-3 digits, every later one exactly 3;
+/// - a lone separator with no digit before it: the amount is below one real (`.33` is 0.33,
+///   `,50` is 0.50). The PGFN files publish amounts under one real this way, and a person
+///   reads them so; refusing them dropped real debts out of every sum.
 ///
 /// Why `1.234` and `1.500` are refused: the sources write dot-decimal and decimal-comma money
 /// without grouping (`312038.84`, `1000,00`), and pt-BR money always carries its `,dd`
@@ -33,8 +36,8 @@ use super::{ParseError, error, is_absent};
 ///
 /// Refused: letters, exponents (`1e5`), spaces inside the number (`1 234`: pt-BR never groups
 /// with spaces, and a space inside a field more often means two values run together), a
-/// separator without a digit both before and after it, a repeated sign or `R$`, and more digits
-/// than a `Decimal` holds exactly.
+/// separator with no digit after it (`5,`), a thousands separator with no digit before it
+/// (`.123,45`), a repeated sign or `R$`, and more digits than a `Decimal` holds exactly.
 ///
 /// The result is exact and has scale 2, or more when the input has significant digits beyond
 /// the cents (`0,125` stays 0.125): rounding here would hide a malformed value. Trailing zeros
@@ -161,7 +164,9 @@ fn read_number(body: &str) -> Result<(i128, u32), String> {
         Some(at) => (&bytes[..at], &bytes[at + 1..]),
         None => (bytes, &[][..]),
     };
-    if int_part.is_empty() {
+    // `.33`: below one real, as the PGFN files write it. Only a lone decimal separator may
+    // open the number; a thousands separator there fails the group check below.
+    if int_part.is_empty() && (decimal_at.is_none() || group.is_some()) {
         return Err("it has no digit before the decimal separator".into());
     }
     if decimal_at.is_some() && frac_part.is_empty() {
@@ -332,6 +337,14 @@ mod tests {
             ("  1.234,56  ", "1234.56"),
             ("\u{a0}R$\u{a0}1.234,56\u{a0}", "1234.56"),
             ("\t-312038.84\n", "-312038.84"),
+            // Below one real as the PGFN files publish it: no digit before the point.
+            (".33", "0.33"),
+            (".5", "0.50"),
+            (",50", "0.50"),
+            ("-.33", "-0.33"),
+            ("R$ ,99", "0.99"),
+            (".500", "0.50"),
+            (".125", "0.125"),
         ] {
             assert_eq!(amount(input), want, "input {input:?}");
         }
@@ -424,8 +437,9 @@ mod tests {
             ("1234.567.890", "thousands groups"),
             ("12,34.567", "thousands groups"),
             ("1.234.56,78", "thousands groups"),
-            (",50", "no digit before"),
-            (".5", "no digit before"),
+            (".", "no digit after"),
+            (".,5", "thousands groups"),
+            (".1.5", "thousands groups"),
             ("5,", "no digit after"),
             ("1.234,", "no digit after"),
             ("1.", "no digit after"),

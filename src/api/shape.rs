@@ -1,0 +1,172 @@
+//! The shape of a response against the one the models expect: fields the service sent that no
+//! model knows (it added one) and fields a model has that the service did not send (it stopped
+//! sending one), counted per record. `docs/service-api.md` §2 lists each resource's fields.
+//!
+//! This module only measures. Recording the drift, or stopping a run under
+//! `--schema-contract freeze`, is the caller's decision. A field sent as `null` counts as sent:
+//! drift is about the shape, and a null value is the data's business.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::OperationKind;
+use super::models::*;
+
+/// How the records of one or more responses differed from the models.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShapeDrift {
+    /// Records looked at.
+    pub records: u64,
+    /// Field the models do not know -> records that carried it (`parent.child` for nested ones).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub unknown_fields: BTreeMap<String, u64>,
+    /// Field the models expect -> records that lacked it.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub missing_fields: BTreeMap<String, u64>,
+}
+
+impl ShapeDrift {
+    pub fn drifted(&self) -> bool {
+        !self.unknown_fields.is_empty() || !self.missing_fields.is_empty()
+    }
+
+    pub fn add(&mut self, other: &ShapeDrift) {
+        self.records += other.records;
+        for (k, n) in &other.unknown_fields {
+            *self.unknown_fields.entry(k.clone()).or_default() += n;
+        }
+        for (k, n) in &other.missing_fields {
+            *self.missing_fields.entry(k.clone()).or_default() += n;
+        }
+    }
+}
+
+/// The fields a record of `kind` has, as a JSON object whose nested objects (the profile's
+/// `empresa`, `estabelecimento`, `simples`) list their own fields; maps keyed by data (the
+/// profile's `fontes` and `resumos`) are empty objects, so their keys are never called unknown.
+fn expected(kind: OperationKind) -> &'static Value {
+    fn full<T: Serialize + Default>() -> Value {
+        serde_json::to_value(T::default()).unwrap_or(Value::Null)
+    }
+    static CACHE: OnceLock<BTreeMap<&'static str, Value>> = OnceLock::new();
+    let all = CACHE.get_or_init(|| {
+        let profile = CompanyProfile {
+            empresa: Some(Empresa::default()),
+            estabelecimento: Some(Estabelecimento::default()),
+            simples: Some(Simples::default()),
+            fontes: Some(BTreeMap::new()),
+            resumos: Some(BTreeMap::new()),
+            ..CompanyProfile::default()
+        };
+        OperationKind::ALL
+            .iter()
+            .map(|k| {
+                let v = match k {
+                    OperationKind::Empresa => serde_json::to_value(&profile).unwrap_or(Value::Null),
+                    OperationKind::Estabelecimentos => full::<Estabelecimento>(),
+                    OperationKind::ObrasCno | OperationKind::Obra => full::<Obra>(),
+                    OperationKind::Socios => full::<Socio>(),
+                    OperationKind::DividasPgfn => full::<DividaPgfn>(),
+                    OperationKind::ParcelamentosRfb => full::<ParcelamentoRfb>(),
+                    OperationKind::TransacoesRfb => full::<TransacaoRfb>(),
+                    OperationKind::Vinculos => full::<Vinculo>(),
+                    OperationKind::Cnaes => full::<ObraCnae>(),
+                    OperationKind::Areas => full::<ObraArea>(),
+                    OperationKind::Imoveis | OperationKind::Imovel => full::<ImovelRural>(),
+                    OperationKind::CreditosAtivos => full::<CreditoAtivo>(),
+                };
+                (k.name(), v)
+            })
+            .collect()
+    });
+    static NONE: Value = Value::Null;
+    all.get(kind.name()).unwrap_or(&NONE)
+}
+
+/// Compares one record with the expected object, adding to `drift`.
+fn compare(prefix: &str, record: &serde_json::Map<String, Value>, expected: &Value, drift: &mut ShapeDrift) {
+    let Value::Object(want) = expected else { return };
+    let name = |k: &str| if prefix.is_empty() { k.to_string() } else { format!("{prefix}.{k}") };
+    for (k, v) in record {
+        match want.get(k) {
+            None => *drift.unknown_fields.entry(name(k)).or_default() += 1,
+            Some(Value::Object(inner)) if !inner.is_empty() => {
+                if let Value::Object(got) = v {
+                    compare(&name(k), got, &want[k], drift);
+                }
+            }
+            Some(_) => {}
+        }
+    }
+    let sent: BTreeSet<&str> = record.keys().map(String::as_str).collect();
+    for k in want.keys() {
+        if !sent.contains(k.as_str()) {
+            *drift.missing_fields.entry(name(k)).or_default() += 1;
+        }
+    }
+}
+
+/// The drift of one response body of `kind`: every item of a list envelope, or the one record
+/// of a lookup. `None` when the body is not a JSON object (decoding reports that).
+pub fn probe(kind: OperationKind, body: &[u8]) -> Option<ShapeDrift> {
+    let value: Value = serde_json::from_slice(body).ok()?;
+    let expected = expected(kind);
+    let mut drift = ShapeDrift::default();
+    let records: Vec<&serde_json::Map<String, Value>> = if kind.is_list() {
+        match value.get("itens") {
+            Some(Value::Array(items)) => items.iter().filter_map(Value::as_object).collect(),
+            _ => Vec::new(),
+        }
+    } else {
+        value.as_object().into_iter().collect()
+    };
+    for record in records {
+        drift.records += 1;
+        compare("", record, expected, &mut drift);
+    }
+    Some(drift)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_with_every_field_has_no_drift() {
+        let full =
+            serde_json::to_vec(&Envelope { itens: vec![CreditoAtivo::default()], ..Envelope::default() })
+                .unwrap();
+        let d = probe(OperationKind::CreditosAtivos, &full).unwrap();
+        assert_eq!(d.records, 1);
+        assert!(!d.drifted(), "{d:?}");
+    }
+
+    #[test]
+    fn added_and_dropped_fields_are_counted_per_record() {
+        let body = br#"{"itens": [
+            {"ano_mes": "202601", "uf": "SP", "campo_novo": 1},
+            {"ano_mes": "202601", "uf": "RJ", "campo_novo": null}
+        ], "paginacao": {"total": 2}}"#;
+        let d = probe(OperationKind::CreditosAtivos, body).unwrap();
+        assert_eq!(d.records, 2);
+        assert_eq!(d.unknown_fields, BTreeMap::from([("campo_novo".to_string(), 2)]));
+        assert_eq!(d.missing_fields.get("valor_total"), Some(&2));
+        assert!(!d.missing_fields.contains_key("uf"));
+    }
+
+    #[test]
+    fn the_profile_is_compared_inside_its_parts_but_not_inside_its_maps() {
+        let body = br#"{"cnpj": "11222333000181",
+            "empresa": {"razao_social": "X", "novo_campo": "y"},
+            "fontes": {"rfb_cnpj": {"status": "ok"}},
+            "resumos": {"dividas": {"total": 1}}}"#;
+        let d = probe(OperationKind::Empresa, body).unwrap();
+        assert_eq!(d.unknown_fields, BTreeMap::from([("empresa.novo_campo".to_string(), 1)]));
+        assert_eq!(d.missing_fields.get("empresa.natureza_juridica"), Some(&1));
+        assert_eq!(d.missing_fields.get("estabelecimento"), Some(&1));
+        assert!(!d.missing_fields.keys().any(|k| k.starts_with("fontes.")), "{d:?}");
+    }
+}
