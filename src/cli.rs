@@ -244,6 +244,11 @@ pub struct ServeArgs {
     #[arg(long, value_name = "NAME")]
     pub drop_field: Option<String>,
 
+    /// Serve the rows of a published PGFN CSV as the debts of categoria CATEGORIA of the demo
+    /// portfolio's first company (repeatable), e.g. fgts=tests/fixtures/real/pgfn_fgts.csv.
+    #[arg(long, value_name = "CATEGORIA=FILE")]
+    pub real_debts: Vec<String>,
+
     /// Write the dataset's ground truth (JSON) to FILE and exit.
     #[arg(long, value_name = "FILE")]
     pub dump_truth: Option<PathBuf>,

@@ -6,7 +6,8 @@ use std::net::SocketAddr;
 
 use anyhow::{Context, Result};
 
-use crate::api::ApiKey;
+use crate::api::models::DividaPgfn;
+use crate::api::{ApiKey, Categoria};
 use crate::cli::ServeArgs;
 use crate::exit::{Classified, ExitStatus};
 use crate::simulator::{self, FaultConfig, RegistryConfig};
@@ -42,6 +43,7 @@ pub async fn serve(args: ServeArgs) -> Result<ExitStatus> {
             rate_limit: args.rate_limit,
             add_field: args.add_field.clone(),
             drop_field: args.drop_field.clone(),
+            real_debts: real_debts(&args.real_debts)?,
         },
     };
     let state = simulator::build_state(&cfg).await;
@@ -83,4 +85,24 @@ pub async fn serve(args: ServeArgs) -> Result<ExitStatus> {
     crate::shutdown::wait_for_signal().await;
     registry.stop().await;
     Ok(ExitStatus::Ok)
+}
+
+/// `--real-debts CATEGORIA=FILE` values, read.
+fn real_debts(values: &[String]) -> Result<Vec<(Categoria, Vec<DividaPgfn>)>> {
+    values
+        .iter()
+        .map(|v| {
+            let bad = |why: String| {
+                Classified::new(
+                    ExitStatus::BadInput,
+                    format!("--real-debts {v:?}: {why}; write it as fgts=FILE"),
+                )
+            };
+            let (cat, file) = v.split_once('=').ok_or_else(|| bad("it has no '='".into()))?;
+            let categoria = Categoria::parse(cat).map_err(|e| bad(e.to_string()))?;
+            let rows = simulator::real::read_pgfn_csv(std::path::Path::new(file))
+                .map_err(|e| bad(format!("cannot read {file}: {e}")))?;
+            Ok((categoria, rows))
+        })
+        .collect()
 }

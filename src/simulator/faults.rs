@@ -25,6 +25,9 @@ pub struct FaultConfig {
     pub add_field: Option<String>,
     /// Schema drift: every record served loses this field.
     pub drop_field: Option<String>,
+    /// Real published debts that replace the synthetic ones of the demo portfolio's first
+    /// company, per categoria.
+    pub real_debts: Vec<(crate::api::Categoria, Vec<crate::api::models::DividaPgfn>)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,6 +58,14 @@ impl FaultPlan {
 
     pub fn latency(&self) -> Duration {
         self.cfg.latency
+    }
+
+    /// The real debts of `categoria`, if any were given.
+    pub fn real_debts(
+        &self,
+        categoria: crate::api::Categoria,
+    ) -> Option<&Vec<crate::api::models::DividaPgfn>> {
+        self.cfg.real_debts.iter().find(|(c, _)| *c == categoria).map(|(_, d)| d)
     }
 
     /// The field every record gains and the one it loses, when the service's shape drifts.

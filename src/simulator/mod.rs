@@ -6,6 +6,7 @@
 
 pub mod dataset;
 pub mod faults;
+pub mod real;
 pub mod server;
 pub mod validate;
 

@@ -153,7 +153,12 @@ async fn company_list(s: Shared, list: CompanyList, cnpj: String, raw: Option<St
         CompanyList::Obras => serve!(d.obras(&cnpj), "cno"),
         CompanyList::Socios => serve!(d.socios(&cnpj), "cnpj"),
         CompanyList::Dividas => {
-            serve!(d.dividas(&cnpj, categoria.unwrap_or(crate::api::Categoria::NaoPrevidenciario)), "pgfn")
+            let categoria = categoria.unwrap_or(crate::api::Categoria::NaoPrevidenciario);
+            let real = s.faults.real_debts(categoria).filter(|_| d.demo_portfolio(1).first() == Some(&cnpj));
+            match real {
+                Some(items) => serve!(Some(items.clone()), "pgfn"),
+                None => serve!(d.dividas(&cnpj, categoria), "pgfn"),
+            }
         }
         CompanyList::Parcelamentos => serve!(d.parcelamentos(&cnpj), "rfb"),
         CompanyList::Transacoes => serve!(d.transacoes(&cnpj), "rfb"),

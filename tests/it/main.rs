@@ -21,6 +21,7 @@ mod hostile_service;
 mod layers;
 mod merge_shards;
 mod query_semantics;
+mod real_data;
 mod report_language;
 mod report_render;
 mod schema_drift;

@@ -1,0 +1,344 @@
+//! Real published rows (tests/fixtures/real/, sources and licences in SOURCES.md) read as a
+//! person reads them. Every row of every fixture goes through the transform stage's parsers:
+//! amounts to the cent (`.33` is R$ 0,33), dates, nulls for the publishers' placeholders
+//! (`01/01/1000`, `00000000`), codes kept with their leading zeros, the not-a-state `NA`
+//! kept, no row lost and no failure. Then three PGFN files go through a whole run on the
+//! embedded registry, which serves them as one company's debts.
+//!
+//! The expected values are computed here from the published text, by rules a person would
+//! state, without the code under test.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::common_bin::*;
+use fiscal_report::api::models::{CompanyProfile, Empresa, Estabelecimento, Simples};
+use fiscal_report::simulator::Dataset;
+use fiscal_report::simulator::real::read_pgfn_csv;
+use fiscal_report::tables::{Table, flat_row, profile_row};
+use fiscal_report::transform::QualityCount;
+use fiscal_report::transform::frames::type_table;
+use polars::prelude::*;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/real").join(name)
+}
+
+const PGFN: [(&str, &str); 5] = [
+    ("pgfn_fgts_ac_202012_original.csv", "fgts"),
+    ("pgfn_previdenciario_ac_202012_original.csv", "previdenciario"),
+    ("pgfn_fgts.csv", "fgts"),
+    ("pgfn_nao_previdenciario.csv", "nao_previdenciario"),
+    ("pgfn_previdenciario.csv", "previdenciario"),
+];
+
+/// A published PGFN amount as a person reads it: dot decimal, cents after the point, maybe
+/// no digit before it (`.33`).
+fn pgfn_amount(text: &str) -> String {
+    let (whole, cents) = text.trim().split_once('.').expect("PGFN amounts have a decimal point");
+    let whole: u64 = if whole.is_empty() { 0 } else { whole.parse().unwrap() };
+    assert_eq!(cents.len(), 2, "{text}");
+    format!("{whole}.{cents}")
+}
+
+/// `DD/MM/YYYY` as ISO, or `None` for the published "no date" (`01/01/1000`).
+fn pgfn_date(text: &str) -> Option<String> {
+    let parts: Vec<&str> = text.trim().split('/').collect();
+    let [d, m, y] = parts[..] else { panic!("{text}") };
+    (y != "1000").then(|| format!("{y}-{m}-{d}"))
+}
+
+/// The rows of a published CSV by column name, decoded as the publisher wrote them.
+fn published_rows(name: &str) -> Vec<BTreeMap<String, String>> {
+    let bytes = std::fs::read(fixture(name)).unwrap();
+    let text: String = match std::str::from_utf8(&bytes) {
+        Ok(s) => s.to_string(),
+        Err(_) => bytes.iter().map(|&b| char::from(b)).collect(),
+    };
+    let mut r = csv::ReaderBuilder::new().delimiter(b';').from_reader(text.as_bytes());
+    let headers: Vec<String> = r.headers().unwrap().iter().map(str::to_lowercase).collect();
+    r.records()
+        .map(|rec| headers.iter().cloned().zip(rec.unwrap().iter().map(String::from)).collect())
+        .collect()
+}
+
+fn strings(df: &DataFrame, column: &str) -> Vec<Option<String>> {
+    let c = df.column(column).unwrap().cast(&DataType::String).unwrap();
+    c.str().unwrap().iter().map(|v| v.map(String::from)).collect()
+}
+
+fn staged(table: Table, rows: &[Vec<Option<String>>]) -> DataFrame {
+    let columns: Vec<Column> = table
+        .columns()
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            Column::new(name.as_str().into(), rows.iter().map(|r| r[i].clone()).collect::<Vec<_>>())
+        })
+        .collect();
+    DataFrame::new(rows.len(), columns).unwrap()
+}
+
+fn failures(quality: &[QualityCount]) -> Vec<&QualityCount> {
+    quality.iter().filter(|q| q.failures > 0).collect()
+}
+
+fn placeholders(quality: &[QualityCount], column: &str) -> u64 {
+    quality.iter().filter(|q| q.column == column).map(|q| q.placeholders).sum()
+}
+
+#[test]
+fn every_real_pgfn_row_reads_as_a_person_reads_it() {
+    let mut below_one_real = 0;
+    let mut no_date = 0;
+    for (file, categoria) in PGFN {
+        let published = published_rows(file);
+        let records = read_pgfn_csv(&fixture(file)).unwrap();
+        assert_eq!(records.len(), published.len(), "{file}: rows lost reading it");
+        let rows: Vec<_> = records
+            .iter()
+            .map(|r| {
+                flat_row(
+                    Table::DividasPgfn,
+                    r,
+                    &[("cnpj_consultado", "00000000000000"), ("categoria", categoria)],
+                )
+            })
+            .collect();
+        let (df, quality) = type_table(Table::DividasPgfn, &staged(Table::DividasPgfn, &rows)).unwrap();
+        assert_eq!(df.height(), published.len(), "{file}: no row lost");
+        assert!(failures(&quality).is_empty(), "{file}: {:?}", failures(&quality));
+        let valores = strings(&df, "valor_consolidado");
+        let datas = strings(&df, "data_inscricao");
+        let ufs = strings(&df, "uf_unidade_responsavel");
+        let inscricoes = strings(&df, "numero_inscricao");
+        for (i, row) in published.iter().enumerate() {
+            let want = pgfn_amount(&row["valor_consolidado"]);
+            assert_eq!(
+                valores[i].as_deref(),
+                Some(want.as_str()),
+                "{file} row {}: {:?}",
+                i + 2,
+                row["valor_consolidado"]
+            );
+            below_one_real += usize::from(row["valor_consolidado"].starts_with('.'));
+            let date = pgfn_date(&row["data_inscricao"]);
+            no_date += usize::from(date.is_none());
+            assert_eq!(datas[i], date, "{file} row {}: {:?}", i + 2, row["data_inscricao"]);
+            assert_eq!(
+                ufs[i].as_deref(),
+                Some(row["uf_unidade_responsavel"].as_str()),
+                "{file} row {}",
+                i + 2
+            );
+            assert_eq!(inscricoes[i].as_deref(), Some(row["numero_inscricao"].as_str()));
+        }
+        assert_eq!(
+            placeholders(&quality, "data_inscricao") as usize,
+            published.iter().filter(|r| r["data_inscricao"] == "01/01/1000").count(),
+            "{file}: every 01/01/1000 counted as a placeholder"
+        );
+    }
+    assert!(below_one_real >= 4, "the fixtures hold amounts below one real (.33): {below_one_real}");
+    assert!(no_date >= 2, "the fixtures hold 01/01/1000: {no_date}");
+}
+
+/// A header-less RFB CNPJ file: its rows as fields, in the published layout's order.
+fn cnpj_rows(file: &str) -> Vec<Vec<String>> {
+    let mut r =
+        csv::ReaderBuilder::new().delimiter(b';').has_headers(false).from_path(fixture(file)).unwrap();
+    r.records().map(|rec| rec.unwrap().iter().map(String::from).collect()).collect()
+}
+
+/// An RFB date (`YYYYMMDD`) as ISO; `None` for blank or the all-zero placeholder.
+fn rfb_date(text: &str) -> Option<String> {
+    let t = text.trim();
+    (!t.is_empty() && t != "00000000").then(|| format!("{}-{}-{}", &t[..4], &t[4..6], &t[6..]))
+}
+
+fn some(s: &str) -> Option<String> {
+    Some(s.to_string())
+}
+
+#[test]
+fn every_real_cnpj_row_reads_as_a_person_reads_it() {
+    // Empresas: cnpj_basico; razao_social; natureza_juridica; qualificacao; capital; porte; ente.
+    let empresas = cnpj_rows("cnpj_empresas.csv");
+    let rows: Vec<_> = empresas
+        .iter()
+        .map(|f| {
+            let empresa = Empresa {
+                cnpj_basico: some(&f[0]),
+                razao_social: some(&f[1]),
+                natureza_juridica: some(&f[2]),
+                qualificacao_responsavel: some(&f[3]),
+                capital_social_raw: some(&f[4]),
+                porte_empresa: some(&f[5]),
+                ente_federativo_responsavel: some(&f[6]),
+                ..Empresa::default()
+            };
+            profile_row(
+                &CompanyProfile { empresa: Some(empresa), ..CompanyProfile::default() },
+                &format!("{}000100", f[0]),
+            )
+        })
+        .collect();
+    let (df, quality) = type_table(Table::Empresas, &staged(Table::Empresas, &rows)).unwrap();
+    assert_eq!(df.height(), empresas.len());
+    assert!(failures(&quality).is_empty(), "{:?}", failures(&quality));
+    let capital = strings(&df, "capital_social");
+    let natureza = strings(&df, "natureza_juridica");
+    let porte = strings(&df, "porte_empresa");
+    for (i, f) in empresas.iter().enumerate() {
+        // Decimal comma, no thousands: 1061004829,23 is R$ 1.061.004.829,23.
+        assert_eq!(capital[i], Some(f[4].replace(',', ".")), "row {}: {:?}", i + 1, f[4]);
+        assert_eq!(natureza[i].as_deref(), Some(f[2].as_str()), "codes keep their leading zeros");
+        assert_eq!(porte[i].as_deref(), Some(f[5].as_str()));
+    }
+
+    // Estabelecimentos: the 30 columns of the published layout.
+    let estabelecimentos = cnpj_rows("cnpj_estabelecimentos.csv");
+    let rows: Vec<_> = estabelecimentos
+        .iter()
+        .map(|f| {
+            let e = Estabelecimento {
+                cnpj_basico: some(&f[0]),
+                cnpj_ordem: some(&f[1]),
+                cnpj_dv: some(&f[2]),
+                identificador_matriz_filial: some(&f[3]),
+                nome_fantasia: some(&f[4]),
+                situacao_cadastral: some(&f[5]),
+                data_situacao_cadastral: some(&f[6]),
+                motivo_situacao_cadastral: some(&f[7]),
+                data_inicio_atividade: some(&f[10]),
+                cnae_fiscal_principal: some(&f[11]),
+                uf: some(&f[19]),
+                municipio: some(&f[20]),
+                ..Estabelecimento::default()
+            };
+            let cnpj = format!("{}{}{}", f[0], f[1], f[2]);
+            profile_row(&CompanyProfile { estabelecimento: Some(e), ..CompanyProfile::default() }, &cnpj)
+        })
+        .collect();
+    let (df, quality) = type_table(Table::Empresas, &staged(Table::Empresas, &rows)).unwrap();
+    assert_eq!(df.height(), estabelecimentos.len());
+    assert!(failures(&quality).is_empty(), "{:?}", failures(&quality));
+    let (situacao, desde, inicio, uf) = (
+        strings(&df, "situacao_cadastral"),
+        strings(&df, "data_situacao_cadastral"),
+        strings(&df, "data_inicio_atividade"),
+        strings(&df, "uf"),
+    );
+    for (i, f) in estabelecimentos.iter().enumerate() {
+        assert_eq!(situacao[i].as_deref(), Some(f[5].as_str()), "row {}", i + 1);
+        assert_eq!(desde[i], rfb_date(&f[6]), "row {}: {:?}", i + 1, f[6]);
+        assert_eq!(inicio[i], rfb_date(&f[10]), "row {}: {:?}", i + 1, f[10]);
+        assert_eq!(uf[i].as_deref(), Some(f[19].as_str()), "row {}", i + 1);
+    }
+
+    // Simples: cnpj_basico; opcao; data_opcao; data_exclusao; opcao_mei; data_opcao_mei; ...
+    let simples = cnpj_rows("cnpj_simples.csv");
+    let rows: Vec<_> = simples
+        .iter()
+        .map(|f| {
+            let s = Simples {
+                cnpj_basico: some(&f[0]),
+                opcao_pelo_simples: some(&f[1]),
+                data_opcao_simples: some(&f[2]),
+                data_exclusao_simples: some(&f[3]),
+                opcao_pelo_mei: some(&f[4]),
+                data_opcao_mei: some(&f[5]),
+                data_exclusao_mei: some(&f[6]),
+                ..Simples::default()
+            };
+            profile_row(
+                &CompanyProfile { simples: Some(s), ..CompanyProfile::default() },
+                &format!("{}000100", f[0]),
+            )
+        })
+        .collect();
+    let (df, quality) = type_table(Table::Empresas, &staged(Table::Empresas, &rows)).unwrap();
+    assert!(failures(&quality).is_empty(), "{:?}", failures(&quality));
+    let opcao = strings(&df, "data_opcao_simples");
+    for (i, f) in simples.iter().enumerate() {
+        assert_eq!(opcao[i], rfb_date(&f[2]), "row {}: {:?}", i + 1, f[2]);
+    }
+    assert_eq!(
+        placeholders(&quality, "data_opcao_simples") as usize,
+        simples.iter().filter(|f| f[2] == "00000000").count(),
+        "every 00000000 counted as a placeholder"
+    );
+}
+
+#[test]
+fn real_pgfn_files_served_by_the_embedded_registry_come_out_of_a_whole_run_exactly() {
+    const KEY: &str = "real-key";
+    let files = [
+        ("fgts", "pgfn_fgts.csv"),
+        ("previdenciario", "pgfn_previdenciario.csv"),
+        ("nao_previdenciario", "pgfn_nao_previdenciario.csv"),
+    ];
+    let args: Vec<String> = files
+        .iter()
+        .flat_map(|(cat, file)| ["--real-debts".to_string(), format!("{cat}={}", fixture(file).display())])
+        .collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let srv = ServeProcess::start(KEY, 5, 0.05, &args);
+    let company = Dataset::generate(5, 0.05).demo_portfolio(1)[0].to_string();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("carteira.txt"), &company).unwrap();
+    let out = dir.path().join("out");
+    let o = bin()
+        .args(["--quiet", "run", "--base-url", &srv.base_url, "--uf", "AC", "--ano-mes", "202609", "--cnpjs"])
+        .arg(dir.path().join("carteira.txt"))
+        .arg("--out")
+        .arg(&out)
+        .env("REGISTRY_API_KEY", KEY)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+
+    let df = fiscal_report::export::tables::read_exported_table(&out, "dividas_pgfn").unwrap();
+    // One exported row per published row: the same inscription may stand once per co-debtor.
+    type Debt = (Option<String>, Option<String>, Option<String>, Option<String>, Option<String>);
+    let mut got: Vec<Debt> = (0..df.height())
+        .map(|i| {
+            let col = |c: &str| strings(&df, c)[i].clone();
+            (
+                col("categoria"),
+                col("numero_inscricao"),
+                col("tipo_devedor"),
+                col("valor_consolidado"),
+                col("data_inscricao"),
+            )
+        })
+        .collect();
+    let mut want: Vec<Debt> = Vec::new();
+    for (cat, file) in files {
+        for row in published_rows(file) {
+            want.push((
+                Some(cat.to_string()),
+                Some(row["numero_inscricao"].clone()),
+                Some(row["tipo_devedor"].to_uppercase()),
+                Some(pgfn_amount(&row["valor_consolidado"])),
+                pgfn_date(&row["data_inscricao"]),
+            ));
+        }
+    }
+    got.sort();
+    want.sort();
+    assert_eq!(got, want);
+
+    // Nothing the published files say was counted as unreadable.
+    let dq = ParquetReader::new(std::fs::File::open(out.join("aggregates/data_quality.parquet")).unwrap())
+        .finish()
+        .unwrap();
+    let tables = strings(&dq, "tabela");
+    let falhas = strings(&dq, "falhas");
+    for (t, f) in tables.iter().zip(&falhas) {
+        assert!(
+            !(t.as_deref() == Some("dividas_pgfn") && f.as_deref() != Some("0")),
+            "dividas_pgfn failures: {f:?}"
+        );
+    }
+}
