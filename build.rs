@@ -1,4 +1,5 @@
-//! Compiles copies of `queries/*.sql`, `templates/**/*.hbs` and `templates/strings/*.toml` into the binary, so the tool
+//! Compiles copies of `queries/*.sql`, `templates/**/*.hbs`, `templates/strings/*.toml` and
+//! `codes/*.csv` into the binary, so the tool
 //! works from any directory; `--queries` / `--templates` point at an analyst's own copies.
 
 use std::fmt::Write as _;
@@ -40,9 +41,11 @@ fn main() {
     let code = format!(
         "/// Built-in `queries/*.sql`: (name, text).\npub const QUERIES: &[(&str, &str)] = {};\n\
          /// Built-in `templates/**/*.hbs` and `templates/strings/*.toml`: (relative path, text).\n\
-         pub const TEMPLATES: &[(&str, &str)] = {};\n",
+         pub const TEMPLATES: &[(&str, &str)] = {};\n\
+         /// Built-in `codes/*.csv`: (table name, text).\npub const CODES: &[(&str, &str)] = {};\n",
         list(&root, "queries", &[".sql"], true),
-        list(&root, "templates", &[".hbs", ".toml"], false)
+        list(&root, "templates", &[".hbs", ".toml"], false),
+        list(&root, "codes", &[".csv"], true)
     );
     let _ = std::fs::write(out.join("builtin.rs"), code);
 }

@@ -70,6 +70,10 @@ pub struct ReportArgs {
     #[arg(long, value_name = "DIR")]
     pub templates: Option<PathBuf>,
 
+    /// Folder of code tables, codigo,nome CSV files (default ./codes if present, else built-in).
+    #[arg(long, value_name = "DIR")]
+    pub codes: Option<PathBuf>,
+
     /// Number and month format of the report.
     #[arg(long, value_enum, default_value_t = Locale::PtBr)]
     pub locale: Locale,

@@ -10,6 +10,7 @@ pub mod analyze;
 pub mod api;
 pub mod builtin;
 pub mod cli;
+pub mod codes;
 pub mod commands;
 pub mod config;
 pub mod exit;

@@ -7,10 +7,11 @@ use anyhow::{Context, Result};
 
 use crate::analyze::{default_queries_dir, load_queries, run_queries};
 use crate::cli::ReportArgs;
+use crate::codes::{CodeTables, default_codes_dir};
 use crate::exit::OutputError;
 use crate::export::FileMetadata;
 use crate::export::manifest::Manifest;
-use crate::export::tables::{write_aggregates, write_raw};
+use crate::export::tables::{write_aggregates, write_dimensions, write_raw};
 use crate::transform::Frames;
 
 /// A run id that sorts by time: `20261121T233000Z-1a2b3c4d`.
@@ -37,6 +38,7 @@ pub fn analyze_export_report(
     raw: RawTables,
 ) -> Result<()> {
     let queries = load_queries(default_queries_dir(args.queries.as_deref()).as_deref())?;
+    let codes = CodeTables::load(default_codes_dir(args.codes.as_deref()).as_deref())?;
     let aggregates = run_queries(&frames, &queries)?;
     let run_id = new_run_id();
     let fontes = serde_json::to_string(&manifest.fetch.fontes).unwrap_or_default();
@@ -50,14 +52,26 @@ pub fn analyze_export_report(
         RawTables::Keep => manifest
             .files
             .iter()
-            .filter(|f| !f.path.starts_with("aggregates/") && !f.path.starts_with("report."))
+            .filter(|f| {
+                !f.path.starts_with("aggregates/")
+                    && !f.path.starts_with("dimensoes/")
+                    && !f.path.starts_with("report.")
+            })
             .cloned()
             .collect(),
     };
     let quality = frames.data_quality()?;
     files.extend(write_aggregates(&aggregates, &quality, out, &meta).context("writing the aggregates")?);
-    let rendered =
-        crate::report::render_reports(&frames, &aggregates, manifest, &run_id, &args.report_options(), out)?;
+    files.extend(write_dimensions(&codes, out, &meta).context("writing the code tables")?);
+    let rendered = crate::report::render_reports(
+        &frames,
+        &aggregates,
+        &codes,
+        manifest,
+        &run_id,
+        &args.report_options(),
+        out,
+    )?;
     files.extend(rendered);
     files.sort_by(|a, b| a.path.cmp(&b.path));
     manifest.run_id = Some(run_id);

@@ -106,6 +106,13 @@ pub fn data_dictionary(queries: &[Query], examples: &BTreeMap<(String, String), 
         s,
         "| `data_quality` | Values that did not parse (`falhas`, with `exemplos`) and values the publisher writes for \"unknown\" such as an all-zero date, read as null (`marcadores_sem_informacao`), per `tabela` and `coluna`. |\n"
     );
+    let _ = writeln!(
+        s,
+        "## Code tables\n\n`dimensoes/<table>.parquet`, one per file of `codes/` (the RFB's public tables: natureza \
+         jurídica, porte, situação cadastral, motivo, qualificação do sócio, CNAE, país, município, ...), with \
+         two string columns, `codigo` and `nome`: join a code column to its official name. A code no table \
+         knows keeps no name; it is never dropped.\n"
+    );
     s.push_str(LOADING);
     s
 }

@@ -9,6 +9,7 @@ use polars::prelude::*;
 use super::manifest::FileEntry;
 use super::parquet::{ExportError, FileMetadata, partition_segment, write_parquet};
 use crate::analyze::Aggregates;
+use crate::codes::CodeTables;
 use crate::exit::{Classified, ExitStatus};
 use crate::tables::Table;
 use crate::transform::{CARTEIRA, Frames, QualityCount};
@@ -132,6 +133,33 @@ pub fn write_raw(frames: &Frames, out: &Path, meta: &FileMetadata) -> Result<Vec
 
 /// Writes each aggregate to `out/aggregates/<table>.parquet`, the data-quality table beside
 /// them, and removes aggregate files no query produced this time.
+/// The code tables as small dimension tables, `dimensoes/<table>.parquet` (`codigo`, `nome`),
+/// so a reader of the Parquet can join a code column to its official name.
+pub fn write_dimensions(
+    codes: &CodeTables,
+    out: &Path,
+    meta: &FileMetadata,
+) -> Result<Vec<FileEntry>, ExportError> {
+    let dir = out.join("dimensoes");
+    let mut files = Vec::new();
+    for (name, table) in codes.tables() {
+        let mut df = DataFrame::new(
+            table.len(),
+            vec![
+                Column::new("codigo".into(), table.keys().map(String::as_str).collect::<Vec<_>>()),
+                Column::new("nome".into(), table.values().map(String::as_str).collect::<Vec<_>>()),
+            ],
+        )
+        .map_err(|e| ExportError::Parquet { path: dir.join(name), message: e.to_string() })?;
+        let path = dir.join(format!("{name}.parquet"));
+        let m = meta
+            .with("fiscal_report.table", format!("dimensoes/{name}"))
+            .with("fiscal_report.codes", &codes.origin);
+        files.push(write_parquet(&mut df, &path, out, &m)?);
+    }
+    Ok(files)
+}
+
 pub fn write_aggregates(
     aggs: &Aggregates,
     quality: &DataFrame,

@@ -28,6 +28,7 @@ use std::path::{Path, PathBuf};
 use handlebars::Handlebars;
 
 use crate::analyze::Aggregates;
+use crate::codes::CodeTables;
 use crate::export::manifest::{FileEntry, Manifest};
 use crate::transform::Frames;
 use strings::Strings;
@@ -170,6 +171,7 @@ impl TemplateSet {
 pub fn render_reports(
     frames: &Frames,
     aggs: &Aggregates,
+    codes: &CodeTables,
     manifest: &Manifest,
     run_id: &str,
     options: &ReportOptions,
@@ -182,7 +184,7 @@ pub fn render_reports(
         ("report.md.hbs", "report.md", templates.engine("report.md.hbs", options.locale, true)?),
     ];
     let strings = templates.strings(options.locale)?;
-    let view = view::build_view_with(frames, aggs, manifest, run_id, options.locale, &strings);
+    let view = view::build_view_with(frames, aggs, codes, manifest, run_id, options.locale, &strings);
     let mut entries = Vec::new();
     for (main, file, hb) in engines {
         let text = hb.render(main, &view).map_err(|e| ReportError::Render {

@@ -12,6 +12,7 @@ use fiscal_report::analyze::load_queries;
 use fiscal_report::report::strings::Strings;
 use fiscal_report::report::{Locale, TemplateSet};
 use fiscal_report::simulator::{Dataset, RegistryConfig};
+use polars::prelude::*;
 
 /// A small demo run rendered in pt-BR, and a copy of it re-rendered with `--locale en`.
 fn runs() -> &'static (PathBuf, PathBuf) {
@@ -166,4 +167,52 @@ fn no_report_shows_an_sql_word() {
             }
         }
     }
+}
+
+/// The rows of the Markdown table that follows the heading `### {title}`.
+fn table_after(md: &str, title: &str) -> Vec<Vec<String>> {
+    let start = md.find(&format!("### {title}")).unwrap_or_else(|| panic!("no section {title:?}"));
+    md[start..]
+        .lines()
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .skip(2)
+        .map(|l| l.trim_matches('|').split(" | ").map(|c| c.trim().replace('\\', "")).collect())
+        .collect()
+}
+
+#[test]
+fn every_code_shown_has_its_official_name() {
+    let (pt, _) = runs();
+    let md = std::fs::read_to_string(pt.join("report.md")).unwrap();
+    let codes = fiscal_report::codes::CodeTables::load(None).unwrap();
+    let queries = load_queries(Some(&Path::new(env!("CARGO_MANIFEST_DIR")).join("queries"))).unwrap();
+    let title = |table: &str| queries.iter().find(|q| q.table == table).unwrap().title.clone();
+    let natureza = table_after(&md, &title("creditos_por_natureza_juridica"));
+    assert!(natureza.len() > 2, "{natureza:?}");
+    for row in &natureza {
+        if row[0].starts_with("**") {
+            continue; // the total
+        }
+        let name = codes.name("natureza_juridica", &row[0]);
+        assert!(name.is_some(), "natureza {} has no official name in codes/natureza_juridica.csv", row[0]);
+        assert_eq!(Some(row[1].as_str()), name, "natureza {}", row[0]);
+    }
+    // The portfolio's sections show their names beside their letters.
+    let sections = md.lines().filter(|l| l.starts_with("| ") && l.contains(" — ")).count();
+    assert!(sections > 0, "no CNAE section shown with its name");
+    for letter in ["C", "G", "J"] {
+        let name = fiscal_report::transform::parse::cnae_section_name(letter).unwrap();
+        for line in md
+            .lines()
+            .filter(|l| l.contains(&format!("| {letter} |")) || l.contains(&format!("| {letter} — ")))
+        {
+            assert!(line.contains(name), "section {letter} is shown without its name ({name}): {line}");
+        }
+    }
+    // The dimension tables a reader joins code columns with.
+    let dims = pt.join("dimensoes/natureza_juridica.parquet");
+    let df = ParquetReader::new(std::fs::File::open(&dims).unwrap()).finish().unwrap();
+    assert_eq!(df.get_column_names(), ["codigo", "nome"]);
+    assert!(df.height() >= 80);
 }

@@ -202,6 +202,9 @@ pub(super) fn movers(aggs: &Aggregates, table: &str) -> Vec<Mover> {
         .map(|i| Mover {
             uf: text(df, "uf", i).unwrap_or_default(),
             cnae_secao: text(df, "cnae_secao_cod", i).unwrap_or_default(),
+            cnae_secao_descr: text(df, "cnae_secao_cod", i)
+                .and_then(|l| crate::transform::parse::cnae_section_name(&l))
+                .map(String::from),
             grupo_tributo: text(df, "grupo_tributo", i).unwrap_or_default(),
             before: s(dec(df, "valor_mes_anterior", i)),
             now: s(dec(df, "valor_total", i)),

@@ -12,6 +12,7 @@ use rust_decimal::Decimal;
 
 use super::cells::{CellKind, kind_of, text};
 use crate::analyze::{Aggregates, Placement, Query};
+use crate::codes::CodeTables;
 use crate::export::manifest::Manifest;
 use crate::report::format::Locale;
 use crate::report::strings::Strings;
@@ -78,12 +79,26 @@ pub fn build_view(
     run_id: &str,
     locale: Locale,
 ) -> ReportView {
-    build_view_with(frames, aggs, manifest, run_id, locale, &Strings::builtin(locale))
+    let codes = CodeTables::load(None).unwrap_or_default();
+    build_view_with(frames, aggs, &codes, manifest, run_id, locale, &Strings::builtin(locale))
+}
+
+/// Gives each row of `breakdown` the official name of its code from `table`, and shows the
+/// names' column; a code the table does not know keeps no name and shows as itself.
+fn with_code_names(breakdown: Option<Breakdown>, codes: &CodeTables, table: &str) -> Option<Breakdown> {
+    breakdown.map(|mut b| {
+        for r in &mut b.rows {
+            r.label = codes.name(table, &r.key).map(String::from);
+        }
+        b.has_label = true;
+        b
+    })
 }
 
 pub fn build_view_with(
     frames: &Frames,
     aggs: &Aggregates,
+    codes: &CodeTables,
     manifest: &Manifest,
     run_id: &str,
     locale: Locale,
@@ -133,13 +148,17 @@ pub fn build_view_with(
             t.get("rotulo_tipo_contribuinte"),
             locale,
         ),
-        by_natureza: breakdown(
-            aggs,
-            "creditos_por_natureza_juridica",
+        by_natureza: with_code_names(
+            breakdown(
+                aggs,
+                "creditos_por_natureza_juridica",
+                "natureza_juridica",
+                None,
+                t.get("rotulo_natureza_juridica"),
+                locale,
+            ),
+            codes,
             "natureza_juridica",
-            None,
-            t.get("rotulo_natureza_juridica"),
-            locale,
         ),
         trend_cnae: aggs
             .get("serie_cnae_secao")

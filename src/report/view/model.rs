@@ -85,6 +85,7 @@ pub struct CrossTab {
 pub struct Mover {
     pub uf: String,
     pub cnae_secao: String,
+    pub cnae_secao_descr: Option<String>,
     pub grupo_tributo: String,
     pub before: Option<String>,
     pub now: Option<String>,
@@ -95,6 +96,8 @@ pub struct Mover {
 #[derive(Debug, Clone, Serialize)]
 pub struct PortfolioRow {
     pub key: String,
+    /// The key's name (a CNAE section's, or a not-a-state code's such as `EX`), if it has one.
+    pub name: Option<String>,
     pub companies: Option<i64>,
     pub filed: Option<String>,
     pub not_filed: Option<String>,
@@ -110,6 +113,7 @@ pub struct TopCompany {
     pub razao_social: Option<String>,
     pub uf: Option<String>,
     pub cnae_secao: Option<String>,
+    pub cnae_secao_descr: Option<String>,
     pub filed: Option<String>,
     pub not_filed: Option<String>,
     pub instalments: Option<String>,

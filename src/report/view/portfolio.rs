@@ -10,13 +10,20 @@ use super::model::*;
 use super::{rows, s};
 use crate::analyze::Aggregates;
 use crate::transform::Frames;
+use crate::transform::parse::{cnae_section_name, uf_outside_states_label};
 
-pub(super) fn portfolio_rows(df: &DataFrame, key: &str) -> (Vec<PortfolioRow>, Option<PortfolioRow>) {
+pub(super) fn portfolio_rows(
+    df: &DataFrame,
+    key: &str,
+    name: fn(&str) -> Option<&'static str>,
+) -> (Vec<PortfolioRow>, Option<PortfolioRow>) {
     let mut out = Vec::new();
     let mut total = None;
     for i in rows(df) {
+        let k = text(df, key, i).unwrap_or_else(|| "—".into());
         let r = PortfolioRow {
-            key: text(df, key, i).unwrap_or_else(|| "—".into()),
+            name: name(&k).map(String::from),
+            key: k,
             companies: int(df, "empresas", i),
             filed: s(dec(df, "divida_ajuizada", i)),
             not_filed: s(dec(df, "divida_nao_ajuizada", i)),
@@ -41,10 +48,14 @@ pub(super) fn portfolio(aggs: &Aggregates, frames: &Frames) -> Option<Portfolio>
         };
         summary.insert(name, v.unwrap_or(serde_json::Value::Null));
     }
-    let (by_uf, by_uf_total) =
-        aggs.get("carteira_por_uf").map(|d| portfolio_rows(d, "uf")).unwrap_or_default();
-    let (by_cnae, by_cnae_total) =
-        aggs.get("carteira_por_cnae_secao").map(|d| portfolio_rows(d, "cnae_secao")).unwrap_or_default();
+    let (by_uf, by_uf_total) = aggs
+        .get("carteira_por_uf")
+        .map(|d| portfolio_rows(d, "uf", uf_outside_states_label))
+        .unwrap_or_default();
+    let (by_cnae, by_cnae_total) = aggs
+        .get("carteira_por_cnae_secao")
+        .map(|d| portfolio_rows(d, "cnae_secao", cnae_section_name))
+        .unwrap_or_default();
     let top = aggs
         .get("carteira_maiores")
         .map(|df| {
@@ -55,6 +66,9 @@ pub(super) fn portfolio(aggs: &Aggregates, frames: &Frames) -> Option<Portfolio>
                     razao_social: text(df, "razao_social", i),
                     uf: text(df, "uf", i),
                     cnae_secao: text(df, "cnae_secao", i),
+                    cnae_secao_descr: text(df, "cnae_secao", i)
+                        .and_then(|l| cnae_section_name(&l))
+                        .map(String::from),
                     filed: s(dec(df, "divida_ajuizada", i)),
                     not_filed: s(dec(df, "divida_nao_ajuizada", i)),
                     instalments: s(dec(df, "parcelamentos_saldo", i)),

@@ -49,6 +49,13 @@ pub fn cnae_section(cnae: &str) -> Option<(char, &'static str)> {
         .map(|&(letter, _, _, name)| (letter, name))
 }
 
+/// The name of a CNAE section given by its letter (`J` is "Informação e comunicação").
+pub fn cnae_section_name(letter: &str) -> Option<&'static str> {
+    let mut chars = letter.trim().chars();
+    let (Some(c), None) = (chars.next(), chars.next()) else { return None };
+    CNAE_SECTIONS.iter().find(|(l, ..)| *l == c.to_ascii_uppercase()).map(|&(.., name)| name)
+}
+
 /// The 27 federative units in the order of `docs/domain.md`, "States (UF)", with their names
 /// upper-cased and without accents, as [`normalise_uf`] folds its input.
 const UF_NAMES: [(&str, &str); 27] = [
