@@ -76,6 +76,14 @@ pub fn data_dictionary(queries: &[Query], examples: &BTreeMap<(String, String), 
                 type_name(c.kind),
                 c.meaning.replace('|', "\\|")
             );
+            if c.kind.keeps_original() {
+                let _ = writeln!(
+                    s,
+                    "| `{}_original` | string | `{}` as published; `{}` groups spellings that differ only in case, \
+                     accents or spacing under the one most used | |",
+                    c.name, c.name, c.name
+                );
+            }
             if c.kind.keeps_raw() {
                 let _ = writeln!(
                     s,

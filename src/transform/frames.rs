@@ -139,6 +139,44 @@ struct Converted {
     examples: Vec<String>,
 }
 
+/// A vocabulary value's key: upper case, without accents, single spaces. `Em  cobrança` and
+/// `EM COBRANCA` share one.
+fn fold_vocabulary(text: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .nfd()
+        .filter(|c| !unicode_normalization::char::is_combining_mark(*c))
+        .flat_map(char::to_uppercase)
+        .collect()
+}
+
+/// For each vocabulary key of a column, the spelling shown: the one most rows use; on a tie,
+/// the one written as a person writes it (accents kept, then upper and lower case mixed, then
+/// single spaces: `Em cobrança` over `EM COBRANCA` and `em  cobrança`), then the first in text
+/// order, so the choice never depends on row order.
+fn vocabulary_spellings(src: &StringChunked) -> BTreeMap<String, String> {
+    let mut counts: BTreeMap<String, BTreeMap<&str, u64>> = BTreeMap::new();
+    for t in src.iter().filter_map(trimmed) {
+        *counts.entry(fold_vocabulary(t)).or_default().entry(t).or_default() += 1;
+    }
+    let written = |s: &str| {
+        let accents = s.chars().filter(|c| !c.is_ascii()).count();
+        let mixed_case = s.chars().any(char::is_uppercase) && s.chars().any(char::is_lowercase);
+        (accents, mixed_case, !s.contains("  "))
+    };
+    counts
+        .into_iter()
+        .filter_map(|(key, spellings)| {
+            let best = spellings
+                .into_iter()
+                .max_by(|(a, na), (b, nb)| na.cmp(nb).then(written(a).cmp(&written(b))).then(b.cmp(a)))?;
+            Some((key, best.0.to_string()))
+        })
+        .collect()
+}
+
 /// Converts one source column by `spec`: the typed column, plus `<name>_raw` for kinds that keep it.
 fn convert(spec: &ColumnSpec, src: &StringChunked) -> Converted {
     let name: PlSmallStr = spec.name.into();
@@ -155,6 +193,13 @@ fn convert(spec: &ColumnSpec, src: &StringChunked) -> Converted {
     };
     let column: Column = match spec.kind {
         Kind::Text => StringChunked::from_iter_options(name, src.iter().map(trimmed)).into_column(),
+        Kind::Vocab => {
+            let spelling = vocabulary_spellings(src);
+            let vals = src
+                .iter()
+                .map(|v| trimmed(v).map(|t| spelling.get(&fold_vocabulary(t)).map_or(t, String::as_str)));
+            StringChunked::from_iter_options(name, vals).into_column()
+        }
         Kind::Code => {
             StringChunked::from_iter_options(name, src.iter().map(|v| trimmed(v).map(str::to_uppercase)))
                 .into_column()
@@ -267,6 +312,10 @@ fn convert(spec: &ColumnSpec, src: &StringChunked) -> Converted {
         }
     };
     let mut columns = vec![column];
+    if spec.kind.keeps_original() {
+        let original: PlSmallStr = format!("{}_original", spec.name).into();
+        columns.push(StringChunked::from_iter_options(original, src.iter()).into_column());
+    }
     if spec.kind.keeps_raw() {
         let raw_name: PlSmallStr = format!("{}_raw", spec.name).into();
         columns.push(StringChunked::from_iter_options(raw_name, raw.into_iter()).into_column());

@@ -12,6 +12,10 @@ pub enum Kind {
     Text,
     /// Codes compared across tables: trimmed and upper-cased.
     Code,
+    /// A value of a vocabulary (a situation, a tax group): spellings that differ only in case,
+    /// accents or spacing (`Em cobrança`, `EM COBRANCA`) become one, the spelling most used in
+    /// the table, so aggregates group them; `<column>_original` keeps the published text.
+    Vocab,
     /// A state: two-letter code, also from spelled-out names (`SAO PAULO`).
     Uf,
     /// Money: Decimal(18,2) from any form in `docs/domain.md`, "Number and date forms a client must expect".
@@ -36,6 +40,11 @@ impl Kind {
     /// Kinds whose failures keep the text in a `<column>_raw` column and count as data quality.
     pub fn keeps_raw(self) -> bool {
         matches!(self, Self::Money | Self::Date | Self::Int | Self::Uf)
+    }
+
+    /// Kinds that keep the published text in `<column>_original` beside the value they group.
+    pub fn keeps_original(self) -> bool {
+        self == Self::Vocab
     }
 }
 
@@ -70,10 +79,10 @@ const CREDITOS: &[ColumnSpec] = &[
     ),
     col("uf", "uf", Uf, "State (UF) of the taxpayers"),
     col("cnae_secao_cod", "cnae_secao_cod", Code, "CNAE 2.x section letter"),
-    col("cnae_secao_descr", "cnae_secao_descr", Text, "CNAE section name"),
-    col("grupo_tributo", "grupo_tributo", Text, "Tax group (IRPJ, CSLL, COFINS, ...)"),
+    col("cnae_secao_descr", "cnae_secao_descr", Vocab, "CNAE section name"),
+    col("grupo_tributo", "grupo_tributo", Vocab, "Tax group (IRPJ, CSLL, COFINS, ...)"),
     col("natureza_juridica", "natureza_juridica", Code, "Legal nature code"),
-    col("situacao", "situacao", Text, "Collection status of the credits"),
+    col("situacao", "situacao", Vocab, "Collection status of the credits"),
     col("tipo_contribuinte", "tipo_contribuinte", Code, "PF (person) or PJ (company)"),
     col("valor_total", "valor_total", Money, "Active credits in BRL"),
 ];
@@ -132,14 +141,14 @@ const DIVIDAS: &[ColumnSpec] = &[
     col("numero_inscricao", "numero_inscricao", Text, "Registration number"),
     col("cpf_cnpj", "cpf_cnpj", Text, "Debtor id as published"),
     col("nome_devedor", "nome_devedor", Text, "Debtor name"),
-    col("tipo_pessoa", "tipo_pessoa", Text, "Pessoa física / jurídica"),
+    col("tipo_pessoa", "tipo_pessoa", Vocab, "Pessoa física / jurídica"),
     col("tipo_devedor", "tipo_devedor", Code, "PRINCIPAL, CORRESPONSAVEL, SOLIDARIO"),
     col("data_inscricao", "data_inscricao", Date, "Registration date"),
     col("indicador_ajuizado", "indicador_ajuizado", Code, "SIM when filed in court"),
-    col("receita_principal", "receita_principal", Text, "Main revenue (tax)"),
-    col("tipo_credito", "tipo_credito", Text, "Credit type (previdenciário)"),
-    col("situacao_inscricao", "situacao_inscricao", Text, "Registration status"),
-    col("tipo_situacao_inscricao", "tipo_situacao_inscricao", Text, "Status group"),
+    col("receita_principal", "receita_principal", Vocab, "Main revenue (tax)"),
+    col("tipo_credito", "tipo_credito", Vocab, "Credit type (previdenciário)"),
+    col("situacao_inscricao", "situacao_inscricao", Vocab, "Registration status"),
+    col("tipo_situacao_inscricao", "tipo_situacao_inscricao", Vocab, "Status group"),
     col("uf_unidade_responsavel", "uf_unidade_responsavel", Uf, "State of the responsible unit"),
     col("unidade_responsavel", "unidade_responsavel", Text, "Responsible unit"),
     col("dataset_trimester", "dataset_trimester", Text, "Quarter of the published file"),
@@ -153,8 +162,8 @@ const PARCELAMENTOS: &[ColumnSpec] = &[
     col("uf", "uf", Uf, "State"),
     col("municipio", "municipio", Text, "Municipality"),
     col("cnae", "cnae", Text, "CNAE, 7 digits"),
-    col("porte", "porte", Text, "Size"),
-    col("tipo_pessoa", "tipo_pessoa", Text, "Person type"),
+    col("porte", "porte", Vocab, "Size"),
+    col("tipo_pessoa", "tipo_pessoa", Vocab, "Person type"),
     col("adesao_deferimento", "adesao_deferimento", Date, "Date the plan was granted"),
     col("quantidade_parcelas", "quantidade_parcelas", Int, "Number of instalments"),
     col("valor_parcelado", "valor_parcelado", Money, "Amount put into instalments, BRL"),

@@ -125,3 +125,30 @@ fn without_the_previous_month_there_is_no_change_and_no_mover() {
     assert_eq!(r["maiores_altas"].height(), 0, "{}", r["maiores_altas"]);
     assert_eq!(r["maiores_quedas"].height(), 0, "{}", r["maiores_quedas"]);
 }
+
+#[test]
+fn spellings_that_differ_only_in_case_or_accents_are_one_group_and_keep_their_text() {
+    let rows: &[Row] = &[
+        ("202609", "SP", "Simples Nacional", "10,00"),
+        ("202609", "RJ", "SIMPLES NACIONAL", "20,00"),
+        ("202609", "MG", "simples  nacional", "30,00"),
+        ("202609", "SP", "Contribuições previdenciárias", "1,00"),
+        ("202609", "RJ", "CONTRIBUICOES PREVIDENCIARIAS", "2,00"),
+    ];
+    let r = run(rows);
+    let by_group = &r["creditos_por_grupo_tributo"];
+    let groups: Vec<Option<String>> = text(by_group, "grupo_tributo");
+    assert_eq!(groups.len(), 3, "two groups and the total: {by_group}");
+    // The spelling with accents and lower case is shown, whatever the row order.
+    let simples = row(by_group, "grupo_tributo", "Simples Nacional");
+    assert_eq!(cents(by_group, "valor_total")[simples], Some(6_000));
+    let contrib = row(by_group, "grupo_tributo", "Contribuições previdenciárias");
+    assert_eq!(cents(by_group, "valor_total")[contrib], Some(300));
+    // The published text stays in the raw table.
+    let f = frames(rows);
+    let typed = &f.tables[Table::CreditosAtivos.name()];
+    assert_eq!(
+        text(typed, "grupo_tributo_original"),
+        rows.iter().map(|r| Some(r.2.to_string())).collect::<Vec<_>>()
+    );
+}

@@ -95,6 +95,18 @@ fn with_code_names(breakdown: Option<Breakdown>, codes: &CodeTables, table: &str
     })
 }
 
+/// A state breakdown that holds a code the publisher uses for what is not a state (`NA`,
+/// `EX`) shows it under its own name, beside the states' codes.
+fn with_outside_states_named(breakdown: Option<Breakdown>) -> Option<Breakdown> {
+    breakdown.map(|mut b| {
+        for r in &mut b.rows {
+            r.label = crate::transform::parse::uf_outside_states_label(&r.key).map(String::from);
+        }
+        b.has_label = b.rows.iter().any(|r| r.label.is_some());
+        b
+    })
+}
+
 pub fn build_view_with(
     frames: &Frames,
     aggs: &Aggregates,
@@ -104,7 +116,8 @@ pub fn build_view_with(
     locale: Locale,
     t: &Strings,
 ) -> ReportView {
-    let by_uf = breakdown(aggs, "creditos_por_uf", "uf", None, t.get("rotulo_uf"), locale);
+    let by_uf =
+        with_outside_states_named(breakdown(aggs, "creditos_por_uf", "uf", None, t.get("rotulo_uf"), locale));
     ReportView {
         t: t.clone(),
         demo: manifest.demo,
