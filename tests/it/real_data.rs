@@ -263,6 +263,11 @@ fn every_real_cnpj_row_reads_as_a_person_reads_it() {
     for (i, f) in simples.iter().enumerate() {
         assert_eq!(opcao[i], rfb_date(&f[2]), "row {}: {:?}", i + 1, f[2]);
     }
+    // Socios: no typed table reads them yet (the dossiers will); their dates parse as published.
+    for f in cnpj_rows("cnpj_socios.csv") {
+        let got = fiscal_report::transform::parse::parse_registry_date(&f[5]).unwrap();
+        assert_eq!(got.map(|d| d.to_string()), rfb_date(&f[5]), "{:?}", f[5]);
+    }
     assert_eq!(
         placeholders(&quality, "data_opcao_simples") as usize,
         simples.iter().filter(|f| f[2] == "00000000").count(),
@@ -340,5 +345,66 @@ fn real_pgfn_files_served_by_the_embedded_registry_come_out_of_a_whole_run_exact
             !(t.as_deref() == Some("dividas_pgfn") && f.as_deref() != Some("0")),
             "dividas_pgfn failures: {f:?}"
         );
+    }
+}
+
+/// A PGFN negotiation panel export (instalment plans and transactions): UTF-16 with a byte
+/// order mark, quoted, comma-separated, as the panel writes it.
+fn negotiation_rows(file: &str) -> Vec<Vec<String>> {
+    let bytes = std::fs::read(fixture(file)).unwrap();
+    assert_eq!(&bytes[..2], b"\xff\xfe", "the panel writes UTF-16LE with a BOM");
+    let units: Vec<u16> = bytes[2..].chunks(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
+    let text = String::from_utf16(&units).unwrap();
+    let mut r = csv::ReaderBuilder::new().from_reader(text.as_bytes());
+    r.records().map(|rec| rec.unwrap().iter().map(String::from).collect()).collect()
+}
+
+/// pt-BR money as a person reads it: `.` groups thousands, `,` starts the cents.
+fn pt_br_amount(text: &str) -> String {
+    text.replace('.', "").replace(',', ".")
+}
+
+#[test]
+fn every_real_negotiation_row_reads_as_a_person_reads_it() {
+    use fiscal_report::transform::parse::{normalise_uf, parse_brl_amount, parse_month_year};
+    // Mes/Ano; UF; CPF/CNPJ; Nome; Conta; Tipo; Modalidade; Situacao; Parcelas; Em atraso;
+    // Valor Consolidado; Principal; Multa; Juros; Encargo Legal.
+    let rows = negotiation_rows("pgfn_negociacoes_se_2024.csv");
+    assert_eq!(rows.len(), 12);
+    for (i, f) in rows.iter().enumerate() {
+        let (month, year) = f[0].split_once('/').unwrap();
+        let first_day = chrono::NaiveDate::from_ymd_opt(year.parse().unwrap(), month.parse().unwrap(), 1);
+        assert_eq!(parse_month_year(&f[0]).unwrap(), first_day, "row {}: {:?}", i + 2, f[0]);
+        assert_eq!(normalise_uf(&f[1]), Some("SE"), "a spelled-out state: {:?}", f[1]);
+        for money in &f[10..15] {
+            let got = parse_brl_amount(money).unwrap().unwrap();
+            assert_eq!(got.to_string(), pt_br_amount(money), "row {}: {money:?}", i + 2);
+        }
+    }
+    // Through the transform stage as the service's instalment records.
+    let staged_rows: Vec<_> = rows
+        .iter()
+        .map(|f| {
+            let p = fiscal_report::api::models::ParcelamentoRfb {
+                cpf_cnpj: some(&f[2]),
+                nome: some(&f[3]),
+                uf: some(&f[1]),
+                quantidade_parcelas: f[8].trim().parse().ok(),
+                valor_parcelado: some(&f[10]),
+                saldo_devedor: some(&f[11]),
+                ..Default::default()
+            };
+            flat_row(Table::ParcelamentosRfb, &p, &[("cnpj_consultado", "00000000000000")])
+        })
+        .collect();
+    let (df, quality) =
+        type_table(Table::ParcelamentosRfb, &staged(Table::ParcelamentosRfb, &staged_rows)).unwrap();
+    assert_eq!(df.height(), rows.len());
+    assert!(failures(&quality).is_empty(), "{:?}", failures(&quality));
+    let (valor, nome, uf) = (strings(&df, "valor_parcelado"), strings(&df, "nome"), strings(&df, "uf"));
+    for (i, f) in rows.iter().enumerate() {
+        assert_eq!(valor[i], Some(pt_br_amount(&f[10])), "row {}", i + 2);
+        assert_eq!(nome[i].as_deref(), Some(f[3].trim()), "right-padded names are trimmed");
+        assert_eq!(uf[i].as_deref(), Some("SE"));
     }
 }
