@@ -4,6 +4,7 @@
 
 use crate::analyze::AnalyzeError;
 use crate::api::{ApiError, ClientConfigError, InvalidInput};
+use crate::codes::CodesError;
 use crate::config::ConfigError;
 use crate::exit::{Classified, ExitStatus, HasExitStatus, OutputError, environmental};
 use crate::export::ExportError;
@@ -29,6 +30,7 @@ fn status_of(cause: &(dyn std::error::Error + 'static)) -> Option<ExitStatus> {
         InvalidInput,
         ClientConfigError,
         ConfigError,
+        CodesError,
         PortfolioError,
         FetchError,
         StagingError,

@@ -165,8 +165,8 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
             format!(
                 "the service's data shape changed and the schema contract is freeze, so nothing was \
                  exported: {}. Check docs/service-api.md against the service; to take the new shape, \
-                 run the same command with --schema-contract evolve --resume --out {} (the fetched \
-                 records are staged in {} and are not fetched again)",
+                 run the same command with --schema-contract evolve --resume --out {} (the records \
+                 already staged in {} are not fetched again)",
                 what.join("; "),
                 out.display(),
                 out.display()

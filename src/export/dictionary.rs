@@ -80,7 +80,7 @@ pub fn data_dictionary(queries: &[Query], examples: &BTreeMap<(String, String), 
                 let _ = writeln!(
                     s,
                     "| `{}_original` | string | `{}` as published; `{}` groups spellings that differ only in case, \
-                     accents or spacing under the one most used | |",
+                     accents or spacing under the one a person writes (accents, mixed case) | |",
                     c.name, c.name, c.name
                 );
             }

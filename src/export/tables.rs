@@ -142,6 +142,7 @@ pub fn write_dimensions(
 ) -> Result<Vec<FileEntry>, ExportError> {
     let dir = out.join("dimensoes");
     let mut files = Vec::new();
+    let mut keep = std::collections::BTreeSet::new();
     for (name, table) in codes.tables() {
         let mut df = DataFrame::new(
             table.len(),
@@ -156,6 +157,14 @@ pub fn write_dimensions(
             .with("fiscal_report.table", format!("dimensoes/{name}"))
             .with("fiscal_report.codes", &codes.origin);
         files.push(write_parquet(&mut df, &path, out, &m)?);
+        keep.insert(path);
+    }
+    // A table no longer in the folder (a smaller --codes) must not linger unlisted.
+    for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "parquet") && !keep.contains(&p) {
+            let _ = std::fs::remove_file(&p);
+        }
     }
     Ok(files)
 }

@@ -152,27 +152,27 @@ fn fold_vocabulary(text: &str) -> String {
         .collect()
 }
 
-/// For each vocabulary key of a column, the spelling shown: the one most rows use; on a tie,
-/// the one written as a person writes it (accents kept, then upper and lower case mixed, then
-/// single spaces: `Em cobrança` over `EM COBRANCA` and `em  cobrança`), then the first in text
-/// order, so the choice never depends on row order.
+/// For each vocabulary key of a column, the spelling shown: the one written as a person writes
+/// it (accents kept, then upper and lower case mixed: `Em cobrança` over `EM COBRANCA`), then
+/// the first in text order, with its spaces collapsed. How many rows use each spelling does
+/// not count, so months, states or shards with other mixes of spellings still show the same
+/// one, and a warehouse that keeps several runs sees one label per group.
 fn vocabulary_spellings(src: &StringChunked) -> BTreeMap<String, String> {
-    let mut counts: BTreeMap<String, BTreeMap<&str, u64>> = BTreeMap::new();
+    let mut spellings: BTreeMap<String, std::collections::BTreeSet<String>> = BTreeMap::new();
     for t in src.iter().filter_map(trimmed) {
-        *counts.entry(fold_vocabulary(t)).or_default().entry(t).or_default() += 1;
+        let single_spaced = t.split_whitespace().collect::<Vec<_>>().join(" ");
+        spellings.entry(fold_vocabulary(t)).or_default().insert(single_spaced);
     }
     let written = |s: &str| {
         let accents = s.chars().filter(|c| !c.is_ascii()).count();
         let mixed_case = s.chars().any(char::is_uppercase) && s.chars().any(char::is_lowercase);
-        (accents, mixed_case, !s.contains("  "))
+        (accents, mixed_case)
     };
-    counts
+    spellings
         .into_iter()
-        .filter_map(|(key, spellings)| {
-            let best = spellings
-                .into_iter()
-                .max_by(|(a, na), (b, nb)| na.cmp(nb).then(written(a).cmp(&written(b))).then(b.cmp(a)))?;
-            Some((key, best.0.to_string()))
+        .filter_map(|(key, set)| {
+            let best = set.into_iter().max_by(|a, b| written(a).cmp(&written(b)).then(b.cmp(a)))?;
+            Some((key, best))
         })
         .collect()
 }

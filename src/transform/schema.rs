@@ -13,8 +13,9 @@ pub enum Kind {
     /// Codes compared across tables: trimmed and upper-cased.
     Code,
     /// A value of a vocabulary (a situation, a tax group): spellings that differ only in case,
-    /// accents or spacing (`Em cobrança`, `EM COBRANCA`) become one, the spelling most used in
-    /// the table, so aggregates group them; `<column>_original` keeps the published text.
+    /// accents or spacing (`Em cobrança`, `EM COBRANCA`) become one, shown as a person writes it,
+    /// so aggregates group them; `<column>_original` keeps the published text. Only for closed
+    /// vocabularies: folding accents would also merge words that differ by one (`país`/`pais`).
     Vocab,
     /// A state: two-letter code, also from spelled-out names (`SAO PAULO`).
     Uf,

@@ -123,7 +123,7 @@ def partition_segments(rel_path: str) -> list[tuple[str, str]]:
 
 
 def decode_partition_value(value: str) -> str | None:
-    """Same rule as the writer's reader (src/stages.rs): %XX is a byte, the default is null."""
+    """Same rule as the writer's reader (src/export/tables.rs): %XX is a byte, the default is null."""
     if value == HIVE_NULL:
         return None
     return urllib.parse.unquote_to_bytes(value).decode("utf-8", "replace")

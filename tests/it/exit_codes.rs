@@ -112,3 +112,56 @@ fn a_full_disk_while_writing_the_outputs_exits_2_naming_the_file_and_the_disk_er
     assert_eq!(code, Some(0), "{err}");
     assert!(run.join("report.html").is_file());
 }
+
+#[test]
+fn a_code_tables_folder_that_cannot_be_used_exits_2_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = copy_of_run(dir.path());
+    let missing = dir.path().join("no-such-codes");
+    let (code, err) = report_from(&run, &["--codes".as_ref(), missing.as_os_str()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("no-such-codes"), "{err}");
+    assert_not_a_bug(&err);
+    let codes = dir.path().join("codes");
+    std::fs::create_dir(&codes).unwrap();
+    std::fs::write(codes.join("porte_empresa.csv"), "code;name\n01;MICRO\n").unwrap();
+    let (code, err) = report_from(&run, &["--codes".as_ref(), codes.as_os_str()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("porte_empresa.csv") && err.contains("line 1"), "{err}");
+    assert_not_a_bug(&err);
+}
+
+/// Every error type that says its exit status is one the renderer asks: an error left out of
+/// `commands/error.rs` would exit 70 as a bug whatever its own method says.
+#[test]
+fn every_error_that_knows_its_exit_status_is_asked_by_the_renderer() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let renderer = std::fs::read_to_string(src.join("commands/error.rs")).unwrap();
+    let listed = &renderer[renderer.find("first_typed!(").expect("the list of typed errors")..];
+    let listed = &listed[..listed.find(");").unwrap()];
+    let mut stack = vec![src];
+    let mut checked = 0;
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            for line in text.lines().filter(|l| l.contains("HasExitStatus for ")) {
+                let name = line.split("HasExitStatus for ").nth(1).unwrap().trim_end_matches(" {").trim();
+                if name == "std::io::Error" {
+                    continue; // the renderer asks I/O errors itself, by kind
+                }
+                checked += 1;
+                assert!(
+                    listed.split(|c: char| !c.is_alphanumeric()).any(|w| w == name),
+                    "{name} ({}) implements HasExitStatus but commands/error.rs does not ask it",
+                    path.display()
+                );
+            }
+        }
+    }
+    assert!(checked >= 10, "only {checked} error types found");
+}
