@@ -152,29 +152,36 @@ fn fold_vocabulary(text: &str) -> String {
         .collect()
 }
 
-/// For each vocabulary key of a column, the spelling shown: the one written as a person writes
+/// For each published spelling of a column (trimmed), the spelling shown for its group: the one written as a person writes
 /// it (accents kept, then upper and lower case mixed: `Em cobrança` over `EM COBRANCA`), then
 /// the first in text order, with its spaces collapsed. How many rows use each spelling does
 /// not count, so months, states or shards with other mixes of spellings still show the same
 /// one, and a warehouse that keeps several runs sees one label per group.
-fn vocabulary_spellings(src: &StringChunked) -> BTreeMap<String, String> {
-    let mut spellings: BTreeMap<String, std::collections::BTreeSet<String>> = BTreeMap::new();
-    for t in src.iter().filter_map(trimmed) {
-        let single_spaced = t.split_whitespace().collect::<Vec<_>>().join(" ");
-        spellings.entry(fold_vocabulary(t)).or_default().insert(single_spaced);
+fn vocabulary_spellings(src: &StringChunked) -> std::collections::HashMap<&str, String> {
+    // A vocabulary has few distinct values among many rows: fold each distinct one once.
+    let distinct: std::collections::HashSet<&str> = src.iter().filter_map(trimmed).collect();
+    let mut groups: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+    for t in distinct {
+        groups.entry(fold_vocabulary(t)).or_default().push(t);
     }
     let written = |s: &str| {
         let accents = s.chars().filter(|c| !c.is_ascii()).count();
         let mixed_case = s.chars().any(char::is_uppercase) && s.chars().any(char::is_lowercase);
         (accents, mixed_case)
     };
-    spellings
-        .into_iter()
-        .filter_map(|(key, set)| {
-            let best = set.into_iter().max_by(|a, b| written(a).cmp(&written(b)).then(b.cmp(a)))?;
-            Some((key, best))
-        })
-        .collect()
+    let single_spaced = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut spelling = std::collections::HashMap::new();
+    for variants in groups.into_values() {
+        let best = variants
+            .iter()
+            .map(|v| single_spaced(v))
+            .max_by(|a, b| written(a).cmp(&written(b)).then(b.cmp(a)))
+            .unwrap_or_default();
+        for v in variants {
+            spelling.insert(v, best.clone());
+        }
+    }
+    spelling
 }
 
 /// Converts one source column by `spec`: the typed column, plus `<name>_raw` for kinds that keep it.
@@ -195,9 +202,7 @@ fn convert(spec: &ColumnSpec, src: &StringChunked) -> Converted {
         Kind::Text => StringChunked::from_iter_options(name, src.iter().map(trimmed)).into_column(),
         Kind::Vocab => {
             let spelling = vocabulary_spellings(src);
-            let vals = src
-                .iter()
-                .map(|v| trimmed(v).map(|t| spelling.get(&fold_vocabulary(t)).map_or(t, String::as_str)));
+            let vals = src.iter().map(|v| trimmed(v).map(|t| spelling.get(t).map_or(t, String::as_str)));
             StringChunked::from_iter_options(name, vals).into_column()
         }
         Kind::Code => {
@@ -314,7 +319,8 @@ fn convert(spec: &ColumnSpec, src: &StringChunked) -> Converted {
     let mut columns = vec![column];
     if spec.kind.keeps_original() {
         let original: PlSmallStr = format!("{}_original", spec.name).into();
-        columns.push(StringChunked::from_iter_options(original, src.iter()).into_column());
+        // The published text as it came: the same buffers, not a copy.
+        columns.push(src.clone().with_name(original).into_column());
     }
     if spec.kind.keeps_raw() {
         let raw_name: PlSmallStr = format!("{}_raw", spec.name).into();
