@@ -44,6 +44,23 @@ impl ShapeDrift {
     }
 }
 
+/// What one task's responses showed, by operation: filled by the request pool, kept in the
+/// task's journal entry so that a resumed run, a merge and the manifest count each staged
+/// record once, whatever process fetched it.
+#[derive(Debug, Default)]
+pub struct ShapeLog(std::sync::Mutex<BTreeMap<String, ShapeDrift>>);
+
+impl ShapeLog {
+    pub fn record(&self, operation: &str, drift: &ShapeDrift) {
+        let mut map = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        map.entry(operation.to_string()).or_default().add(drift);
+    }
+
+    pub fn into_inner(self) -> BTreeMap<String, ShapeDrift> {
+        self.0.into_inner().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
 /// The fields a record of `kind` has, as a JSON object whose nested objects (the profile's
 /// `empresa`, `estabelecimento`, `simples`) list their own fields; maps keyed by data (the
 /// profile's `fontes` and `resumos`) are empty objects, so their keys are never called unknown.

@@ -101,14 +101,6 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
         demo,
     };
     let staging = Staging::open(&out, &spec, cfg.resume)?;
-    // The records staged before an interruption were checked for drift by the run that fetched
-    // them; its manifest keeps what it saw, and this run adds to it.
-    let earlier_drift = cfg
-        .resume
-        .then(|| Manifest::read(&out).ok())
-        .flatten()
-        .map(|m| m.fetch.requests.schema)
-        .unwrap_or_default();
     let tasks = plan_tasks(&cfg.ufs, &months, &cnpjs, cfg.shard);
     tracing::info!(
         "fetching {} months x {} states and {} companies into {} ({} tasks{})",
@@ -124,14 +116,11 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
         }
     );
     let job = FetchJob { tasks, quiet, commit_rows: 50_000, commit_every: Duration::from_secs(2) };
-    let mut outcome = match run_fetch(fetcher, staging, job).await {
+    let outcome = match run_fetch(fetcher, staging, job).await {
         Ok(o) => o,
         Err(FetchError::KeyRejected(e)) => return Err(e.into()),
         Err(e) => return Err(e.into()),
     };
-    for (operation, drift) in earlier_drift {
-        outcome.summary.requests.schema.entry(operation).or_default().add(&drift);
-    }
     let manifest = crate::export::manifest::Manifest::for_fetch(&spec, &outcome.summary);
     manifest.write(&out).map_err(|e| {
         OutputError::wrap(

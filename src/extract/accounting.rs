@@ -22,8 +22,6 @@ pub struct Accounting {
     pub tasks_done: AtomicU64,
     /// (operation, outcome) -> requests; outcome is the status code or a fault label.
     by_outcome: Mutex<BTreeMap<(String, String), u64>>,
-    /// operation -> how its records' shape compared with the models.
-    shapes: Mutex<BTreeMap<String, ShapeDrift>>,
 }
 
 /// The manifest's view of the accounting.
@@ -37,8 +35,8 @@ pub struct AccountingSummary {
     pub rate_limited: u64,
     /// operation -> outcome -> count
     pub by_operation: BTreeMap<String, BTreeMap<String, u64>>,
-    /// operation -> records read and the fields they had that the models do not know, or
-    /// lacked (schema drift).
+    /// operation -> the staged records of finished tasks and the fields they had that the
+    /// models do not know, or lacked (schema drift); summed from the journal.
     #[serde(default)]
     pub schema: BTreeMap<String, ShapeDrift>,
 }
@@ -61,11 +59,6 @@ impl Accounting {
         *map.entry((operation.to_string(), outcome.to_string())).or_default() += 1;
     }
 
-    pub fn record_shape(&self, operation: &str, drift: &ShapeDrift) {
-        let mut map = self.shapes.lock().unwrap_or_else(|p| p.into_inner());
-        map.entry(operation.to_string()).or_default().add(drift);
-    }
-
     pub fn summary(&self) -> AccountingSummary {
         let mut by_operation: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
         let map = self.by_outcome.lock().unwrap_or_else(|p| p.into_inner());
@@ -80,7 +73,8 @@ impl Accounting {
             records: self.records.load(Ordering::Relaxed),
             rate_limited: self.rate_limited.load(Ordering::Relaxed),
             by_operation,
-            schema: self.shapes.lock().unwrap_or_else(|p| p.into_inner()).clone(),
+            // Filled from the journal's task entries by the runner, not by the live counters.
+            schema: BTreeMap::new(),
         }
     }
 }

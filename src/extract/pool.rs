@@ -19,6 +19,7 @@ use tokio::sync::Semaphore;
 use super::accounting::Accounting;
 use crate::api::client::decode;
 use crate::api::models::Envelope;
+use crate::api::shape::ShapeLog;
 use crate::api::{ApiError, Operation, Page, RegistryClient};
 
 /// Retry settings: per request and per run.
@@ -224,7 +225,12 @@ impl PageFetcher {
     }
 
     /// One attempt: wait for a slot (and the rate cap), send, decode, account.
-    async fn attempt<T: DeserializeOwned>(&self, op: &Operation, page: Option<Page>) -> Result<T, ApiError> {
+    async fn attempt<T: DeserializeOwned>(
+        &self,
+        op: &Operation,
+        page: Option<Page>,
+        shapes: Option<&ShapeLog>,
+    ) -> Result<T, ApiError> {
         let permit = self.limit.acquire().await;
         if let Some(rate) = &self.rate {
             rate.until_ready().await;
@@ -236,8 +242,10 @@ impl PageFetcher {
                 let decoded = decode::<T>(&body.bytes, &op.path());
                 let label = match &decoded {
                     Ok(_) => {
-                        if let Some(drift) = crate::api::shape::probe(op.kind(), &body.bytes) {
-                            self.accounting.record_shape(name, &drift);
+                        if let (Some(log), Some(drift)) =
+                            (shapes, crate::api::shape::probe(op.kind(), &body.bytes))
+                        {
+                            log.record(name, &drift);
                         }
                         body.status.to_string()
                     }
@@ -266,6 +274,7 @@ impl PageFetcher {
         &self,
         op: &Operation,
         page: Option<Page>,
+        shapes: Option<&ShapeLog>,
     ) -> Result<T, ApiError> {
         let faults_allowed = self.policy.max_attempts.saturating_sub(1);
         let backoff = FullJitter {
@@ -276,7 +285,7 @@ impl PageFetcher {
         let cap = self.policy.max_retry_after;
         // Counted apart: under a busy rate limit, a request's 429s are not its faults.
         let (faults, rate_limited) = (std::cell::Cell::new(0usize), std::cell::Cell::new(0usize));
-        (|| self.attempt::<T>(op, page))
+        (|| self.attempt::<T>(op, page, shapes))
             .retry(backoff)
             .when(|e: &ApiError| {
                 if matches!(e, ApiError::RateLimited { .. }) {
@@ -302,7 +311,26 @@ impl PageFetcher {
     }
 
     pub async fn one<T: DeserializeOwned>(&self, op: &Operation) -> Result<T, ApiError> {
-        self.with_retries(op, None).await
+        self.with_retries(op, None, None).await
+    }
+
+    /// A lookup whose record's shape goes into `shapes`.
+    pub async fn one_checked<T: DeserializeOwned>(
+        &self,
+        op: &Operation,
+        shapes: &ShapeLog,
+    ) -> Result<T, ApiError> {
+        self.with_retries(op, None, Some(shapes)).await
+    }
+
+    /// A page whose records' shape goes into `shapes`.
+    pub async fn page_checked<T: DeserializeOwned>(
+        &self,
+        op: &Operation,
+        page: Page,
+        shapes: &ShapeLog,
+    ) -> Result<Envelope<T>, ApiError> {
+        self.with_retries(op, Some(page), Some(shapes)).await
     }
 
     pub async fn page<T: DeserializeOwned>(
@@ -310,7 +338,7 @@ impl PageFetcher {
         op: &Operation,
         page: Page,
     ) -> Result<Envelope<T>, ApiError> {
-        self.with_retries(op, Some(page)).await
+        self.with_retries(op, Some(page), None).await
     }
 }
 

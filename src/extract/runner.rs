@@ -22,6 +22,7 @@ use super::progress::Progress;
 use super::staging::{Staging, StagingError, TaskEntry, TaskStatus};
 use crate::api::models::{CompanyProfile, CreditoAtivo, DividaPgfn, Fonte, ParcelamentoRfb, TransacaoRfb};
 use crate::api::paginate::{Walk, walk_pages};
+use crate::api::shape::{ShapeDrift, ShapeLog};
 use crate::api::{AnoMes, ApiError, Operation, Page};
 use crate::tables::{Row, Table, flat_row, profile_row};
 
@@ -84,6 +85,7 @@ enum TaskOutput {
         pages: u64,
         fontes: BTreeMap<String, Fonte>,
         warnings: Vec<String>,
+        shapes: BTreeMap<String, ShapeDrift>,
     },
     NotFound,
     Failed(ApiError),
@@ -93,13 +95,18 @@ fn add_rows(rows: &mut BTreeMap<Table, Vec<Row>>, table: Table, new: impl IntoIt
     rows.entry(table).or_default().extend(new);
 }
 
-async fn walk<T: serde::de::DeserializeOwned>(f: &PageFetcher, op: &Operation) -> Result<Walk<T>, ApiError> {
-    walk_pages(op.kind().name(), PAGE_FAN_OUT, |p: Page| f.page::<T>(op, p)).await
+async fn walk<T: serde::de::DeserializeOwned>(
+    f: &PageFetcher,
+    op: &Operation,
+    shapes: &ShapeLog,
+) -> Result<Walk<T>, ApiError> {
+    walk_pages(op.kind().name(), PAGE_FAN_OUT, |p: Page| f.page_checked::<T>(op, p, shapes)).await
 }
 
 async fn credit_task(f: &PageFetcher, t: &CreditTask) -> TaskOutput {
     let op = Operation::CreditosAtivos { uf: Some(t.uf.clone()), ano_mes: Some(t.ano_mes) };
-    match walk::<CreditoAtivo>(f, &op).await {
+    let shapes = ShapeLog::default();
+    match walk::<CreditoAtivo>(f, &op, &shapes).await {
         Ok(w) => {
             let mut rows = BTreeMap::new();
             add_rows(
@@ -108,7 +115,13 @@ async fn credit_task(f: &PageFetcher, t: &CreditTask) -> TaskOutput {
                 w.items.iter().map(|r| flat_row(Table::CreditosAtivos, r, &[])),
             );
             let fontes = w.fonte.map(|fo| (op.kind().name().to_string(), fo)).into_iter().collect();
-            TaskOutput::Done { rows, pages: u64::from(w.pages), fontes, warnings: w.warnings }
+            TaskOutput::Done {
+                rows,
+                pages: u64::from(w.pages),
+                fontes,
+                warnings: w.warnings,
+                shapes: shapes.into_inner(),
+            }
         }
         Err(e) => TaskOutput::Failed(e),
     }
@@ -116,7 +129,8 @@ async fn credit_task(f: &PageFetcher, t: &CreditTask) -> TaskOutput {
 
 async fn company_task(f: &PageFetcher, t: &CompanyTask) -> TaskOutput {
     let cnpj = t.cnpj.as_str();
-    let profile = match f.one::<CompanyProfile>(&Operation::Empresa(t.cnpj.clone())).await {
+    let shapes = ShapeLog::default();
+    let profile = match f.one_checked::<CompanyProfile>(&Operation::Empresa(t.cnpj.clone()), &shapes).await {
         Ok(p) => p,
         Err(ApiError::NotFound { .. }) => return TaskOutput::NotFound,
         Err(e) => return TaskOutput::Failed(e),
@@ -124,7 +138,8 @@ async fn company_task(f: &PageFetcher, t: &CompanyTask) -> TaskOutput {
     let mut rows = BTreeMap::new();
     let mut fontes: BTreeMap<String, Fonte> = profile.fontes.clone().unwrap_or_default();
     add_rows(&mut rows, Table::Empresas, [profile_row(&profile, cnpj)]);
-    let lists = futures::future::join_all(CompanyTask::LISTS.iter().map(|l| company_list(f, t, *l))).await;
+    let lists =
+        futures::future::join_all(CompanyTask::LISTS.iter().map(|l| company_list(f, t, *l, &shapes))).await;
     let (mut pages, mut warnings) = (1u64, Vec::new());
     for result in lists {
         match result {
@@ -139,12 +154,17 @@ async fn company_task(f: &PageFetcher, t: &CompanyTask) -> TaskOutput {
             Err(e) => return TaskOutput::Failed(e),
         }
     }
-    TaskOutput::Done { rows, pages, fontes, warnings }
+    TaskOutput::Done { rows, pages, fontes, warnings, shapes: shapes.into_inner() }
 }
 
 type ListResult = (Table, Vec<Row>, u64, Option<Fonte>, Vec<String>, &'static str);
 
-async fn company_list(f: &PageFetcher, t: &CompanyTask, list: CompanyList) -> Result<ListResult, ApiError> {
+async fn company_list(
+    f: &PageFetcher,
+    t: &CompanyTask,
+    list: CompanyList,
+    shapes: &ShapeLog,
+) -> Result<ListResult, ApiError> {
     let cnpj = t.cnpj.as_str();
     let ctx = [("cnpj_consultado", cnpj)];
     // A 404 on a list of a company whose profile exists means "nothing here", not a failure.
@@ -165,7 +185,7 @@ async fn company_list(f: &PageFetcher, t: &CompanyTask, list: CompanyList) -> Re
     match list {
         CompanyList::Dividas(cat) => {
             let op = Operation::DividasPgfn(t.cnpj.clone(), cat);
-            let w = empty_on_404(walk::<DividaPgfn>(f, &op).await, &mut extra, &op.to_string())?;
+            let w = empty_on_404(walk::<DividaPgfn>(f, &op, shapes).await, &mut extra, &op.to_string())?;
             let rows = w
                 .items
                 .iter()
@@ -176,14 +196,14 @@ async fn company_list(f: &PageFetcher, t: &CompanyTask, list: CompanyList) -> Re
         }
         CompanyList::Parcelamentos => {
             let op = Operation::ParcelamentosRfb(t.cnpj.clone());
-            let w = empty_on_404(walk::<ParcelamentoRfb>(f, &op).await, &mut extra, &op.to_string())?;
+            let w = empty_on_404(walk::<ParcelamentoRfb>(f, &op, shapes).await, &mut extra, &op.to_string())?;
             let rows = w.items.iter().map(|r| flat_row(Table::ParcelamentosRfb, r, &ctx)).collect();
             extra.extend(w.warnings);
             Ok((Table::ParcelamentosRfb, rows, u64::from(w.pages), w.fonte, extra, "parcelamentos-rfb"))
         }
         CompanyList::Transacoes => {
             let op = Operation::TransacoesRfb(t.cnpj.clone());
-            let w = empty_on_404(walk::<TransacaoRfb>(f, &op).await, &mut extra, &op.to_string())?;
+            let w = empty_on_404(walk::<TransacaoRfb>(f, &op, shapes).await, &mut extra, &op.to_string())?;
             let rows = w.items.iter().map(|r| flat_row(Table::TransacoesRfb, r, &ctx)).collect();
             extra.extend(w.warnings);
             Ok((Table::TransacoesRfb, rows, u64::from(w.pages), w.fonte, extra, "transacoes-rfb"))
@@ -309,7 +329,7 @@ pub async fn run_fetch(
         let Some((key, out)) = next else { break };
         acct.tasks_done.fetch_add(1, Ordering::Relaxed);
         let (entry, rows) = match out {
-            TaskOutput::Done { rows, pages, fontes, warnings } => {
+            TaskOutput::Done { rows, pages, fontes, warnings, shapes } => {
                 let records: BTreeMap<Table, u64> = rows.iter().map(|(t, r)| (*t, r.len() as u64)).collect();
                 acct.records.fetch_add(records.values().sum::<u64>(), Ordering::Relaxed);
                 for w in &warnings {
@@ -324,6 +344,7 @@ pub async fn run_fetch(
                         error: None,
                         fontes,
                         warnings,
+                        shapes,
                     },
                     rows,
                 )
@@ -371,6 +392,7 @@ fn entry_with(task: String, status: TaskStatus, error: Option<String>) -> TaskEn
         error,
         fontes: BTreeMap::new(),
         warnings: vec![],
+        shapes: BTreeMap::new(),
     }
 }
 
@@ -383,13 +405,17 @@ fn summarize(
     wall: Duration,
     interrupted: bool,
 ) -> FetchSummary {
+    let held = tally(staging.task_entries());
+    // The shape of the staged records, from the journal: a task fetched by an earlier,
+    // interrupted run counts once, and one that failed does not count.
+    let requests = AccountingSummary { schema: held.requests.schema.clone(), ..acct.summary() };
     FetchSummary {
         tasks_planned: planned,
         tasks_resumed: resumed,
-        requests: acct.summary(),
+        requests,
         wall_seconds: wall.as_secs_f64(),
         interrupted,
-        ..tally(staging.task_entries())
+        ..held
     }
 }
 
@@ -424,6 +450,9 @@ pub fn tally<'a>(entries: impl IntoIterator<Item = &'a TaskEntry>) -> FetchSumma
         }
         for (k, v) in &e.fontes {
             s.fontes.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+        for (op, drift) in &e.shapes {
+            s.requests.schema.entry(op.clone()).or_default().add(drift);
         }
         s.warnings.extend(e.warnings.iter().cloned());
     }

@@ -81,9 +81,15 @@ fn an_added_and_a_dropped_field_are_recorded_or_stop_the_run_under_freeze() {
         .is_u64());
 
     // Taking the new shape needs no new fetch: resume under evolve exports what was staged.
+    let frozen = manifest(freeze.path())["fetch"]["requests"]["schema"].clone();
     let (code, err) = run(&srv, freeze.path(), &["--schema-contract", "evolve", "--resume"]);
     assert_eq!(code, Some(0), "{err}");
     assert!(out.join("report.html").is_file());
+    // The drift is kept with the staged records (the journal), counted once across the two runs.
+    let resumed = manifest(freeze.path());
+    assert_eq!(resumed["fetch"]["requests"]["schema"], frozen);
+    assert_eq!(resumed["fetch"]["requests"]["schema"], m["fetch"]["requests"]["schema"]);
+    assert_eq!(resumed["fetch"]["requests"]["requests"].as_u64(), Some(0), "nothing was fetched again");
 }
 
 #[test]

@@ -33,6 +33,9 @@ pub struct TaskEntry {
     pub fontes: BTreeMap<String, crate::api::models::Fonte>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// Operation -> how the task's records compared with the models (schema drift).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub shapes: BTreeMap<String, crate::api::shape::ShapeDrift>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

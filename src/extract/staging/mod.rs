@@ -289,6 +289,7 @@ mod tests {
             error: None,
             fontes: BTreeMap::new(),
             warnings: vec![],
+            shapes: BTreeMap::new(),
         }
     }
 
