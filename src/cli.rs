@@ -122,6 +122,11 @@ pub struct MergeArgs {
     /// The --out directories of every shard.
     #[arg(required = true)]
     pub shards: Vec<PathBuf>,
+
+    /// `freeze` refuses shards whose data shape drifted, `evolve` takes them; default: what
+    /// each shard's fetch ran under.
+    #[arg(long, value_name = "evolve|freeze")]
+    pub schema_contract: Option<String>,
     #[command(flatten)]
     pub report: ReportArgs,
 }
@@ -131,6 +136,11 @@ pub struct ReportFromArgs {
     /// A finished run's output directory.
     #[arg(long, value_name = "DIR")]
     pub from: PathBuf,
+
+    /// `freeze` refuses data whose shape drifted, `evolve` takes it; default: what the fetch
+    /// that staged DIR ran under.
+    #[arg(long, value_name = "evolve|freeze")]
+    pub schema_contract: Option<String>,
     #[command(flatten)]
     pub report: ReportArgs,
 }

@@ -121,7 +121,10 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
         Err(FetchError::KeyRejected(e)) => return Err(e.into()),
         Err(e) => return Err(e.into()),
     };
-    let manifest = crate::export::manifest::Manifest::for_fetch(&spec, &outcome.summary);
+    let mut manifest = crate::export::manifest::Manifest::for_fetch(&spec, &outcome.summary);
+    if cfg.schema_contract == SchemaContract::Freeze {
+        manifest.schema_contract = Some("freeze".into());
+    }
     manifest.write(&out).map_err(|e| {
         OutputError::wrap(
             out.join("manifest.json"),
@@ -147,23 +150,41 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
     for (operation, drift) in s.requests.drifted() {
         tracing::warn!("{}", describe_drift(operation, drift));
     }
-    if cfg.schema_contract == SchemaContract::Freeze && s.requests.drifted().next().is_some() {
-        let what: Vec<String> = s.requests.drifted().map(|(op, d)| describe_drift(op, d)).collect();
-        return Err(Classified::new(
-            ExitStatus::SchemaDrift,
-            format!(
-                "the service's data shape changed and the schema contract is freeze, so nothing was \
-                 exported: {}. Check docs/service-api.md against the service; to take the new shape, \
-                 run the same command with --schema-contract evolve --resume --out {} (the records \
-                 already staged in {} are not fetched again)",
-                what.join("; "),
-                out.display(),
-                out.display()
-            ),
-        )
-        .into());
-    }
+    check_contract(&manifest, Some(cfg.schema_contract), &out)?;
     Ok(FetchStage::Fetched(Box::new(Fetched { outcome, manifest, out })))
+}
+
+/// Refuses to go on with data of a changed shape when the contract is freeze: the one given
+/// (`run`, `fetch`, or `--schema-contract` on `merge` and `report --from`), else the one the
+/// fetch that staged `dir` ran under.
+pub(super) fn check_contract(
+    manifest: &Manifest,
+    given: Option<SchemaContract>,
+    dir: &std::path::Path,
+) -> Result<()> {
+    let recorded = match manifest.schema_contract.as_deref() {
+        Some("freeze") => SchemaContract::Freeze,
+        _ => SchemaContract::Evolve,
+    };
+    if given.unwrap_or(recorded) != SchemaContract::Freeze {
+        return Ok(());
+    }
+    let what: Vec<String> = manifest.fetch.requests.drifted().map(|(op, d)| describe_drift(op, d)).collect();
+    if what.is_empty() {
+        return Ok(());
+    }
+    Err(Classified::new(
+        ExitStatus::SchemaDrift,
+        format!(
+            "the service's data shape changed and the schema contract is freeze, so nothing was \
+             exported: {}. Check docs/service-api.md against the service; to take the new shape, \
+             run the same command with --schema-contract evolve (a fetch or run also with --resume \
+             --out {}: the records already staged there are not fetched again)",
+            what.join("; "),
+            dir.display()
+        ),
+    )
+    .into())
 }
 
 /// One operation's drift in a line a person reads.

@@ -113,7 +113,12 @@ fn journal_mismatches(manifest: &FetchSummary, staged: &StagedFetch) -> Vec<Stri
     out
 }
 
-pub fn merge(out: &Path, shards: &[PathBuf], report: &ReportArgs) -> Result<ExitStatus> {
+pub fn merge(
+    out: &Path,
+    shards: &[PathBuf],
+    report: &ReportArgs,
+    contract: Option<crate::config::SchemaContract>,
+) -> Result<ExitStatus> {
     if shards.is_empty() {
         return Err(bad("merge needs the shard directories: fiscal-report merge OUT SHARD_DIR...".into()));
     }
@@ -136,6 +141,7 @@ pub fn merge(out: &Path, shards: &[PathBuf], report: &ReportArgs) -> Result<Exit
                 dir.display()
             )));
         }
+        super::fetch::check_contract(&m, contract, dir)?;
         manifests.push((dir.clone(), m));
     }
     let first = run_identity(&manifests[0].1.plan);

@@ -27,7 +27,23 @@ pub async fn run(cli: Cli) -> Result<ExitStatus> {
         Command::Get(args) => get::get(args).await,
         Command::Run(args) => run::run(args, cli.quiet).await,
         Command::Fetch(args) => fetch::fetch(args, cli.quiet).await,
-        Command::Merge(args) => merge::merge(&args.out, &args.shards, &args.report),
-        Command::Report(args) => report::report_from(&args.from, &args.report),
+        Command::Merge(args) => {
+            merge::merge(&args.out, &args.shards, &args.report, contract(args.schema_contract.as_deref())?)
+        }
+        Command::Report(args) => {
+            report::report_from(&args.from, &args.report, contract(args.schema_contract.as_deref())?)
+        }
     }
+}
+
+/// `--schema-contract` of `merge` and `report --from`, read.
+fn contract(value: Option<&str>) -> Result<Option<crate::config::SchemaContract>> {
+    value
+        .map(|v| {
+            crate::config::SchemaContract::parse(v).map_err(|rule| {
+                crate::exit::Classified::new(ExitStatus::BadInput, format!("--schema-contract {v:?}: {rule}"))
+                    .into()
+            })
+        })
+        .transpose()
 }

@@ -10,7 +10,11 @@ use crate::cli::ReportArgs;
 use crate::exit::{Classified, ExitStatus};
 
 /// `fiscal-report report --from DIR`: everything after the fetch, from the Parquet in DIR.
-pub fn report_from(dir: &Path, report: &ReportArgs) -> Result<ExitStatus> {
+pub fn report_from(
+    dir: &Path,
+    report: &ReportArgs,
+    contract: Option<crate::config::SchemaContract>,
+) -> Result<ExitStatus> {
     // A `--resume` running in this directory would change what is read and written here,
     // the manifest first: take the lock before reading anything.
     let _lock = match crate::extract::staging::StagedFetch::lock_for_reading(dir) {
@@ -39,6 +43,7 @@ pub fn report_from(dir: &Path, report: &ReportArgs) -> Result<ExitStatus> {
             e,
         )
     })?;
+    super::fetch::check_contract(&manifest, contract, dir)?;
     // A `fetch` leaves staged records only; a `run` has exported the raw tables too.
     let exported = dir.join("creditos_ativos").is_dir();
     let (frames, raw) = if exported {

@@ -31,6 +31,10 @@ pub struct Manifest {
     pub queries: std::collections::BTreeMap<String, String>,
     #[serde(default)]
     pub files: Vec<FileEntry>,
+    /// `freeze` when the fetch ran under `--schema-contract freeze`: the later commands
+    /// (`merge`, `report --from`) then refuse a drifted shape too, unless told `evolve`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema_contract: Option<String>,
 }
 
 impl Manifest {
@@ -44,6 +48,7 @@ impl Manifest {
             run_id: None,
             queries: Default::default(),
             files: Vec::new(),
+            schema_contract: None,
         }
     }
 

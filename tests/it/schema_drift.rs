@@ -80,6 +80,11 @@ fn an_added_and_a_dropped_field_are_recorded_or_stop_the_run_under_freeze() {
     assert!(manifest(freeze.path())["fetch"]["requests"]["schema"]["creditos-ativos"]["unknown_fields"]["campo_novo"]
         .is_u64());
 
+    // The contract travels with the staged data: `report --from` refuses it as well.
+    let o = bin().args(["report", "--from"]).arg(&out).output().unwrap();
+    assert_eq!(o.status.code(), Some(7), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!out.join("report.html").exists());
+
     // Taking the new shape needs no new fetch: resume under evolve exports what was staged.
     let frozen = manifest(freeze.path())["fetch"]["requests"]["schema"].clone();
     let (code, err) = run(&srv, freeze.path(), &["--schema-contract", "evolve", "--resume"]);
