@@ -229,11 +229,22 @@ fn every_real_cnpj_row_reads_as_a_person_reads_it() {
         strings(&df, "data_inicio_atividade"),
         strings(&df, "uf"),
     );
+    let secao = strings(&df, "cnae_secao");
+    assert!(
+        estabelecimentos.iter().any(|f| f[11] == "8888888"),
+        "the fixture holds an activity not informed"
+    );
     for (i, f) in estabelecimentos.iter().enumerate() {
         assert_eq!(situacao[i].as_deref(), Some(f[5].as_str()), "row {}", i + 1);
         assert_eq!(desde[i], rfb_date(&f[6]), "row {}: {:?}", i + 1, f[6]);
         assert_eq!(inicio[i], rfb_date(&f[10]), "row {}: {:?}", i + 1, f[10]);
         assert_eq!(uf[i].as_deref(), Some(f[19].as_str()), "row {}", i + 1);
+        if f[11] == "8888888" {
+            // "Atividade não informada": no section, not section Q of division 88.
+            assert_eq!(secao[i], None, "row {}", i + 1);
+        } else {
+            assert!(secao[i].is_some(), "row {}: {:?}", i + 1, f[11]);
+        }
     }
 
     // Simples: cnpj_basico; opcao; data_opcao; data_exclusao; opcao_mei; data_opcao_mei; ...

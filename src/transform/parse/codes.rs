@@ -42,6 +42,11 @@ pub fn cnae_section(cnae: &str) -> Option<(char, &'static str)> {
     if !digits.iter().all(u8::is_ascii_digit) {
         return None;
     }
+    // The CNPJ files write 8888888 for "atividade não informada": its 88 is not division 88
+    // (section Q), and all zeros is no code either.
+    if digits == *b"8888888" || digits == *b"0000000" {
+        return None;
+    }
     let division = (digits[0] - b'0') * 10 + (digits[1] - b'0');
     CNAE_SECTIONS
         .iter()
@@ -208,6 +213,8 @@ mod tests {
 
     #[test]
     fn cnae_garbage() {
+        assert_eq!(cnae_section("8888888"), None, "the published 'not informed' is no section");
+        assert_eq!(cnae_section("0000000"), None);
         for s in [
             "",
             "abc",
