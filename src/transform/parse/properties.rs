@@ -21,8 +21,8 @@ fn three_forms(d: NaiveDate) -> [String; 3] {
 
 #[test]
 fn date_span_covers_exactly_the_accepted_years() {
-    let last = FIRST_DAY.checked_add_days(Days::new(SPAN_DAYS)).unwrap();
-    assert_eq!(Some(last), NaiveDate::from_ymd_opt(MAX_YEAR, 12, 31));
+    let last = FIRST_DAY.checked_add_days(Days::new(SPAN_DAYS));
+    assert_eq!(last, NaiveDate::from_ymd_opt(MAX_YEAR, 12, 31));
 }
 
 proptest! {
@@ -68,11 +68,16 @@ proptest! {
 
     #[test]
     fn dates_round_trip_in_every_form(offset in 0..=SPAN_DAYS) {
-        let d = FIRST_DAY.checked_add_days(Days::new(offset)).unwrap();
+        // The span ends on MAX_YEAR's last day (checked above), so every offset is a date.
+        let Some(d) = FIRST_DAY.checked_add_days(Days::new(offset)) else {
+            return Err(TestCaseError::fail(format!("offset {offset} is past the span")));
+        };
         for text in three_forms(d) {
             prop_assert_eq!(parse_registry_date(&text), Ok(Some(d)), "{}", text);
         }
-        let first = d.with_day(1).unwrap();
+        let Some(first) = d.with_day(1) else {
+            return Err(TestCaseError::fail(format!("{d} has no first day")));
+        };
         let ano_mes = format!("{:04}{:02}", d.year(), d.month());
         prop_assert_eq!(parse_ano_mes(&ano_mes), Ok(first));
         let month_year = format!("{:02}/{:04}", d.month(), d.year());
