@@ -17,9 +17,6 @@ use anyhow::Result;
 use crate::cli::{Cli, Command};
 use crate::exit::ExitStatus;
 
-pub use finish::new_run_id;
-pub use source::{DEMO_PORTFOLIO_SIZE, random_key};
-
 /// Runs one parsed command.
 pub async fn run(cli: Cli) -> Result<ExitStatus> {
     match cli.command {

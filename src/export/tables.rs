@@ -1,7 +1,7 @@
 //! Where each table goes: raw tables hive-partitioned by what their users filter on, the
 //! aggregates one file each, all rows in a deterministic order.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
@@ -131,8 +131,17 @@ pub fn write_raw(frames: &Frames, out: &Path, meta: &FileMetadata) -> Result<Vec
     Ok(files)
 }
 
-/// Writes each aggregate to `out/aggregates/<table>.parquet`, the data-quality table beside
-/// them, and removes aggregate files no query produced this time.
+/// Deletes the Parquet files of `dir` that this run did not write (a query or a code table
+/// taken away), so that no file lingers there without a manifest entry.
+fn remove_unlisted(dir: &Path, written: &BTreeSet<PathBuf>) {
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "parquet") && !written.contains(&p) {
+            let _ = std::fs::remove_file(&p);
+        }
+    }
+}
+
 /// The code tables as small dimension tables, `dimensoes/<table>.parquet` (`codigo`, `nome`),
 /// so a reader of the Parquet can join a code column to its official name.
 pub fn write_dimensions(
@@ -142,7 +151,7 @@ pub fn write_dimensions(
 ) -> Result<Vec<FileEntry>, ExportError> {
     let dir = out.join("dimensoes");
     let mut files = Vec::new();
-    let mut keep = std::collections::BTreeSet::new();
+    let mut keep = BTreeSet::new();
     for (name, table) in codes.tables() {
         let mut df = DataFrame::new(
             table.len(),
@@ -160,15 +169,12 @@ pub fn write_dimensions(
         keep.insert(path);
     }
     // A table no longer in the folder (a smaller --codes) must not linger unlisted.
-    for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-        let p = e.path();
-        if p.extension().is_some_and(|x| x == "parquet") && !keep.contains(&p) {
-            let _ = std::fs::remove_file(&p);
-        }
-    }
+    remove_unlisted(&dir, &keep);
     Ok(files)
 }
 
+/// Writes each aggregate to `out/aggregates/<table>.parquet`, the data-quality table beside
+/// them, and removes aggregate files no query produced this time.
 pub fn write_aggregates(
     aggs: &Aggregates,
     quality: &DataFrame,
@@ -177,24 +183,19 @@ pub fn write_aggregates(
 ) -> Result<Vec<FileEntry>, ExportError> {
     let dir = out.join("aggregates");
     let mut files = Vec::new();
-    let mut keep = BTreeMap::new();
+    let mut keep = BTreeSet::new();
     for (q, df) in &aggs.results {
         let mut df = df.clone();
         let path = dir.join(format!("{}.parquet", q.table));
         let m = meta.with("fiscal_report.query", &q.name).with("fiscal_report.query_sha256", &q.sha256);
         files.push(write_parquet(&mut df, &path, out, &m)?);
-        keep.insert(path, ());
+        keep.insert(path);
     }
     let mut dq = quality.clone();
     let path = dir.join("data_quality.parquet");
     files.push(write_parquet(&mut dq, &path, out, &meta.with("fiscal_report.table", "data_quality"))?);
-    keep.insert(path, ());
-    for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-        let p = e.path();
-        if p.extension().is_some_and(|x| x == "parquet") && !keep.contains_key(&p) {
-            let _ = std::fs::remove_file(&p);
-        }
-    }
+    keep.insert(path);
+    remove_unlisted(&dir, &keep);
     Ok(files)
 }
 

@@ -242,8 +242,9 @@ impl PageFetcher {
                 let decoded = decode::<T>(&body.bytes, &op.path());
                 let label = match &decoded {
                     Ok(_) => {
-                        if let (Some(log), Some(drift)) =
-                            (shapes, crate::api::shape::probe(op.kind(), &body.bytes))
+                        // Only a task's own requests are checked: the `latest` probes stage nothing.
+                        if let Some(log) = shapes
+                            && let Some(drift) = crate::api::shape::probe(op.kind(), &body.bytes)
                         {
                             log.record(name, &drift);
                         }

@@ -93,8 +93,4 @@ impl Strings {
     pub fn keys(&self) -> impl Iterator<Item = &str> {
         self.0.keys().map(String::as_str)
     }
-
-    pub fn values(&self) -> impl Iterator<Item = &str> {
-        self.0.values().map(String::as_str)
-    }
 }

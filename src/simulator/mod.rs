@@ -81,10 +81,13 @@ pub async fn build_state(cfg: &RegistryConfig) -> Arc<ServerState> {
 
 pub fn state_for(dataset: Arc<Dataset>, cfg: &RegistryConfig) -> Arc<ServerState> {
     Arc::new(ServerState {
-        dataset,
         key: cfg.api_key.clone(),
         faults: faults::FaultPlan::new(cfg.faults.clone(), cfg.seed),
         counters: Counters::default(),
+        real_debtor: (!cfg.faults.real_debts.is_empty())
+            .then(|| dataset.demo_portfolio(1).into_iter().next())
+            .flatten(),
+        dataset,
     })
 }
 

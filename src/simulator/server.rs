@@ -30,6 +30,8 @@ pub struct ServerState {
     pub faults: FaultPlan,
     /// Requests answered, by outcome: lets tests compare the client's accounting with ours.
     pub counters: Counters,
+    /// The company whose debts are the real published rows of `--real-debts`, if any.
+    pub real_debtor: Option<Cnpj>,
 }
 
 #[derive(Debug, Default)]
@@ -154,7 +156,7 @@ async fn company_list(s: Shared, list: CompanyList, cnpj: String, raw: Option<St
         CompanyList::Socios => serve!(d.socios(&cnpj), "cnpj"),
         CompanyList::Dividas => {
             let categoria = categoria.unwrap_or(crate::api::Categoria::NaoPrevidenciario);
-            let real = s.faults.real_debts(categoria).filter(|_| d.demo_portfolio(1).first() == Some(&cnpj));
+            let real = s.faults.real_debts(categoria).filter(|_| s.real_debtor.as_ref() == Some(&cnpj));
             match real {
                 Some(items) => serve!(Some(items.clone()), "pgfn"),
                 None => serve!(d.dividas(&cnpj, categoria), "pgfn"),

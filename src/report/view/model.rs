@@ -93,17 +93,24 @@ pub struct Mover {
     pub change_pct: Option<f64>,
 }
 
+/// What a row of the portfolio owes, as the templates name it (flattened into its row).
+#[derive(Debug, Clone, Serialize)]
+pub struct Exposure {
+    pub filed: Option<String>,
+    pub not_filed: Option<String>,
+    pub instalments: Option<String>,
+    pub transactions: Option<String>,
+    pub total: Option<String>,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct PortfolioRow {
     pub key: String,
     /// The key's name (a CNAE section's, or a not-a-state code's such as `EX`), if it has one.
     pub name: Option<String>,
     pub companies: Option<i64>,
-    pub filed: Option<String>,
-    pub not_filed: Option<String>,
-    pub instalments: Option<String>,
-    pub transactions: Option<String>,
-    pub total: Option<String>,
+    #[serde(flatten)]
+    pub exposure: Exposure,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -114,11 +121,8 @@ pub struct TopCompany {
     pub uf: Option<String>,
     pub cnae_secao: Option<String>,
     pub cnae_secao_descr: Option<String>,
-    pub filed: Option<String>,
-    pub not_filed: Option<String>,
-    pub instalments: Option<String>,
-    pub transactions: Option<String>,
-    pub total: Option<String>,
+    #[serde(flatten)]
+    pub exposure: Exposure,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -12,6 +12,17 @@ use crate::analyze::Aggregates;
 use crate::transform::Frames;
 use crate::transform::parse::{cnae_section_name, uf_outside_states_label};
 
+/// The exposure columns every portfolio query shares, of row `i`.
+fn exposure(df: &DataFrame, i: usize) -> Exposure {
+    Exposure {
+        filed: s(dec(df, "divida_ajuizada", i)),
+        not_filed: s(dec(df, "divida_nao_ajuizada", i)),
+        instalments: s(dec(df, "parcelamentos_saldo", i)),
+        transactions: s(dec(df, "transacoes_saldo", i)),
+        total: s(dec(df, "exposicao_total", i)),
+    }
+}
+
 pub(super) fn portfolio_rows(
     df: &DataFrame,
     key: &str,
@@ -25,11 +36,7 @@ pub(super) fn portfolio_rows(
             name: name(&k).map(String::from),
             key: k,
             companies: int(df, "empresas", i),
-            filed: s(dec(df, "divida_ajuizada", i)),
-            not_filed: s(dec(df, "divida_nao_ajuizada", i)),
-            instalments: s(dec(df, "parcelamentos_saldo", i)),
-            transactions: s(dec(df, "transacoes_saldo", i)),
-            total: s(dec(df, "exposicao_total", i)),
+            exposure: exposure(df, i),
         };
         if r.key == "TOTAL" { total = Some(r) } else { out.push(r) }
     }
@@ -69,11 +76,7 @@ pub(super) fn portfolio(aggs: &Aggregates, frames: &Frames) -> Option<Portfolio>
                     cnae_secao_descr: text(df, "cnae_secao", i)
                         .and_then(|l| cnae_section_name(&l))
                         .map(String::from),
-                    filed: s(dec(df, "divida_ajuizada", i)),
-                    not_filed: s(dec(df, "divida_nao_ajuizada", i)),
-                    instalments: s(dec(df, "parcelamentos_saldo", i)),
-                    transactions: s(dec(df, "transacoes_saldo", i)),
-                    total: s(dec(df, "exposicao_total", i)),
+                    exposure: exposure(df, i),
                 })
                 .collect()
         })
