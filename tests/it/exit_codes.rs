@@ -40,6 +40,16 @@ fn queries_plus(into: &Path, name: &str, sql: &str) -> PathBuf {
     queries
 }
 
+/// `report --from run FLAG value` exits 2, names each of `names` and is not called a bug.
+fn refused_naming(run: &Path, flag: &str, value: &Path, names: &[&str]) {
+    let (code, err) = report_from(run, &[flag.as_ref(), value.as_os_str()]);
+    assert_eq!(code, Some(2), "{err}");
+    for name in names {
+        assert!(err.contains(name), "{err}");
+    }
+    assert_not_a_bug(&err);
+}
+
 fn assert_not_a_bug(err: &str) {
     assert!(!err.contains("bug in fiscal-report"), "reported as a bug: {err}");
 }
@@ -51,10 +61,7 @@ fn a_broken_template_exits_2_naming_the_template() {
     let tpl = dir.path().join("templates");
     copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("templates"), &tpl);
     std::fs::write(tpl.join("report.html.hbs"), "<h1>{{#if headline}}</h1>\n").unwrap();
-    let (code, err) = report_from(&run, &["--templates".as_ref(), tpl.as_os_str()]);
-    assert_eq!(code, Some(2), "{err}");
-    assert!(err.contains("report.html.hbs") && err.contains("does not compile"), "{err}");
-    assert_not_a_bug(&err);
+    refused_naming(&run, "--templates", &tpl, &["report.html.hbs", "does not compile"]);
 }
 
 #[test]
@@ -66,10 +73,7 @@ fn a_failing_query_exits_2_naming_the_query_file() {
         "99_coluna_inexistente.sql",
         "-- title: Uma coluna que não existe\nSELECT coluna_que_nao_existe FROM creditos_ativos\n",
     );
-    let (code, err) = report_from(&run, &["--queries".as_ref(), queries.as_os_str()]);
-    assert_eq!(code, Some(2), "{err}");
-    assert!(err.contains("99_coluna_inexistente.sql") && err.contains("failed"), "{err}");
-    assert_not_a_bug(&err);
+    refused_naming(&run, "--queries", &queries, &["99_coluna_inexistente.sql", "failed"]);
 }
 
 #[test]
@@ -78,10 +82,7 @@ fn an_unknown_report_placement_in_a_query_header_exits_2_naming_the_file() {
     let run = copy_of_run(dir.path());
     let queries =
         queries_plus(dir.path(), "99_extra.sql", "-- title: Extra\n-- report: sidebar\nSELECT 1 AS um\n");
-    let (code, err) = report_from(&run, &["--queries".as_ref(), queries.as_os_str()]);
-    assert_eq!(code, Some(2), "{err}");
-    assert!(err.contains("99_extra.sql") && err.contains("`-- report: sidebar`"), "{err}");
-    assert_not_a_bug(&err);
+    refused_naming(&run, "--queries", &queries, &["99_extra.sql", "`-- report: sidebar`"]);
 }
 
 #[test]
@@ -118,17 +119,11 @@ fn a_code_tables_folder_that_cannot_be_used_exits_2_naming_it() {
     let dir = tempfile::tempdir().unwrap();
     let run = copy_of_run(dir.path());
     let missing = dir.path().join("no-such-codes");
-    let (code, err) = report_from(&run, &["--codes".as_ref(), missing.as_os_str()]);
-    assert_eq!(code, Some(2), "{err}");
-    assert!(err.contains("no-such-codes"), "{err}");
-    assert_not_a_bug(&err);
+    refused_naming(&run, "--codes", &missing, &["no-such-codes"]);
     let codes = dir.path().join("codes");
     std::fs::create_dir(&codes).unwrap();
     std::fs::write(codes.join("porte_empresa.csv"), "code;name\n01;MICRO\n").unwrap();
-    let (code, err) = report_from(&run, &["--codes".as_ref(), codes.as_os_str()]);
-    assert_eq!(code, Some(2), "{err}");
-    assert!(err.contains("porte_empresa.csv") && err.contains("line 1"), "{err}");
-    assert_not_a_bug(&err);
+    refused_naming(&run, "--codes", &codes, &["porte_empresa.csv", "line 1"]);
 }
 
 /// Every error type that says its exit status is one the renderer asks: an error left out of

@@ -160,32 +160,35 @@ fn some(s: &str) -> Option<String> {
     Some(s.to_string())
 }
 
+/// Published CNPJ rows as company profiles (with the CNPJ asked for), through the transform
+/// stage: the typed `empresas` frame and its data-quality counts, no row lost, no failure.
+fn typed_profiles(
+    profiles: impl Iterator<Item = (CompanyProfile, String)>,
+) -> (DataFrame, Vec<QualityCount>) {
+    let rows: Vec<_> = profiles.map(|(p, cnpj)| profile_row(&p, &cnpj)).collect();
+    let (df, quality) = type_table(Table::Empresas, &staged(Table::Empresas, &rows)).unwrap();
+    assert_eq!(df.height(), rows.len(), "no row lost");
+    assert!(failures(&quality).is_empty(), "{:?}", failures(&quality));
+    (df, quality)
+}
+
 #[test]
-fn every_real_cnpj_row_reads_as_a_person_reads_it() {
+fn every_real_cnpj_company_row_reads_as_a_person_reads_it() {
     // Empresas: cnpj_basico; razao_social; natureza_juridica; qualificacao; capital; porte; ente.
     let empresas = cnpj_rows("cnpj_empresas.csv");
-    let rows: Vec<_> = empresas
-        .iter()
-        .map(|f| {
-            let empresa = Empresa {
-                cnpj_basico: some(&f[0]),
-                razao_social: some(&f[1]),
-                natureza_juridica: some(&f[2]),
-                qualificacao_responsavel: some(&f[3]),
-                capital_social_raw: some(&f[4]),
-                porte_empresa: some(&f[5]),
-                ente_federativo_responsavel: some(&f[6]),
-                ..Empresa::default()
-            };
-            profile_row(
-                &CompanyProfile { empresa: Some(empresa), ..CompanyProfile::default() },
-                &format!("{}000100", f[0]),
-            )
-        })
-        .collect();
-    let (df, quality) = type_table(Table::Empresas, &staged(Table::Empresas, &rows)).unwrap();
-    assert_eq!(df.height(), empresas.len());
-    assert!(failures(&quality).is_empty(), "{:?}", failures(&quality));
+    let (df, _) = typed_profiles(empresas.iter().map(|f| {
+        let empresa = Empresa {
+            cnpj_basico: some(&f[0]),
+            razao_social: some(&f[1]),
+            natureza_juridica: some(&f[2]),
+            qualificacao_responsavel: some(&f[3]),
+            capital_social_raw: some(&f[4]),
+            porte_empresa: some(&f[5]),
+            ente_federativo_responsavel: some(&f[6]),
+            ..Empresa::default()
+        };
+        (CompanyProfile { empresa: Some(empresa), ..CompanyProfile::default() }, format!("{}000100", f[0]))
+    }));
     let capital = strings(&df, "capital_social");
     let natureza = strings(&df, "natureza_juridica");
     let porte = strings(&df, "porte_empresa");
@@ -195,34 +198,31 @@ fn every_real_cnpj_row_reads_as_a_person_reads_it() {
         assert_eq!(natureza[i].as_deref(), Some(f[2].as_str()), "codes keep their leading zeros");
         assert_eq!(porte[i].as_deref(), Some(f[5].as_str()));
     }
+}
 
+#[test]
+fn every_real_cnpj_establishment_row_reads_as_a_person_reads_it() {
     // Estabelecimentos: the 30 columns of the published layout.
     let estabelecimentos = cnpj_rows("cnpj_estabelecimentos.csv");
-    let rows: Vec<_> = estabelecimentos
-        .iter()
-        .map(|f| {
-            let e = Estabelecimento {
-                cnpj_basico: some(&f[0]),
-                cnpj_ordem: some(&f[1]),
-                cnpj_dv: some(&f[2]),
-                identificador_matriz_filial: some(&f[3]),
-                nome_fantasia: some(&f[4]),
-                situacao_cadastral: some(&f[5]),
-                data_situacao_cadastral: some(&f[6]),
-                motivo_situacao_cadastral: some(&f[7]),
-                data_inicio_atividade: some(&f[10]),
-                cnae_fiscal_principal: some(&f[11]),
-                uf: some(&f[19]),
-                municipio: some(&f[20]),
-                ..Estabelecimento::default()
-            };
-            let cnpj = format!("{}{}{}", f[0], f[1], f[2]);
-            profile_row(&CompanyProfile { estabelecimento: Some(e), ..CompanyProfile::default() }, &cnpj)
-        })
-        .collect();
-    let (df, quality) = type_table(Table::Empresas, &staged(Table::Empresas, &rows)).unwrap();
-    assert_eq!(df.height(), estabelecimentos.len());
-    assert!(failures(&quality).is_empty(), "{:?}", failures(&quality));
+    let (df, _) = typed_profiles(estabelecimentos.iter().map(|f| {
+        let e = Estabelecimento {
+            cnpj_basico: some(&f[0]),
+            cnpj_ordem: some(&f[1]),
+            cnpj_dv: some(&f[2]),
+            identificador_matriz_filial: some(&f[3]),
+            nome_fantasia: some(&f[4]),
+            situacao_cadastral: some(&f[5]),
+            data_situacao_cadastral: some(&f[6]),
+            motivo_situacao_cadastral: some(&f[7]),
+            data_inicio_atividade: some(&f[10]),
+            cnae_fiscal_principal: some(&f[11]),
+            uf: some(&f[19]),
+            municipio: some(&f[20]),
+            ..Estabelecimento::default()
+        };
+        let cnpj = format!("{}{}{}", f[0], f[1], f[2]);
+        (CompanyProfile { estabelecimento: Some(e), ..CompanyProfile::default() }, cnpj)
+    }));
     let (situacao, desde, inicio, uf) = (
         strings(&df, "situacao_cadastral"),
         strings(&df, "data_situacao_cadastral"),
@@ -246,30 +246,25 @@ fn every_real_cnpj_row_reads_as_a_person_reads_it() {
             assert!(secao[i].is_some(), "row {}: {:?}", i + 1, f[11]);
         }
     }
+}
 
+#[test]
+fn every_real_cnpj_simples_and_partner_row_reads_as_a_person_reads_it() {
     // Simples: cnpj_basico; opcao; data_opcao; data_exclusao; opcao_mei; data_opcao_mei; ...
     let simples = cnpj_rows("cnpj_simples.csv");
-    let rows: Vec<_> = simples
-        .iter()
-        .map(|f| {
-            let s = Simples {
-                cnpj_basico: some(&f[0]),
-                opcao_pelo_simples: some(&f[1]),
-                data_opcao_simples: some(&f[2]),
-                data_exclusao_simples: some(&f[3]),
-                opcao_pelo_mei: some(&f[4]),
-                data_opcao_mei: some(&f[5]),
-                data_exclusao_mei: some(&f[6]),
-                ..Simples::default()
-            };
-            profile_row(
-                &CompanyProfile { simples: Some(s), ..CompanyProfile::default() },
-                &format!("{}000100", f[0]),
-            )
-        })
-        .collect();
-    let (df, quality) = type_table(Table::Empresas, &staged(Table::Empresas, &rows)).unwrap();
-    assert!(failures(&quality).is_empty(), "{:?}", failures(&quality));
+    let (df, quality) = typed_profiles(simples.iter().map(|f| {
+        let s = Simples {
+            cnpj_basico: some(&f[0]),
+            opcao_pelo_simples: some(&f[1]),
+            data_opcao_simples: some(&f[2]),
+            data_exclusao_simples: some(&f[3]),
+            opcao_pelo_mei: some(&f[4]),
+            data_opcao_mei: some(&f[5]),
+            data_exclusao_mei: some(&f[6]),
+            ..Simples::default()
+        };
+        (CompanyProfile { simples: Some(s), ..CompanyProfile::default() }, format!("{}000100", f[0]))
+    }));
     let opcao = strings(&df, "data_opcao_simples");
     for (i, f) in simples.iter().enumerate() {
         assert_eq!(opcao[i], rfb_date(&f[2]), "row {}: {:?}", i + 1, f[2]);
