@@ -97,10 +97,7 @@ impl CodeTables {
 
 /// The code tables folder to use: `--codes DIR`, else `./codes` when present, else built-in.
 pub fn default_codes_dir(explicit: Option<&Path>) -> Option<PathBuf> {
-    explicit.map(Path::to_path_buf).or_else(|| {
-        let local = PathBuf::from("codes");
-        local.is_dir().then_some(local)
-    })
+    crate::fsutil::explicit_or_local(explicit, "codes")
 }
 
 #[cfg(test)]

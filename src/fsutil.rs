@@ -1,8 +1,8 @@
-//! File writes that are never seen half-done: write to a temporary name beside the target,
-//! flush to disk, then rename.
+//! File writes that are never seen half-done (write to a temporary name beside the target,
+//! flush to disk, then rename), and where an analyst's editable folder is found.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
@@ -16,5 +16,14 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     }
     std::fs::rename(&tmp, path).inspect_err(|_| {
         let _ = std::fs::remove_file(&tmp);
+    })
+}
+
+/// The folder to read an analyst's files from: the one given (`--queries`, `--templates`,
+/// `--codes`), else `./<local>` when present; `None` means the copies built into the binary.
+pub fn explicit_or_local(explicit: Option<&Path>, local: &str) -> Option<PathBuf> {
+    explicit.map(Path::to_path_buf).or_else(|| {
+        let local = PathBuf::from(local);
+        local.is_dir().then_some(local)
     })
 }

@@ -199,10 +199,7 @@ fn checked(query: Query) -> Result<Query, AnalyzeError> {
 
 /// The queries directory to use: `--queries DIR`, else `./queries` when present, else built-in.
 pub fn default_queries_dir(explicit: Option<&Path>) -> Option<PathBuf> {
-    explicit.map(Path::to_path_buf).or_else(|| {
-        let local = PathBuf::from("queries");
-        local.is_dir().then_some(local)
-    })
+    crate::fsutil::explicit_or_local(explicit, "queries")
 }
 
 /// Every aggregate of a run, in query-file order; the analyze stage's output.

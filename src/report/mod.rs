@@ -102,10 +102,7 @@ fn collect(dir: &Path, base: &Path, out: &mut Vec<(String, String)>) -> Result<(
 
 impl TemplateSet {
     pub fn load(explicit: Option<&Path>) -> Result<Self, ReportError> {
-        let dir = explicit.map(Path::to_path_buf).or_else(|| {
-            let local = PathBuf::from("templates");
-            local.is_dir().then_some(local)
-        });
+        let dir = crate::fsutil::explicit_or_local(explicit, "templates");
         match dir {
             None => Ok(Self {
                 origin: "built-in".into(),

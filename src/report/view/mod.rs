@@ -83,26 +83,19 @@ pub fn build_view(
     build_view_with(frames, aggs, &codes, manifest, run_id, locale, &Strings::builtin(locale))
 }
 
-/// Gives each row of `breakdown` the official name of its code from `table`, and shows the
-/// names' column; a code the table does not know keeps no name and shows as itself.
-fn with_code_names(breakdown: Option<Breakdown>, codes: &CodeTables, table: &str) -> Option<Breakdown> {
+/// Gives each row of `breakdown` the name of its code, if it has one. The names' column shows
+/// always (a code table: an unknown code keeps no name and shows as itself), or only when a
+/// row has a name (the states, named only for `NA` and `EX`).
+fn with_names(
+    breakdown: Option<Breakdown>,
+    name: impl Fn(&str) -> Option<String>,
+    always_show: bool,
+) -> Option<Breakdown> {
     breakdown.map(|mut b| {
         for r in &mut b.rows {
-            r.label = codes.name(table, &r.key).map(String::from);
+            r.label = name(&r.key);
         }
-        b.has_label = true;
-        b
-    })
-}
-
-/// A state breakdown that holds a code the publisher uses for what is not a state (`NA`,
-/// `EX`) shows it under its own name, beside the states' codes.
-fn with_outside_states_named(breakdown: Option<Breakdown>) -> Option<Breakdown> {
-    breakdown.map(|mut b| {
-        for r in &mut b.rows {
-            r.label = crate::transform::parse::uf_outside_states_label(&r.key).map(String::from);
-        }
-        b.has_label = b.rows.iter().any(|r| r.label.is_some());
+        b.has_label = always_show || b.rows.iter().any(|r| r.label.is_some());
         b
     })
 }
@@ -116,8 +109,11 @@ pub fn build_view_with(
     locale: Locale,
     t: &Strings,
 ) -> ReportView {
-    let by_uf =
-        with_outside_states_named(breakdown(aggs, "creditos_por_uf", "uf", None, t.get("rotulo_uf"), locale));
+    let by_uf = with_names(
+        breakdown(aggs, "creditos_por_uf", "uf", None, t.get("rotulo_uf"), locale),
+        |code| crate::transform::parse::uf_outside_states_label(code).map(String::from),
+        false,
+    );
     ReportView {
         t: t.clone(),
         demo: manifest.demo,
@@ -161,7 +157,7 @@ pub fn build_view_with(
             t.get("rotulo_tipo_contribuinte"),
             locale,
         ),
-        by_natureza: with_code_names(
+        by_natureza: with_names(
             breakdown(
                 aggs,
                 "creditos_por_natureza_juridica",
@@ -170,8 +166,8 @@ pub fn build_view_with(
                 t.get("rotulo_natureza_juridica"),
                 locale,
             ),
-            codes,
-            "natureza_juridica",
+            |code| codes.name("natureza_juridica", code).map(String::from),
+            true,
         ),
         trend_cnae: aggs
             .get("serie_cnae_secao")
