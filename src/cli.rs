@@ -218,6 +218,29 @@ pub struct FetchArgs {
     /// added or missing and goes on; `freeze` stops before anything is exported (exit 7).
     #[arg(long, value_name = "evolve|freeze")]
     pub schema_contract: Option<String>,
+
+    /// Embedded registry only: its data as it stood in month AAAAMM (default: its latest).
+    #[arg(long, value_name = "AAAAMM")]
+    pub as_of: Option<String>,
+
+    /// A persistent Delta Lake store that each run adds a snapshot to; with it, months and
+    /// companies already there are not fetched again unless they may have changed.
+    #[arg(long, value_name = "DIR")]
+    pub store: Option<PathBuf>,
+
+    /// With --store: the newest K months of credits are fetched again, as the service may
+    /// still revise them (default 2).
+    #[arg(long, value_name = "K")]
+    pub refresh_months: Option<u32>,
+
+    /// With --store: a company whose lists were last fetched N or more months ago is fetched
+    /// again even if unchanged (default 6).
+    #[arg(long, value_name = "N")]
+    pub max_age: Option<u32>,
+
+    /// With --store: fetch everything again, as on a first run.
+    #[arg(long)]
+    pub full: bool,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -262,6 +285,11 @@ pub struct ServeArgs {
     /// portfolio's first company (repeatable), e.g. fgts=tests/fixtures/real/pgfn_fgts.csv.
     #[arg(long, value_name = "CATEGORIA=FILE")]
     pub real_debts: Vec<String>,
+
+    /// The data as it stood in month AAAAMM (one of the dataset's months; default: its latest):
+    /// credits up to it, companies' debts, plans and situations as they were then.
+    #[arg(long, value_name = "AAAAMM")]
+    pub as_of: Option<String>,
 
     /// Write the dataset's ground truth (JSON) to FILE and exit.
     #[arg(long, value_name = "FILE")]

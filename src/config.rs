@@ -47,6 +47,11 @@ pub struct Settings {
     pub shard: Option<String>,
     pub demo_scale: Option<f64>,
     pub schema_contract: Option<String>,
+    pub as_of: Option<String>,
+    pub store: Option<PathBuf>,
+    pub refresh_months: Option<u32>,
+    pub max_age: Option<u32>,
+    pub full: Option<bool>,
 }
 
 /// Where a value came from, for error messages.
@@ -163,6 +168,12 @@ pub struct RunConfig {
     pub shard: Shard,
     pub demo_scale: f64,
     pub schema_contract: SchemaContract,
+    /// Embedded registry only: the month its data stands at.
+    pub as_of: Option<AnoMes>,
+    pub store: Option<PathBuf>,
+    pub refresh_months: u32,
+    pub max_age_months: u32,
+    pub full: bool,
 }
 
 fn invalid(
@@ -291,7 +302,63 @@ impl RunConfig {
                 .map_err(|r| invalid("schema_contract", &s.value, s.source, r))?,
             None => SchemaContract::Evolve,
         };
+        let as_of = match pick(args.as_of.clone(), env_var("as_of"), file.as_of.clone()) {
+            Some(s) if base_url.is_some() => {
+                return Err(invalid(
+                    "as_of",
+                    &s.value,
+                    s.source,
+                    "it moves the embedded registry through time; a real --base-url serves only its present: drop one of them",
+                ));
+            }
+            Some(s) => {
+                Some(AnoMes::parse(&s.value).map_err(|e| invalid("as_of", &s.value, s.source, e.rule))?)
+            }
+            None => None,
+        };
+        let store = pick(args.store.clone(), env_var("store").map(PathBuf::from), file.store.clone());
+        let refresh = pick(args.refresh_months, env_parsed("refresh_months")?, file.refresh_months);
+        if let Some(r) = refresh
+            && r.value > 36
+        {
+            return Err(invalid("refresh_months", r.value, r.source, "it must be between 0 and 36"));
+        }
+        let max_age = pick(args.max_age, env_parsed("max_age")?, file.max_age);
+        if let Some(a) = max_age
+            && !(1..=120).contains(&a.value)
+        {
+            return Err(invalid("max_age", a.value, a.source, "it must be between 1 and 120 months"));
+        }
+        let full = pick(args.full.then_some(true), env_parsed("full")?, file.full).is_some_and(|s| s.value);
+        if store.is_none() {
+            let without_store = [
+                refresh.map(|r| ("refresh_months", r.value.to_string(), r.source)),
+                max_age.map(|a| ("max_age", a.value.to_string(), a.source)),
+                full.then(|| ("full", "true".to_string(), "command line")),
+            ];
+            if let Some((setting, value, source)) = without_store.into_iter().flatten().next() {
+                return Err(invalid(
+                    setting,
+                    value,
+                    source,
+                    "it only means something with a store: add --store DIR (or drop it)",
+                ));
+            }
+        }
+        if store.is_some() && shard.count > 1 {
+            return Err(invalid(
+                "store",
+                store.as_ref().map(|s| s.value.display().to_string()).unwrap_or_default(),
+                store.as_ref().map_or("command line", |s| s.source),
+                "a sharded fetch cannot commit to a store; merge the shards, or run without --shard",
+            ));
+        }
         Ok(Self {
+            as_of,
+            store: store.map(|s| s.value),
+            refresh_months: refresh.map_or(2, |r| r.value),
+            max_age_months: max_age.map_or(6, |a| a.value),
+            full,
             base_url: base_url.map(|b| b.value),
             api_key: api_key.map(ApiKey::new),
             // A switch on the command line can only say yes; the environment can say either, so

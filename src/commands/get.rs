@@ -40,6 +40,7 @@ pub async fn get(args: GetArgs) -> Result<ExitStatus> {
         allow_insecure_http: args.service.allow_insecure_http,
         timeout: Duration::from_secs(args.service.timeout_secs.unwrap_or(30)),
         demo_scale: 1.0,
+        as_of: None,
     })
     .await?;
     let client = &source.client;

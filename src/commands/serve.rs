@@ -45,14 +45,31 @@ pub async fn serve(args: ServeArgs) -> Result<ExitStatus> {
             drop_field: args.drop_field.clone(),
             real_debts: real_debts(&args.real_debts)?,
         },
+        as_of: match &args.as_of {
+            Some(m) => Some(crate::api::AnoMes::parse(m).map_err(|e| {
+                Classified::new(
+                    ExitStatus::BadInput,
+                    format!("--as-of {m:?}: {}; write it as AAAAMM", e.rule),
+                )
+            })?),
+            None => None,
+        },
     };
-    let state = simulator::build_state(&cfg).await;
+    let state = simulator::build_state(&cfg)
+        .await
+        .map_err(|why| Classified::new(ExitStatus::BadInput, format!("--as-of: {why}")))?;
     if let Some(path) = &args.dump_truth {
         let truth = state.dataset.truth();
         let json = serde_json::to_vec_pretty(&truth)?;
         crate::fsutil::write_atomic(path, &json)
             .with_context(|| format!("writing the ground truth to {}", path.display()))?;
-        eprintln!("wrote the ground truth of seed {} scale {} to {}", args.seed, args.scale, path.display());
+        eprintln!(
+            "wrote the ground truth of seed {} scale {} as of {} to {}",
+            args.seed,
+            args.scale,
+            truth.as_of,
+            path.display()
+        );
         return Ok(ExitStatus::Ok);
     }
     if let Some(path) = &args.dump_portfolio {
@@ -75,7 +92,7 @@ pub async fn serve(args: ServeArgs) -> Result<ExitStatus> {
     println!("listening on {}", registry.base_url());
     let _ = std::io::stdout().flush();
     eprintln!(
-        "embedded registry: seed {} scale {}, {} companies, months {}..{}; Ctrl-C stops",
+        "embedded registry: seed {} scale {}, {} companies, months {}..{} (as of the last); Ctrl-C stops",
         args.seed,
         args.scale,
         registry.dataset().company_count(),

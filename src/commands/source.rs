@@ -9,6 +9,7 @@ use anyhow::{Context, Result};
 
 use crate::api::{ApiKey, ClientConfig, Cnpj, RegistryClient};
 use crate::config::RunConfig;
+use crate::exit::{Classified, ExitStatus};
 use crate::simulator::{self, FaultConfig, RegistryConfig};
 
 /// Companies in the demo portfolio of a run on the embedded registry.
@@ -34,6 +35,8 @@ pub struct SourceSettings {
     pub timeout: Duration,
     /// Size of the embedded registry's dataset (1.0 is the demo).
     pub demo_scale: f64,
+    /// The month the embedded registry's data stands at (`None`: its latest).
+    pub as_of: Option<crate::api::AnoMes>,
 }
 
 impl SourceSettings {
@@ -44,6 +47,7 @@ impl SourceSettings {
             allow_insecure_http: cfg.allow_insecure_http,
             timeout: Duration::from_secs(cfg.timeout_secs),
             demo_scale: cfg.demo_scale,
+            as_of: cfg.as_of,
         }
     }
 }
@@ -77,17 +81,21 @@ pub async fn open(settings: &SourceSettings) -> Result<Source> {
         scale: settings.demo_scale,
         api_key: key.clone(),
         faults: FaultConfig::default(),
+        as_of: settings.as_of,
     };
-    let state = simulator::build_state(&reg_cfg).await;
+    let state = simulator::build_state(&reg_cfg)
+        .await
+        .map_err(|why| Classified::new(ExitStatus::BadInput, format!("--as-of: {why}")))?;
     let registry = simulator::start(state, SocketAddr::from(([127, 0, 0, 1], 0)))
         .await
         .context("starting the embedded registry")?;
     eprintln!(
-        "no --base-url: using the embedded registry at {} (synthetic DEMO data, seed {}, scale {}); \
+        "no --base-url: using the embedded registry at {} (synthetic DEMO data, seed {}, scale {}, as of {}); \
          everything written is marked as demo data",
         registry.base_url(),
         reg_cfg.seed,
-        reg_cfg.scale
+        reg_cfg.scale,
+        registry.dataset().latest_month()
     );
     let mut cc = ClientConfig::new(registry.base_url(), key);
     cc.timeout = settings.timeout;

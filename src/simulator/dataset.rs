@@ -76,6 +76,8 @@ mod credits;
 mod debts;
 #[path = "dataset/geo.rs"]
 mod geo;
+#[path = "dataset/history.rs"]
+mod history;
 #[path = "dataset/obras.rs"]
 mod obras;
 #[path = "dataset/profile.rs"]
@@ -89,6 +91,9 @@ mod rural;
 #[cfg(test)]
 #[path = "dataset/tests.rs"]
 mod tests;
+#[cfg(test)]
+#[path = "dataset/tests_history.rs"]
+mod tests_history;
 #[cfg(test)]
 #[path = "dataset/tests_records.rs"]
 mod tests_records;
@@ -114,7 +119,10 @@ const FONTES: [(&str, &str); 5] =
 pub struct Dataset {
     seed: u64,
     scale: f64,
+    /// All 36 months; only those up to `as_of` are published.
     months: Vec<AnoMes>,
+    /// Position in `months` of the month the data stands at (`history`).
+    as_of: usize,
     companies: usize,
     codec: Codec,
     rural: rural::Rural,
@@ -154,8 +162,34 @@ impl Dataset {
             codec: Codec::new(seed),
             rural: rural::Rural::generate(seed, imoveis),
             credits: credits::Credits::generate(seed, &months, credit_rows),
+            as_of: months.len() - 1,
             months,
         }
+    }
+
+    /// The same dataset as it stood in `month` (one of the 36 months): credits up to it, each
+    /// company's records and situations as they were then (see `history`).
+    pub fn as_of(mut self, month: AnoMes) -> Result<Dataset, String> {
+        let index = self.months.iter().position(|m| *m == month).ok_or_else(|| {
+            format!(
+                "{month} is not a month of the dataset (it has {}..{})",
+                self.months[0],
+                self.months[self.months.len() - 1]
+            )
+        })?;
+        self.as_of = index;
+        Ok(self)
+    }
+
+    /// Last day of the as-of month; nothing later exists in the data.
+    fn as_of_end(&self) -> text::Date {
+        if self.as_of + 1 == self.months.len() { text::TODAY } else { history::month_end(self, self.as_of) }
+    }
+
+    /// The month published for the first time (preliminary), as an index: the as-of month,
+    /// unless it is the dataset's latest, which is published final.
+    fn preliminary_month(&self) -> Option<usize> {
+        (self.as_of + 1 < self.months.len()).then_some(self.as_of)
     }
 
     pub fn seed(&self) -> u64 {
@@ -167,13 +201,14 @@ impl Dataset {
         self.scale
     }
 
-    /// 36 consecutive months 202310..=202609, ascending.
+    /// The published months, ascending: 202310 up to the as-of month (202609 by default).
     pub fn months(&self) -> &[AnoMes] {
-        &self.months
+        &self.months[..=self.as_of]
     }
 
+    /// The as-of month: the newest month published.
     pub fn latest_month(&self) -> AnoMes {
-        self.months[self.months.len() - 1]
+        self.months[self.as_of]
     }
 
     /// `cafir`, `cno`, `cnpj`, `pgfn`, `rfb`, all with status `ok`.
@@ -362,11 +397,11 @@ impl Dataset {
             None => (0..UFS.len()).collect(),
         };
         let months: Vec<usize> = match ano_mes {
-            Some(a) => match self.months.iter().position(|m| *m == a) {
+            Some(a) => match self.months().iter().position(|m| *m == a) {
                 Some(i) => vec![i],
                 None => return Vec::new(),
             },
-            None => (0..self.months.len()).collect(),
+            None => (0..self.months().len()).collect(),
         };
         months.iter().flat_map(|&m| ufs.iter().map(move |&u| self.credits.cell(m, u))).collect()
     }
@@ -386,12 +421,16 @@ impl Dataset {
         offset: usize,
         limit: usize,
     ) -> Vec<CreditoAtivo> {
-        self.credits.page(&self.credit_cells(uf, ano_mes), offset, limit)
+        self.credits.page(&self.credit_cells(uf, ano_mes), offset, limit, self.preliminary_month())
     }
 
     /// Exact sum of `valor_total` in cents after the filters.
     pub fn creditos_cents(&self, uf: Option<&str>, ano_mes: Option<AnoMes>) -> i128 {
-        self.credit_cells(uf, ano_mes).into_iter().map(|c| i128::from(self.credits.cell_total(c))).sum()
+        let preliminary = self.preliminary_month();
+        self.credit_cells(uf, ano_mes)
+            .into_iter()
+            .map(|c| i128::from(self.credits.published_total(c, preliminary)))
+            .sum()
     }
 
     pub fn truth(&self) -> Truth {

@@ -29,6 +29,8 @@ pub struct RegistryConfig {
     pub scale: f64,
     pub api_key: ApiKey,
     pub faults: FaultConfig,
+    /// The month the data stands at; `None` is the dataset's latest.
+    pub as_of: Option<crate::api::AnoMes>,
 }
 
 impl RegistryConfig {
@@ -71,12 +73,17 @@ impl Drop for RunningRegistry {
 }
 
 /// Builds the dataset (off the async threads: it takes a moment at scale 1) and the state.
-pub async fn build_state(cfg: &RegistryConfig) -> Arc<ServerState> {
+/// Fails only for an `as_of` outside the dataset's months, with a message saying which exist.
+pub async fn build_state(cfg: &RegistryConfig) -> Result<Arc<ServerState>, String> {
     let (seed, scale) = (cfg.seed, cfg.scale);
     let dataset = tokio::task::spawn_blocking(move || Dataset::generate(seed, scale))
         .await
         .unwrap_or_else(|_| Dataset::generate(seed, scale));
-    state_for(Arc::new(dataset), cfg)
+    let dataset = match cfg.as_of {
+        Some(month) => dataset.as_of(month)?,
+        None => dataset,
+    };
+    Ok(state_for(Arc::new(dataset), cfg))
 }
 
 pub fn state_for(dataset: Arc<Dataset>, cfg: &RegistryConfig) -> Arc<ServerState> {

@@ -12,8 +12,8 @@ pub const SCALE: f64 = 0.05;
 pub const KEY: &str = "test-key-0123456789";
 
 pub async fn registry_with(faults: FaultConfig) -> RunningRegistry {
-    let cfg = RegistryConfig { seed: SEED, scale: SCALE, api_key: ApiKey::new(KEY), faults };
-    let state = simulator::build_state(&cfg).await;
+    let cfg = RegistryConfig { seed: SEED, scale: SCALE, api_key: ApiKey::new(KEY), faults, as_of: None };
+    let state = simulator::build_state(&cfg).await.expect("the latest month is always in the dataset");
     simulator::start(state, SocketAddr::from(([127, 0, 0, 1], 0))).await.expect("bind loopback")
 }
 

@@ -328,10 +328,6 @@ impl Credits {
         self.cell_start[cell + 1] - self.cell_start[cell]
     }
 
-    pub fn cell_total(&self, cell: usize) -> i64 {
-        self.cell_total[cell]
-    }
-
     pub fn bytes(&self) -> usize {
         self.codes.capacity() * 4
             + self.cents.capacity() * 8
@@ -339,8 +335,41 @@ impl Credits {
             + self.cell_total.capacity() * 8
     }
 
-    /// Rows `offset..offset + limit` of the concatenation of `cells` (in the given order).
-    pub fn page(&self, cells: &[usize], mut offset: usize, limit: usize) -> Vec<CreditoAtivo> {
+    /// True for the rows a month's first publication states lower (about 1 in 37).
+    fn revised(pos: usize) -> bool {
+        pos % 37 == 5
+    }
+
+    /// A row's cents as published: the first publication of `preliminary` (a month index) has
+    /// the revised rows 2% lower; every other month is final.
+    fn published_cents(&self, cell: usize, pos: usize, preliminary: Option<usize>) -> i64 {
+        let cents = self.cents[pos];
+        if preliminary == Some(cell / UFS.len()) && Self::revised(pos) {
+            (cents - cents / 50).max(100)
+        } else {
+            cents
+        }
+    }
+
+    /// Exact total of a cell as published (see `published_cents`).
+    pub fn published_total(&self, cell: usize, preliminary: Option<usize>) -> i64 {
+        if preliminary != Some(cell / UFS.len()) {
+            return self.cell_total[cell];
+        }
+        (self.cell_start[cell]..self.cell_start[cell + 1])
+            .map(|pos| self.published_cents(cell, pos, preliminary))
+            .sum()
+    }
+
+    /// Rows `offset..offset + limit` of the concatenation of `cells` (in the given order), as
+    /// published (see `published_cents`).
+    pub fn page(
+        &self,
+        cells: &[usize],
+        mut offset: usize,
+        limit: usize,
+        preliminary: Option<usize>,
+    ) -> Vec<CreditoAtivo> {
         let mut out = Vec::with_capacity(limit.min(1000));
         for &cell in cells {
             if out.len() >= limit {
@@ -355,13 +384,13 @@ impl Credits {
             let take = (rows - offset).min(limit - out.len());
             offset = 0;
             for pos in start..start + take {
-                out.push(self.render(cell, pos));
+                out.push(self.render(cell, pos, preliminary));
             }
         }
         out
     }
 
-    fn render(&self, cell: usize, pos: usize) -> CreditoAtivo {
+    fn render(&self, cell: usize, pos: usize, preliminary: Option<usize>) -> CreditoAtivo {
         let (month, uf) = (cell / UFS.len(), cell % UFS.len());
         let (s, g, si, t, n) = unpack(self.codes[pos]);
         CreditoAtivo {
@@ -373,7 +402,7 @@ impl Credits {
             situacao: Some(SITUACOES[si].to_string()),
             tipo_contribuinte: Some(TIPOS[t].to_string()),
             uf: Some(UFS[uf].to_string()),
-            valor_total: Some(money_br(self.cents[pos])),
+            valor_total: Some(money_br(self.published_cents(cell, pos, preliminary))),
         }
     }
 }

@@ -5,6 +5,7 @@
 
 use super::Dataset;
 use super::company::{Core, uf_name};
+use super::history;
 use super::rng::{
     DetRng, below, between, entity_rng, heavy_cents, per_mille, pick, scale_cents, stream, weighted,
 };
@@ -100,86 +101,120 @@ fn region(uf: &str) -> u32 {
 pub(super) fn dividas(ds: &Dataset, core: &Core, categoria: Categoria) -> Vec<DebtRow> {
     let cat = position(categoria);
     let mut rng = entity_rng(ds.seed, stream::DIVIDA + cat as u64, core.index as u64);
-    let rng = &mut rng;
+    let mut events = entity_rng(ds.seed, history::stream::DEBT_EVENTS + cat as u64, core.index as u64);
+    let lo = core.inicio.plus_days(180).max(Date::new(2004, 1, 1)).min(TODAY);
+    let mut rows = Vec::with_capacity(core.debts[cat] as usize);
+    for j in 0..core.debts[cat] {
+        let (inscricao, mut row) = debt_row(core, categoria, &mut rng, j, (lo, TODAY));
+        let past = history::debt_past(ds, &mut events, inscricao, row.ajuizado);
+        if !history::exists(ds, inscricao) {
+            continue;
+        }
+        if past.before_filing {
+            let item = &mut row.priced.item;
+            item.indicador_ajuizado = Some("NAO".to_string());
+            item.situacao_inscricao = Some("ATIVA EM COBRANCA".to_string());
+            item.tipo_situacao_inscricao = Some("Em cobrança".to_string());
+            row.ajuizado = false;
+        }
+        if past.before_revaluation
+            && let Some(cents) = row.priced.cents
+        {
+            let earlier = history::before_revaluation(cents);
+            row.priced.cents = Some(earlier);
+            row.priced.item.valor_consolidado = Some(money_dot(earlier));
+        }
+        rows.push(row);
+    }
+    if core.debts[cat] > 0
+        && let Some(mut gone) = history::gone(ds, core, history::stream::DEBT_GONE + cat as u64, 150, lo)
+    {
+        // Numbered past every current registration of the company (at most 400), so unique.
+        let (inscricao, row) = debt_row(core, categoria, &mut gone.rng, 500, gone.start_range);
+        if gone.exists(ds, inscricao) {
+            rows.push(row);
+        }
+    }
+    rows
+}
+
+/// Registration `j` of a company, inscribed inside `range`: its date and the record.
+fn debt_row(
+    core: &Core,
+    categoria: Categoria,
+    rng: &mut DetRng,
+    j: u32,
+    range: (Date, Date),
+) -> (Date, DebtRow) {
     let uf = core.uf_code();
-    let (median, entidade) = match categoria {
-        Categoria::NaoPrevidenciario => (640, "PGFN"),
-        Categoria::Fgts => (600, "CAIXA ECONOMICA FEDERAL"),
-        Categoria::Previdenciario => (660, "PGFN"),
+    let entidade = match categoria {
+        Categoria::Fgts => "CAIXA ECONOMICA FEDERAL",
+        Categoria::NaoPrevidenciario | Categoria::Previdenciario => "PGFN",
     };
-    (0..core.debts[cat])
-        .map(|j| {
-            let inscricao =
-                Date::between(rng, core.inicio.plus_days(180).max(Date::new(2004, 1, 1)).min(TODAY), TODAY);
-            let cents = heavy_cents(rng, median, 45);
-            let ajuizado = per_mille(rng, if cents > 10_000_000 { 550 } else { 250 });
-            let fits = |s: &(&str, &str, Option<bool>, u32)| s.2.is_none_or(|a| a == ajuizado);
-            let sit = SITUACOES[weighted(rng, &SITUACOES, |s| if fits(s) { s.3 } else { 0 })];
-            let tipo_devedor =
-                ["PRINCIPAL", "CORRESPONSAVEL", "SOLIDARIO"][weighted(rng, &[85u32, 11, 4], |w| *w)];
-            let seq = (core.index as u64 * 409 + u64::from(j)) % 1_000_000;
-            let yy = inscricao.y % 100;
-            let (receita, tipo_credito, numero) = match categoria {
-                Categoria::NaoPrevidenciario => {
-                    let (receita, digit, _) = RECEITAS[weighted(rng, &RECEITAS, |r| receita_weight(core, r))];
-                    let dv = (seq * 7 + yy as u64 * 3) % 97;
-                    (receita.to_string(), String::new(), format!("80 {digit} {yy:02} {seq:06}-{dv:02}"))
-                }
-                Categoria::Fgts => {
-                    let numero = format!("FG{uf}{:04}{:05}", inscricao.y, seq % 100_000);
-                    (String::new(), pick(rng, &TIPOS_FGTS).to_string(), numero)
-                }
-                Categoria::Previdenciario => {
-                    let v = (core.index as u64 * 409 + u64::from(j)) % 100_000_000;
-                    let numero = format!(
-                        "{:02}.{:03}.{:03}-{}",
-                        v / 1_000_000,
-                        v / 1000 % 1000,
-                        v % 1000,
-                        v % 11 % 10
-                    );
-                    (String::new(), pick(rng, &TIPOS_PREV).to_string(), numero)
-                }
-            };
-            let mut valor = Some(cents);
-            let mut valor_str = money_dot(cents);
-            let mut data = inscricao.br();
-            if defect(rng) {
-                if below(rng, 2) == 0 {
-                    valor = None;
-                    valor_str = broken_money(rng);
-                } else {
-                    data = broken_date(rng, DateForm::Br);
-                }
-            }
-            let item = DividaPgfn {
-                cpf_cnpj: Some(core.cnpj.masked()),
-                data_inscricao: Some(data),
-                dataset_trimester: Some(DATASET_TRIMESTER.to_string()),
-                entidade_responsavel: Some(entidade.to_string()),
-                indicador_ajuizado: Some(if ajuizado { "SIM" } else { "NAO" }.to_string()),
-                nome_devedor: Some(core.razao.clone()),
-                numero_inscricao: Some(numero),
-                receita_principal: Some(receita),
-                situacao_inscricao: Some(sit.0.to_string()),
-                tipo_credito: Some(tipo_credito),
-                tipo_devedor: Some(tipo_devedor.to_string()),
-                tipo_pessoa: Some("Pessoa jurídica".to_string()),
-                tipo_situacao_inscricao: Some(sit.1.to_string()),
-                uf_unidade_responsavel: Some(uf.to_string()),
-                unidade_inscricao: Some(format!(
-                    "PROCURADORIA DA FAZENDA NACIONAL EM {}",
-                    core.municipio().name
-                )),
-                unidade_responsavel: Some(format!(
-                    "PROCURADORIA-REGIONAL DA FAZENDA NACIONAL DA {}A REGIAO",
-                    region(uf)
-                )),
-                valor_consolidado: Some(valor_str),
-            };
-            DebtRow { priced: Priced { item, cents: valor }, ajuizado }
-        })
-        .collect()
+    let median = match categoria {
+        Categoria::NaoPrevidenciario => 640,
+        Categoria::Fgts => 600,
+        Categoria::Previdenciario => 660,
+    };
+    let inscricao = Date::between(rng, range.0, range.1);
+    let cents = heavy_cents(rng, median, 45);
+    let ajuizado = per_mille(rng, if cents > 10_000_000 { 550 } else { 250 });
+    let fits = |s: &(&str, &str, Option<bool>, u32)| s.2.is_none_or(|a| a == ajuizado);
+    let sit = SITUACOES[weighted(rng, &SITUACOES, |s| if fits(s) { s.3 } else { 0 })];
+    let tipo_devedor = ["PRINCIPAL", "CORRESPONSAVEL", "SOLIDARIO"][weighted(rng, &[85u32, 11, 4], |w| *w)];
+    let seq = (core.index as u64 * 409 + u64::from(j)) % 1_000_000;
+    let yy = inscricao.y % 100;
+    let (receita, tipo_credito, numero) = match categoria {
+        Categoria::NaoPrevidenciario => {
+            let (receita, digit, _) = RECEITAS[weighted(rng, &RECEITAS, |r| receita_weight(core, r))];
+            let dv = (seq * 7 + yy as u64 * 3) % 97;
+            (receita.to_string(), String::new(), format!("80 {digit} {yy:02} {seq:06}-{dv:02}"))
+        }
+        Categoria::Fgts => {
+            let numero = format!("FG{uf}{:04}{:05}", inscricao.y, seq % 100_000);
+            (String::new(), pick(rng, &TIPOS_FGTS).to_string(), numero)
+        }
+        Categoria::Previdenciario => {
+            let v = (core.index as u64 * 409 + u64::from(j)) % 100_000_000;
+            let numero =
+                format!("{:02}.{:03}.{:03}-{}", v / 1_000_000, v / 1000 % 1000, v % 1000, v % 11 % 10);
+            (String::new(), pick(rng, &TIPOS_PREV).to_string(), numero)
+        }
+    };
+    let mut valor = Some(cents);
+    let mut valor_str = money_dot(cents);
+    let mut data = inscricao.br();
+    if defect(rng) {
+        if below(rng, 2) == 0 {
+            valor = None;
+            valor_str = broken_money(rng);
+        } else {
+            data = broken_date(rng, DateForm::Br);
+        }
+    }
+    let item = DividaPgfn {
+        cpf_cnpj: Some(core.cnpj.masked()),
+        data_inscricao: Some(data),
+        dataset_trimester: Some(DATASET_TRIMESTER.to_string()),
+        entidade_responsavel: Some(entidade.to_string()),
+        indicador_ajuizado: Some(if ajuizado { "SIM" } else { "NAO" }.to_string()),
+        nome_devedor: Some(core.razao.clone()),
+        numero_inscricao: Some(numero),
+        receita_principal: Some(receita),
+        situacao_inscricao: Some(sit.0.to_string()),
+        tipo_credito: Some(tipo_credito),
+        tipo_devedor: Some(tipo_devedor.to_string()),
+        tipo_pessoa: Some("Pessoa jurídica".to_string()),
+        tipo_situacao_inscricao: Some(sit.1.to_string()),
+        uf_unidade_responsavel: Some(uf.to_string()),
+        unidade_inscricao: Some(format!("PROCURADORIA DA FAZENDA NACIONAL EM {}", core.municipio().name)),
+        unidade_responsavel: Some(format!(
+            "PROCURADORIA-REGIONAL DA FAZENDA NACIONAL DA {}A REGIAO",
+            region(uf)
+        )),
+        valor_consolidado: Some(valor_str),
+    };
+    (inscricao, DebtRow { priced: Priced { item, cents: valor }, ajuizado })
 }
 
 fn months_between(a: Date, b: Date) -> i64 {
@@ -199,49 +234,63 @@ fn saldo_after(rng: &mut DetRng, total: i64, parcelas: u32, elapsed: i64) -> i64
 
 pub(super) fn parcelamentos(ds: &Dataset, core: &Core) -> Vec<Priced<ParcelamentoRfb>> {
     let mut rng = entity_rng(ds.seed, stream::PARCEL, core.index as u64);
-    let rng = &mut rng;
+    let lo = core.inicio.max(Date::new(2017, 1, 1));
+    let mut rows = Vec::with_capacity(core.parcelamentos as usize);
+    for _ in 0..core.parcelamentos {
+        let (adesao, row) = plan_row(core, &mut rng, (lo, TODAY));
+        if history::exists(ds, adesao) {
+            rows.push(row);
+        }
+    }
+    let chance = if core.debts.iter().any(|&d| d > 0) { 100 } else { 0 };
+    if let Some(mut gone) = history::gone(ds, core, history::stream::PLAN_GONE, chance, lo) {
+        let (adesao, row) = plan_row(core, &mut gone.rng, gone.start_range);
+        if gone.exists(ds, adesao) {
+            rows.push(row);
+        }
+    }
+    rows
+}
+
+/// One instalment plan granted inside `range`: its date and the record.
+fn plan_row(core: &Core, rng: &mut DetRng, range: (Date, Date)) -> (Date, Priced<ParcelamentoRfb>) {
     let porte = match core.porte {
         "01" => "ME",
         "03" => "EPP",
         "05" => "DEMAIS",
         _ => "NAO INFORMADO",
     };
-    (0..core.parcelamentos)
-        .map(|_| {
-            let adesao = Date::between(rng, core.inicio.max(Date::new(2017, 1, 1)), TODAY);
-            let parcelas = pick(rng, &[12u32, 24, 36, 60, 84, 120, 145, 175]);
-            let valor = heavy_cents(rng, 650, 45);
-            let saldo = saldo_after(rng, valor, parcelas, months_between(adesao, TODAY));
-            // Some exports spell the state out (`SAO PAULO`) instead of the code.
-            let uf =
-                if per_mille(rng, 150) { uf_name(core.uf).to_string() } else { core.uf_code().to_string() };
-            let mut cents = Some(saldo);
-            let mut saldo_str = money_br(saldo);
-            let mut adesao_str = adesao.iso();
-            if defect(rng) {
-                if below(rng, 2) == 0 {
-                    cents = None;
-                    saldo_str = broken_money(rng);
-                } else {
-                    adesao_str = broken_date(rng, DateForm::Iso);
-                }
-            }
-            let item = ParcelamentoRfb {
-                adesao_deferimento: Some(adesao_str),
-                quantidade_parcelas: Some(i64::from(parcelas)),
-                cnae: Some(core.cnae().code.to_string()),
-                cpf_cnpj: Some(core.cnpj.as_str().to_string()),
-                municipio: Some(core.municipio().name.to_string()),
-                nome: Some(core.razao.clone()),
-                porte: Some(porte.to_string()),
-                saldo_devedor: Some(saldo_str),
-                tipo_pessoa: Some("JURIDICA".to_string()),
-                uf: Some(uf),
-                valor_parcelado: Some(money_br(valor)),
-            };
-            Priced { item, cents }
-        })
-        .collect()
+    let adesao = Date::between(rng, range.0, range.1);
+    let parcelas = pick(rng, &[12u32, 24, 36, 60, 84, 120, 145, 175]);
+    let valor = heavy_cents(rng, 650, 45);
+    let saldo = saldo_after(rng, valor, parcelas, months_between(adesao, TODAY));
+    // Some exports spell the state out (`SAO PAULO`) instead of the code.
+    let uf = if per_mille(rng, 150) { uf_name(core.uf).to_string() } else { core.uf_code().to_string() };
+    let mut cents = Some(saldo);
+    let mut saldo_str = money_br(saldo);
+    let mut adesao_str = adesao.iso();
+    if defect(rng) {
+        if below(rng, 2) == 0 {
+            cents = None;
+            saldo_str = broken_money(rng);
+        } else {
+            adesao_str = broken_date(rng, DateForm::Iso);
+        }
+    }
+    let item = ParcelamentoRfb {
+        adesao_deferimento: Some(adesao_str),
+        quantidade_parcelas: Some(i64::from(parcelas)),
+        cnae: Some(core.cnae().code.to_string()),
+        cpf_cnpj: Some(core.cnpj.as_str().to_string()),
+        municipio: Some(core.municipio().name.to_string()),
+        nome: Some(core.razao.clone()),
+        porte: Some(porte.to_string()),
+        saldo_devedor: Some(saldo_str),
+        tipo_pessoa: Some("JURIDICA".to_string()),
+        uf: Some(uf),
+        valor_parcelado: Some(money_br(valor)),
+    };
+    (adesao, Priced { item, cents })
 }
 
 const MEMORIAIS: [&str; 5] = [
@@ -254,50 +303,64 @@ const MEMORIAIS: [&str; 5] = [
 
 pub(super) fn transacoes(ds: &Dataset, core: &Core) -> Vec<Priced<TransacaoRfb>> {
     let mut rng = entity_rng(ds.seed, stream::TRANSACAO, core.index as u64);
-    let rng = &mut rng;
-    (0..core.transacoes)
-        .map(|_| {
-            let negociacao = Date::between(rng, core.inicio.max(Date::new(2020, 6, 1)), TODAY);
-            let transacionada = heavy_cents(rng, 680, 45);
-            let reducao = scale_cents(transacionada, between(rng, 0, 650), 1000);
-            let com_reducao = transacionada - reducao;
-            let saldo = scale_cents(com_reducao, between(rng, 100, 1000), 1000);
-            let pf_bcn =
-                if per_mille(rng, 800) { 0 } else { scale_cents(com_reducao, between(rng, 0, 300), 1000) };
-            // A third of the rows write the discount as a deduction (negative).
-            let reducao_str = if below(rng, 3) == 0 { money_brl(-reducao) } else { money_brl(reducao) };
-            let processo = format!(
-                "{:05}.{:06}/{}-{:02}",
-                between(rng, 10_000, 19_999),
-                between(rng, 0, 999_999),
-                negociacao.y,
-                between(rng, 0, 99)
-            );
-            let memorial = pick(rng, &MEMORIAIS).to_string();
-            let mut cents = Some(saldo);
-            let mut saldo_str = money_brl(saldo);
-            let mut data = negociacao.iso();
-            if defect(rng) {
-                if below(rng, 2) == 0 {
-                    cents = None;
-                    saldo_str = broken_money(rng);
-                } else {
-                    data = broken_date(rng, DateForm::Iso);
-                }
-            }
-            let item = TransacaoRfb {
-                data_negociacao: Some(data),
-                contribuinte: Some(right_pad(&core.razao, 60)),
-                cpf_cnpj: Some(core.cnpj.as_str().to_string()),
-                creditos_pf_bcn: Some(money_brl(pf_bcn)),
-                divida_com_reducao: Some(money_brl(com_reducao)),
-                divida_transacionada: Some(money_brl(transacionada)),
-                memorial: Some(memorial),
-                processo: Some(processo),
-                reducao: Some(reducao_str),
-                saldo_devedor: Some(saldo_str),
-            };
-            Priced { item, cents }
-        })
-        .collect()
+    let lo = core.inicio.max(Date::new(2020, 6, 1));
+    let mut rows = Vec::with_capacity(core.transacoes as usize);
+    for _ in 0..core.transacoes {
+        let (negociacao, row) = transaction_row(core, &mut rng, (lo, TODAY));
+        if history::exists(ds, negociacao) {
+            rows.push(row);
+        }
+    }
+    let chance = if core.debts.iter().any(|&d| d > 0) { 60 } else { 0 };
+    if let Some(mut gone) = history::gone(ds, core, history::stream::TRANSACTION_GONE, chance, lo) {
+        let (negociacao, row) = transaction_row(core, &mut gone.rng, gone.start_range);
+        if gone.exists(ds, negociacao) {
+            rows.push(row);
+        }
+    }
+    rows
+}
+
+/// One transaction negotiated inside `range`: its date and the record.
+fn transaction_row(core: &Core, rng: &mut DetRng, range: (Date, Date)) -> (Date, Priced<TransacaoRfb>) {
+    let negociacao = Date::between(rng, range.0, range.1);
+    let transacionada = heavy_cents(rng, 680, 45);
+    let reducao = scale_cents(transacionada, between(rng, 0, 650), 1000);
+    let com_reducao = transacionada - reducao;
+    let saldo = scale_cents(com_reducao, between(rng, 100, 1000), 1000);
+    let pf_bcn = if per_mille(rng, 800) { 0 } else { scale_cents(com_reducao, between(rng, 0, 300), 1000) };
+    // A third of the rows write the discount as a deduction (negative).
+    let reducao_str = if below(rng, 3) == 0 { money_brl(-reducao) } else { money_brl(reducao) };
+    let processo = format!(
+        "{:05}.{:06}/{}-{:02}",
+        between(rng, 10_000, 19_999),
+        between(rng, 0, 999_999),
+        negociacao.y,
+        between(rng, 0, 99)
+    );
+    let memorial = pick(rng, &MEMORIAIS).to_string();
+    let mut cents = Some(saldo);
+    let mut saldo_str = money_brl(saldo);
+    let mut data = negociacao.iso();
+    if defect(rng) {
+        if below(rng, 2) == 0 {
+            cents = None;
+            saldo_str = broken_money(rng);
+        } else {
+            data = broken_date(rng, DateForm::Iso);
+        }
+    }
+    let item = TransacaoRfb {
+        data_negociacao: Some(data),
+        contribuinte: Some(right_pad(&core.razao, 60)),
+        cpf_cnpj: Some(core.cnpj.as_str().to_string()),
+        creditos_pf_bcn: Some(money_brl(pf_bcn)),
+        divida_com_reducao: Some(money_brl(com_reducao)),
+        divida_transacionada: Some(money_brl(transacionada)),
+        memorial: Some(memorial),
+        processo: Some(processo),
+        reducao: Some(reducao_str),
+        saldo_devedor: Some(saldo_str),
+    };
+    (negociacao, Priced { item, cents })
 }

@@ -8,10 +8,10 @@ use sha2::{Digest, Sha256};
 
 use super::Dataset;
 use super::company::Core;
-use super::debts::{parcelamentos, transacoes};
+use super::debts::{dividas, parcelamentos, transacoes};
 use super::registry::{empresa_simples, estabelecimento};
 use super::text::money_dot;
-use super::truth::{MoneyTruth, debt_truth};
+use super::truth::{MoneyTruth, debt_truth_of};
 use crate::api::ids::{Categoria, Cnpj};
 use crate::api::models::{CompanyProfile, Resumo};
 
@@ -21,11 +21,24 @@ fn resumo(href: String, total: usize, cents: i64) -> Resumo {
 
 /// `resumos` keys: `dividas_pgfn_<categoria>` (x3), `parcelamentos_rfb`, `transacoes_rfb`;
 /// `valor_total` is the dot-decimal sum of the records whose amount is readable.
+///
+/// `snapshot_fingerprint` is a digest of everything operations 1 and 5-7 return for the CNPJ
+/// at the as-of month, so it changes exactly when any of that data changed.
 pub(super) fn profile(ds: &Dataset, core: &Core, cnpj: &Cnpj, ordem: u32) -> CompanyProfile {
     let (empresa, simples) = empresa_simples(ds, core);
+    let estabelecimento = estabelecimento(ds, core, ordem);
+    let mut digest = Sha256::new();
+    let mut feed = |value: &dyn erased::Json| digest.update(value.json());
+    feed(&empresa);
+    feed(&estabelecimento);
+    feed(&simples);
     let mut resumos = BTreeMap::new();
     for c in Categoria::ALL {
-        let t = debt_truth(ds, core, c);
+        let rows = dividas(ds, core, c);
+        for r in &rows {
+            feed(&r.priced.item);
+        }
+        let t = debt_truth_of(&rows);
         resumos.insert(
             format!("dividas_pgfn_{}", c.as_str()),
             resumo(
@@ -35,25 +48,46 @@ pub(super) fn profile(ds: &Dataset, core: &Core, cnpj: &Cnpj, ordem: u32) -> Com
             ),
         );
     }
-    let p = MoneyTruth::of(&parcelamentos(ds, core));
+    let plans = parcelamentos(ds, core);
+    for r in &plans {
+        feed(&r.item);
+    }
+    let p = MoneyTruth::of(&plans);
     resumos.insert(
         "parcelamentos_rfb".to_string(),
         resumo(format!("/v1/cnpjs/{cnpj}/parcelamentos-rfb"), p.records, p.saldo_devedor_cents),
     );
-    let t = MoneyTruth::of(&transacoes(ds, core));
+    let deals = transacoes(ds, core);
+    for r in &deals {
+        feed(&r.item);
+    }
+    let t = MoneyTruth::of(&deals);
     resumos.insert(
         "transacoes_rfb".to_string(),
         resumo(format!("/v1/cnpjs/{cnpj}/transacoes-rfb"), t.records, t.saldo_devedor_cents),
     );
-    let material =
-        format!("fiscal-report-sim|{}|{:016x}|{cnpj}|{}", ds.seed, ds.scale.to_bits(), ds.latest_month());
+    digest.update(format!("fiscal-report-sim|{}|{:016x}|{cnpj}", ds.seed, ds.scale.to_bits()).as_bytes());
     CompanyProfile {
         cnpj: Some(cnpj.as_str().to_string()),
         empresa: Some(empresa),
-        estabelecimento: Some(estabelecimento(ds, core, ordem)),
+        estabelecimento: Some(estabelecimento),
         simples: Some(simples),
         fontes: Some(ds.fontes()),
         resumos: Some(resumos),
-        snapshot_fingerprint: Some(hex::encode(Sha256::digest(material.as_bytes()))),
+        snapshot_fingerprint: Some(hex::encode(digest.finalize())),
+    }
+}
+
+/// Serialisation for the fingerprint, over the several record types it covers.
+mod erased {
+    pub trait Json {
+        fn json(&self) -> Vec<u8>;
+    }
+
+    impl<T: serde::Serialize> Json for T {
+        fn json(&self) -> Vec<u8> {
+            // The models are plain structs of strings and numbers: serialising cannot fail.
+            serde_json::to_vec(self).unwrap_or_default()
+        }
     }
 }

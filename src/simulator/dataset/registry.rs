@@ -5,6 +5,7 @@
 use super::Dataset;
 use super::company::{Core, DATASET_MONTH, is_public};
 use super::geo::{MUNICIPIOS, cep, pick_municipio, pick_uf};
+use super::history;
 use super::rng::{DetRng, below, between, entity_rng, per_mille, pick, stream, weighted};
 use super::text::{Date, DateForm, TODAY, broken_date, broken_money, defect, mangled_name, money_comma};
 use super::vocab::{FOREIGN_NAMES, address, person_name, secondary_cnaes};
@@ -43,6 +44,9 @@ pub(super) fn estabelecimento(ds: &Dataset, core: &Core, ordem: u32) -> Estabele
         (uf, mun, inicio, situacao)
     };
     let data_situacao = if situacao == "02" { inicio } else { Date::between(rng, inicio, TODAY) };
+    // Before the date of its situation, the establishment was ATIVA since it opened.
+    let (situacao, data_situacao) =
+        if history::exists(ds, data_situacao) { (situacao, data_situacao) } else { ("02", inicio) };
     let motivo = match situacao {
         "02" => "00",
         "08" => "01",
@@ -160,17 +164,29 @@ pub(super) fn empresa_simples(ds: &Dataset, core: &Core) -> (Empresa, Simples) {
     let eligible = matches!(core.porte, "01" | "03") && !core.is_public();
     let mei = core.natureza == "2135" && core.porte == "01" && per_mille(rng, 600);
     let simples_from = core.inicio.max(Date::new(2007, 7, 1));
+    // An option counts from its date, an exclusion from its own (see `history`).
+    let opted_in = |date: Date| history::exists(ds, date);
     let (opcao_simples, opcao_data, exclusao_data) = if eligible && (mei || per_mille(rng, 700)) {
-        ("S", Date::between(rng, simples_from, TODAY).compact(), none())
+        let opted = Date::between(rng, simples_from, TODAY);
+        if opted_in(opted) { ("S", opted.compact(), none()) } else { ("N", none(), none()) }
     } else if eligible && per_mille(rng, 300) {
         let opted = Date::between(rng, simples_from, TODAY);
-        ("N", opted.compact(), Date::between(rng, opted, TODAY).compact())
+        let excluded = Date::between(rng, opted, TODAY);
+        match (opted_in(opted), opted_in(excluded)) {
+            (true, true) => ("N", opted.compact(), excluded.compact()),
+            (true, false) => ("S", opted.compact(), none()),
+            _ => ("N", none(), none()),
+        }
     } else {
         ("N", none(), none())
     };
     let mei_from = core.inicio.max(Date::new(2009, 7, 1));
-    let (opcao_mei, mei_data) =
-        if mei { ("S", Date::between(rng, mei_from, TODAY).compact()) } else { ("N", none()) };
+    let (opcao_mei, mei_data) = if mei {
+        let opted = Date::between(rng, mei_from, TODAY);
+        if opted_in(opted) { ("S", opted.compact()) } else { ("N", none()) }
+    } else {
+        ("N", none())
+    };
     let simples = Simples {
         cnpj_basico: Some(basico),
         data_exclusao_mei: Some(none()),

@@ -92,7 +92,7 @@ fn golden_digest_of_seed_42() {
     assert_eq!(digest, GOLDEN);
 }
 
-const GOLDEN: &str = "6e919e0cfdfeb0242a427664290c2d40c23a71f8aa7722519cbdd7341fc2a089";
+const GOLDEN: &str = "7b245e01e1e56369b2b77c902b2d6aa6f05962a156afe9f5f4c51666a6665f5a";
 
 #[test]
 fn dataset_can_be_shared_between_threads() {

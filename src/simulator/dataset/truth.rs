@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Dataset;
 use super::company::Core;
-use super::debts::{Priced, dividas, parcelamentos, transacoes};
+use super::debts::{DebtRow, Priced, dividas, parcelamentos, transacoes};
 use crate::api::ids::{Categoria, Cnpj, UFS};
 
 /// Whole-dataset summary.
@@ -17,7 +17,9 @@ use crate::api::ids::{Categoria, Cnpj, UFS};
 pub struct Truth {
     pub seed: u64,
     pub scale: f64,
-    /// `AAAAMM`, ascending.
+    /// The month the data stands at (`serve --as-of`; the latest month by default).
+    pub as_of: String,
+    /// `AAAAMM`, ascending, up to `as_of`.
     pub months: Vec<String>,
     pub companies: usize,
     pub imoveis: usize,
@@ -89,9 +91,12 @@ impl MoneyTruth {
 }
 
 pub(super) fn debt_truth(ds: &Dataset, core: &Core, categoria: Categoria) -> DebtTruth {
-    let rows = dividas(ds, core, categoria);
+    debt_truth_of(&dividas(ds, core, categoria))
+}
+
+pub(super) fn debt_truth_of(rows: &[DebtRow]) -> DebtTruth {
     let mut t = DebtTruth { records: rows.len(), ..DebtTruth::default() };
-    for r in &rows {
+    for r in rows {
         match (r.priced.cents, r.ajuizado) {
             (None, _) => t.unparseable += 1,
             (Some(c), true) => {
@@ -141,22 +146,23 @@ pub(super) fn portfolio(ds: &Dataset, cnpjs: &[Cnpj]) -> PortfolioTruth {
 }
 
 pub(super) fn truth(ds: &Dataset) -> Truth {
-    let mut credits = Vec::with_capacity(ds.months.len() * UFS.len());
-    for (m, month) in ds.months.iter().enumerate() {
+    let mut credits = Vec::with_capacity(ds.months().len() * UFS.len());
+    for (m, month) in ds.months().iter().enumerate() {
         for (u, uf) in UFS.iter().enumerate() {
             let cell = ds.credits.cell(m, u);
             credits.push(CreditCellTruth {
                 ano_mes: month.to_string(),
                 uf: uf.to_string(),
                 rows: ds.credits.cell_rows(cell),
-                total_cents: ds.credits.cell_total(cell),
+                total_cents: ds.credits.published_total(cell, ds.preliminary_month()),
             });
         }
     }
     Truth {
         seed: ds.seed,
         scale: ds.scale,
-        months: ds.months.iter().map(ToString::to_string).collect(),
+        as_of: ds.latest_month().to_string(),
+        months: ds.months().iter().map(ToString::to_string).collect(),
         companies: ds.companies,
         imoveis: ds.rural.len(),
         credits,

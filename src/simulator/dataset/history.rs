@@ -1,0 +1,116 @@
+//! How a company's records stood in an earlier month (the as-of month). The generators build
+//! every company as it stands in the latest month; this module decides, for an earlier one,
+//! which of those records already existed and in which state, and adds back the records that
+//! existed then but are gone by the latest month. It owns the rules; the generators ask.
+//!
+//! The rules (each decided by streams of their own, so the latest month is exactly the data it
+//! was before months moved, and each month is the same on every run):
+//! - a dated record exists from its date on: a debt from `data_inscricao`, a plan from
+//!   `adesao_deferimento`, a transaction from `data_negociacao`;
+//! - about 1 in 10 debts filed in court were filed inside the window: before that month they
+//!   read `NAO` / `ATIVA EM COBRANCA`; about 1 in 20 debts were revalued: before that month
+//!   their `valor_consolidado` was 3% lower;
+//! - about 3 in 10 debtor companies per categoria had one more debt, paid off inside the
+//!   window; about 15% (indebted) had a plan and 6% a transaction that ended inside it;
+//! - an establishment whose cadastral situation is not ATIVA was ATIVA before the date of
+//!   that situation; a Simples or MEI option starts on its date and an exclusion on its own.
+//!
+//! Credits have their own rule (in `credits`): a month's first publication has about 1 row in
+//! 37 lower by 2%, revised in the next month's publication.
+
+use super::Dataset;
+use super::company::Core;
+use super::rng::{DetRng, between, entity_rng, per_mille};
+use super::text::Date;
+
+/// Stream identifiers of the history decisions (apart from the generators' own).
+pub(super) mod stream {
+    /// `+ categoria position`: filings and revaluations of current debts.
+    pub const DEBT_EVENTS: u64 = 101;
+    /// `+ categoria position`: a debt paid off inside the window.
+    pub const DEBT_GONE: u64 = 105;
+    pub const PLAN_GONE: u64 = 108;
+    pub const TRANSACTION_GONE: u64 = 109;
+}
+
+/// Last day of month `index` of the window.
+pub(super) fn month_end(ds: &Dataset, index: usize) -> Date {
+    let m = ds.months[index.min(ds.months.len() - 1)];
+    let (y, mo) = (i32::from(m.year()), u32::from(m.month()));
+    let first_next = if mo == 12 { Date::new(y + 1, 1, 1) } else { Date::new(y, mo + 1, 1) };
+    first_next.plus_days(-1)
+}
+
+/// Position in the window of the month holding `date` (0 for dates before the window).
+fn month_index(ds: &Dataset, date: Date) -> usize {
+    let first = ds.months[0];
+    let months = (date.y - i32::from(first.year())) * 12 + date.m as i32 - i32::from(first.month());
+    months.clamp(0, ds.months.len() as i32 - 1) as usize
+}
+
+/// True when a record dated `date` exists at the as-of month.
+pub(super) fn exists(ds: &Dataset, date: Date) -> bool {
+    date <= ds.as_of_end()
+}
+
+/// A month in the window after the one holding `date`, where a change happened; `None` when
+/// the date is in the last month.
+fn month_after(ds: &Dataset, rng: &mut DetRng, date: Date) -> Option<usize> {
+    let lo = month_index(ds, date) + 1;
+    let hi = ds.months.len() - 1;
+    (lo <= hi).then(|| between(rng, lo as u64, hi as u64) as usize)
+}
+
+/// What had not happened yet to a current debt at the as-of month.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct DebtPast {
+    /// It was not yet filed in court.
+    pub before_filing: bool,
+    /// Its value was 3% lower.
+    pub before_revaluation: bool,
+}
+
+/// Draws the events of one current debt (always the same draws, whatever the month).
+pub(super) fn debt_past(ds: &Dataset, rng: &mut DetRng, inscricao: Date, ajuizado: bool) -> DebtPast {
+    let filed = per_mille(rng, 50);
+    let filed_at = month_after(ds, rng, inscricao);
+    let revalued = per_mille(rng, 15);
+    let revalued_at = month_after(ds, rng, inscricao);
+    let t = ds.as_of;
+    DebtPast {
+        before_filing: ajuizado && filed && filed_at.is_some_and(|c| t < c),
+        before_revaluation: revalued && revalued_at.is_some_and(|c| t < c),
+    }
+}
+
+/// The value of a debt before its revaluation.
+pub(super) fn before_revaluation(cents: i64) -> i64 {
+    cents - cents * 3 / 100
+}
+
+/// A record that existed inside the window and is gone by the latest month: the month it
+/// ended, and the range its start date is drawn from (before that month).
+pub(super) struct Gone {
+    pub rng: DetRng,
+    pub ended: usize,
+    pub start_range: (Date, Date),
+}
+
+impl Gone {
+    /// Whether it exists at the as-of month, given its start date.
+    pub fn exists(&self, ds: &Dataset, start: Date) -> bool {
+        ds.as_of < self.ended && exists(ds, start)
+    }
+}
+
+/// One record gone inside the window, for `stream` and the company, with probability
+/// `per_mille`; its start drawn from `lo` to the end of the month before it ended.
+pub(super) fn gone(ds: &Dataset, core: &Core, stream: u64, per_mille_chance: u32, lo: Date) -> Option<Gone> {
+    let mut rng = entity_rng(ds.seed, stream, core.index as u64);
+    if !per_mille(&mut rng, per_mille_chance) {
+        return None;
+    }
+    let ended = between(&mut rng, 1, ds.months.len() as u64 - 1) as usize;
+    let hi = month_end(ds, ended - 1);
+    Some(Gone { rng, ended, start_range: (lo.min(hi), hi) })
+}
