@@ -46,6 +46,8 @@ pub enum Command {
     Get(GetArgs),
     /// Combine the outputs of `fetch --shard K/N` runs into one dataset, manifest and report.
     Merge(MergeArgs),
+    /// Inspect a `--store`: its versions, snapshots and row counts.
+    Store(StoreArgs),
     /// Re-run the aggregates, their Parquet and the report from a finished run's DIR, without
     /// fetching: how an analyst edits a query or a template and re-renders.
     Report(ReportFromArgs),
@@ -113,6 +115,18 @@ impl ReportArgs {
     pub fn report_options(&self) -> crate::report::ReportOptions {
         crate::report::ReportOptions { templates: self.templates.clone(), locale: self.locale.into() }
     }
+}
+
+#[derive(Debug, Args)]
+pub struct StoreArgs {
+    #[command(subcommand)]
+    pub command: StoreCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum StoreCommand {
+    /// Versions, snapshots, row counts per table and the last run of the store in DIR.
+    Info { dir: std::path::PathBuf },
 }
 
 #[derive(Debug, Clone, Args)]

@@ -22,6 +22,8 @@ pub enum ExitStatus {
     ServiceUnavailable = 6,
     /// `--schema-contract freeze` and the service's data shape changed: nothing was exported.
     SchemaDrift = 7,
+    /// The `--store` is in use by another run: retry when that run has finished.
+    StoreBusy = 8,
     /// Interrupted (Ctrl-C / SIGTERM); `--resume` continues.
     Interrupted = 130,
     /// A bug: please report it.

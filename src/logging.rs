@@ -11,7 +11,8 @@ pub enum LogFormat {
 pub fn init(format: LogFormat, verbose: u8, quiet: bool) {
     let default = match (quiet, verbose) {
         (true, _) => "error",
-        (false, 0) => "info",
+        // delta-rs logs every snapshot it loads at info: detail for -v, not for a monthly log.
+        (false, 0) => "info,deltalake_core=warn,delta_kernel=warn,buoyant_kernel=warn",
         (false, 1) => "info,fiscal_report=debug",
         (false, _) => "debug,fiscal_report=trace",
     };

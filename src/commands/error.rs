@@ -38,6 +38,7 @@ fn status_of(cause: &(dyn std::error::Error + 'static)) -> Option<ExitStatus> {
         AnalyzeError,
         ExportError,
         ReportError,
+        crate::store::StoreError,
     );
     // A bare I/O error decides only when the machine refused (a full disk, a permission);
     // otherwise a deeper cause may know better.

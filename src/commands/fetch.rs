@@ -1,6 +1,7 @@
 //! `fiscal-report fetch`, and the fetch half of `run`: settle the configuration, open the data
 //! source, fetch every task into the staging, write the manifest, and say what happened.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -8,24 +9,37 @@ use std::time::Duration;
 use anyhow::Result;
 
 use super::source::SourceSettings;
-use crate::api::Cnpj;
+use crate::api::{AnoMes, Cnpj};
 use crate::cli::FetchArgs;
 use crate::config::{RunConfig, SchemaContract};
 use crate::exit::{Classified, ExitStatus, OutputError};
 use crate::export::manifest::Manifest;
 use crate::extract::accounting::Accounting;
+use crate::extract::incremental::{KnownCompany, ListsReason, ListsRule};
+use crate::extract::plan::IncrementalSpec;
 use crate::extract::plan::portfolio_hash;
 use crate::extract::runner::{FetchError, default_out_dir, resolve_months};
 use crate::extract::staging::Staging;
 use crate::extract::{
-    FetchJob, FetchOutcome, PageFetcher, PlanSpec, RetryPolicy, plan_tasks, portfolio, run_fetch,
+    FetchJob, FetchOutcome, PageFetcher, PlanSpec, RetryPolicy, Task, plan_tasks, portfolio, run_fetch,
 };
+use crate::store::Store;
+use crate::store::snapshot::SnapshotPlan;
 
 /// A fetch that finished: what it staged, its manifest (written) and where.
 pub(super) struct Fetched {
     pub outcome: FetchOutcome,
     pub manifest: Manifest,
     pub out: PathBuf,
+    /// With `--store`: the store (locked) and what the new snapshot needs.
+    pub store: Option<StoreRun>,
+}
+
+/// A run on a store: the store, what it knew before the fetch, and the snapshot's plan.
+pub(super) struct StoreRun {
+    pub store: Store,
+    pub known: HashMap<String, KnownCompany>,
+    pub plan: SnapshotPlan,
 }
 
 /// How the fetch stage ended.
@@ -38,9 +52,48 @@ pub(super) enum FetchStage {
 /// `fiscal-report fetch`: the fetch stage alone.
 pub async fn fetch(args: FetchArgs, quiet: bool) -> Result<ExitStatus> {
     match fetch_stage(&args, quiet).await? {
-        FetchStage::Fetched(fetched) => summarize(&fetched),
+        FetchStage::Fetched(mut fetched) => {
+            // With a store, `fetch` commits the new snapshot too; it leaves the report to `run`.
+            if fetched.store.is_some() {
+                let frames = crate::transform::staged::frames_from_staging(&fetched.outcome)?;
+                super::run::commit_to_store(&mut fetched, frames).await?;
+                fetched.manifest.write(&fetched.out)?;
+            }
+            summarize(&fetched)
+        }
         FetchStage::Interrupted => Ok(ExitStatus::Interrupted),
     }
+}
+
+/// With a store: which months' credits to fetch (the rest are in it) and, per company, how its
+/// lists are decided; `None` without a store.
+async fn incremental_plan(
+    cfg: &RunConfig,
+    months: &[AnoMes],
+) -> Result<Option<(Store, HashMap<String, KnownCompany>, Vec<AnoMes>)>> {
+    let Some(dir) = &cfg.store else { return Ok(None) };
+    let store = Store::open(dir).await?;
+    let ufs: Vec<String> = cfg.ufs.iter().map(ToString::to_string).collect();
+    let same_states = store.last().is_some_and(|r| {
+        let (mut a, mut b) = (r.ufs.clone(), ufs.clone());
+        a.sort();
+        b.sort();
+        a == b
+    });
+    let held: std::collections::BTreeMap<String, u64> = if cfg.full || !same_states {
+        Default::default()
+    } else {
+        store.partitions("creditos_ativos").await?
+    };
+    let refresh_from = months.len().saturating_sub(cfg.refresh_months as usize);
+    let credit_months: Vec<AnoMes> = months
+        .iter()
+        .enumerate()
+        .filter(|(i, m)| *i >= refresh_from || !held.contains_key(&m.to_string()))
+        .map(|(_, m)| *m)
+        .collect();
+    let known = if cfg.full { HashMap::new() } else { store.known_companies().await? };
+    Ok(Some((store, known, credit_months)))
 }
 
 pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchStage> {
@@ -91,6 +144,9 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
         .into());
     }
     let out = cfg.out.clone().unwrap_or_else(|| default_out_dir(&months));
+    let incremental = incremental_plan(&cfg, &months).await?;
+    let snapshot = *months.last().unwrap_or(&months[0]);
+    let credit_months: &[AnoMes] = incremental.as_ref().map_or(&months, |(_, _, m)| m);
     let spec = PlanSpec {
         base_url: source.base_url.clone(),
         months: months.iter().map(ToString::to_string).collect(),
@@ -99,9 +155,26 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
         portfolio_size: cnpjs.len(),
         shard: cfg.shard,
         demo,
+        incremental: incremental.as_ref().map(|(store, _, credit_months)| IncrementalSpec {
+            store_version: store.last().map_or(0, |r| r.version),
+            credit_months: credit_months.iter().map(ToString::to_string).collect(),
+        }),
     };
     let staging = Staging::open(&out, &spec, cfg.resume)?;
-    let tasks = plan_tasks(&cfg.ufs, &months, &cnpjs, cfg.shard);
+    let mut tasks = plan_tasks(&cfg.ufs, credit_months, &cnpjs, cfg.shard);
+    if let Some((_, known, _)) = &incremental {
+        for t in &mut tasks {
+            if let Task::Company(c) = t {
+                c.lists = match known.get(c.cnpj.as_str()) {
+                    _ if cfg.full => ListsRule::Full,
+                    Some(k) => {
+                        ListsRule::Known { known: Box::new(k.clone()), snapshot, max_age: cfg.max_age_months }
+                    }
+                    None => ListsRule::New,
+                };
+            }
+        }
+    }
     tracing::info!(
         "fetching {} months x {} states and {} companies into {} ({} tasks{})",
         months.len(),
@@ -151,7 +224,19 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
         tracing::warn!("{}", describe_drift(operation, drift));
     }
     check_contract(&manifest, Some(cfg.schema_contract), &out)?;
-    Ok(FetchStage::Fetched(Box::new(Fetched { outcome, manifest, out })))
+    let store = incremental.map(|(store, known, credit_months)| StoreRun {
+        store,
+        known,
+        plan: SnapshotPlan {
+            snapshot,
+            months: months.clone(),
+            ufs: cfg.ufs.iter().map(ToString::to_string).collect(),
+            credit_months_fetched: credit_months,
+            run_id: super::finish::new_run_id(),
+            requests: outcome.summary.requests.requests,
+        },
+    });
+    Ok(FetchStage::Fetched(Box::new(Fetched { outcome, manifest, out, store })))
 }
 
 /// Refuses to go on with data of a changed shape when the contract is freeze: the one given
@@ -215,6 +300,29 @@ pub(super) fn summarize(fetched: &Fetched) -> Result<ExitStatus> {
         s.tasks_failed.len(),
         out.display()
     );
+    if !s.company_lists.is_empty() {
+        let carried = s.company_lists.get(ListsReason::Carried.name()).copied().unwrap_or(0);
+        let why: Vec<String> = ListsReason::ALL
+            .iter()
+            .filter(|r| **r != ListsReason::Carried)
+            .filter_map(|r| s.company_lists.get(r.name()).map(|n| format!("{} {n}", r.name())))
+            .collect();
+        eprintln!(
+            "companies: {carried} unchanged (their lists carried from the store), {} fetched again ({})",
+            s.company_lists.values().sum::<u64>() - carried,
+            if why.is_empty() { "none".to_string() } else { why.join(", ") }
+        );
+    }
+    if let Some(r) = fetched.store.as_ref().and_then(|s| s.store.last()) {
+        eprintln!(
+            "store {}: version {} committed, snapshot {} (credits: {} of {} months fetched, the rest from the store)",
+            fetched.store.as_ref().map(|s| s.store.root().display().to_string()).unwrap_or_default(),
+            r.version,
+            r.snapshot,
+            r.credit_months_fetched.len(),
+            r.months.len()
+        );
+    }
     if !s.tasks_failed.is_empty() {
         for f in s.tasks_failed.iter().take(10) {
             eprintln!("  failed: {}: {}", f.task, f.error);

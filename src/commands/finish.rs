@@ -40,7 +40,11 @@ pub fn analyze_export_report(
     let queries = load_queries(default_queries_dir(args.queries.as_deref()).as_deref())?;
     let codes = CodeTables::load(default_codes_dir(args.codes.as_deref()).as_deref())?;
     let aggregates = run_queries(&frames, &queries)?;
-    let run_id = new_run_id();
+    // A run that committed to a store gives its outputs the id its store version carries.
+    let run_id = match (raw, &manifest.store) {
+        (RawTables::Write, Some(store)) => store.run_id.clone(),
+        _ => new_run_id(),
+    };
     let fontes = serde_json::to_string(&manifest.fetch.fontes).unwrap_or_default();
     let meta = FileMetadata::default()
         .with("fiscal_report.version", env!("CARGO_PKG_VERSION"))

@@ -245,6 +245,8 @@ mod tests {
             fontes: BTreeMap::new(),
             warnings: vec![],
             shapes: BTreeMap::new(),
+            lists: None,
+            resumos: BTreeMap::new(),
         }
     }
 
@@ -264,6 +266,7 @@ mod tests {
             warnings: vec![],
             wall_seconds: 1.0,
             interrupted: false,
+            company_lists: BTreeMap::new(),
         }
     }
 

@@ -11,6 +11,7 @@ mod report;
 mod run;
 mod serve;
 mod source;
+mod store;
 
 use anyhow::Result;
 
@@ -27,6 +28,7 @@ pub async fn run(cli: Cli) -> Result<ExitStatus> {
         Command::Merge(args) => {
             merge::merge(&args.out, &args.shards, &args.report, contract(args.schema_contract.as_deref())?)
         }
+        Command::Store(args) => store::store(args).await,
         Command::Report(args) => {
             report::report_from(&args.from, &args.report, contract(args.schema_contract.as_deref())?)
         }

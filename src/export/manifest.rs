@@ -35,6 +35,22 @@ pub struct Manifest {
     /// (`merge`, `report --from`) then refuse a drifted shape too, unless told `evolve`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schema_contract: Option<String>,
+    /// With `--store`: the store version this run committed and what it fetched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub store: Option<StoreNote>,
+}
+
+/// The store version a run committed: its snapshot, the credit months it fetched (the others
+/// came from the store) and its companies by what happened to their lists.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoreNote {
+    pub dir: String,
+    /// The run that committed it (the outputs of that run carry the same id).
+    pub run_id: String,
+    pub version: u64,
+    pub snapshot: String,
+    pub credit_months_fetched: Vec<String>,
+    pub company_lists: std::collections::BTreeMap<String, u64>,
 }
 
 impl Manifest {
@@ -49,6 +65,7 @@ impl Manifest {
             queries: Default::default(),
             files: Vec::new(),
             schema_contract: None,
+            store: None,
         }
     }
 

@@ -65,6 +65,8 @@ impl CreditTask {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CompanyTask {
     pub cnpj: Cnpj,
+    /// Whether its lists are fetched (see `incremental`).
+    pub lists: super::incremental::ListsRule,
 }
 
 impl CompanyTask {
@@ -118,6 +120,16 @@ pub struct PlanSpec {
     pub portfolio_size: usize,
     pub shard: Shard,
     pub demo: bool,
+    /// With a store: the store version the run builds on and the months whose credits it
+    /// fetches (the others come from the store).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incremental: Option<IncrementalSpec>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IncrementalSpec {
+    pub store_version: u64,
+    pub credit_months: Vec<String>,
 }
 
 impl PlanSpec {
@@ -134,7 +146,8 @@ impl PartialEq for PlanSpec {
     fn eq(&self, other: &Self) -> bool {
         // Destructured in full so that a field added later cannot silently drop out of the
         // identity `--resume` and `merge` check.
-        let Self { base_url, months, ufs: _, portfolio_sha256, portfolio_size, shard, demo } = self;
+        let Self { base_url, months, ufs: _, portfolio_sha256, portfolio_size, shard, demo, incremental } =
+            self;
         *base_url == other.base_url
             && *months == other.months
             && self.uf_set() == other.uf_set()
@@ -142,6 +155,7 @@ impl PartialEq for PlanSpec {
             && *portfolio_size == other.portfolio_size
             && *shard == other.shard
             && *demo == other.demo
+            && *incremental == other.incremental
     }
 }
 
@@ -179,7 +193,7 @@ pub fn plan_tasks(ufs: &[Uf], months: &[AnoMes], cnpjs: &[Cnpj], shard: Shard) -
         .collect();
     let companies: Vec<Task> = cnpjs
         .iter()
-        .map(|c| CompanyTask { cnpj: c.clone() })
+        .map(|c| CompanyTask { cnpj: c.clone(), lists: Default::default() })
         .filter(|t| shard.owns(&t.key()))
         .map(Task::Company)
         .collect();
@@ -230,6 +244,7 @@ mod tests {
             portfolio_sha256: portfolio_hash(&[]),
             portfolio_size: 0,
             shard: Shard { index: 0, count: 1 },
+            incremental: None,
             demo: true,
         }
     }

@@ -15,6 +15,7 @@ use futures::StreamExt;
 use serde::Serialize;
 
 use super::accounting::{Accounting, AccountingSummary};
+use super::incremental::{ListsReason, ResumoSeen, resumos_seen};
 use super::plan::MonthSelection;
 use super::plan::{CompanyList, CompanyTask, CreditTask, Task};
 use super::pool::PageFetcher;
@@ -51,6 +52,10 @@ pub struct FetchSummary {
     pub warnings: Vec<String>,
     pub wall_seconds: f64,
     pub interrupted: bool,
+    /// With a store: companies by what happened to their lists (`inalterada` = carried from
+    /// the store, else why they were fetched).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub company_lists: BTreeMap<String, u64>,
 }
 
 #[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
@@ -86,6 +91,8 @@ enum TaskOutput {
         fontes: BTreeMap<String, Fonte>,
         warnings: Vec<String>,
         shapes: BTreeMap<String, ShapeDrift>,
+        lists: Option<ListsReason>,
+        resumos: BTreeMap<String, ResumoSeen>,
     },
     NotFound,
     Failed(ApiError),
@@ -121,6 +128,8 @@ async fn credit_task(f: &PageFetcher, t: &CreditTask) -> TaskOutput {
                 fontes,
                 warnings: w.warnings,
                 shapes: shapes.into_inner(),
+                lists: None,
+                resumos: BTreeMap::new(),
             }
         }
         Err(e) => TaskOutput::Failed(e),
@@ -138,6 +147,19 @@ async fn company_task(f: &PageFetcher, t: &CompanyTask) -> TaskOutput {
     let mut rows = BTreeMap::new();
     let mut fontes: BTreeMap<String, Fonte> = profile.fontes.clone().unwrap_or_default();
     add_rows(&mut rows, Table::Empresas, [profile_row(&profile, cnpj)]);
+    let reason = t.lists.decide(&profile);
+    let resumos = if reason.is_some() { resumos_seen(&profile) } else { BTreeMap::new() };
+    if reason == Some(ListsReason::Carried) {
+        return TaskOutput::Done {
+            rows,
+            pages: 1,
+            fontes,
+            warnings: Vec::new(),
+            shapes: shapes.into_inner(),
+            lists: reason,
+            resumos,
+        };
+    }
     let lists =
         futures::future::join_all(CompanyTask::LISTS.iter().map(|l| company_list(f, t, *l, &shapes))).await;
     let (mut pages, mut warnings) = (1u64, Vec::new());
@@ -154,7 +176,7 @@ async fn company_task(f: &PageFetcher, t: &CompanyTask) -> TaskOutput {
             Err(e) => return TaskOutput::Failed(e),
         }
     }
-    TaskOutput::Done { rows, pages, fontes, warnings, shapes: shapes.into_inner() }
+    TaskOutput::Done { rows, pages, fontes, warnings, shapes: shapes.into_inner(), lists: reason, resumos }
 }
 
 type ListResult = (Table, Vec<Row>, u64, Option<Fonte>, Vec<String>, &'static str);
@@ -329,7 +351,7 @@ pub async fn run_fetch(
         let Some((key, out)) = next else { break };
         acct.tasks_done.fetch_add(1, Ordering::Relaxed);
         let (entry, rows) = match out {
-            TaskOutput::Done { rows, pages, fontes, warnings, shapes } => {
+            TaskOutput::Done { rows, pages, fontes, warnings, shapes, lists, resumos } => {
                 let records: BTreeMap<Table, u64> = rows.iter().map(|(t, r)| (*t, r.len() as u64)).collect();
                 acct.records.fetch_add(records.values().sum::<u64>(), Ordering::Relaxed);
                 for w in &warnings {
@@ -345,6 +367,8 @@ pub async fn run_fetch(
                         fontes,
                         warnings,
                         shapes,
+                        lists,
+                        resumos,
                     },
                     rows,
                 )
@@ -393,6 +417,8 @@ fn entry_with(task: String, status: TaskStatus, error: Option<String>) -> TaskEn
         fontes: BTreeMap::new(),
         warnings: vec![],
         shapes: BTreeMap::new(),
+        lists: None,
+        resumos: BTreeMap::new(),
     }
 }
 
@@ -434,8 +460,12 @@ pub fn tally<'a>(entries: impl IntoIterator<Item = &'a TaskEntry>) -> FetchSumma
         warnings: vec![],
         wall_seconds: 0.0,
         interrupted: false,
+        company_lists: BTreeMap::new(),
     };
     for e in entries {
+        if let Some(reason) = e.lists {
+            *s.company_lists.entry(reason.name().to_string()).or_default() += 1;
+        }
         match e.status {
             TaskStatus::Done => s.tasks_done += 1,
             TaskStatus::NotFound => {

@@ -85,6 +85,25 @@ impl Frames {
         self.tables.get(name)
     }
 
+    /// Adds counts of more rows of the same tables (one entry per table and column, examples
+    /// kept to the first three distinct).
+    pub fn add_quality(&mut self, more: Vec<QualityCount>) {
+        for m in more {
+            match self.quality.iter_mut().find(|q| q.table == m.table && q.column == m.column) {
+                Some(q) => {
+                    q.failures += m.failures;
+                    q.placeholders += m.placeholders;
+                    for e in m.examples {
+                        if q.examples.len() < 3 && !q.examples.contains(&e) {
+                            q.examples.push(e);
+                        }
+                    }
+                }
+                None => self.quality.push(m),
+            }
+        }
+    }
+
     /// The `data_quality` table: one row per (table, column) that had failures.
     pub fn data_quality(&self) -> PolarsResult<DataFrame> {
         let q = &self.quality;
@@ -327,6 +346,46 @@ fn convert(spec: &ColumnSpec, src: &StringChunked) -> Converted {
         columns.push(StringChunked::from_iter_options(raw_name, raw.into_iter()).into_column());
     }
     Converted { columns, failures, placeholders, examples }
+}
+
+/// Re-derives `table`'s vocabulary columns over all of `df`'s rows from the published text
+/// they keep in `<column>_original`: rows typed in different runs (a snapshot that carries
+/// some rows from the store) then show one spelling per group, as one run typing them all would.
+pub fn respell_vocabulary(table: Table, df: &mut DataFrame) -> PolarsResult<()> {
+    for spec in columns(table).iter().filter(|c| c.kind == Kind::Vocab) {
+        let original = df.column(&format!("{}_original", spec.name))?.str()?.clone();
+        let spelling = vocabulary_spellings(&original);
+        let vals = original.iter().map(|v| trimmed(v).map(|t| spelling.get(t).map_or(t, String::as_str)));
+        let column = StringChunked::from_iter_options(spec.name.into(), vals).into_column();
+        df.with_column(column)?;
+    }
+    Ok(())
+}
+
+/// Data-quality counts of already typed rows, from the text they kept in `<column>_raw`
+/// (every failure keeps it). Placeholders leave no trace once typed, so they are not counted.
+pub fn quality_of_rejected_text(table: Table, df: &DataFrame) -> PolarsResult<Vec<QualityCount>> {
+    let mut out = Vec::new();
+    for spec in columns(table).iter().filter(|c| c.kind.keeps_raw()) {
+        let raw = df.column(&format!("{}_raw", spec.name))?.str()?.clone();
+        let mut q = QualityCount {
+            table: table.name().to_string(),
+            column: spec.name.to_string(),
+            failures: 0,
+            placeholders: 0,
+            examples: Vec::new(),
+        };
+        for t in raw.iter().flatten() {
+            q.failures += 1;
+            if q.examples.len() < 3 && !q.examples.iter().any(|e| e == t) {
+                q.examples.push(t.to_string());
+            }
+        }
+        if q.failures > 0 {
+            out.push(q);
+        }
+    }
+    Ok(out)
 }
 
 /// One table's typed frame from its staged text frame.

@@ -26,3 +26,4 @@ mod report_language;
 mod report_render;
 mod schema_drift;
 mod soak;
+mod store;

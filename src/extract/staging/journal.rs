@@ -36,6 +36,12 @@ pub struct TaskEntry {
     /// Operation -> how the task's records compared with the models (schema drift).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub shapes: BTreeMap<String, crate::api::shape::ShapeDrift>,
+    /// With a store: why the company's lists were fetched, or that they were carried.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lists: Option<crate::extract::incremental::ListsReason>,
+    /// With a store: the profile's `resumos`, kept for the next run's comparison.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub resumos: BTreeMap<String, crate::extract::incremental::ResumoSeen>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -290,6 +290,8 @@ mod tests {
             fontes: BTreeMap::new(),
             warnings: vec![],
             shapes: BTreeMap::new(),
+            lists: None,
+            resumos: BTreeMap::new(),
         }
     }
 

@@ -1,0 +1,213 @@
+//! One Delta Lake table of the store, through delta-rs: create it from a frame's schema, read
+//! the partitions of a version into a Polars frame, and replace partitions in one commit.
+//!
+//! No datafusion: files are written by delta-rs's record-batch writer and committed with our own
+//! remove + add actions, which is all a partition replacement needs. Frames cross from Polars
+//! to arrow-rs through an in-memory Parquet file, the one format both sides read exactly.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use deltalake::kernel::transaction::CommitBuilder;
+use deltalake::kernel::{Action, StructType};
+use deltalake::protocol::{DeltaOperation, SaveMode};
+use deltalake::writer::{DeltaWriter, RecordBatchWriter};
+use deltalake::{DeltaTable, DeltaTableError};
+use polars::prelude::*;
+
+use super::StoreError;
+
+/// A table of the store at `dir`, partitioned by `partition`.
+#[derive(Debug, Clone)]
+pub struct TableRef {
+    pub name: &'static str,
+    pub dir: PathBuf,
+    pub partition: &'static str,
+}
+
+fn url_of(dir: &Path) -> Result<url::Url, StoreError> {
+    let abs = std::path::absolute(dir).map_err(|e| StoreError::io(dir, e))?;
+    url::Url::from_directory_path(&abs).map_err(|()| StoreError::Delta {
+        table: dir.display().to_string(),
+        message: "not a usable path".into(),
+    })
+}
+
+fn delta_err(table: &str) -> impl Fn(DeltaTableError) -> StoreError + '_ {
+    move |e| StoreError::Delta { table: table.to_string(), message: e.to_string() }
+}
+
+fn polars_err(table: &str) -> impl Fn(PolarsError) -> StoreError + '_ {
+    move |e| StoreError::Delta { table: table.to_string(), message: e.to_string() }
+}
+
+impl TableRef {
+    pub fn exists(&self) -> bool {
+        self.dir.join("_delta_log").is_dir()
+    }
+
+    /// The newest version, or `None` when the table was never created.
+    pub async fn latest_version(&self) -> Result<Option<u64>, StoreError> {
+        if !self.exists() {
+            return Ok(None);
+        }
+        let t = deltalake::open_table(url_of(&self.dir)?).await.map_err(delta_err(self.name))?;
+        Ok(t.version())
+    }
+
+    async fn open_at(&self, version: u64) -> Result<DeltaTable, StoreError> {
+        deltalake::open_table_with_version(url_of(&self.dir)?, version).await.map_err(delta_err(self.name))
+    }
+
+    /// Commits a copy of `version` as the newest version: what an interrupted run committed
+    /// after it stops being current, and no file is deleted (time travel still reads it).
+    pub async fn restore(&self, version: u64) -> Result<u64, StoreError> {
+        let t = deltalake::open_table(url_of(&self.dir)?).await.map_err(delta_err(self.name))?;
+        let (t, _) = t.restore().with_version_to_restore(version).await.map_err(delta_err(self.name))?;
+        t.version().ok_or_else(|| StoreError::Delta { table: self.name.into(), message: "no version".into() })
+    }
+
+    /// The partition values present at `version`, with their row counts.
+    pub async fn partitions(
+        &self,
+        version: u64,
+    ) -> Result<std::collections::BTreeMap<String, u64>, StoreError> {
+        let t = self.open_at(version).await?;
+        let mut out = std::collections::BTreeMap::new();
+        for f in t.snapshot().map_err(delta_err(self.name))?.log_data().iter() {
+            if let Some(Some(v)) = f.partition_values_map().get(self.partition) {
+                *out.entry(v.clone()).or_insert(0) += f.num_records().unwrap_or(0) as u64;
+            }
+        }
+        Ok(out)
+    }
+
+    /// The rows of the partitions `values` at `version`, the partition column included (as
+    /// text), in file order.
+    pub async fn read(
+        &self,
+        version: u64,
+        values: &BTreeSet<String>,
+    ) -> Result<Option<DataFrame>, StoreError> {
+        let t = self.open_at(version).await?;
+        let mut files = Vec::new();
+        for f in t.snapshot().map_err(delta_err(self.name))?.log_data().iter() {
+            if let Some(Some(v)) = f.partition_values_map().get(self.partition)
+                && values.contains(v)
+            {
+                files.push((v.clone(), self.dir.join(f.object_store_path().as_ref())));
+            }
+        }
+        files.sort();
+        let mut out: Option<DataFrame> = None;
+        for (value, path) in files {
+            let file = std::fs::File::open(&path).map_err(|e| StoreError::io(&path, e))?;
+            let mut df = ParquetReader::new(file).finish().map_err(polars_err(self.name))?;
+            let n = df.height();
+            df.with_column(Column::new(self.partition.into(), vec![value.as_str(); n]))
+                .map_err(polars_err(self.name))?;
+            match &mut out {
+                None => out = Some(df),
+                Some(acc) => {
+                    acc.vstack_mut_owned(df).map_err(polars_err(self.name))?;
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Replaces the partitions `replaced` (those present) with `frame`'s rows in one commit,
+    /// creating the table from `frame`'s schema first if needed. `frame` holds the partition
+    /// column. Returns the new version.
+    pub async fn replace(&self, frame: &DataFrame, replaced: &BTreeSet<String>) -> Result<u64, StoreError> {
+        let name = self.name;
+        let batches =
+            record_batches(frame).map_err(|message| StoreError::Delta { table: name.into(), message })?;
+        let table = if self.exists() {
+            deltalake::open_table(url_of(&self.dir)?).await.map_err(delta_err(name))?
+        } else {
+            std::fs::create_dir_all(&self.dir).map_err(|e| StoreError::io(&self.dir, e))?;
+            let schema: StructType =
+                deltalake::kernel::engine::arrow_conversion::TryIntoKernel::try_into_kernel(
+                    batches.0.as_ref(),
+                )
+                .map_err(|e| StoreError::Delta { table: name.into(), message: e.to_string() })?;
+            deltalake::operations::create::CreateBuilder::new()
+                .with_location(url_of(&self.dir)?.as_str())
+                .with_table_name(name)
+                .with_columns(schema.fields().cloned())
+                .with_partition_columns([self.partition])
+                .await
+                .map_err(delta_err(name))?
+        };
+        let mut actions: Vec<Action> = Vec::new();
+        for f in table.snapshot().map_err(delta_err(name))?.log_data().iter() {
+            if let Some(Some(v)) = f.partition_values_map().get(self.partition)
+                && replaced.contains(v)
+            {
+                actions.push(Action::Remove(f.remove_action(true)));
+            }
+        }
+        let mut writer = RecordBatchWriter::for_table(&table).map_err(delta_err(name))?;
+        for b in batches.1 {
+            writer.write(b).await.map_err(delta_err(name))?;
+        }
+        actions.extend(writer.flush().await.map_err(delta_err(name))?.into_iter().map(Action::Add));
+        let operation = DeltaOperation::Write {
+            mode: SaveMode::Overwrite,
+            partition_by: Some(vec![self.partition.to_string()]),
+            predicate: Some(format!(
+                "{} IN ({})",
+                self.partition,
+                replaced.iter().map(|v| format!("'{v}'")).collect::<Vec<_>>().join(", ")
+            )),
+        };
+        let snapshot = table.snapshot().map_err(delta_err(name))?;
+        let done = CommitBuilder::default()
+            .with_actions(actions)
+            .build(Some(snapshot), table.log_store(), operation)
+            .await
+            .map_err(delta_err(name))?;
+        Ok(done.version())
+    }
+}
+
+/// `frame` as arrow-rs batches (and their schema), through an in-memory Parquet file.
+fn record_batches(
+    frame: &DataFrame,
+) -> Result<(arrow::datatypes::SchemaRef, Vec<arrow::record_batch::RecordBatch>), String> {
+    let mut buf: Vec<u8> = Vec::new();
+    let mut df = frame.clone();
+    ParquetWriter::new(&mut buf).finish(&mut df).map_err(|e| e.to_string())?;
+    let reader =
+        parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(bytes::Bytes::from(buf))
+            .map_err(|e| e.to_string())?;
+    // Polars writes strings as views; a Delta `string` is plain Utf8 to every reader.
+    use arrow::datatypes::{DataType, Field, Schema};
+    let plain = |t: &DataType| {
+        if matches!(t, DataType::Utf8View | DataType::LargeUtf8) { DataType::Utf8 } else { t.clone() }
+    };
+    let read_schema = reader.schema().clone();
+    let schema = std::sync::Arc::new(Schema::new(
+        read_schema
+            .fields()
+            .iter()
+            .map(|f| Field::new(f.name(), plain(f.data_type()), true))
+            .collect::<Vec<_>>(),
+    ));
+    let mut batches = Vec::new();
+    for b in reader.build().map_err(|e| e.to_string())? {
+        let b = b.map_err(|e| e.to_string())?;
+        let columns = b
+            .columns()
+            .iter()
+            .zip(schema.fields())
+            .map(|(c, f)| arrow::compute::cast(c, f.data_type()))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| e.to_string())?;
+        batches.push(
+            arrow::record_batch::RecordBatch::try_new(schema.clone(), columns).map_err(|e| e.to_string())?,
+        );
+    }
+    Ok((schema, batches))
+}

@@ -1,0 +1,321 @@
+//! The persistent store (`--store DIR`): one Delta Lake table per dataset table, a snapshot per
+//! run, every earlier state readable. It owns the store's layout, its lock and the commit
+//! protocol; it does not fetch (extract decides what to fetch from what it reports) nor type.
+//!
+//! Layout of DIR:
+//! - `fiscal_report_store.json`: the layout version; a newer one is refused, not misread.
+//! - `<table>/`: Delta tables. The company tables (`empresas`, `dividas_pgfn`,
+//!   `parcelamentos_rfb`, `transacoes_rfb`) and `controle_empresas` (what the next run compares
+//!   with) are partitioned by `snapshot` (AAAAMM); `creditos_ativos` by `ano_mes`.
+//! - `runs/NNNNNN.json`: one per store version, written after every table committed. A store
+//!   version is the set of table versions its run record names; a table version past it (a run
+//!   killed between two table commits) is rolled back on the next open by a restore commit.
+//! - `.lock`: held (an OS file lock, released when the process dies) while a run uses the store.
+
+pub mod delta;
+pub mod info;
+pub mod snapshot;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::api::AnoMes;
+use crate::exit::{ExitStatus, HasExitStatus};
+use crate::extract::incremental::{KnownCompany, ResumoSeen};
+use delta::TableRef;
+
+/// The layout this binary writes and reads.
+pub const LAYOUT: u32 = 1;
+const LAYOUT_FILE: &str = "fiscal_report_store.json";
+
+/// Tables and their partition column, in commit order (`controle_empresas` last: a store whose
+/// control table moved has every data table moved).
+pub const TABLES: [(&str, &str); 6] = [
+    ("creditos_ativos", "ano_mes"),
+    ("empresas", "snapshot"),
+    ("dividas_pgfn", "snapshot"),
+    ("parcelamentos_rfb", "snapshot"),
+    ("transacoes_rfb", "snapshot"),
+    ("controle_empresas", "snapshot"),
+];
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error(
+        "the store {dir} is in use by another run (its lock is held); wait for that run to finish, \
+         or give this one another --store"
+    )]
+    Busy { dir: PathBuf },
+    #[error(
+        "the store {dir} was written with layout {found}, newer than this fiscal-report knows ({LAYOUT}); \
+         use a newer fiscal-report, or give another --store"
+    )]
+    NewerLayout { dir: PathBuf, found: u32 },
+    #[error(
+        "{dir} is not a fiscal-report store (it has files but no {LAYOUT_FILE}); give an empty or new \
+         directory, or the store of an earlier run"
+    )]
+    NotAStore { dir: PathBuf },
+    #[error("store file {path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("store table {table}: {message}")]
+    Delta { table: String, message: String },
+    #[error("store file {path} cannot be read: {message}; the store is left as it is")]
+    Corrupt { path: PathBuf, message: String },
+}
+
+impl StoreError {
+    fn io(path: &Path, source: std::io::Error) -> Self {
+        Self::Io { path: path.to_path_buf(), source }
+    }
+}
+
+impl HasExitStatus for StoreError {
+    fn exit_status(&self) -> ExitStatus {
+        match self {
+            Self::Busy { .. } => ExitStatus::StoreBusy,
+            Self::NewerLayout { .. } | Self::NotAStore { .. } | Self::Corrupt { .. } => ExitStatus::BadInput,
+            Self::Io { source, .. } => crate::exit::io_status(source),
+            Self::Delta { .. } => ExitStatus::Internal,
+        }
+    }
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct LayoutFile {
+    layout: u32,
+    tool: String,
+}
+
+/// One store version: a committed run (or the roll-back of an interrupted one).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    pub version: u64,
+    /// `run`, or `restore` for the roll-back of a run killed mid-commit.
+    pub kind: String,
+    pub run_id: String,
+    /// The reference month of the company tables' snapshot.
+    pub snapshot: String,
+    pub committed_at: String,
+    /// States and months of the run's credits; the months fetched (the rest came from the store).
+    pub ufs: Vec<String>,
+    pub months: Vec<String>,
+    pub credit_months_fetched: Vec<String>,
+    /// Table -> its Delta version in this store version.
+    pub tables: BTreeMap<String, u64>,
+    /// Companies by what happened to their lists (`inalterada`, `nova`, `fingerprint`, ...).
+    pub company_lists: BTreeMap<String, u64>,
+    pub requests: u64,
+}
+
+/// An open store, locked for this process.
+pub struct Store {
+    root: PathBuf,
+    runs: Vec<RunRecord>,
+    _lock: File,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("root", &self.root).field("versions", &self.runs.len()).finish()
+    }
+}
+
+pub fn table(root: &Path, name: &str) -> TableRef {
+    let (n, p) =
+        TABLES.iter().find(|(n, _)| *n == name).copied().unwrap_or(("controle_empresas", "snapshot"));
+    TableRef { name: n, dir: root.join(n), partition: p }
+}
+
+/// The run records of `root`, oldest first (none for a new store).
+pub fn read_runs(root: &Path) -> Result<Vec<RunRecord>, StoreError> {
+    let dir = root.join("runs");
+    let mut runs = Vec::new();
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(runs),
+        Err(e) => return Err(StoreError::io(&dir, e)),
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    paths.sort();
+    for p in paths {
+        let text = std::fs::read_to_string(&p).map_err(|e| StoreError::io(&p, e))?;
+        let r: RunRecord = serde_json::from_str(&text)
+            .map_err(|e| StoreError::Corrupt { path: p.clone(), message: e.to_string() })?;
+        runs.push(r);
+    }
+    Ok(runs)
+}
+
+/// Checks the layout file of `root` (writing it for a new store).
+fn check_layout(root: &Path, create: bool) -> Result<(), StoreError> {
+    let path = root.join(LAYOUT_FILE);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => {
+            let l: LayoutFile = serde_json::from_str(&text)
+                .map_err(|e| StoreError::Corrupt { path: path.clone(), message: e.to_string() })?;
+            if l.layout > LAYOUT {
+                return Err(StoreError::NewerLayout { dir: root.to_path_buf(), found: l.layout });
+            }
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let foreign = std::fs::read_dir(root)
+                .map_err(|e| StoreError::io(root, e))?
+                .filter_map(Result::ok)
+                .any(|e| e.file_name() != ".lock");
+            if foreign {
+                return Err(StoreError::NotAStore { dir: root.to_path_buf() });
+            }
+            if create {
+                let l = LayoutFile { layout: LAYOUT, tool: "fiscal-report".into() };
+                let json = serde_json::to_vec_pretty(&l).unwrap_or_default();
+                crate::fsutil::write_atomic(&path, &json).map_err(|e| StoreError::io(&path, e))?;
+            }
+            Ok(())
+        }
+        Err(e) => Err(StoreError::io(&path, e)),
+    }
+}
+
+impl Store {
+    /// Opens (or creates) the store at `root` for a run: takes its lock, checks its layout and
+    /// rolls back any table a killed run committed past the last store version.
+    pub async fn open(root: &Path) -> Result<Store, StoreError> {
+        std::fs::create_dir_all(root).map_err(|e| StoreError::io(root, e))?;
+        let lock_path = root.join(".lock");
+        let lock = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(|e| StoreError::io(&lock_path, e))?;
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(StoreError::Busy { dir: root.to_path_buf() });
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(StoreError::io(&lock_path, e)),
+        }
+        check_layout(root, true)?;
+        let mut store = Store { root: root.to_path_buf(), runs: read_runs(root)?, _lock: lock };
+        store.roll_back_interrupted().await?;
+        Ok(store)
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The current store version's record (`None` for a new store).
+    pub fn last(&self) -> Option<&RunRecord> {
+        self.runs.last()
+    }
+
+    fn table_version(&self, name: &str) -> Option<u64> {
+        self.last().and_then(|r| r.tables.get(name).copied())
+    }
+
+    async fn roll_back_interrupted(&mut self) -> Result<(), StoreError> {
+        let mut moved = BTreeMap::new();
+        for (name, _) in TABLES {
+            let t = table(&self.root, name);
+            let Some(latest) = t.latest_version().await? else { continue };
+            // A table created by a first run that never committed holds only version 0 (its
+            // empty creation); anything after the recorded version belongs to a killed run.
+            let current = self.table_version(name).unwrap_or(0);
+            if latest > current {
+                let v = t.restore(current).await?;
+                tracing::warn!(
+                    "store {}: table {name} had version {latest} from an interrupted run; restored version {current} as {v}",
+                    self.root.display()
+                );
+                moved.insert(name.to_string(), v);
+            }
+        }
+        if moved.is_empty() {
+            return Ok(());
+        }
+        let mut record = match self.last() {
+            Some(r) => r.clone(),
+            None => RunRecord {
+                version: 0,
+                kind: String::new(),
+                run_id: String::new(),
+                snapshot: String::new(),
+                committed_at: String::new(),
+                ufs: vec![],
+                months: vec![],
+                credit_months_fetched: vec![],
+                tables: BTreeMap::new(),
+                company_lists: BTreeMap::new(),
+                requests: 0,
+            },
+        };
+        record.tables.extend(moved);
+        record.kind = "restore".into();
+        record.committed_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        self.append(record)
+    }
+
+    /// Writes `record` as the next store version: the moment a run is committed.
+    fn append(&mut self, mut record: RunRecord) -> Result<(), StoreError> {
+        record.version = self.last().map_or(1, |r| r.version + 1);
+        let path = self.root.join("runs").join(format!("{:06}.json", record.version));
+        let json = serde_json::to_vec_pretty(&record).unwrap_or_default();
+        crate::fsutil::write_atomic(&path, &json).map_err(|e| StoreError::io(&path, e))?;
+        self.runs.push(record);
+        Ok(())
+    }
+
+    /// Partition values of `name` in the current version, with row counts.
+    pub async fn partitions(&self, name: &str) -> Result<BTreeMap<String, u64>, StoreError> {
+        match self.table_version(name) {
+            Some(v) => table(&self.root, name).partitions(v).await,
+            None => Ok(BTreeMap::new()),
+        }
+    }
+
+    /// Rows of `name`'s partitions `values` in the current version.
+    pub async fn read(
+        &self,
+        name: &str,
+        values: &BTreeSet<String>,
+    ) -> Result<Option<polars::prelude::DataFrame>, StoreError> {
+        match self.table_version(name) {
+            Some(v) if !values.is_empty() => table(&self.root, name).read(v, values).await,
+            _ => Ok(None),
+        }
+    }
+
+    /// What the current snapshot holds about each company (for the fetch's decisions).
+    pub async fn known_companies(&self) -> Result<HashMap<String, KnownCompany>, StoreError> {
+        let Some(last) = self.last().filter(|r| !r.snapshot.is_empty()) else { return Ok(HashMap::new()) };
+        let bad = |m: String| StoreError::Delta { table: "controle_empresas".into(), message: m };
+        let Some(df) = self.read("controle_empresas", &BTreeSet::from([last.snapshot.clone()])).await? else {
+            return Ok(HashMap::new());
+        };
+        let col = |n: &str| df.column(n).and_then(|c| c.str().cloned()).map_err(|e| bad(e.to_string()));
+        let (cnpj, fp, resumos, fetched) =
+            (col("cnpj")?, col("snapshot_fingerprint")?, col("resumos")?, col("listas_buscadas_em")?);
+        let mut out = HashMap::with_capacity(df.height());
+        for i in 0..df.height() {
+            let (Some(c), Some(f)) = (cnpj.get(i), fetched.get(i)) else { continue };
+            let Ok(lists_fetched) = AnoMes::parse(f) else { continue };
+            let resumos: BTreeMap<String, ResumoSeen> =
+                resumos.get(i).and_then(|r| serde_json::from_str(r).ok()).unwrap_or_default();
+            out.insert(
+                c.to_string(),
+                KnownCompany { fingerprint: fp.get(i).map(str::to_string), resumos, lists_fetched },
+            );
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,118 @@
+//! `--store`: a first run at month M, an incremental run at M+1 and a repeat at M+1 against the
+//! embedded registry moving through months; the store's versions read by the `deltalake`
+//! package and Polars must equal full runs (no store) at the same moments, record for record,
+//! and the incremental run's aggregates must equal the full run's.
+
+use std::path::Path;
+
+use super::common_bin::bin;
+
+fn run(out: &Path, extra: &[&str]) -> String {
+    let o = bin()
+        .args(["run", "--quiet", "--uf", "SP,RJ", "--out"])
+        .arg(out)
+        .args(extra)
+        .output()
+        .expect("run the binary");
+    let stderr = String::from_utf8_lossy(&o.stderr).to_string();
+    assert!(o.status.success(), "{extra:?}: {stderr}");
+    stderr
+}
+
+fn sorted_frame(path: &Path) -> polars::prelude::DataFrame {
+    use polars::prelude::*;
+    let df = ParquetReader::new(std::fs::File::open(path).unwrap()).finish().unwrap();
+    let mut names: Vec<PlSmallStr> = df.get_column_names().into_iter().cloned().collect();
+    names.sort();
+    let df = df.select(names.clone()).unwrap();
+    df.sort(names, SortMultipleOptions::default()).unwrap()
+}
+
+#[test]
+fn incremental_runs_equal_full_runs_and_every_version_stays_readable() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (store, t) = (tmp.path().join("store"), tmp.path());
+    let store_arg = store.to_str().unwrap();
+    run(&t.join("m"), &["--as-of", "202608", "--store", store_arg]);
+    let second = run(&t.join("m1"), &["--store", store_arg]);
+    assert!(second.contains("unchanged (their lists carried from the store)"), "{second}");
+    run(&t.join("full_m"), &["--as-of", "202608"]);
+    run(&t.join("full_m1"), &[]);
+
+    // The incremental run fetched 2 months of credits (the refreshed ones) and only the lists of
+    // companies whose signals moved; its manifest says so.
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(t.join("m1/manifest.json")).unwrap()).unwrap();
+    let note = &manifest["store"];
+    assert_eq!(note["version"], 2);
+    assert_eq!(note["credit_months_fetched"].as_array().unwrap().len(), 2);
+    let lists = note["company_lists"].as_object().unwrap();
+    let carried = lists["inalterada"].as_u64().unwrap();
+    assert!(carried > 100 && lists.values().map(|v| v.as_u64().unwrap()).sum::<u64>() == 200, "{lists:?}");
+
+    // Its aggregates and data quality equal the full run's.
+    for entry in std::fs::read_dir(t.join("full_m1/aggregates")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_owned();
+        let other = t.join("m1/aggregates").join(&name);
+        if path.extension().is_some_and(|e| e == "parquet") {
+            assert_eq!(sorted_frame(&path), sorted_frame(&other), "{name:?}");
+        }
+    }
+
+    // A third run at the same moment changes no data.
+    run(&t.join("m1_again"), &["--store", store_arg]);
+
+    let python_ok = std::process::Command::new("python3")
+        .args(["-c", "import deltalake, polars"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !python_ok {
+        assert!(std::env::var_os("CI").is_none(), "CI must have deltalake and polars installed");
+        eprintln!("SKIPPED: python3 with deltalake and polars (pip install -r tests/requirements.txt)");
+        return;
+    }
+    let check = |versions: [(&str, &str, &str); 2]| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut c = std::process::Command::new("python3");
+        c.arg(root.join("tests/interop/check_store.py")).arg(&store);
+        for (v, s, full) in versions {
+            c.arg(v).arg(s).arg(t.join(full));
+        }
+        let o = c.output().unwrap();
+        let stdout = String::from_utf8_lossy(&o.stdout);
+        assert!(o.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&o.stderr));
+        assert!(stdout.contains("20 checks, 0 failed"), "{stdout}");
+    };
+    // Version 1 is the truth at M, version 2 and (idempotent) version 3 the truth at M+1.
+    check([("1", "202608", "full_m"), ("2", "202609", "full_m1")]);
+    check([("1", "202608", "full_m"), ("3", "202609", "full_m1")]);
+
+    let info = bin().args(["store", "info"]).arg(&store).output().unwrap();
+    let info = String::from_utf8_lossy(&info.stdout);
+    assert!(
+        info.contains("versions (3)") && info.contains("snapshot=202608: 200, snapshot=202609: 200"),
+        "{info}"
+    );
+}
+
+#[test]
+fn a_store_of_a_newer_layout_or_a_foreign_folder_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let newer = tmp.path().join("newer");
+    std::fs::create_dir_all(&newer).unwrap();
+    std::fs::write(newer.join("fiscal_report_store.json"), r#"{"layout": 99, "tool": "fiscal-report"}"#)
+        .unwrap();
+    let o = bin().args(["run", "--quiet", "--uf", "AC", "--store"]).arg(&newer).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("layout 99") && err.contains("newer fiscal-report"), "{err}");
+
+    let foreign = tmp.path().join("foreign");
+    std::fs::create_dir_all(&foreign).unwrap();
+    std::fs::write(foreign.join("notes.txt"), "mine").unwrap();
+    let o = bin().args(["run", "--quiet", "--uf", "AC", "--store"]).arg(&foreign).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("not a fiscal-report store"), "{err}");
+}
