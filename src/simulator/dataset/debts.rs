@@ -5,7 +5,7 @@
 
 use super::Dataset;
 use super::company::{Core, uf_name};
-use super::history;
+use super::history::{self, ListHistory};
 use super::rng::{
     DetRng, below, between, entity_rng, heavy_cents, per_mille, pick, scale_cents, stream, weighted,
 };
@@ -100,16 +100,20 @@ fn region(uf: &str) -> u32 {
 
 pub(super) fn dividas(ds: &Dataset, core: &Core, categoria: Categoria) -> Vec<DebtRow> {
     let cat = position(categoria);
-    let mut rng = entity_rng(ds.seed, stream::DIVIDA + cat as u64, core.index as u64);
     let mut events = entity_rng(ds.seed, history::stream::DEBT_EVENTS + cat as u64, core.index as u64);
-    let lo = core.inicio.plus_days(180).max(Date::new(2004, 1, 1)).min(TODAY);
-    let mut rows = Vec::with_capacity(core.debts[cat] as usize);
-    for j in 0..core.debts[cat] {
-        let (inscricao, mut row) = debt_row(core, categoria, &mut rng, j, (lo, TODAY));
-        let past = history::debt_past(ds, &mut events, inscricao, row.ajuizado);
-        if !history::exists(ds, inscricao) {
-            continue;
+    let list = ListHistory {
+        count: core.debts[cat],
+        rng: entity_rng(ds.seed, stream::DIVIDA + cat as u64, core.index as u64),
+        lo: core.inicio.plus_days(180).max(Date::new(2004, 1, 1)).min(TODAY),
+        gone_stream: history::stream::DEBT_GONE + cat as u64,
+        gone_chance: if core.debts[cat] > 0 { 150 } else { 0 },
+    };
+    history::records_as_of(ds, core, list, |rng, range, j| {
+        let (inscricao, mut row) = debt_row(core, categoria, rng, j, range);
+        if j == history::GONE_ORDINAL {
+            return (inscricao, row);
         }
+        let past = history::debt_past(ds, &mut events, inscricao, row.ajuizado);
         if past.before_filing {
             let item = &mut row.priced.item;
             item.indicador_ajuizado = Some("NAO".to_string());
@@ -124,18 +128,8 @@ pub(super) fn dividas(ds: &Dataset, core: &Core, categoria: Categoria) -> Vec<De
             row.priced.cents = Some(earlier);
             row.priced.item.valor_consolidado = Some(money_dot(earlier));
         }
-        rows.push(row);
-    }
-    if core.debts[cat] > 0
-        && let Some(mut gone) = history::gone(ds, core, history::stream::DEBT_GONE + cat as u64, 150, lo)
-    {
-        // Numbered past every current registration of the company (at most 400), so unique.
-        let (inscricao, row) = debt_row(core, categoria, &mut gone.rng, 500, gone.start_range);
-        if gone.exists(ds, inscricao) {
-            rows.push(row);
-        }
-    }
-    rows
+        (inscricao, row)
+    })
 }
 
 /// Registration `j` of a company, inscribed inside `range`: its date and the record.
@@ -233,23 +227,14 @@ fn saldo_after(rng: &mut DetRng, total: i64, parcelas: u32, elapsed: i64) -> i64
 }
 
 pub(super) fn parcelamentos(ds: &Dataset, core: &Core) -> Vec<Priced<ParcelamentoRfb>> {
-    let mut rng = entity_rng(ds.seed, stream::PARCEL, core.index as u64);
-    let lo = core.inicio.max(Date::new(2017, 1, 1));
-    let mut rows = Vec::with_capacity(core.parcelamentos as usize);
-    for _ in 0..core.parcelamentos {
-        let (adesao, row) = plan_row(core, &mut rng, (lo, TODAY));
-        if history::exists(ds, adesao) {
-            rows.push(row);
-        }
-    }
-    let chance = if core.debts.iter().any(|&d| d > 0) { 100 } else { 0 };
-    if let Some(mut gone) = history::gone(ds, core, history::stream::PLAN_GONE, chance, lo) {
-        let (adesao, row) = plan_row(core, &mut gone.rng, gone.start_range);
-        if gone.exists(ds, adesao) {
-            rows.push(row);
-        }
-    }
-    rows
+    let list = ListHistory {
+        count: core.parcelamentos,
+        rng: entity_rng(ds.seed, stream::PARCEL, core.index as u64),
+        lo: core.inicio.max(Date::new(2017, 1, 1)),
+        gone_stream: history::stream::PLAN_GONE,
+        gone_chance: if core.debts.iter().any(|&d| d > 0) { 100 } else { 0 },
+    };
+    history::records_as_of(ds, core, list, |rng, range, _| plan_row(core, rng, range))
 }
 
 /// One instalment plan granted inside `range`: its date and the record.
@@ -302,23 +287,14 @@ const MEMORIAIS: [&str; 5] = [
 ];
 
 pub(super) fn transacoes(ds: &Dataset, core: &Core) -> Vec<Priced<TransacaoRfb>> {
-    let mut rng = entity_rng(ds.seed, stream::TRANSACAO, core.index as u64);
-    let lo = core.inicio.max(Date::new(2020, 6, 1));
-    let mut rows = Vec::with_capacity(core.transacoes as usize);
-    for _ in 0..core.transacoes {
-        let (negociacao, row) = transaction_row(core, &mut rng, (lo, TODAY));
-        if history::exists(ds, negociacao) {
-            rows.push(row);
-        }
-    }
-    let chance = if core.debts.iter().any(|&d| d > 0) { 60 } else { 0 };
-    if let Some(mut gone) = history::gone(ds, core, history::stream::TRANSACTION_GONE, chance, lo) {
-        let (negociacao, row) = transaction_row(core, &mut gone.rng, gone.start_range);
-        if gone.exists(ds, negociacao) {
-            rows.push(row);
-        }
-    }
-    rows
+    let list = ListHistory {
+        count: core.transacoes,
+        rng: entity_rng(ds.seed, stream::TRANSACAO, core.index as u64),
+        lo: core.inicio.max(Date::new(2020, 6, 1)),
+        gone_stream: history::stream::TRANSACTION_GONE,
+        gone_chance: if core.debts.iter().any(|&d| d > 0) { 60 } else { 0 },
+    };
+    history::records_as_of(ds, core, list, |rng, range, _| transaction_row(core, rng, range))
 }
 
 /// One transaction negotiated inside `range`: its date and the record.

@@ -21,7 +21,7 @@
 use super::Dataset;
 use super::company::Core;
 use super::rng::{DetRng, between, entity_rng, per_mille};
-use super::text::Date;
+use super::text::{Date, TODAY};
 
 /// Stream identifiers of the history decisions (apart from the generators' own).
 pub(super) mod stream {
@@ -88,29 +88,48 @@ pub(super) fn before_revaluation(cents: i64) -> i64 {
     cents - cents * 3 / 100
 }
 
-/// A record that existed inside the window and is gone by the latest month: the month it
-/// ended, and the range its start date is drawn from (before that month).
-pub(super) struct Gone {
+/// The ordinal `records_as_of` gives the record gone inside the window: past every current
+/// record of a list (at most 400), so its number is unique.
+pub(super) const GONE_ORDINAL: u32 = 500;
+
+/// How one of a company's lists stood at the as-of month.
+pub(super) struct ListHistory {
+    /// Current records (the latest month's).
+    pub count: u32,
+    /// Their stream; record `j` is the `j`-th drawn from it.
     pub rng: DetRng,
-    pub ended: usize,
-    pub start_range: (Date, Date),
+    /// Earliest start date.
+    pub lo: Date,
+    /// Stream and chance (per mille) of one more record that ended inside the window.
+    pub gone_stream: u64,
+    pub gone_chance: u32,
 }
 
-impl Gone {
-    /// Whether it exists at the as-of month, given its start date.
-    pub fn exists(&self, ds: &Dataset, start: Date) -> bool {
-        ds.as_of < self.ended && exists(ds, start)
+/// The list at the as-of month: the current records that had started by then, then the record
+/// that ended inside the window if it still existed. `row(rng, start_range, j)` draws record
+/// `j` (`GONE_ORDINAL` for the ended one) and returns its start date with it.
+pub(super) fn records_as_of<T>(
+    ds: &Dataset,
+    core: &Core,
+    mut list: ListHistory,
+    mut row: impl FnMut(&mut DetRng, (Date, Date), u32) -> (Date, T),
+) -> Vec<T> {
+    let mut rows = Vec::with_capacity(list.count as usize);
+    for j in 0..list.count {
+        // Drawn whether or not it exists yet, so later records keep their values.
+        let (start, r) = row(&mut list.rng, (list.lo, TODAY), j);
+        if exists(ds, start) {
+            rows.push(r);
+        }
     }
-}
-
-/// One record gone inside the window, for `stream` and the company, with probability
-/// `per_mille`; its start drawn from `lo` to the end of the month before it ended.
-pub(super) fn gone(ds: &Dataset, core: &Core, stream: u64, per_mille_chance: u32, lo: Date) -> Option<Gone> {
-    let mut rng = entity_rng(ds.seed, stream, core.index as u64);
-    if !per_mille(&mut rng, per_mille_chance) {
-        return None;
+    let mut rng = entity_rng(ds.seed, list.gone_stream, core.index as u64);
+    if per_mille(&mut rng, list.gone_chance) {
+        let ended = between(&mut rng, 1, ds.months.len() as u64 - 1) as usize;
+        let hi = month_end(ds, ended - 1);
+        let (start, r) = row(&mut rng, (list.lo.min(hi), hi), GONE_ORDINAL);
+        if ds.as_of < ended && exists(ds, start) {
+            rows.push(r);
+        }
     }
-    let ended = between(&mut rng, 1, ds.months.len() as u64 - 1) as usize;
-    let hi = month_end(ds, ended - 1);
-    Some(Gone { rng, ended, start_range: (lo.min(hi), hi) })
+    rows
 }

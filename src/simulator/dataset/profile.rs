@@ -28,15 +28,14 @@ pub(super) fn profile(ds: &Dataset, core: &Core, cnpj: &Cnpj, ordem: u32) -> Com
     let (empresa, simples) = empresa_simples(ds, core);
     let estabelecimento = estabelecimento(ds, core, ordem);
     let mut digest = Sha256::new();
-    let mut feed = |value: &dyn erased::Json| digest.update(value.json());
-    feed(&empresa);
-    feed(&estabelecimento);
-    feed(&simples);
+    feed(&mut digest, &empresa);
+    feed(&mut digest, &estabelecimento);
+    feed(&mut digest, &simples);
     let mut resumos = BTreeMap::new();
     for c in Categoria::ALL {
         let rows = dividas(ds, core, c);
         for r in &rows {
-            feed(&r.priced.item);
+            feed(&mut digest, &r.priced.item);
         }
         let t = debt_truth_of(&rows);
         resumos.insert(
@@ -50,7 +49,7 @@ pub(super) fn profile(ds: &Dataset, core: &Core, cnpj: &Cnpj, ordem: u32) -> Com
     }
     let plans = parcelamentos(ds, core);
     for r in &plans {
-        feed(&r.item);
+        feed(&mut digest, &r.item);
     }
     let p = MoneyTruth::of(&plans);
     resumos.insert(
@@ -59,7 +58,7 @@ pub(super) fn profile(ds: &Dataset, core: &Core, cnpj: &Cnpj, ordem: u32) -> Com
     );
     let deals = transacoes(ds, core);
     for r in &deals {
-        feed(&r.item);
+        feed(&mut digest, &r.item);
     }
     let t = MoneyTruth::of(&deals);
     resumos.insert(
@@ -78,16 +77,8 @@ pub(super) fn profile(ds: &Dataset, core: &Core, cnpj: &Cnpj, ordem: u32) -> Com
     }
 }
 
-/// Serialisation for the fingerprint, over the several record types it covers.
-mod erased {
-    pub trait Json {
-        fn json(&self) -> Vec<u8>;
-    }
-
-    impl<T: serde::Serialize> Json for T {
-        fn json(&self) -> Vec<u8> {
-            // The models are plain structs of strings and numbers: serialising cannot fail.
-            serde_json::to_vec(self).unwrap_or_default()
-        }
-    }
+/// Adds a record to the fingerprint. The models are plain structs of strings and numbers, so
+/// serialising them cannot fail.
+fn feed(digest: &mut Sha256, record: &impl serde::Serialize) {
+    digest.update(serde_json::to_vec(record).unwrap_or_default());
 }
