@@ -93,10 +93,8 @@ impl Frames {
                 Some(q) => {
                     q.failures += m.failures;
                     q.placeholders += m.placeholders;
-                    for e in m.examples {
-                        if q.examples.len() < 3 && !q.examples.contains(&e) {
-                            q.examples.push(e);
-                        }
+                    for e in &m.examples {
+                        note_example(&mut q.examples, e);
                     }
                 }
                 None => self.quality.push(m),
@@ -203,6 +201,20 @@ fn vocabulary_spellings(src: &StringChunked) -> std::collections::HashMap<&str, 
     spelling
 }
 
+/// Keeps the first three distinct texts that failed, as a data-quality row's examples.
+fn note_example(examples: &mut Vec<String>, text: &str) {
+    if examples.len() < 3 && !examples.iter().any(|e| e == text) {
+        examples.push(text.to_string());
+    }
+}
+
+/// A vocabulary column: each published text shown as its group's spelling.
+fn vocabulary_column(name: PlSmallStr, src: &StringChunked) -> Column {
+    let spelling = vocabulary_spellings(src);
+    let vals = src.iter().map(|v| trimmed(v).map(|t| spelling.get(t).map_or(t, String::as_str)));
+    StringChunked::from_iter_options(name, vals).into_column()
+}
+
 /// Converts one source column by `spec`: the typed column, plus `<name>_raw` for kinds that keep it.
 fn convert(spec: &ColumnSpec, src: &StringChunked) -> Converted {
     let name: PlSmallStr = spec.name.into();
@@ -212,18 +224,12 @@ fn convert(spec: &ColumnSpec, src: &StringChunked) -> Converted {
     let mut raw: Vec<Option<String>> = Vec::new();
     let mut fail = |text: &str, raw_slot: &mut Option<String>| {
         failures += 1;
-        if examples.len() < 3 && !examples.iter().any(|e| e == text) {
-            examples.push(text.to_string());
-        }
+        note_example(&mut examples, text);
         *raw_slot = Some(text.to_string());
     };
     let column: Column = match spec.kind {
         Kind::Text => StringChunked::from_iter_options(name, src.iter().map(trimmed)).into_column(),
-        Kind::Vocab => {
-            let spelling = vocabulary_spellings(src);
-            let vals = src.iter().map(|v| trimmed(v).map(|t| spelling.get(t).map_or(t, String::as_str)));
-            StringChunked::from_iter_options(name, vals).into_column()
-        }
+        Kind::Vocab => vocabulary_column(name, src),
         Kind::Code => {
             StringChunked::from_iter_options(name, src.iter().map(|v| trimmed(v).map(str::to_uppercase)))
                 .into_column()
@@ -354,10 +360,7 @@ fn convert(spec: &ColumnSpec, src: &StringChunked) -> Converted {
 pub fn respell_vocabulary(table: Table, df: &mut DataFrame) -> PolarsResult<()> {
     for spec in columns(table).iter().filter(|c| c.kind == Kind::Vocab) {
         let original = df.column(&format!("{}_original", spec.name))?.str()?.clone();
-        let spelling = vocabulary_spellings(&original);
-        let vals = original.iter().map(|v| trimmed(v).map(|t| spelling.get(t).map_or(t, String::as_str)));
-        let column = StringChunked::from_iter_options(spec.name.into(), vals).into_column();
-        df.with_column(column)?;
+        df.with_column(vocabulary_column(spec.name.into(), &original))?;
     }
     Ok(())
 }
@@ -377,9 +380,7 @@ pub fn quality_of_rejected_text(table: Table, df: &DataFrame) -> PolarsResult<Ve
         };
         for t in raw.iter().flatten() {
             q.failures += 1;
-            if q.examples.len() < 3 && !q.examples.iter().any(|e| e == t) {
-                q.examples.push(t.to_string());
-            }
+            note_example(&mut q.examples, t);
         }
         if q.failures > 0 {
             out.push(q);
