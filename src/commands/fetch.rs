@@ -15,13 +15,13 @@ use crate::config::{RunConfig, SchemaContract};
 use crate::exit::{Classified, ExitStatus, OutputError};
 use crate::export::manifest::Manifest;
 use crate::extract::accounting::Accounting;
-use crate::extract::incremental::{KnownCompany, ListsReason, ListsRule};
-use crate::extract::plan::IncrementalSpec;
+use crate::extract::incremental::{ListsPolicy, ListsReason};
 use crate::extract::plan::portfolio_hash;
+use crate::extract::plan::{IncrementalSpec, uf_set};
 use crate::extract::runner::{FetchError, default_out_dir, resolve_months};
 use crate::extract::staging::Staging;
 use crate::extract::{
-    FetchJob, FetchOutcome, PageFetcher, PlanSpec, RetryPolicy, Task, plan_tasks, portfolio, run_fetch,
+    FetchJob, FetchOutcome, PageFetcher, PlanSpec, RetryPolicy, plan_tasks, portfolio, run_fetch,
 };
 use crate::store::Store;
 use crate::store::snapshot::SnapshotPlan;
@@ -35,10 +35,11 @@ pub(super) struct Fetched {
     pub store: Option<StoreRun>,
 }
 
-/// A run on a store: the store, what it knew before the fetch, and the snapshot's plan.
+/// A run on a store: the store, how the fetch decided each company's lists (with what the store
+/// knew before it), and the snapshot's plan.
 pub(super) struct StoreRun {
     pub store: Store,
-    pub known: HashMap<String, KnownCompany>,
+    pub lists: Arc<ListsPolicy>,
     pub plan: SnapshotPlan,
 }
 
@@ -65,35 +66,37 @@ pub async fn fetch(args: FetchArgs, quiet: bool) -> Result<ExitStatus> {
     }
 }
 
-/// With a store: which months' credits to fetch (the rest are in it) and, per company, how its
-/// lists are decided; `None` without a store.
-async fn incremental_plan(
-    cfg: &RunConfig,
-    months: &[AnoMes],
-) -> Result<Option<(Store, HashMap<String, KnownCompany>, Vec<AnoMes>)>> {
-    let Some(dir) = &cfg.store else { return Ok(None) };
-    let store = Store::open(dir).await?;
-    let ufs: Vec<String> = cfg.ufs.iter().map(ToString::to_string).collect();
-    let same_states = store.last().is_some_and(|r| {
-        let (mut a, mut b) = (r.ufs.clone(), ufs.clone());
-        a.sort();
-        b.sort();
-        a == b
-    });
-    let held: std::collections::BTreeMap<String, u64> = if cfg.full || !same_states {
-        Default::default()
-    } else {
-        store.partitions("creditos_ativos").await?
-    };
-    let refresh_from = months.len().saturating_sub(cfg.refresh_months as usize);
-    let credit_months: Vec<AnoMes> = months
-        .iter()
-        .enumerate()
-        .filter(|(i, m)| *i >= refresh_from || !held.contains_key(&m.to_string()))
-        .map(|(_, m)| *m)
-        .collect();
-    let known = if cfg.full { HashMap::new() } else { store.known_companies().await? };
-    Ok(Some((store, known, credit_months)))
+/// With a store: the store (locked), how each company's lists are decided, and the months
+/// whose credits this run fetches (the newest `--refresh-months` and those it lacks).
+struct Incremental {
+    store: Store,
+    lists: Arc<ListsPolicy>,
+    credit_months: Vec<AnoMes>,
+}
+
+impl Incremental {
+    async fn plan(cfg: &RunConfig, months: &[AnoMes], snapshot: AnoMes) -> Result<Option<Incremental>> {
+        let Some(dir) = &cfg.store else { return Ok(None) };
+        let store = Store::open(dir).await?;
+        // Months held for another set of states would leave this run's states out.
+        let ufs: Vec<String> = cfg.ufs.iter().map(ToString::to_string).collect();
+        let same_states = store.last().is_some_and(|r| uf_set(&r.ufs) == uf_set(&ufs));
+        let held = if cfg.full || !same_states {
+            Default::default()
+        } else {
+            store.partitions("creditos_ativos").await?
+        };
+        let refresh_from = months.len().saturating_sub(cfg.refresh_months as usize);
+        let credit_months = months
+            .iter()
+            .enumerate()
+            .filter(|(i, m)| *i >= refresh_from || !held.contains_key(&m.to_string()))
+            .map(|(_, m)| *m)
+            .collect();
+        let known = if cfg.full { HashMap::new() } else { store.known_companies().await? };
+        let lists = Arc::new(ListsPolicy { known, snapshot, max_age: cfg.max_age_months, full: cfg.full });
+        Ok(Some(Incremental { store, lists, credit_months }))
+    }
 }
 
 pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchStage> {
@@ -144,9 +147,10 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
         .into());
     }
     let out = cfg.out.clone().unwrap_or_else(|| default_out_dir(&months));
-    let incremental = incremental_plan(&cfg, &months).await?;
-    let snapshot = *months.last().unwrap_or(&months[0]);
-    let credit_months: &[AnoMes] = incremental.as_ref().map_or(&months, |(_, _, m)| m);
+    // The run's reference month: its newest (months is not empty, checked above).
+    let snapshot = months[months.len() - 1];
+    let incremental = Incremental::plan(&cfg, &months, snapshot).await?;
+    let credit_months: &[AnoMes] = incremental.as_ref().map_or(&months, |i| &i.credit_months);
     let spec = PlanSpec {
         base_url: source.base_url.clone(),
         months: months.iter().map(ToString::to_string).collect(),
@@ -155,26 +159,13 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
         portfolio_size: cnpjs.len(),
         shard: cfg.shard,
         demo,
-        incremental: incremental.as_ref().map(|(store, _, credit_months)| IncrementalSpec {
-            store_version: store.last().map_or(0, |r| r.version),
+        incremental: incremental.as_ref().map(|i| IncrementalSpec {
+            store_version: i.store.last().map_or(0, |r| r.version),
             credit_months: credit_months.iter().map(ToString::to_string).collect(),
         }),
     };
     let staging = Staging::open(&out, &spec, cfg.resume)?;
-    let mut tasks = plan_tasks(&cfg.ufs, credit_months, &cnpjs, cfg.shard);
-    if let Some((_, known, _)) = &incremental {
-        for t in &mut tasks {
-            if let Task::Company(c) = t {
-                c.lists = match known.get(c.cnpj.as_str()) {
-                    _ if cfg.full => ListsRule::Full,
-                    Some(k) => {
-                        ListsRule::Known { known: Box::new(k.clone()), snapshot, max_age: cfg.max_age_months }
-                    }
-                    None => ListsRule::New,
-                };
-            }
-        }
-    }
+    let tasks = plan_tasks(&cfg.ufs, credit_months, &cnpjs, cfg.shard);
     tracing::info!(
         "fetching {} months x {} states and {} companies into {} ({} tasks{})",
         months.len(),
@@ -188,7 +179,13 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
             String::new()
         }
     );
-    let job = FetchJob { tasks, quiet, commit_rows: 50_000, commit_every: Duration::from_secs(2) };
+    let job = FetchJob {
+        tasks,
+        quiet,
+        commit_rows: 50_000,
+        commit_every: Duration::from_secs(2),
+        lists_policy: incremental.as_ref().map(|i| i.lists.clone()),
+    };
     let outcome = match run_fetch(fetcher, staging, job).await {
         Ok(o) => o,
         Err(FetchError::KeyRejected(e)) => return Err(e.into()),
@@ -224,16 +221,17 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
         tracing::warn!("{}", describe_drift(operation, drift));
     }
     check_contract(&manifest, Some(cfg.schema_contract), &out)?;
-    let store = incremental.map(|(store, known, credit_months)| StoreRun {
-        store,
-        known,
+    let store = incremental.map(|i| StoreRun {
+        store: i.store,
+        lists: i.lists,
         plan: SnapshotPlan {
             snapshot,
             months: months.clone(),
             ufs: cfg.ufs.iter().map(ToString::to_string).collect(),
-            credit_months_fetched: credit_months,
+            credit_months_fetched: i.credit_months,
             run_id: super::finish::new_run_id(),
             requests: outcome.summary.requests.requests,
+            company_lists: outcome.summary.company_lists.clone(),
         },
     });
     Ok(FetchStage::Fetched(Box::new(Fetched { outcome, manifest, out, store })))
@@ -313,14 +311,15 @@ pub(super) fn summarize(fetched: &Fetched) -> Result<ExitStatus> {
             if why.is_empty() { "none".to_string() } else { why.join(", ") }
         );
     }
-    if let Some(r) = fetched.store.as_ref().and_then(|s| s.store.last()) {
+    // Set only once the snapshot is committed (a run with failed tasks commits nothing).
+    if let Some(note) = &fetched.manifest.store {
         eprintln!(
             "store {}: version {} committed, snapshot {} (credits: {} of {} months fetched, the rest from the store)",
-            fetched.store.as_ref().map(|s| s.store.root().display().to_string()).unwrap_or_default(),
-            r.version,
-            r.snapshot,
-            r.credit_months_fetched.len(),
-            r.months.len()
+            note.dir,
+            note.version,
+            note.snapshot,
+            note.credit_months_fetched.len(),
+            fetched.manifest.plan.months.len()
         );
     }
     if !s.tasks_failed.is_empty() {

@@ -237,16 +237,9 @@ mod tests {
 
     fn entry(task: &str, status: TaskStatus, records: u64) -> TaskEntry {
         TaskEntry {
-            task: task.into(),
-            status,
             records: BTreeMap::from([(Table::CreditosAtivos, records)]),
             pages: 1,
-            error: None,
-            fontes: BTreeMap::new(),
-            warnings: vec![],
-            shapes: BTreeMap::new(),
-            lists: None,
-            resumos: BTreeMap::new(),
+            ..TaskEntry::new(task, status)
         }
     }
 

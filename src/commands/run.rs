@@ -33,8 +33,9 @@ pub(super) async fn commit_to_store(fetched: &mut Fetched, frames: Frames) -> Re
     if !fetched.outcome.summary.tasks_failed.is_empty() {
         return Ok(frames);
     }
-    let entries: Vec<_> = fetched.outcome.staging.task_entries().cloned().collect();
-    let (frames, record) = commit_snapshot(&mut run.store, frames, &entries, &run.known, &run.plan).await?;
+    let entries: Vec<_> = fetched.outcome.staging.task_entries().collect();
+    let (frames, record) =
+        commit_snapshot(&mut run.store, frames, &entries, &run.lists.known, &run.plan).await?;
     fetched.manifest.store = Some(crate::export::manifest::StoreNote {
         dir: run.store.root().display().to_string(),
         run_id: record.run_id.clone(),

@@ -4,9 +4,10 @@
 //! only when the company is new, a signal moved, the lists are too old, or `--full` asks.
 //!
 //! This module decides; it does not know where the earlier snapshot is kept (the store fills
-//! `KnownCompany`) nor how carried records get into the new snapshot.
+//! `KnownCompany`) nor how carried records get into the new snapshot. Without a store there is
+//! no policy and every list is fetched.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
@@ -39,18 +40,16 @@ pub struct KnownCompany {
     pub lists_fetched: AnoMes,
 }
 
-/// How a company task treats the lists.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum ListsRule {
-    /// No store: always fetch, record nothing.
-    #[default]
-    Always,
-    /// `--full`: fetch, say why.
-    Full,
-    /// Not in the store: fetch.
-    New,
-    /// In the store: fetch when a signal moved or the lists are `max_age` months old.
-    Known { known: Box<KnownCompany>, snapshot: AnoMes, max_age: u32 },
+/// How this run decides each company's lists: one for the whole fetch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListsPolicy {
+    /// What the last snapshot holds, by CNPJ.
+    pub known: HashMap<String, KnownCompany>,
+    /// The run's reference month, for `max_age`.
+    pub snapshot: AnoMes,
+    pub max_age: u32,
+    /// `--full`: fetch every list.
+    pub full: bool,
 }
 
 /// Why a company's lists were fetched, or that they were carried from the store.
@@ -83,24 +82,27 @@ impl ListsReason {
     }
 }
 
-impl ListsRule {
-    /// `None` without a store; else why the lists are fetched (or `Carried`).
-    pub fn decide(&self, profile: &CompanyProfile) -> Option<ListsReason> {
-        match self {
-            Self::Always => None,
-            Self::Full => Some(ListsReason::Full),
-            Self::New => Some(ListsReason::New),
-            Self::Known { known, snapshot, max_age } => {
-                Some(if known.fingerprint.is_none() || known.fingerprint != profile.snapshot_fingerprint {
-                    ListsReason::Fingerprint
-                } else if known.resumos != resumos_seen(profile) {
-                    ListsReason::Resumos
-                } else if snapshot.index() - known.lists_fetched.index() >= *max_age as i32 {
-                    ListsReason::Age
-                } else {
-                    ListsReason::Carried
-                })
-            }
+impl ListsPolicy {
+    /// Why the lists of `cnpj`, whose profile sent `fingerprint` and `resumos`, are fetched, or
+    /// `Carried` when nothing says they changed.
+    pub fn decide(
+        &self,
+        cnpj: &str,
+        fingerprint: Option<&str>,
+        resumos: &BTreeMap<String, ResumoSeen>,
+    ) -> ListsReason {
+        if self.full {
+            return ListsReason::Full;
+        }
+        let Some(known) = self.known.get(cnpj) else { return ListsReason::New };
+        if known.fingerprint.is_none() || known.fingerprint.as_deref() != fingerprint {
+            ListsReason::Fingerprint
+        } else if known.resumos != *resumos {
+            ListsReason::Resumos
+        } else if self.snapshot.index() - known.lists_fetched.index() >= self.max_age as i32 {
+            ListsReason::Age
+        } else {
+            ListsReason::Carried
         }
     }
 }
@@ -129,16 +131,20 @@ mod tests {
             resumos: resumos_seen(&profile("a", 1)),
             lists_fetched: m("202603"),
         };
-        let rule = |snapshot: &str| ListsRule::Known {
-            known: Box::new(known.clone()),
+        let policy = |snapshot: &str, full: bool| ListsPolicy {
+            known: HashMap::from([("c".to_string(), known.clone())]),
             snapshot: m(snapshot),
             max_age: 6,
+            full,
         };
-        assert_eq!(rule("202608").decide(&profile("a", 1)), Some(ListsReason::Carried));
-        assert_eq!(rule("202608").decide(&profile("b", 1)), Some(ListsReason::Fingerprint));
-        assert_eq!(rule("202608").decide(&profile("a", 2)), Some(ListsReason::Resumos));
-        assert_eq!(rule("202609").decide(&profile("a", 1)), Some(ListsReason::Age));
-        assert_eq!(ListsRule::Always.decide(&profile("a", 1)), None);
-        assert_eq!(ListsRule::New.decide(&profile("a", 1)), Some(ListsReason::New));
+        let decide = |p: &ListsPolicy, cnpj: &str, profile: CompanyProfile| {
+            p.decide(cnpj, profile.snapshot_fingerprint.as_deref(), &resumos_seen(&profile))
+        };
+        assert_eq!(decide(&policy("202608", false), "c", profile("a", 1)), ListsReason::Carried);
+        assert_eq!(decide(&policy("202608", false), "c", profile("b", 1)), ListsReason::Fingerprint);
+        assert_eq!(decide(&policy("202608", false), "c", profile("a", 2)), ListsReason::Resumos);
+        assert_eq!(decide(&policy("202609", false), "c", profile("a", 1)), ListsReason::Age);
+        assert_eq!(decide(&policy("202608", true), "c", profile("a", 1)), ListsReason::Full);
+        assert_eq!(decide(&policy("202608", false), "d", profile("a", 1)), ListsReason::New);
     }
 }

@@ -65,8 +65,6 @@ impl CreditTask {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CompanyTask {
     pub cnpj: Cnpj,
-    /// Whether its lists are fetched (see `incremental`).
-    pub lists: super::incremental::ListsRule,
 }
 
 impl CompanyTask {
@@ -132,13 +130,18 @@ pub struct IncrementalSpec {
     pub credit_months: Vec<String>,
 }
 
+/// States as a set: sorted, each once (`SP,RJ` and `RJ,SP` are the same states).
+pub fn uf_set(ufs: &[String]) -> Vec<&str> {
+    let mut set: Vec<&str> = ufs.iter().map(String::as_str).collect();
+    set.sort_unstable();
+    set.dedup();
+    set
+}
+
 impl PlanSpec {
     /// The states as the plan's identity sees them: sorted, each once.
     pub fn uf_set(&self) -> Vec<&str> {
-        let mut set: Vec<&str> = self.ufs.iter().map(String::as_str).collect();
-        set.sort_unstable();
-        set.dedup();
-        set
+        uf_set(&self.ufs)
     }
 }
 
@@ -193,7 +196,7 @@ pub fn plan_tasks(ufs: &[Uf], months: &[AnoMes], cnpjs: &[Cnpj], shard: Shard) -
         .collect();
     let companies: Vec<Task> = cnpjs
         .iter()
-        .map(|c| CompanyTask { cnpj: c.clone(), lists: Default::default() })
+        .map(|c| CompanyTask { cnpj: c.clone() })
         .filter(|t| shard.owns(&t.key()))
         .map(Task::Company)
         .collect();

@@ -15,7 +15,7 @@ use futures::StreamExt;
 use serde::Serialize;
 
 use super::accounting::{Accounting, AccountingSummary};
-use super::incremental::{ListsReason, ResumoSeen, resumos_seen};
+use super::incremental::{ListsPolicy, ListsReason, resumos_seen};
 use super::plan::MonthSelection;
 use super::plan::{CompanyList, CompanyTask, CreditTask, Task};
 use super::pool::PageFetcher;
@@ -23,7 +23,7 @@ use super::progress::Progress;
 use super::staging::{Staging, StagingError, TaskEntry, TaskStatus};
 use crate::api::models::{CompanyProfile, CreditoAtivo, DividaPgfn, Fonte, ParcelamentoRfb, TransacaoRfb};
 use crate::api::paginate::{Walk, walk_pages};
-use crate::api::shape::{ShapeDrift, ShapeLog};
+use crate::api::shape::ShapeLog;
 use crate::api::{AnoMes, ApiError, Operation, Page};
 use crate::tables::{Row, Table, flat_row, profile_row};
 
@@ -85,14 +85,11 @@ impl crate::exit::HasExitStatus for FetchError {
 }
 
 enum TaskOutput {
+    /// The rows and the task's journal entry (its task key and record counts are filled in
+    /// by the loop that stages it).
     Done {
         rows: BTreeMap<Table, Vec<Row>>,
-        pages: u64,
-        fontes: BTreeMap<String, Fonte>,
-        warnings: Vec<String>,
-        shapes: BTreeMap<String, ShapeDrift>,
-        lists: Option<ListsReason>,
-        resumos: BTreeMap<String, ResumoSeen>,
+        entry: TaskEntry,
     },
     NotFound,
     Failed(ApiError),
@@ -122,21 +119,20 @@ async fn credit_task(f: &PageFetcher, t: &CreditTask) -> TaskOutput {
                 w.items.iter().map(|r| flat_row(Table::CreditosAtivos, r, &[])),
             );
             let fontes = w.fonte.map(|fo| (op.kind().name().to_string(), fo)).into_iter().collect();
-            TaskOutput::Done {
-                rows,
+            let entry = TaskEntry {
                 pages: u64::from(w.pages),
                 fontes,
                 warnings: w.warnings,
                 shapes: shapes.into_inner(),
-                lists: None,
-                resumos: BTreeMap::new(),
-            }
+                ..TaskEntry::new(t.key(), TaskStatus::Done)
+            };
+            TaskOutput::Done { rows, entry }
         }
         Err(e) => TaskOutput::Failed(e),
     }
 }
 
-async fn company_task(f: &PageFetcher, t: &CompanyTask) -> TaskOutput {
+async fn company_task(f: &PageFetcher, t: &CompanyTask, lists_policy: Option<&ListsPolicy>) -> TaskOutput {
     let cnpj = t.cnpj.as_str();
     let shapes = ShapeLog::default();
     let profile = match f.one_checked::<CompanyProfile>(&Operation::Empresa(t.cnpj.clone()), &shapes).await {
@@ -147,21 +143,13 @@ async fn company_task(f: &PageFetcher, t: &CompanyTask) -> TaskOutput {
     let mut rows = BTreeMap::new();
     let mut fontes: BTreeMap<String, Fonte> = profile.fontes.clone().unwrap_or_default();
     add_rows(&mut rows, Table::Empresas, [profile_row(&profile, cnpj)]);
-    let reason = t.lists.decide(&profile);
-    let resumos = if reason.is_some() { resumos_seen(&profile) } else { BTreeMap::new() };
-    if reason == Some(ListsReason::Carried) {
-        return TaskOutput::Done {
-            rows,
-            pages: 1,
-            fontes,
-            warnings: Vec::new(),
-            shapes: shapes.into_inner(),
-            lists: reason,
-            resumos,
-        };
-    }
-    let lists =
-        futures::future::join_all(CompanyTask::LISTS.iter().map(|l| company_list(f, t, *l, &shapes))).await;
+    let resumos = if lists_policy.is_some() { resumos_seen(&profile) } else { BTreeMap::new() };
+    let reason = lists_policy.map(|p| p.decide(cnpj, profile.snapshot_fingerprint.as_deref(), &resumos));
+    let lists = if reason == Some(ListsReason::Carried) {
+        Vec::new()
+    } else {
+        futures::future::join_all(CompanyTask::LISTS.iter().map(|l| company_list(f, t, *l, &shapes))).await
+    };
     let (mut pages, mut warnings) = (1u64, Vec::new());
     for result in lists {
         match result {
@@ -176,7 +164,16 @@ async fn company_task(f: &PageFetcher, t: &CompanyTask) -> TaskOutput {
             Err(e) => return TaskOutput::Failed(e),
         }
     }
-    TaskOutput::Done { rows, pages, fontes, warnings, shapes: shapes.into_inner(), lists: reason, resumos }
+    let entry = TaskEntry {
+        pages,
+        fontes,
+        warnings,
+        shapes: shapes.into_inner(),
+        lists: reason,
+        resumos,
+        ..TaskEntry::new(t.key(), TaskStatus::Done)
+    };
+    TaskOutput::Done { rows, entry }
 }
 
 type ListResult = (Table, Vec<Row>, u64, Option<Fonte>, Vec<String>, &'static str);
@@ -233,10 +230,10 @@ async fn company_list(
     }
 }
 
-async fn run_task(f: &PageFetcher, task: Task) -> (String, TaskOutput) {
+async fn run_task(f: &PageFetcher, task: Task, lists_policy: Option<&ListsPolicy>) -> (String, TaskOutput) {
     let out = match &task {
         Task::Credit(t) => credit_task(f, t).await,
-        Task::Company(t) => company_task(f, t).await,
+        Task::Company(t) => company_task(f, t, lists_policy).await,
     };
     (task.key(), out)
 }
@@ -273,6 +270,8 @@ pub struct FetchJob {
     pub commit_rows: usize,
     /// ...or after this long, whichever comes first.
     pub commit_every: Duration,
+    /// With a store: how each company's lists are decided (`None`: always fetched).
+    pub lists_policy: Option<Arc<ListsPolicy>>,
 }
 
 /// A finished task on its way to the writer.
@@ -332,10 +331,11 @@ pub async fn run_fetch(
     // More tasks than slots: a task waits on its first page before it fans out.
     let parallel_tasks = (fetcher.in_flight_limit() * 4).max(8);
     let f = fetcher.clone();
+    let policy = job.lists_policy.clone();
     let mut results = futures::stream::iter(todo)
         .map(move |t| {
-            let f = f.clone();
-            async move { run_task(&f, t).await }
+            let (f, policy) = (f.clone(), policy.clone());
+            async move { run_task(&f, t, policy.as_deref()).await }
         })
         .buffer_unordered(parallel_tasks);
     let mut interrupted = false;
@@ -351,29 +351,15 @@ pub async fn run_fetch(
         let Some((key, out)) = next else { break };
         acct.tasks_done.fetch_add(1, Ordering::Relaxed);
         let (entry, rows) = match out {
-            TaskOutput::Done { rows, pages, fontes, warnings, shapes, lists, resumos } => {
-                let records: BTreeMap<Table, u64> = rows.iter().map(|(t, r)| (*t, r.len() as u64)).collect();
-                acct.records.fetch_add(records.values().sum::<u64>(), Ordering::Relaxed);
-                for w in &warnings {
+            TaskOutput::Done { rows, mut entry } => {
+                entry.records = rows.iter().map(|(t, r)| (*t, r.len() as u64)).collect();
+                acct.records.fetch_add(entry.records.values().sum::<u64>(), Ordering::Relaxed);
+                for w in &entry.warnings {
                     tracing::warn!("{w}");
                 }
-                (
-                    TaskEntry {
-                        task: key,
-                        status: TaskStatus::Done,
-                        records,
-                        pages,
-                        error: None,
-                        fontes,
-                        warnings,
-                        shapes,
-                        lists,
-                        resumos,
-                    },
-                    rows,
-                )
+                (entry, rows)
             }
-            TaskOutput::NotFound => (entry_with(key, TaskStatus::NotFound, None), BTreeMap::new()),
+            TaskOutput::NotFound => (TaskEntry::new(key, TaskStatus::NotFound), BTreeMap::new()),
             TaskOutput::Failed(e @ ApiError::KeyRejected { .. }) => {
                 key_rejected = Some(e);
                 break;
@@ -381,7 +367,9 @@ pub async fn run_fetch(
             TaskOutput::Failed(e) => {
                 acct.failed_tasks.fetch_add(1, Ordering::Relaxed);
                 tracing::warn!("task {key} failed after retries: {e}");
-                (entry_with(key, TaskStatus::Failed, Some(e.to_string())), BTreeMap::new())
+                let entry =
+                    TaskEntry { error: Some(e.to_string()), ..TaskEntry::new(key, TaskStatus::Failed) };
+                (entry, BTreeMap::new())
             }
         };
         if tx.send((entry, rows)).is_err() {
@@ -405,21 +393,6 @@ pub async fn run_fetch(
     }
     let summary = summarize(&staging, planned, resumed, &acct, started.elapsed(), interrupted);
     Ok(FetchOutcome { staging, summary })
-}
-
-fn entry_with(task: String, status: TaskStatus, error: Option<String>) -> TaskEntry {
-    TaskEntry {
-        task,
-        status,
-        records: BTreeMap::new(),
-        pages: 0,
-        error,
-        fontes: BTreeMap::new(),
-        warnings: vec![],
-        shapes: BTreeMap::new(),
-        lists: None,
-        resumos: BTreeMap::new(),
-    }
 }
 
 /// The summary over every task the staging holds (this attempt and earlier ones).

@@ -51,8 +51,11 @@ impl TableRef {
         if !self.exists() {
             return Ok(None);
         }
-        let t = deltalake::open_table(url_of(&self.dir)?).await.map_err(delta_err(self.name))?;
-        Ok(t.version())
+        // The newest commit's number, without loading the table's state.
+        let t = deltalake::DeltaTableBuilder::from_url(url_of(&self.dir)?)
+            .and_then(|b| b.build())
+            .map_err(delta_err(self.name))?;
+        Ok(Some(t.get_latest_version().await.map_err(delta_err(self.name))?))
     }
 
     async fn open_at(&self, version: u64) -> Result<DeltaTable, StoreError> {

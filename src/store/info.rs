@@ -27,12 +27,13 @@ pub async fn describe(root: &Path) -> Result<String, StoreError> {
         );
     }
     let _ = writeln!(out, "\ntables at version {} (rows by partition):", last.version);
-    for (name, partition) in TABLES {
+    for name in TABLES {
         let Some(v) = last.tables.get(name) else { continue };
-        let parts = table(root, name).partitions(*v).await?;
+        let t = table(root, name);
+        let parts = t.partitions(*v).await?;
         let total: u64 = parts.values().sum();
         let _ = writeln!(out, "  {name} (Delta version {v}): {total} rows");
-        let shown: Vec<String> = parts.iter().map(|(p, n)| format!("{partition}={p}: {n}")).collect();
+        let shown: Vec<String> = parts.iter().map(|(p, n)| format!("{}={p}: {n}", t.partition)).collect();
         let _ = writeln!(out, "    {}", shown.join(", "));
     }
     let _ = writeln!(

@@ -31,15 +31,15 @@ use delta::TableRef;
 pub const LAYOUT: u32 = 1;
 const LAYOUT_FILE: &str = "fiscal_report_store.json";
 
-/// Tables and their partition column, in commit order (`controle_empresas` last: a store whose
-/// control table moved has every data table moved).
-pub const TABLES: [(&str, &str); 6] = [
-    ("creditos_ativos", "ano_mes"),
-    ("empresas", "snapshot"),
-    ("dividas_pgfn", "snapshot"),
-    ("parcelamentos_rfb", "snapshot"),
-    ("transacoes_rfb", "snapshot"),
-    ("controle_empresas", "snapshot"),
+/// The tables, in commit order (`controle_empresas` last: a store whose control table moved
+/// has every data table moved).
+pub const TABLES: [&str; 6] = [
+    "creditos_ativos",
+    "empresas",
+    "dividas_pgfn",
+    "parcelamentos_rfb",
+    "transacoes_rfb",
+    "controle_empresas",
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -91,7 +91,7 @@ struct LayoutFile {
 }
 
 /// One store version: a committed run (or the roll-back of an interrupted one).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunRecord {
     pub version: u64,
     /// `run`, or `restore` for the roll-back of a run killed mid-commit.
@@ -124,10 +124,11 @@ impl std::fmt::Debug for Store {
     }
 }
 
-pub fn table(root: &Path, name: &str) -> TableRef {
-    let (n, p) =
-        TABLES.iter().find(|(n, _)| *n == name).copied().unwrap_or(("controle_empresas", "snapshot"));
-    TableRef { name: n, dir: root.join(n), partition: p }
+/// Table `name` of the store at `root`: credits are partitioned by month, every other table
+/// by snapshot.
+pub fn table(root: &Path, name: &'static str) -> TableRef {
+    let partition = if name == "creditos_ativos" { "ano_mes" } else { "snapshot" };
+    TableRef { name, dir: root.join(name), partition }
 }
 
 /// The run records of `root`, oldest first (none for a new store).
@@ -225,7 +226,7 @@ impl Store {
 
     async fn roll_back_interrupted(&mut self) -> Result<(), StoreError> {
         let mut moved = BTreeMap::new();
-        for (name, _) in TABLES {
+        for name in TABLES {
             let t = table(&self.root, name);
             let Some(latest) = t.latest_version().await? else { continue };
             // A table created by a first run that never committed holds only version 0 (its
@@ -243,40 +244,26 @@ impl Store {
         if moved.is_empty() {
             return Ok(());
         }
-        let mut record = match self.last() {
-            Some(r) => r.clone(),
-            None => RunRecord {
-                version: 0,
-                kind: String::new(),
-                run_id: String::new(),
-                snapshot: String::new(),
-                committed_at: String::new(),
-                ufs: vec![],
-                months: vec![],
-                credit_months_fetched: vec![],
-                tables: BTreeMap::new(),
-                company_lists: BTreeMap::new(),
-                requests: 0,
-            },
-        };
+        let mut record = self.last().cloned().unwrap_or_default();
         record.tables.extend(moved);
         record.kind = "restore".into();
         record.committed_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-        self.append(record)
+        self.append(record).map(drop)
     }
 
-    /// Writes `record` as the next store version: the moment a run is committed.
-    fn append(&mut self, mut record: RunRecord) -> Result<(), StoreError> {
+    /// Writes `record` as the next store version (the moment a run is committed) and returns
+    /// it numbered.
+    fn append(&mut self, mut record: RunRecord) -> Result<RunRecord, StoreError> {
         record.version = self.last().map_or(1, |r| r.version + 1);
         let path = self.root.join("runs").join(format!("{:06}.json", record.version));
         let json = serde_json::to_vec_pretty(&record).unwrap_or_default();
         crate::fsutil::write_atomic(&path, &json).map_err(|e| StoreError::io(&path, e))?;
-        self.runs.push(record);
-        Ok(())
+        self.runs.push(record.clone());
+        Ok(record)
     }
 
     /// Partition values of `name` in the current version, with row counts.
-    pub async fn partitions(&self, name: &str) -> Result<BTreeMap<String, u64>, StoreError> {
+    pub async fn partitions(&self, name: &'static str) -> Result<BTreeMap<String, u64>, StoreError> {
         match self.table_version(name) {
             Some(v) => table(&self.root, name).partitions(v).await,
             None => Ok(BTreeMap::new()),
@@ -286,7 +273,7 @@ impl Store {
     /// Rows of `name`'s partitions `values` in the current version.
     pub async fn read(
         &self,
-        name: &str,
+        name: &'static str,
         values: &BTreeSet<String>,
     ) -> Result<Option<polars::prelude::DataFrame>, StoreError> {
         match self.table_version(name) {

@@ -23,7 +23,9 @@ pub struct SnapshotPlan {
     pub ufs: Vec<String>,
     pub credit_months_fetched: Vec<AnoMes>,
     pub run_id: String,
+    /// From the fetch's summary: requests sent, companies by what happened to their lists.
     pub requests: u64,
+    pub company_lists: BTreeMap<String, u64>,
 }
 
 const LIST_TABLES: [Table; 3] = [Table::DividasPgfn, Table::ParcelamentosRfb, Table::TransacoesRfb];
@@ -32,12 +34,15 @@ fn frame_err(table: &str) -> impl Fn(PolarsError) -> StoreError + '_ {
     move |e| StoreError::Delta { table: table.to_string(), message: e.to_string() }
 }
 
-/// `carried`'s rows in `fresh`'s column order, appended to `fresh`.
-fn append(fresh: &mut DataFrame, carried: DataFrame, table: &str) -> Result<(), StoreError> {
-    let names: Vec<PlSmallStr> = fresh.get_column_names().into_iter().cloned().collect();
-    let carried = carried.select(names).map_err(frame_err(table))?;
-    fresh.vstack_mut_owned(carried).map_err(frame_err(table))?;
-    Ok(())
+/// Adds rows carried from the store to `table`'s fresh frame (in its column order), with their
+/// data-quality counts, and spells the table's vocabularies again over all its rows.
+fn carry(fresh: &mut Frames, table: Table, carried: DataFrame) -> Result<(), StoreError> {
+    let name = table.name();
+    fresh.add_quality(quality_of_rejected_text(table, &carried).map_err(frame_err(name))?);
+    let Some(f) = fresh.tables.get_mut(name) else { return Ok(()) };
+    let names: Vec<PlSmallStr> = f.get_column_names().into_iter().cloned().collect();
+    f.vstack_mut_owned(carried.select(names).map_err(frame_err(name))?).map_err(frame_err(name))?;
+    respell_vocabulary(table, f).map_err(frame_err(name))
 }
 
 /// Rows of `df` whose `cnpj` is in `keep`.
@@ -52,7 +57,7 @@ fn only_companies(df: DataFrame, keep: &BTreeSet<String>, table: &str) -> Result
 pub async fn commit_snapshot(
     store: &mut Store,
     mut fresh: Frames,
-    entries: &[TaskEntry],
+    entries: &[&TaskEntry],
     known: &HashMap<String, KnownCompany>,
     plan: &SnapshotPlan,
 ) -> Result<(Frames, RunRecord), StoreError> {
@@ -63,17 +68,12 @@ pub async fn commit_snapshot(
         .filter(|e| e.lists == Some(ListsReason::Carried))
         .filter_map(|e| e.task.strip_prefix("empresa/").map(str::to_string))
         .collect();
-    let mut carried_quality = Vec::new();
 
     // Lists of unchanged companies, from the previous snapshot.
     if let (Some(prev), false) = (&previous, carried.is_empty()) {
         for t in LIST_TABLES {
             let Some(df) = store.read(t.name(), &BTreeSet::from([prev.clone()])).await? else { continue };
-            let df = only_companies(df, &carried, t.name())?;
-            carried_quality.extend(quality_of_rejected_text(t, &df).map_err(frame_err(t.name()))?);
-            if let Some(f) = fresh.tables.get_mut(t.name()) {
-                append(f, df, t.name())?;
-            }
+            carry(&mut fresh, t, only_companies(df, &carried, t.name())?)?;
         }
     }
     // Credit months not fetched again.
@@ -82,33 +82,20 @@ pub async fn commit_snapshot(
         plan.months.iter().map(ToString::to_string).filter(|m| !fetched.contains(m)).collect();
     let fresh_credits = fresh.tables.get(Table::CreditosAtivos.name()).cloned().unwrap_or_default();
     if let Some(df) = store.read(Table::CreditosAtivos.name(), &kept).await? {
-        carried_quality.extend(
-            quality_of_rejected_text(Table::CreditosAtivos, &df).map_err(frame_err("creditos_ativos"))?,
-        );
-        if let Some(f) = fresh.tables.get_mut(Table::CreditosAtivos.name()) {
-            append(f, df, "creditos_ativos")?;
-        }
+        carry(&mut fresh, Table::CreditosAtivos, df)?;
     }
-    for t in Table::ALL {
-        if let Some(f) = fresh.tables.get_mut(t.name()) {
-            respell_vocabulary(t, f)
-                .map_err(|e| StoreError::Delta { table: t.name().into(), message: e.to_string() })?;
-        }
-    }
-    fresh.add_quality(carried_quality);
 
     let control = control_frame(&fresh, entries, known, &snapshot).map_err(frame_err("controle_empresas"))?;
     let mut versions = BTreeMap::new();
     let abort_after: Option<usize> =
         std::env::var("FISCAL_REPORT_TEST_ABORT_AFTER_TABLE_COMMITS").ok().and_then(|v| v.parse().ok());
-    for (i, (name, _)) in TABLES.iter().enumerate() {
+    for (i, name) in TABLES.into_iter().enumerate() {
         let t = table(store.root(), name);
-        let version = if *name == "creditos_ativos" {
-            let v = fresh_credits.clone();
-            t.replace(&v, &fetched).await?
+        let version = if name == "creditos_ativos" {
+            t.replace(&fresh_credits, &fetched).await?
         } else {
-            let source = if *name == "controle_empresas" { &control } else { &fresh.tables[*name] };
-            let mut df = source.clone();
+            let mut df =
+                if name == "controle_empresas" { control.clone() } else { fresh.tables[name].clone() };
             let n = df.height();
             df.with_column(Column::new("snapshot".into(), vec![snapshot.as_str(); n]))
                 .map_err(frame_err(name))?;
@@ -120,14 +107,7 @@ pub async fn commit_snapshot(
             std::process::abort();
         }
     }
-    let mut company_lists = BTreeMap::new();
-    for e in entries {
-        if let Some(r) = e.lists {
-            *company_lists.entry(r.name().to_string()).or_insert(0u64) += 1;
-        }
-    }
-    let record = RunRecord {
-        version: 0,
+    let record = store.append(RunRecord {
         kind: "run".into(),
         run_id: plan.run_id.clone(),
         snapshot,
@@ -136,13 +116,9 @@ pub async fn commit_snapshot(
         months: plan.months.iter().map(ToString::to_string).collect(),
         credit_months_fetched: fetched.into_iter().collect(),
         tables: versions,
-        company_lists,
+        company_lists: plan.company_lists.clone(),
         requests: plan.requests,
-    };
-    store.append(record)?;
-    let record = store.last().cloned().ok_or_else(|| StoreError::Delta {
-        table: "runs".into(),
-        message: "the run record just written is missing".into(),
+        ..RunRecord::default()
     })?;
     Ok((fresh, record))
 }
@@ -151,7 +127,7 @@ pub async fn commit_snapshot(
 /// as the service sent them, when its lists were last fetched and why.
 fn control_frame(
     frames: &Frames,
-    entries: &[TaskEntry],
+    entries: &[&TaskEntry],
     known: &HashMap<String, KnownCompany>,
     snapshot: &str,
 ) -> PolarsResult<DataFrame> {

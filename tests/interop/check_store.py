@@ -1,11 +1,11 @@
 """Reads a fiscal-report store with the `deltalake` package and Polars and compares it with the
 Parquet of full runs (no store) at the same moments.
 
-usage: check_store.py STORE VERSION_M SNAPSHOT_M FULL_RUN_M VERSION_M1 SNAPSHOT_M1 FULL_RUN_M1
+usage: check_store.py STORE (VERSION SNAPSHOT FULL_RUN)...
 
-For each table: the store at VERSION_M, snapshot SNAPSHOT_M (company tables) or the run's months
-(credits), must equal FULL_RUN_M's Parquet record for record; the same at VERSION_M1. Prints one
-line per check and `N checks, F failed` last.
+For each triple and each table: the store at VERSION, snapshot SNAPSHOT (company tables) or the
+full run's months (credits), read by the deltalake package and by Polars, must equal FULL_RUN's
+Parquet record for record. Prints one line per check and `N checks, F failed` last.
 """
 import json
 import sys
@@ -14,7 +14,8 @@ from pathlib import Path
 import polars as pl
 from deltalake import DeltaTable
 
-store, v_m, s_m, full_m, v_m1, s_m1, full_m1 = sys.argv[1:8]
+store, rest = sys.argv[1], sys.argv[2:]
+triples = [(int(rest[i]), rest[i + 1], rest[i + 2]) for i in range(0, len(rest) - 2, 3)]
 COMPANY = ["empresas", "dividas_pgfn", "parcelamentos_rfb", "transacoes_rfb"]
 checks = failed = 0
 
@@ -41,24 +42,23 @@ def compare(what: str, got: pl.DataFrame, want: pl.DataFrame) -> None:
     print(f"{what}: {'FAILED ' + problem if problem else 'ok'} ({want.height} rows)")
 
 
-for version, snapshot, full in [(int(v_m), s_m, full_m), (int(v_m1), s_m1, full_m1)]:
+def this_moment(df: pl.DataFrame, table: str, snapshot: str, months: list) -> pl.DataFrame:
+    """The rows of one snapshot (company tables) or of the run's months (credits)."""
+    if table == "creditos_ativos":
+        return df.filter(pl.col("ano_mes").is_in(months))
+    return df.filter(pl.col("snapshot") == snapshot).drop("snapshot")
+
+
+for version, snapshot, full in triples:
     months = json.loads((Path(full) / "manifest.json").read_text())["plan"]["months"]
     for table in ["creditos_ativos"] + COMPANY:
         want = pl.read_parquet(Path(full) / table, hive_partitioning=True)
-        dt = DeltaTable(str(Path(store) / table), version=version)
-        got = pl.from_arrow(dt.to_pyarrow_table())
-        if table == "creditos_ativos":
-            got = got.filter(pl.col("ano_mes").is_in(months))
-        else:
-            got = got.filter(pl.col("snapshot") == snapshot).drop("snapshot")
-        compare(f"deltalake {table} v{version}", got, want)
+        path = str(Path(store) / table)
+        got = pl.from_arrow(DeltaTable(path, version=version).to_pyarrow_table())
+        compare(f"deltalake {table} v{version}", this_moment(got, table, snapshot, months), want)
         # Polars' own Delta reader, on the same version.
-        got_pl = pl.read_delta(str(Path(store) / table), version=version)
-        if table == "creditos_ativos":
-            got_pl = got_pl.filter(pl.col("ano_mes").is_in(months))
-        else:
-            got_pl = got_pl.filter(pl.col("snapshot") == snapshot).drop("snapshot")
-        compare(f"polars {table} v{version}", got_pl, want)
+        got_pl = pl.read_delta(path, version=version)
+        compare(f"polars {table} v{version}", this_moment(got_pl, table, snapshot, months), want)
 
 print(f"{checks} checks, {failed} failed")
 sys.exit(1 if failed else 0)

@@ -44,6 +44,24 @@ pub struct TaskEntry {
     pub resumos: BTreeMap<String, crate::extract::incremental::ResumoSeen>,
 }
 
+impl TaskEntry {
+    /// An entry with only its task and status; the rest empty.
+    pub fn new(task: impl Into<String>, status: TaskStatus) -> Self {
+        Self {
+            task: task.into(),
+            status,
+            records: BTreeMap::new(),
+            pages: 0,
+            error: None,
+            fontes: BTreeMap::new(),
+            warnings: Vec::new(),
+            shapes: BTreeMap::new(),
+            lists: None,
+            resumos: BTreeMap::new(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(super) struct Commit {
     pub(super) commit: u64,

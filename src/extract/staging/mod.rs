@@ -281,18 +281,7 @@ mod tests {
     }
 
     fn done(task: &str) -> TaskEntry {
-        TaskEntry {
-            task: task.into(),
-            status: TaskStatus::Done,
-            records: BTreeMap::new(),
-            pages: 1,
-            error: None,
-            fontes: BTreeMap::new(),
-            warnings: vec![],
-            shapes: BTreeMap::new(),
-            lists: None,
-            resumos: BTreeMap::new(),
-        }
+        TaskEntry { pages: 1, ..TaskEntry::new(task, TaskStatus::Done) }
     }
 
     #[test]
