@@ -153,21 +153,9 @@ fn portfolio_exposure_equals_the_ground_truth_to_the_cent() {
     assert_eq!(counted as usize, unparseable);
 }
 
-fn python_with(modules: &str) -> bool {
-    std::process::Command::new("python3")
-        .args(["-c", &format!("import {modules}")])
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 #[test]
 fn duckdb_recomputes_every_aggregate_and_pyarrow_reads_every_file() {
-    if !python_with("duckdb, pyarrow") {
-        // CI installs them (tests/requirements.txt); there a skip would hide a regression.
-        assert!(std::env::var_os("CI").is_none(), "CI must have duckdb and pyarrow installed");
-        eprintln!(
-            "SKIPPED: python3 with duckdb and pyarrow is not available (pip install -r tests/requirements.txt)"
-        );
+    if !super::common_bin::python_with("duckdb, pyarrow") {
         return;
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));

@@ -61,6 +61,20 @@ pub fn files_below(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     out
 }
 
+/// True when `python3` can import `modules`. Where it cannot, a test skips and says so, except
+/// under CI, which installs tests/requirements.txt: there a skip would hide a regression.
+pub fn python_with(modules: &str) -> bool {
+    let ok = Command::new("python3")
+        .args(["-c", &format!("import {modules}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(std::env::var_os("CI").is_none(), "CI must have {modules} (tests/requirements.txt)");
+        eprintln!("SKIPPED: python3 with {modules} is not available (pip install -r tests/requirements.txt)");
+    }
+    ok
+}
+
 /// A plain HTTP client (no key header), for requests our client would not send.
 pub fn plain_http() -> reqwest::Client {
     let _ = rustls::crypto::ring::default_provider().install_default();

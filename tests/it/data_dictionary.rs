@@ -59,13 +59,7 @@ fn the_committed_dictionary_matches_the_code() {
 
 #[test]
 fn the_python_loading_snippets_run_against_a_demo_run() {
-    let ok = std::process::Command::new("python3")
-        .args(["-c", "import pandas, pyarrow, duckdb, polars"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(std::env::var_os("CI").is_none(), "CI must have the packages of tests/requirements.txt");
-        eprintln!("SKIPPED: python3 with pandas, pyarrow, duckdb and polars is not available");
+    if !super::common_bin::python_with("pandas, pyarrow, duckdb, polars") {
         return;
     }
     let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/data-dictionary.md"))

@@ -70,13 +70,7 @@ fn cron_and_systemd_files_are_well_formed() {
 
 #[test]
 fn yaml_and_python_examples_parse() {
-    let ok = std::process::Command::new("python3")
-        .args(["-c", "import yaml"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(std::env::var_os("CI").is_none(), "CI must have pyyaml (tests/requirements.txt)");
-        eprintln!("SKIPPED: python3 with pyyaml is not available");
+    if !super::common_bin::python_with("yaml") {
         return;
     }
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy");

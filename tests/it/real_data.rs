@@ -15,7 +15,7 @@ use crate::common_bin::*;
 use fiscal_report::api::models::{CompanyProfile, Empresa, Estabelecimento, Simples};
 use fiscal_report::simulator::Dataset;
 use fiscal_report::simulator::real::read_pgfn_csv;
-use fiscal_report::tables::{Table, flat_row, profile_row};
+use fiscal_report::tables::{Row, Table, flat_row, profile_row};
 use fiscal_report::transform::QualityCount;
 use fiscal_report::transform::frames::type_table;
 use polars::prelude::*;
@@ -105,9 +105,8 @@ fn every_real_pgfn_row_reads_as_a_person_reads_it() {
                 )
             })
             .collect();
-        let (df, quality) = type_table(Table::DividasPgfn, &staged(Table::DividasPgfn, &rows)).unwrap();
-        assert_eq!(df.height(), published.len(), "{file}: no row lost");
-        assert!(failures(&quality).is_empty(), "{file}: {:?}", failures(&quality));
+        assert_eq!(rows.len(), published.len(), "{file}: every published row staged");
+        let (df, quality) = typed(Table::DividasPgfn, &rows, file);
         let valores = strings(&df, "valor_consolidado");
         let datas = strings(&df, "data_inscricao");
         let ufs = strings(&df, "uf_unidade_responsavel");
@@ -160,16 +159,21 @@ fn some(s: &str) -> Option<String> {
     Some(s.to_string())
 }
 
-/// Published CNPJ rows as company profiles (with the CNPJ asked for), through the transform
-/// stage: the typed `empresas` frame and its data-quality counts, no row lost, no failure.
+/// Staged rows of `table` through the transform stage: the typed frame and its data-quality
+/// counts, asserting no row lost and no failure (`what` names the input in a failure).
+fn typed(table: Table, rows: &[Row], what: &str) -> (DataFrame, Vec<QualityCount>) {
+    let (df, quality) = type_table(table, &staged(table, rows)).unwrap();
+    assert_eq!(df.height(), rows.len(), "{what}: no row lost");
+    assert!(failures(&quality).is_empty(), "{what}: {:?}", failures(&quality));
+    (df, quality)
+}
+
+/// Published CNPJ rows as company profiles (with the CNPJ asked for), typed as `empresas`.
 fn typed_profiles(
     profiles: impl Iterator<Item = (CompanyProfile, String)>,
 ) -> (DataFrame, Vec<QualityCount>) {
     let rows: Vec<_> = profiles.map(|(p, cnpj)| profile_row(&p, &cnpj)).collect();
-    let (df, quality) = type_table(Table::Empresas, &staged(Table::Empresas, &rows)).unwrap();
-    assert_eq!(df.height(), rows.len(), "no row lost");
-    assert!(failures(&quality).is_empty(), "{:?}", failures(&quality));
-    (df, quality)
+    typed(Table::Empresas, &rows, "empresas")
 }
 
 #[test]
@@ -403,10 +407,8 @@ fn every_real_negotiation_row_reads_as_a_person_reads_it() {
             flat_row(Table::ParcelamentosRfb, &p, &[("cnpj_consultado", "00000000000000")])
         })
         .collect();
-    let (df, quality) =
-        type_table(Table::ParcelamentosRfb, &staged(Table::ParcelamentosRfb, &staged_rows)).unwrap();
-    assert_eq!(df.height(), rows.len());
-    assert!(failures(&quality).is_empty(), "{:?}", failures(&quality));
+    assert_eq!(staged_rows.len(), rows.len());
+    let (df, _) = typed(Table::ParcelamentosRfb, &staged_rows, "negotiation panel");
     let (valor, nome, uf) = (strings(&df, "valor_parcelado"), strings(&df, "nome"), strings(&df, "uf"));
     for (i, f) in rows.iter().enumerate() {
         assert_eq!(valor[i], Some(pt_br_amount(&f[10])), "row {}", i + 2);

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use super::common_bin::bin;
+use super::common_bin::{bin, python_with};
 
 fn run(out: &Path, extra: &[&str]) -> String {
     let o = bin()
@@ -63,30 +63,20 @@ fn incremental_runs_equal_full_runs_and_every_version_stays_readable() {
     // A third run at the same moment changes no data.
     run(&t.join("m1_again"), &["--store", store_arg]);
 
-    let python_ok = std::process::Command::new("python3")
-        .args(["-c", "import deltalake, polars"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !python_ok {
-        assert!(std::env::var_os("CI").is_none(), "CI must have deltalake and polars installed");
-        eprintln!("SKIPPED: python3 with deltalake and polars (pip install -r tests/requirements.txt)");
+    if !python_with("deltalake, polars") {
         return;
     }
-    let check = |versions: [(&str, &str, &str); 2]| {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut c = std::process::Command::new("python3");
-        c.arg(root.join("tests/interop/check_store.py")).arg(&store);
-        for (v, s, full) in versions {
-            c.arg(v).arg(s).arg(t.join(full));
-        }
-        let o = c.output().unwrap();
-        let stdout = String::from_utf8_lossy(&o.stdout);
-        assert!(o.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&o.stderr));
-        assert!(stdout.contains("20 checks, 0 failed"), "{stdout}");
-    };
     // Version 1 is the truth at M, version 2 and (idempotent) version 3 the truth at M+1.
-    check([("1", "202608", "full_m"), ("2", "202609", "full_m1")]);
-    check([("1", "202608", "full_m"), ("3", "202609", "full_m1")]);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut c = std::process::Command::new("python3");
+    c.arg(root.join("tests/interop/check_store.py")).arg(&store);
+    for (v, s, full) in [("1", "202608", "full_m"), ("2", "202609", "full_m1"), ("3", "202609", "full_m1")] {
+        c.arg(v).arg(s).arg(t.join(full));
+    }
+    let o = c.output().unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&o.stderr));
+    assert!(stdout.contains("30 checks, 0 failed"), "{stdout}");
 
     let info = bin().args(["store", "info"]).arg(&store).output().unwrap();
     let info = String::from_utf8_lossy(&info.stdout);
@@ -99,20 +89,22 @@ fn incremental_runs_equal_full_runs_and_every_version_stays_readable() {
 #[test]
 fn a_store_of_a_newer_layout_or_a_foreign_folder_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
-    let newer = tmp.path().join("newer");
-    std::fs::create_dir_all(&newer).unwrap();
-    std::fs::write(newer.join("fiscal_report_store.json"), r#"{"layout": 99, "tool": "fiscal-report"}"#)
-        .unwrap();
-    let o = bin().args(["run", "--quiet", "--uf", "AC", "--store"]).arg(&newer).output().unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("layout 99") && err.contains("newer fiscal-report"), "{err}");
-
-    let foreign = tmp.path().join("foreign");
-    std::fs::create_dir_all(&foreign).unwrap();
-    std::fs::write(foreign.join("notes.txt"), "mine").unwrap();
-    let o = bin().args(["run", "--quiet", "--uf", "AC", "--store"]).arg(&foreign).output().unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("not a fiscal-report store"), "{err}");
+    let cases = [
+        (
+            "newer",
+            "fiscal_report_store.json",
+            r#"{"layout": 99, "tool": "fiscal-report"}"#,
+            &["layout 99", "newer fiscal-report"][..],
+        ),
+        ("foreign", "notes.txt", "mine", &["not a fiscal-report store"][..]),
+    ];
+    for (dir, file, content, says) in cases {
+        let store = tmp.path().join(dir);
+        std::fs::create_dir_all(&store).unwrap();
+        std::fs::write(store.join(file), content).unwrap();
+        let o = bin().args(["run", "--quiet", "--uf", "AC", "--store"]).arg(&store).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(says.iter().all(|w| err.contains(w)), "{err}");
+    }
 }
