@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+pub use crate::api::shape::SchemaContract;
 use crate::api::{AnoMes, ApiKey, UFS, Uf};
 use crate::cli::FetchArgs;
 pub use crate::extract::plan::{MonthSelection, Shard};
@@ -128,26 +129,6 @@ fn redact_values(message: &str, name: &str) -> String {
     }
     out.push_str(rest);
     out
-}
-
-/// What a change in the service's data shape does to a run.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum SchemaContract {
-    /// Record the fields added or missing (manifest, report) and go on.
-    #[default]
-    Evolve,
-    /// Stop before anything is exported, with its own exit code.
-    Freeze,
-}
-
-impl SchemaContract {
-    pub fn parse(s: &str) -> Result<Self, String> {
-        match s.trim() {
-            "evolve" => Ok(Self::Evolve),
-            "freeze" => Ok(Self::Freeze),
-            _ => Err("write evolve (record a changed data shape and go on) or freeze (stop on it)".into()),
-        }
-    }
 }
 
 /// Validated settings of a `run` or `fetch`.

@@ -187,3 +187,25 @@ mod tests {
         assert!(!d.missing_fields.keys().any(|k| k.starts_with("fontes.")), "{d:?}");
     }
 }
+
+/// What a change in the service's data shape does to a run (`--schema-contract`); the
+/// manifest keeps it so the commands after the fetch honour it too.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SchemaContract {
+    /// Record the fields added or missing (manifest, report) and go on.
+    #[default]
+    Evolve,
+    /// Stop before anything is exported, with its own exit code.
+    Freeze,
+}
+
+impl SchemaContract {
+    pub fn parse(s: &str) -> Result<Self, String> {
+        match s.trim() {
+            "evolve" => Ok(Self::Evolve),
+            "freeze" => Ok(Self::Freeze),
+            _ => Err("write evolve (record a changed data shape and go on) or freeze (stop on it)".into()),
+        }
+    }
+}

@@ -192,9 +192,9 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
         Err(e) => return Err(e.into()),
     };
     let mut manifest = crate::export::manifest::Manifest::for_fetch(&spec, &outcome.summary);
-    if cfg.schema_contract == SchemaContract::Freeze {
-        manifest.schema_contract = Some("freeze".into());
-    }
+    // Written only for freeze: evolve is what a manifest without it means.
+    manifest.schema_contract =
+        (cfg.schema_contract == SchemaContract::Freeze).then_some(SchemaContract::Freeze);
     manifest.write(&out).map_err(|e| {
         OutputError::wrap(
             out.join("manifest.json"),
@@ -245,10 +245,7 @@ pub(super) fn check_contract(
     given: Option<SchemaContract>,
     dir: &std::path::Path,
 ) -> Result<()> {
-    let recorded = match manifest.schema_contract.as_deref() {
-        Some("freeze") => SchemaContract::Freeze,
-        _ => SchemaContract::Evolve,
-    };
+    let recorded = manifest.schema_contract.unwrap_or_default();
     if given.unwrap_or(recorded) != SchemaContract::Freeze {
         return Ok(());
     }

@@ -34,7 +34,7 @@ pub struct Manifest {
     /// `freeze` when the fetch ran under `--schema-contract freeze`: the later commands
     /// (`merge`, `report --from`) then refuse a drifted shape too, unless told `evolve`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub schema_contract: Option<String>,
+    pub schema_contract: Option<crate::api::shape::SchemaContract>,
     /// With `--store`: the store version this run committed and what it fetched.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub store: Option<StoreNote>,

@@ -404,10 +404,10 @@ fn summarize(
     wall: Duration,
     interrupted: bool,
 ) -> FetchSummary {
-    let held = tally(staging.task_entries());
+    let mut held = tally(staging.task_entries());
     // The shape of the staged records, from the journal: a task fetched by an earlier,
     // interrupted run counts once, and one that failed does not count.
-    let requests = AccountingSummary { schema: held.requests.schema.clone(), ..acct.summary() };
+    let requests = AccountingSummary { schema: std::mem::take(&mut held.requests.schema), ..acct.summary() };
     FetchSummary {
         tasks_planned: planned,
         tasks_resumed: resumed,
