@@ -67,18 +67,13 @@ impl CodeTables {
                 .collect::<Result<_, CodesError>>()?;
             return Ok(Self { tables, origin: "built-in".into() });
         };
-        let err = |source| CodesError::Dir { dir: dir.to_path_buf(), source };
         let mut tables = BTreeMap::new();
-        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map_err(err)?
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|e| e == "csv"))
-            .collect();
-        files.sort();
-        for path in files {
-            let text = std::fs::read_to_string(&path).map_err(err)?;
-            let name = path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+        let files = crate::fsutil::files_with_extension(dir, "csv")
+            .map_err(|source| CodesError::Dir { dir: dir.to_path_buf(), source })?;
+        for (name, path) in files {
+            // A file that cannot be read is named itself, not its folder.
+            let text = std::fs::read_to_string(&path)
+                .map_err(|source| CodesError::Dir { dir: path.clone(), source })?;
             tables.insert(name, parse_table(&path.display().to_string(), &text)?);
         }
         Ok(Self { tables, origin: dir.display().to_string() })

@@ -19,6 +19,21 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     })
 }
 
+/// The files of `dir` ending in `.{extension}`, sorted by name, each with its stem (the name an
+/// analyst's file gives its query or code table).
+pub fn files_with_extension(dir: &Path, extension: &str) -> std::io::Result<Vec<(String, PathBuf)>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == extension))
+        .collect();
+    files.sort();
+    Ok(files
+        .into_iter()
+        .map(|p| (p.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default(), p))
+        .collect())
+}
+
 /// The folder to read an analyst's files from: the one given (`--queries`, `--templates`,
 /// `--codes`), else `./<local>` when present; `None` means the copies built into the binary.
 pub fn explicit_or_local(explicit: Option<&Path>, local: &str) -> Option<PathBuf> {

@@ -165,24 +165,17 @@ pub fn load_queries(dir: Option<&Path>) -> Result<Vec<Query>, AnalyzeError> {
             .map(|(name, sql)| checked(Query::parse(name, sql, "built-in")))
             .collect();
     };
-    let entries =
-        std::fs::read_dir(dir).map_err(|source| AnalyzeError::ReadDir { dir: dir.to_path_buf(), source })?;
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "sql"))
-        .collect();
-    files.sort();
+    let files = crate::fsutil::files_with_extension(dir, "sql")
+        .map_err(|source| AnalyzeError::ReadDir { dir: dir.to_path_buf(), source })?;
     if files.is_empty() {
         return Err(AnalyzeError::Empty { dir: dir.to_path_buf() });
     }
     files
         .iter()
-        .map(|p| {
+        .map(|(name, p)| {
             let sql = std::fs::read_to_string(p)
                 .map_err(|source| AnalyzeError::ReadFile { path: p.clone(), source })?;
-            let name = p.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
-            checked(Query::parse(&name, &sql, &p.display().to_string()))
+            checked(Query::parse(name, &sql, &p.display().to_string()))
         })
         .collect()
 }

@@ -53,14 +53,11 @@ pub fn analyze_export_report(
         .with("fiscal_report.fontes", fontes);
     let mut files = match raw {
         RawTables::Write => write_raw(&frames, out, &meta).context("writing the raw tables")?,
+        // The raw tables' entries stay; everything made from them is made again below.
         RawTables::Keep => manifest
             .files
             .iter()
-            .filter(|f| {
-                !f.path.starts_with("aggregates/")
-                    && !f.path.starts_with("dimensoes/")
-                    && !f.path.starts_with("report.")
-            })
+            .filter(|f| f.path.split('/').next().is_some_and(|top| frames.tables.contains_key(top)))
             .cloned()
             .collect(),
     };

@@ -55,9 +55,7 @@ pub async fn serve(args: ServeArgs) -> Result<ExitStatus> {
             None => None,
         },
     };
-    let state = simulator::build_state(&cfg)
-        .await
-        .map_err(|why| Classified::new(ExitStatus::BadInput, format!("--as-of: {why}")))?;
+    let state = super::source::embedded_state(&cfg).await?;
     if let Some(path) = &args.dump_truth {
         let truth = state.dataset.truth();
         let json = serde_json::to_vec_pretty(&truth)?;

@@ -62,6 +62,13 @@ pub struct Source {
     _registry: Option<simulator::RunningRegistry>,
 }
 
+/// The embedded registry's state for `cfg`; an `--as-of` outside its months is bad input.
+pub(super) async fn embedded_state(cfg: &RegistryConfig) -> Result<std::sync::Arc<simulator::ServerState>> {
+    simulator::build_state(cfg)
+        .await
+        .map_err(|why| Classified::new(ExitStatus::BadInput, format!("--as-of: {why}")).into())
+}
+
 pub async fn open(settings: &SourceSettings) -> Result<Source> {
     if let Some(url) = &settings.base_url {
         let key = settings.api_key.clone().unwrap_or_else(|| ApiKey::new(""));
@@ -83,9 +90,7 @@ pub async fn open(settings: &SourceSettings) -> Result<Source> {
         faults: FaultConfig::default(),
         as_of: settings.as_of,
     };
-    let state = simulator::build_state(&reg_cfg)
-        .await
-        .map_err(|why| Classified::new(ExitStatus::BadInput, format!("--as-of: {why}")))?;
+    let state = embedded_state(&reg_cfg).await?;
     let registry = simulator::start(state, SocketAddr::from(([127, 0, 0, 1], 0)))
         .await
         .context("starting the embedded registry")?;

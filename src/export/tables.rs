@@ -131,9 +131,10 @@ pub fn write_raw(frames: &Frames, out: &Path, meta: &FileMetadata) -> Result<Vec
     Ok(files)
 }
 
-/// Deletes the Parquet files of `dir` that this run did not write (a query or a code table
-/// taken away), so that no file lingers there without a manifest entry.
-fn remove_unlisted(dir: &Path, written: &BTreeSet<PathBuf>) {
+/// Deletes the Parquet files of `dir` that this run did not write (`written`, relative to
+/// `out`: a query or a code table taken away), so that no file lingers without a manifest entry.
+fn remove_unlisted(out: &Path, dir: &Path, written: &[FileEntry]) {
+    let written: BTreeSet<PathBuf> = written.iter().map(|f| out.join(&f.path)).collect();
     for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
         let p = e.path();
         if p.extension().is_some_and(|x| x == "parquet") && !written.contains(&p) {
@@ -151,7 +152,6 @@ pub fn write_dimensions(
 ) -> Result<Vec<FileEntry>, ExportError> {
     let dir = out.join("dimensoes");
     let mut files = Vec::new();
-    let mut keep = BTreeSet::new();
     for (name, table) in codes.tables() {
         let mut df = DataFrame::new(
             table.len(),
@@ -166,10 +166,9 @@ pub fn write_dimensions(
             .with("fiscal_report.table", format!("dimensoes/{name}"))
             .with("fiscal_report.codes", &codes.origin);
         files.push(write_parquet(&mut df, &path, out, &m)?);
-        keep.insert(path);
     }
     // A table no longer in the folder (a smaller --codes) must not linger unlisted.
-    remove_unlisted(&dir, &keep);
+    remove_unlisted(out, &dir, &files);
     Ok(files)
 }
 
@@ -183,19 +182,16 @@ pub fn write_aggregates(
 ) -> Result<Vec<FileEntry>, ExportError> {
     let dir = out.join("aggregates");
     let mut files = Vec::new();
-    let mut keep = BTreeSet::new();
     for (q, df) in &aggs.results {
         let mut df = df.clone();
         let path = dir.join(format!("{}.parquet", q.table));
         let m = meta.with("fiscal_report.query", &q.name).with("fiscal_report.query_sha256", &q.sha256);
         files.push(write_parquet(&mut df, &path, out, &m)?);
-        keep.insert(path);
     }
     let mut dq = quality.clone();
     let path = dir.join("data_quality.parquet");
     files.push(write_parquet(&mut dq, &path, out, &meta.with("fiscal_report.table", "data_quality"))?);
-    keep.insert(path);
-    remove_unlisted(&dir, &keep);
+    remove_unlisted(out, &dir, &files);
     Ok(files)
 }
 
