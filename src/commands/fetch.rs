@@ -160,7 +160,7 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
         shard: cfg.shard,
         demo,
         incremental: incremental.as_ref().map(|i| IncrementalSpec {
-            store_version: i.store.last().map_or(0, |r| r.version),
+            store_version: i.store.data_version(),
             credit_months: credit_months.iter().map(ToString::to_string).collect(),
         }),
     };

@@ -126,6 +126,7 @@ pub struct PlanSpec {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IncrementalSpec {
+    /// The store version whose data the run builds on (see `Store::data_version`).
     pub store_version: u64,
     pub credit_months: Vec<String>,
 }

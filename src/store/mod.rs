@@ -220,6 +220,13 @@ impl Store {
         self.runs.last()
     }
 
+    /// The store version of the last run's data (0: none). A restore record, the roll-back of a
+    /// run killed mid-commit, holds the same data as the run before it, so it does not count: a
+    /// `--resume` of the killed run still builds on what it planned on.
+    pub fn data_version(&self) -> u64 {
+        self.runs.iter().rev().find(|r| r.kind == "run").map_or(0, |r| r.version)
+    }
+
     fn table_version(&self, name: &str) -> Option<u64> {
         self.last().and_then(|r| r.tables.get(name).copied())
     }

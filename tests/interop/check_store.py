@@ -3,7 +3,8 @@ Parquet of full runs (no store) at the same moments.
 
 usage: check_store.py STORE (VERSION SNAPSHOT FULL_RUN)...
 
-For each triple and each table: the store at VERSION, snapshot SNAPSHOT (company tables) or the
+VERSION is a Delta version of every table, or `latest`. For each triple and each table: the
+store at VERSION, snapshot SNAPSHOT (company tables) or the
 full run's months (credits), read by the deltalake package and by Polars, must equal FULL_RUN's
 Parquet record for record. Prints one line per check and `N checks, F failed` last.
 """
@@ -15,7 +16,7 @@ import polars as pl
 from deltalake import DeltaTable
 
 store, rest = sys.argv[1], sys.argv[2:]
-triples = [(int(rest[i]), rest[i + 1], rest[i + 2]) for i in range(0, len(rest) - 2, 3)]
+triples = [(rest[i], rest[i + 1], rest[i + 2]) for i in range(0, len(rest) - 2, 3)]
 COMPANY = ["empresas", "dividas_pgfn", "parcelamentos_rfb", "transacoes_rfb"]
 checks = failed = 0
 
@@ -54,10 +55,11 @@ for version, snapshot, full in triples:
     for table in ["creditos_ativos"] + COMPANY:
         want = pl.read_parquet(Path(full) / table, hive_partitioning=True)
         path = str(Path(store) / table)
-        got = pl.from_arrow(DeltaTable(path, version=version).to_pyarrow_table())
+        v = None if version == "latest" else int(version)
+        got = pl.from_arrow(DeltaTable(path, version=v).to_pyarrow_table())
         compare(f"deltalake {table} v{version}", this_moment(got, table, snapshot, months), want)
         # Polars' own Delta reader, on the same version.
-        got_pl = pl.read_delta(path, version=version)
+        got_pl = pl.read_delta(path, version=v)
         compare(f"polars {table} v{version}", this_moment(got_pl, table, snapshot, months), want)
 
 print(f"{checks} checks, {failed} failed")

@@ -1,9 +1,11 @@
 //! `--store`: a first run at month M, an incremental run at M+1 and a repeat at M+1 against the
 //! embedded registry moving through months; the store's versions read by the `deltalake`
 //! package and Polars must equal full runs (no store) at the same moments, record for record,
-//! and the incremental run's aggregates must equal the full run's.
+//! and the incremental run's aggregates must equal the full run's. A run killed mid-commit
+//! leaves the store readable at its previous version, and its `--resume` completes it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use super::common_bin::{bin, python_with};
 
@@ -17,6 +19,39 @@ fn run(out: &Path, extra: &[&str]) -> String {
     let stderr = String::from_utf8_lossy(&o.stderr).to_string();
     assert!(o.status.success(), "{extra:?}: {stderr}");
     stderr
+}
+
+/// Full runs (no store) at 202608 (`full_m`) and 202609 (`full_m1`): what the store's versions
+/// are compared with, made once for every test here.
+fn full_runs() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let d = tempfile::tempdir().unwrap();
+        run(&d.path().join("full_m"), &["--as-of", "202608"]);
+        run(&d.path().join("full_m1"), &[]);
+        d
+    })
+    .path()
+}
+
+/// Runs tests/interop/check_store.py on `store` for each (Delta version or `latest`, snapshot,
+/// full run) and asserts that its `checks` checks all pass.
+fn check_store(store: &Path, moments: &[(&str, &str, PathBuf)], checks: usize) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut c = std::process::Command::new("python3");
+    c.arg(root.join("tests/interop/check_store.py")).arg(store);
+    for (v, s, full) in moments {
+        c.arg(v).arg(s).arg(full);
+    }
+    let o = c.output().unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&o.stderr));
+    assert!(stdout.contains(&format!("{checks} checks, 0 failed")), "{stdout}");
+}
+
+fn store_info(store: &Path) -> String {
+    let o = bin().args(["store", "info"]).arg(store).output().unwrap();
+    String::from_utf8_lossy(&o.stdout).to_string()
 }
 
 fn sorted_frame(path: &Path) -> polars::prelude::DataFrame {
@@ -36,8 +71,7 @@ fn incremental_runs_equal_full_runs_and_every_version_stays_readable() {
     run(&t.join("m"), &["--as-of", "202608", "--store", store_arg]);
     let second = run(&t.join("m1"), &["--store", store_arg]);
     assert!(second.contains("unchanged (their lists carried from the store)"), "{second}");
-    run(&t.join("full_m"), &["--as-of", "202608"]);
-    run(&t.join("full_m1"), &[]);
+    let full = full_runs();
 
     // The incremental run fetched 2 months of credits (the refreshed ones) and only the lists of
     // companies whose signals moved; its manifest says so.
@@ -51,7 +85,7 @@ fn incremental_runs_equal_full_runs_and_every_version_stays_readable() {
     assert!(carried > 100 && lists.values().map(|v| v.as_u64().unwrap()).sum::<u64>() == 200, "{lists:?}");
 
     // Its aggregates and data quality equal the full run's.
-    for entry in std::fs::read_dir(t.join("full_m1/aggregates")).unwrap() {
+    for entry in std::fs::read_dir(full.join("full_m1/aggregates")).unwrap() {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap().to_owned();
         let other = t.join("m1/aggregates").join(&name);
@@ -67,23 +101,68 @@ fn incremental_runs_equal_full_runs_and_every_version_stays_readable() {
         return;
     }
     // Version 1 is the truth at M, version 2 and (idempotent) version 3 the truth at M+1.
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut c = std::process::Command::new("python3");
-    c.arg(root.join("tests/interop/check_store.py")).arg(&store);
-    for (v, s, full) in [("1", "202608", "full_m"), ("2", "202609", "full_m1"), ("3", "202609", "full_m1")] {
-        c.arg(v).arg(s).arg(t.join(full));
-    }
-    let o = c.output().unwrap();
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(o.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&o.stderr));
-    assert!(stdout.contains("30 checks, 0 failed"), "{stdout}");
+    let (m, m1) = (full.join("full_m"), full.join("full_m1"));
+    check_store(&store, &[("1", "202608", m), ("2", "202609", m1.clone()), ("3", "202609", m1)], 30);
 
-    let info = bin().args(["store", "info"]).arg(&store).output().unwrap();
-    let info = String::from_utf8_lossy(&info.stdout);
+    let info = store_info(&store);
     assert!(
         info.contains("versions (3)") && info.contains("snapshot=202608: 200, snapshot=202609: 200"),
         "{info}"
     );
+}
+
+#[test]
+fn a_run_killed_between_table_commits_is_rolled_back_and_its_resume_completes_the_snapshot() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (store, t) = (tmp.path().join("store"), tmp.path());
+    let store_arg = store.to_str().unwrap();
+    run(&t.join("m"), &["--as-of", "202608", "--store", store_arg]);
+    // Dies as a SIGKILL would after 3 of the 6 tables committed (credits, empresas, dividas).
+    let killed = bin()
+        .args(["run", "--quiet", "--uf", "SP,RJ", "--store", store_arg, "--out"])
+        .arg(t.join("m1"))
+        .env("FISCAL_REPORT_TEST_ABORT_AFTER_TABLE_COMMITS", "3")
+        .output()
+        .unwrap();
+    assert!(!killed.status.success(), "the run was to die mid-commit");
+    let info = store_info(&store);
+    assert!(info.contains("versions (1)"), "the killed run committed no store version: {info}");
+
+    // The next run on the store rolls the three tables back; the resume fetches nothing again.
+    let resumed = run(&t.join("m1"), &["--store", store_arg, "--resume"]);
+    assert!(resumed.contains("version 3 committed, snapshot 202609"), "{resumed}");
+    let info = store_info(&store);
+    assert!(info.contains("versions (3)") && info.contains(" restore "), "{info}");
+
+    if !python_with("deltalake, polars") {
+        return;
+    }
+    let full = full_runs();
+    check_store(
+        &store,
+        &[("1", "202608", full.join("full_m")), ("latest", "202609", full.join("full_m1"))],
+        20,
+    );
+}
+
+#[test]
+fn a_second_run_on_a_store_in_use_exits_8() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = tmp.path().join("store");
+    std::fs::create_dir_all(&store).unwrap();
+    let lock =
+        std::fs::File::options().create(true).truncate(false).write(true).open(store.join(".lock")).unwrap();
+    lock.try_lock().expect("nothing else holds a new store's lock");
+    let o = bin()
+        .args(["run", "--quiet", "--uf", "AC", "--store"])
+        .arg(&store)
+        .arg("--out")
+        .arg(tmp.path().join("out"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(8), "{err}");
+    assert!(err.contains("in use by another run"), "{err}");
 }
 
 #[test]
