@@ -317,6 +317,12 @@ pub struct ServeArgs {
     /// Companies in the --dump-portfolio file.
     #[arg(long, default_value_t = 200, value_name = "N")]
     pub portfolio_size: usize,
+
+    /// With --dump-portfolio: pick the companies so that this share of them (0..1) changed
+    /// between the month before the as-of month and the as-of month (a new company, or a moved
+    /// fingerprint or summary): the churn an incremental `--store` run meets.
+    #[arg(long, value_name = "SHARE", requires = "dump_portfolio")]
+    pub portfolio_changing: Option<f64>,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -71,8 +71,13 @@ pub async fn serve(args: ServeArgs) -> Result<ExitStatus> {
         return Ok(ExitStatus::Ok);
     }
     if let Some(path) = &args.dump_portfolio {
-        let cnpjs: Vec<String> =
-            state.dataset.demo_portfolio(args.portfolio_size).iter().map(|c| c.masked()).collect();
+        let portfolio = match args.portfolio_changing {
+            None => state.dataset.demo_portfolio(args.portfolio_size),
+            Some(share) => {
+                changing_portfolio((args.seed, args.scale), &state.dataset, args.portfolio_size, share)?
+            }
+        };
+        let cnpjs: Vec<String> = portfolio.iter().map(|c| c.masked()).collect();
         let text = format!("cnpj\n{}\n", cnpjs.join("\n"));
         crate::fsutil::write_atomic(path, text.as_bytes())
             .with_context(|| format!("writing the portfolio to {}", path.display()))?;
@@ -100,6 +105,27 @@ pub async fn serve(args: ServeArgs) -> Result<ExitStatus> {
     crate::shutdown::wait_for_signal().await;
     registry.stop().await;
     Ok(ExitStatus::Ok)
+}
+
+/// `--dump-portfolio --portfolio-changing SHARE`: the as-of month against the month before it.
+fn changing_portfolio(
+    (seed, scale): (u64, f64),
+    dataset: &simulator::Dataset,
+    size: usize,
+    share: f64,
+) -> Result<Vec<crate::api::Cnpj>> {
+    let bad =
+        |why: &str| Classified::new(ExitStatus::BadInput, format!("--portfolio-changing {share}: {why}"));
+    if !(0.0..=1.0).contains(&share) {
+        return Err(bad("it must be between 0 and 1").into());
+    }
+    let month = dataset.latest_month();
+    let previous = month
+        .plus_months(-1)
+        .filter(|m| dataset.months().contains(m))
+        .ok_or_else(|| bad(&format!("{month} is the dataset's first month; pick a later --as-of")))?;
+    let before = simulator::Dataset::generate(seed, scale).as_of(previous).map_err(|e| bad(&e))?;
+    Ok(dataset.changing_portfolio(&before, size, share))
 }
 
 /// `--real-debts CATEGORIA=FILE` values, read.

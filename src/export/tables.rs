@@ -70,10 +70,6 @@ fn sorted(df: &DataFrame, partitions: &[&str], path: &Path) -> Result<DataFrame,
         .map_err(|e| polars_err(path, e))
 }
 
-fn text_at(df: &DataFrame, col: &str, row: usize) -> Option<String> {
-    df.column(col).ok().and_then(|c| c.str().ok().and_then(|s| s.get(row).map(str::to_string)))
-}
-
 /// Writes one raw table under `out/<table>/[k=v/...]part-0.parquet`.
 pub fn write_raw_table(
     name: &str,
@@ -90,33 +86,64 @@ pub fn write_raw_table(
         return Ok(vec![write_parquet(&mut df, &base.join("part-0.parquet"), out, &meta)?]);
     }
     // Sorted by the partition columns first, so each partition is one contiguous run.
-    let mut files: Vec<FileEntry> = Vec::new();
+    // The keys are read once, as whole columns: a row-by-row lookup costs a walk over the
+    // column's chunks each time, seconds on a table assembled from many segments.
+    let key_columns: Vec<Vec<Option<&str>>> = parts
+        .iter()
+        .map(|c| match df.column(c).map(|col| col.str()) {
+            Ok(Ok(s)) => s.iter().collect(),
+            _ => vec![None; df.height()],
+        })
+        .collect();
+    let same_key = |a: usize, b: usize| key_columns.iter().all(|col| col[a] == col[b]);
+    let mut runs: Vec<(usize, usize, PathBuf)> = Vec::new();
     let mut start = 0usize;
-    let key_at = |row: usize| parts.iter().map(|c| text_at(&df, c, row)).collect::<Vec<_>>();
     while start < df.height() {
-        let key = key_at(start);
         let mut end = start + 1;
-        while end < df.height() && key_at(end) == key {
+        while end < df.height() && same_key(start, end) {
             end += 1;
         }
-        let mut part = df.slice(start as i64, end - start).drop_many(parts.iter().copied());
         let mut dir = base.clone();
-        for (c, v) in parts.iter().zip(&key) {
-            dir = dir.join(partition_segment(c, v.as_deref()));
+        for (c, col) in parts.iter().zip(&key_columns) {
+            dir = dir.join(partition_segment(c, col[start]));
         }
-        let entry = write_parquet(&mut part, &dir.join("part-0.parquet"), out, &meta)?;
         // One file per partition: a second write would replace the first one's rows.
-        if files.iter().any(|f| f.path == entry.path) {
+        if runs.iter().any(|(_, _, d)| *d == dir) {
             return Err(ExportError::Parquet {
                 path: dir,
                 message: "partition written twice: the rows were not grouped by partition".into(),
             });
         }
-        files.push(entry);
+        runs.push((start, end, dir));
         start = end;
     }
+    // Partitions are written by a few threads at once: each file is small (a year of credits
+    // is 324 of them), so waiting on its flush to disk, not compressing it, is most of its cost.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let write_next = || -> Result<Vec<FileEntry>, ExportError> {
+        let mut written = Vec::new();
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some((start, end, dir)) = runs.get(i) else { return Ok(written) };
+            let mut part = df.slice(*start as i64, end - start).drop_many(parts.iter().copied());
+            written.push(write_parquet(&mut part, &dir.join("part-0.parquet"), out, &meta)?);
+        }
+    };
+    let results: Vec<Result<Vec<FileEntry>, ExportError>> = std::thread::scope(|scope| {
+        let workers: Vec<_> =
+            (0..PARTITION_WRITERS.min(runs.len())).map(|_| scope.spawn(write_next)).collect();
+        workers.into_iter().map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
+    });
+    let mut files = Vec::with_capacity(runs.len());
+    for r in results {
+        files.extend(r?);
+    }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(files)
 }
+
+/// Partition files written at once.
+const PARTITION_WRITERS: usize = 4;
 
 /// Writes every raw table of `frames`.
 pub fn write_raw(frames: &Frames, out: &Path, meta: &FileMetadata) -> Result<Vec<FileEntry>, ExportError> {

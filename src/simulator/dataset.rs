@@ -104,7 +104,10 @@ mod truth;
 #[path = "dataset/vocab.rs"]
 mod vocab;
 
-pub use truth::{CompanyTruth, CreditCellTruth, DebtTruth, MoneyTruth, PortfolioTruth, Truth};
+pub use truth::{
+    CompanyTruth, CreditCellTruth, DebtRecordTruth, DebtTruth, MoneyTruth, PortfolioTruth, RecordsTruth,
+    Truth,
+};
 
 use codec::Codec;
 use company::Core;
@@ -288,6 +291,44 @@ impl Dataset {
         chosen.into_iter().map(|i| self.company_cnpj(i)).collect()
     }
 
+    /// Whether `cnpj` changed between `previous` (this dataset at an earlier month) and this
+    /// one as a client can see it: it is new, or its profile's `snapshot_fingerprint` or a
+    /// `resumos` entry (total, valor_total) moved. `None` when it does not exist now.
+    pub fn changed_since(&self, previous: &Dataset, cnpj: &Cnpj) -> Option<bool> {
+        let signals = |p: CompanyProfile| {
+            let resumos: Vec<_> =
+                p.resumos.unwrap_or_default().into_iter().map(|(k, r)| (k, r.total, r.valor_total)).collect();
+            (p.snapshot_fingerprint, resumos)
+        };
+        let now = signals(self.profile(cnpj)?);
+        Some(previous.profile(cnpj).map(signals) != Some(now))
+    }
+
+    /// `n` head offices of which about `share` changed since `previous` (`changed_since`),
+    /// each group spread evenly over the index range: a portfolio with a chosen monthly churn,
+    /// for benchmarks of incremental runs.
+    pub fn changing_portfolio(&self, previous: &Dataset, n: usize, share: f64) -> Vec<Cnpj> {
+        let (mut changed, mut unchanged) = (Vec::new(), Vec::new());
+        for c in (0..self.companies).map(|i| self.company_cnpj(i)) {
+            match self.changed_since(previous, &c) {
+                Some(true) => changed.push(c),
+                Some(false) => unchanged.push(c),
+                None => {}
+            }
+        }
+        let spread = |from: Vec<Cnpj>, k: usize| -> Vec<Cnpj> {
+            let k = k.min(from.len());
+            (0..k).map(|j| from[j * from.len() / k].clone()).collect()
+        };
+        let n = n.min(changed.len() + unchanged.len());
+        let wanted = (n as f64 * share.clamp(0.0, 1.0)).round() as usize;
+        let k = wanted.min(changed.len()).max(n - unchanged.len().min(n));
+        let mut out = spread(changed, k);
+        out.extend(spread(unchanged, n - k));
+        out.sort();
+        out
+    }
+
     /// Operation 1. For a branch CNPJ, `estabelecimento` is that branch.
     pub fn profile(&self, cnpj: &Cnpj) -> Option<CompanyProfile> {
         let (core, ordem) = self.locate(cnpj)?;
@@ -440,6 +481,11 @@ impl Dataset {
     /// Per-company truth for the CNPJs given (head offices or branches), in order.
     pub fn portfolio_truth(&self, cnpjs: &[Cnpj]) -> PortfolioTruth {
         truth::portfolio(self, cnpjs)
+    }
+
+    /// One company's records in cents at the as-of month (`None` when it is not in the data).
+    pub fn records_truth(&self, cnpj: &Cnpj) -> Option<truth::RecordsTruth> {
+        truth::records(self, cnpj)
     }
 
     /// Heap held by the dataset (credit table and property placements), for sizing checks.

@@ -48,6 +48,20 @@ impl Drop for ServeProcess {
     }
 }
 
+/// SIGKILLs `child` (a fetch or run writing to `out`) once its first staging commit is
+/// durable: far from done, with something to resume.
+pub fn kill_after_first_staging_commit(mut child: Child, out: &std::path::Path) {
+    let journal = out.join(".staging/journal.jsonl");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while std::fs::read_to_string(&journal).map(|t| t.lines().count()).unwrap_or(0) < 1 {
+        assert!(std::time::Instant::now() < deadline, "no staging commit within a minute");
+        assert!(child.try_wait().unwrap().is_none(), "the fetch finished before it could be killed");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap(); // SIGKILL on Unix
+    child.wait().unwrap();
+}
+
 /// Every file below `dir`, recursively.
 pub fn files_below(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();

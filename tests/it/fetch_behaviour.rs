@@ -7,7 +7,6 @@ use crate::common_fetch;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 use common_bin::*;
 use common_fetch::*;
@@ -155,17 +154,8 @@ fn sigkill_then_resume_gives_the_records_of_a_clean_run() {
     let srv = ServeProcess::start(KEY, SEED, SCALE, &["--latency-ms", "50"]);
     let out = s.dir.path().join("out");
     // About 300 requests at 50 ms, two at a time: several seconds, with a commit every 2 s.
-    let mut child = fetch_cmd(&s, &srv, &out, &["--concurrency", "2"]).spawn().unwrap();
-    let journal = out.join(".staging/journal.jsonl");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    // Kill once a commit is durable but the fetch is far from done.
-    while std::fs::read_to_string(&journal).map(|t| t.lines().count()).unwrap_or(0) < 1 {
-        assert!(Instant::now() < deadline, "no commit within a minute");
-        assert!(child.try_wait().unwrap().is_none(), "the fetch finished before it could be killed");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.kill().unwrap(); // SIGKILL on Unix
-    child.wait().unwrap();
+    let child = fetch_cmd(&s, &srv, &out, &["--concurrency", "2"]).spawn().unwrap();
+    kill_after_first_staging_commit(child, &out);
     // A second run without --resume refuses to mix with the first.
     let o = fetch_cmd(&s, &srv, &out, &[]).output().unwrap();
     assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));

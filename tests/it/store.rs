@@ -2,12 +2,14 @@
 //! embedded registry moving through months; the store's versions read by the `deltalake`
 //! package and Polars must equal full runs (no store) at the same moments, record for record,
 //! and the incremental run's aggregates must equal the full run's. A run killed mid-commit
-//! leaves the store readable at its previous version, and its `--resume` completes it.
+//! or in its fetch leaves the store readable at its previous version, and its `--resume` completes
+//! it. A fault-free incremental run sends exactly the requests its changes need, counted here
+//! from the dataset.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use super::common_bin::{bin, python_with};
+use super::common_bin::{bin, kill_after_first_staging_commit, python_with};
 
 fn run(out: &Path, extra: &[&str]) -> String {
     let o = bin()
@@ -49,9 +51,35 @@ fn check_store(store: &Path, moments: &[(&str, &str, PathBuf)], checks: usize) {
     assert!(stdout.contains(&format!("{checks} checks, 0 failed")), "{stdout}");
 }
 
+/// Version 1 of `store` is the truth at M and its latest version the truth at M+1 (read by
+/// the `deltalake` package and Polars, where CI has them).
+fn check_store_holds_m_then_m1(store: &Path) {
+    if !python_with("deltalake, polars") {
+        return;
+    }
+    let full = full_runs();
+    check_store(
+        store,
+        &[("1", "202608", full.join("full_m")), ("latest", "202609", full.join("full_m1"))],
+        20,
+    );
+}
+
 fn store_info(store: &Path) -> String {
     let o = bin().args(["store", "info"]).arg(store).output().unwrap();
     String::from_utf8_lossy(&o.stdout).to_string()
+}
+
+/// A new store in a temporary folder holding one full run at M (202608), its output in `m`.
+fn store_at_m() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = tmp.path().join("store");
+    run(&tmp.path().join("m"), &["--as-of", "202608", "--store", store.to_str().unwrap()]);
+    (tmp, store)
+}
+
+fn manifest(out: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap()
 }
 
 fn sorted_frame(path: &Path) -> polars::prelude::DataFrame {
@@ -65,18 +93,15 @@ fn sorted_frame(path: &Path) -> polars::prelude::DataFrame {
 
 #[test]
 fn incremental_runs_equal_full_runs_and_every_version_stays_readable() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (store, t) = (tmp.path().join("store"), tmp.path());
-    let store_arg = store.to_str().unwrap();
-    run(&t.join("m"), &["--as-of", "202608", "--store", store_arg]);
+    let (tmp, store) = store_at_m();
+    let (t, store_arg) = (tmp.path(), store.to_str().unwrap());
     let second = run(&t.join("m1"), &["--store", store_arg]);
     assert!(second.contains("unchanged (their lists carried from the store)"), "{second}");
     let full = full_runs();
 
     // The incremental run fetched 2 months of credits (the refreshed ones) and only the lists of
     // companies whose signals moved; its manifest says so.
-    let manifest: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(t.join("m1/manifest.json")).unwrap()).unwrap();
+    let manifest = manifest(&t.join("m1"));
     let note = &manifest["store"];
     assert_eq!(note["version"], 2);
     assert_eq!(note["credit_months_fetched"].as_array().unwrap().len(), 2);
@@ -84,12 +109,13 @@ fn incremental_runs_equal_full_runs_and_every_version_stays_readable() {
     let carried = lists["inalterada"].as_u64().unwrap();
     assert!(carried > 100 && lists.values().map(|v| v.as_u64().unwrap()).sum::<u64>() == 200, "{lists:?}");
 
-    // Its aggregates and data quality equal the full run's.
+    // Its aggregates and data quality equal the full run's; the changes since the previous
+    // snapshot are the store's own (a run without one has none: tests/it/changes.rs).
     for entry in std::fs::read_dir(full.join("full_m1/aggregates")).unwrap() {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap().to_owned();
         let other = t.join("m1/aggregates").join(&name);
-        if path.extension().is_some_and(|e| e == "parquet") {
+        if path.extension().is_some_and(|e| e == "parquet") && name != "mudancas.parquet" {
             assert_eq!(sorted_frame(&path), sorted_frame(&other), "{name:?}");
         }
     }
@@ -113,10 +139,8 @@ fn incremental_runs_equal_full_runs_and_every_version_stays_readable() {
 
 #[test]
 fn a_run_killed_between_table_commits_is_rolled_back_and_its_resume_completes_the_snapshot() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (store, t) = (tmp.path().join("store"), tmp.path());
-    let store_arg = store.to_str().unwrap();
-    run(&t.join("m"), &["--as-of", "202608", "--store", store_arg]);
+    let (tmp, store) = store_at_m();
+    let (t, store_arg) = (tmp.path(), store.to_str().unwrap());
     // Dies as a SIGKILL would after 3 of the 6 tables committed (credits, empresas, dividas).
     let killed = bin()
         .args(["run", "--quiet", "--uf", "SP,RJ", "--store", store_arg, "--out"])
@@ -134,15 +158,7 @@ fn a_run_killed_between_table_commits_is_rolled_back_and_its_resume_completes_th
     let info = store_info(&store);
     assert!(info.contains("versions (3)") && info.contains(" restore "), "{info}");
 
-    if !python_with("deltalake, polars") {
-        return;
-    }
-    let full = full_runs();
-    check_store(
-        &store,
-        &[("1", "202608", full.join("full_m")), ("latest", "202609", full.join("full_m1"))],
-        20,
-    );
+    check_store_holds_m_then_m1(&store);
 }
 
 #[test]
@@ -186,4 +202,120 @@ fn a_store_of_a_newer_layout_or_a_foreign_folder_is_refused() {
         assert_eq!(o.status.code(), Some(2), "{err}");
         assert!(says.iter().all(|w| err.contains(w)), "{err}");
     }
+}
+
+/// What a fault-free incremental run at `m1` on a store holding `m` must send, by operation,
+/// worked out from the dataset itself: a profile per company; the five lists, page by page, of
+/// each company that is new or whose fingerprint or `resumos` moved; the pages of the refreshed
+/// credit months; and the `latest` probes, one per month from this calendar month back to `m1`.
+fn expected_incremental_requests(
+    portfolio: &[fiscal_report::api::Cnpj],
+    ufs: &[&str],
+    m: fiscal_report::api::AnoMes,
+    m1: fiscal_report::api::AnoMes,
+    refreshed: &[fiscal_report::api::AnoMes],
+) -> std::collections::BTreeMap<&'static str, u64> {
+    use fiscal_report::api::paginate::pages_for;
+    use fiscal_report::api::{AnoMes, Categoria, Page};
+    use fiscal_report::simulator::{Dataset, RegistryConfig};
+
+    let at = |month| Dataset::generate(RegistryConfig::DEFAULT_SEED, 1.0).as_of(month).unwrap();
+    let (before, after) = (at(m), at(m1));
+    let pages = |n: usize| pages_for(n as u64, Page::MAX_LIMITE);
+    let mut want = std::collections::BTreeMap::new();
+    want.insert("empresa", portfolio.len() as u64);
+    for c in portfolio {
+        if after.changed_since(&before, c) != Some(true) {
+            continue;
+        }
+        let dividas: u64 =
+            Categoria::ALL.iter().map(|cat| pages(after.dividas(c, *cat).unwrap().len())).sum();
+        *want.entry("dividas-pgfn").or_default() += dividas;
+        *want.entry("parcelamentos-rfb").or_default() += pages(after.parcelamentos(c).unwrap().len());
+        *want.entry("transacoes-rfb").or_default() += pages(after.transacoes(c).unwrap().len());
+    }
+    let credit_pages: u64 = refreshed
+        .iter()
+        .flat_map(|month| ufs.iter().map(|uf| pages(after.creditos_total(Some(uf), Some(*month)))))
+        .sum();
+    let today = chrono::Utc::now().date_naive();
+    let this_month =
+        AnoMes::new(chrono::Datelike::year(&today) as u16, chrono::Datelike::month(&today) as u8);
+    let probes =
+        (0..).take_while(|back| this_month.unwrap().plus_months(-back).unwrap() >= m1).count() as u64;
+    want.insert("creditos-ativos", credit_pages + probes);
+    want
+}
+
+#[test]
+fn a_fault_free_incremental_run_sends_exactly_the_requests_its_changes_need() {
+    use fiscal_report::api::AnoMes;
+    use fiscal_report::simulator::{Dataset, RegistryConfig};
+
+    let (tmp, store) = store_at_m();
+    let (t, store_arg) = (tmp.path(), store.to_str().unwrap());
+    run(&t.join("m1"), &["--as-of", "202609", "--store", store_arg]);
+
+    let (m, m1) = (AnoMes::new(2026, 8).unwrap(), AnoMes::new(2026, 9).unwrap());
+    let portfolio =
+        Dataset::generate(RegistryConfig::DEFAULT_SEED, 1.0).as_of(m1).unwrap().demo_portfolio(200);
+    let want = expected_incremental_requests(&portfolio, &["SP", "RJ"], m, m1, &[m, m1]);
+
+    let manifest = manifest(&t.join("m1"));
+    let sent = &manifest["fetch"]["requests"];
+    let got: std::collections::BTreeMap<&str, u64> = sent["by_operation"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(op, outcomes)| {
+            (op.as_str(), outcomes.as_object().unwrap().values().map(|n| n.as_u64().unwrap()).sum())
+        })
+        .collect();
+    assert_eq!(got, want, "requests by operation");
+    assert_eq!(sent["requests"].as_u64().unwrap(), want.values().sum::<u64>());
+    assert_eq!(sent["retries"], 0);
+    // The changed companies are a minority: the count is not one of a full fetch.
+    assert!(want["parcelamentos-rfb"] < 100, "{want:?}");
+}
+
+#[test]
+fn a_run_killed_during_its_fetch_leaves_the_store_as_it_was_and_its_resume_completes_it() {
+    use fiscal_report::simulator::{Dataset, RegistryConfig};
+
+    let (tmp, store) = store_at_m();
+    let (t, store_arg) = (tmp.path(), store.to_str().unwrap());
+
+    // Month M+1 from a slow registry (the same dataset as the embedded one), so that the fetch
+    // is still running when it is killed.
+    let key = "store-kill-key";
+    let seed = RegistryConfig::DEFAULT_SEED;
+    let srv = super::common_bin::ServeProcess::start(key, seed, 1.0, &["--latency-ms", "20"]);
+    let portfolio = t.join("carteira.csv");
+    let cnpjs = Dataset::generate(seed, 1.0).demo_portfolio(200);
+    let lines: Vec<String> = cnpjs.iter().map(|c| format!("empresa;{}", c.masked())).collect();
+    std::fs::write(&portfolio, format!("nome;cnpj\n{}\n", lines.join("\n"))).unwrap();
+    let out = t.join("m1");
+    let slow_run = |extra: &[&str]| {
+        let mut c = bin();
+        c.args(["run", "--quiet", "--uf", "SP,RJ", "--base-url", &srv.base_url, "--store", store_arg])
+            .arg("--cnpjs")
+            .arg(&portfolio)
+            .arg("--out")
+            .arg(&out)
+            .args(extra)
+            .env("REGISTRY_API_KEY", key);
+        c
+    };
+    let child = slow_run(&["--concurrency", "2"]).spawn().unwrap();
+    kill_after_first_staging_commit(child, &out);
+    let info = store_info(&store);
+    assert!(info.contains("versions (1)"), "a run killed in its fetch committed nothing: {info}");
+
+    let o = slow_run(&["--resume", "--concurrency", "16"]).output().unwrap();
+    let resumed = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success() && resumed.contains("version 2 committed, snapshot 202609"), "{resumed}");
+    let manifest = manifest(&out);
+    assert!(manifest["fetch"]["tasks_resumed"].as_u64().unwrap() > 0, "the resume fetched everything again");
+
+    check_store_holds_m_then_m1(&store);
 }

@@ -80,3 +80,20 @@ fn fingerprints_and_summaries_change_exactly_when_the_records_do() {
     // The benchmark's premise: a few percent of companies change from one month to the next.
     assert!((0.02..0.12).contains(&share), "{changed} of {} companies changed", portfolio.len());
 }
+
+#[test]
+fn a_changing_portfolio_has_the_asked_share_of_changed_companies() {
+    let before = Dataset::generate(SEED, 0.2).as_of(month("202608")).unwrap();
+    let after = Dataset::generate(SEED, 0.2);
+    for (n, share, want) in [(200, 0.05, 10), (200, 0.0, 0), (50, 0.2, 10)] {
+        let p = after.changing_portfolio(&before, n, share);
+        let distinct: std::collections::BTreeSet<_> = p.iter().collect();
+        assert_eq!((p.len(), distinct.len()), (n, n));
+        let changed = p.iter().filter(|c| after.changed_since(&before, c) == Some(true)).count();
+        assert_eq!(changed, want, "{n} companies at {share}");
+    }
+    // Asking for more churn than the month has gives every changed company, then unchanged ones.
+    let all = after.changing_portfolio(&before, 200, 1.0);
+    let changed = all.iter().filter(|c| after.changed_since(&before, c) == Some(true)).count();
+    assert!(all.len() == 200 && changed < 200, "{changed}");
+}

@@ -139,6 +139,66 @@ fn company_truth(ds: &Dataset, cnpj: &Cnpj) -> CompanyTruth {
     t
 }
 
+/// One company's records as they stand at the as-of month, in cents: what the changes between
+/// two months are checked against. Keys are the records' own identifiers as published
+/// (`numero_inscricao`, `processo`; a plan's `adesao_deferimento` and `valor_parcelado`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordsTruth {
+    pub razao_social: Option<String>,
+    pub situacao_cadastral: Option<String>,
+    pub opcao_pelo_simples: Option<String>,
+    pub opcao_pelo_mei: Option<String>,
+    pub dividas: BTreeMap<String, DebtRecordTruth>,
+    /// `adesao_deferimento|valor_parcelado` -> saldo_devedor in cents.
+    pub parcelamentos: BTreeMap<String, Option<i64>>,
+    /// `processo` -> saldo_devedor in cents.
+    pub transacoes: BTreeMap<String, Option<i64>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DebtRecordTruth {
+    pub categoria: String,
+    pub valor_cents: Option<i64>,
+    pub situacao_inscricao: Option<String>,
+    pub ajuizado: bool,
+}
+
+pub(super) fn records(ds: &Dataset, cnpj: &Cnpj) -> Option<RecordsTruth> {
+    let profile = ds.profile(cnpj)?;
+    let core = Core::generate(ds, ds.company_index(cnpj)?);
+    let mut dividas_by_numero = BTreeMap::new();
+    for c in Categoria::ALL {
+        for r in dividas(ds, &core, c) {
+            let d = DebtRecordTruth {
+                categoria: c.as_str().to_string(),
+                valor_cents: r.priced.cents,
+                situacao_inscricao: r.priced.item.situacao_inscricao.clone(),
+                ajuizado: r.ajuizado,
+            };
+            dividas_by_numero.insert(r.priced.item.numero_inscricao.clone().unwrap_or_default(), d);
+        }
+    }
+    let plan_key = |p: &crate::api::models::ParcelamentoRfb| {
+        format!(
+            "{}|{}",
+            p.adesao_deferimento.as_deref().unwrap_or(""),
+            p.valor_parcelado.as_deref().unwrap_or("")
+        )
+    };
+    Some(RecordsTruth {
+        razao_social: profile.empresa.as_ref().and_then(|e| e.razao_social.clone()),
+        situacao_cadastral: profile.estabelecimento.as_ref().and_then(|e| e.situacao_cadastral.clone()),
+        opcao_pelo_simples: profile.simples.as_ref().and_then(|s| s.opcao_pelo_simples.clone()),
+        opcao_pelo_mei: profile.simples.as_ref().and_then(|s| s.opcao_pelo_mei.clone()),
+        dividas: dividas_by_numero,
+        parcelamentos: parcelamentos(ds, &core).iter().map(|p| (plan_key(&p.item), p.cents)).collect(),
+        transacoes: transacoes(ds, &core)
+            .iter()
+            .map(|t| (t.item.processo.clone().unwrap_or_default(), t.cents))
+            .collect(),
+    })
+}
+
 pub(super) fn portfolio(ds: &Dataset, cnpjs: &[Cnpj]) -> PortfolioTruth {
     let companies: Vec<CompanyTruth> = cnpjs.iter().map(|c| company_truth(ds, c)).collect();
     let found = companies.iter().filter(|c| c.found).count();
