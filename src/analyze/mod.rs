@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use polars::prelude::*;
 use polars::sql::SQLContext;
 
+use crate::store::snapshot::PreviousSnapshot;
 use crate::transform::Frames;
 
 #[derive(Debug, thiserror::Error)]
@@ -26,6 +27,8 @@ pub enum AnalyzeError {
         "query {file} failed: {message}\n  The query must be SQL that Polars SQL, DuckDB and Spark all run; tables: {tables}"
     )]
     Query { file: String, message: String, tables: String },
+    #[error("cannot compare with the previous snapshot's {table}: {message}")]
+    Previous { table: String, message: String },
     #[error(
         "query {file}: `-- report: {value}` is not a placement; write `-- report: section` (a section of the \
          report shows it), `appendix` (the default) or `none` (not shown)"
@@ -33,11 +36,15 @@ pub enum AnalyzeError {
     Placement { file: String, value: String },
 }
 
-/// Every failure here is in the queries folder a person chose or wrote: a folder that cannot
-/// be read, no `.sql` file, or SQL that does not run.
+/// The failures here are in the queries folder a person chose or wrote (a folder that cannot
+/// be read, no `.sql` file, SQL that does not run), but for the store's previous rows.
 impl crate::exit::HasExitStatus for AnalyzeError {
     fn exit_status(&self) -> crate::exit::ExitStatus {
-        crate::exit::ExitStatus::BadInput
+        match self {
+            // The store's own rows that did not take this run's types: not the analyst's input.
+            Self::Previous { .. } => crate::exit::ExitStatus::Internal,
+            _ => crate::exit::ExitStatus::BadInput,
+        }
     }
 }
 
@@ -208,13 +215,44 @@ impl Aggregates {
 }
 
 /// Runs every query over `frames`, in order; each result is then readable by later queries
-/// under its table name.
+/// under its table name. With no previous snapshot the comparing tables are empty.
 pub fn run_queries(frames: &Frames, queries: &[Query]) -> Result<Aggregates, AnalyzeError> {
+    run_queries_with(frames, None, queries)
+}
+
+/// The company tables a query can compare with their previous snapshot's: `<table>_anterior`.
+const COMPARED: [&str; 4] = ["empresas", "dividas_pgfn", "parcelamentos_rfb", "transacoes_rfb"];
+
+/// `run_queries` with the snapshot before this one beside the frames: each compared table's
+/// previous rows as `<table>_anterior` (in this run's columns and types), and `comparacao`,
+/// one row (`snapshot`, `snapshot_anterior`) when there is a previous snapshot and none when
+/// there is not, so that a query joining it yields no changes on a first run.
+pub fn run_queries_with(
+    frames: &Frames,
+    previous: Option<&PreviousSnapshot>,
+    queries: &[Query],
+) -> Result<Aggregates, AnalyzeError> {
     let mut tables: BTreeMap<String, LazyFrame> =
         frames.tables.iter().map(|(name, df)| (name.to_string(), df.clone().lazy())).collect();
     if let Ok(dq) = frames.data_quality() {
         tables.insert("data_quality".to_string(), dq.lazy());
     }
+    for name in COMPARED {
+        let Some(now) = frames.get(name) else { continue };
+        let before =
+            previous.and_then(|p| p.tables.get(name)).map_or_else(|| Ok(now.clear()), |b| conform(b, now));
+        let before =
+            before.map_err(|e| AnalyzeError::Previous { table: name.to_string(), message: e.to_string() })?;
+        tables.insert(format!("{name}_anterior"), before.lazy());
+    }
+    let (now, before): (Vec<String>, Vec<String>) =
+        previous.map(|p| (vec![p.current.clone()], vec![p.snapshot.clone()])).unwrap_or_default();
+    let comparacao = DataFrame::new(
+        now.len(),
+        vec![Column::new("snapshot".into(), now), Column::new("snapshot_anterior".into(), before)],
+    )
+    .map_err(|e| AnalyzeError::Previous { table: "comparacao".into(), message: e.to_string() })?;
+    tables.insert("comparacao".to_string(), comparacao.lazy());
     let mut results = Vec::with_capacity(queries.len());
     for q in queries {
         let table_names = tables.keys().cloned().collect::<Vec<_>>().join(", ");
@@ -231,6 +269,20 @@ pub fn run_queries(frames: &Frames, queries: &[Query]) -> Result<Aggregates, Ana
         results.push((q.clone(), df));
     }
     Ok(Aggregates { results })
+}
+
+/// `previous` in the columns and types of `like`: a column the older snapshot did not have is
+/// null, so queries see one schema whatever the store's age.
+fn conform(previous: &DataFrame, like: &DataFrame) -> PolarsResult<DataFrame> {
+    let columns = like
+        .columns()
+        .iter()
+        .map(|c| match previous.column(c.name()) {
+            Ok(p) => p.cast(c.dtype()),
+            Err(_) => Ok(Column::full_null(c.name().clone(), previous.height(), c.dtype())),
+        })
+        .collect::<PolarsResult<Vec<_>>>()?;
+    DataFrame::new(previous.height(), columns)
 }
 
 #[cfg(test)]

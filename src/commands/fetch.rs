@@ -23,8 +23,9 @@ use crate::extract::staging::Staging;
 use crate::extract::{
     FetchJob, FetchOutcome, PageFetcher, PlanSpec, RetryPolicy, plan_tasks, portfolio, run_fetch,
 };
-use crate::store::Store;
-use crate::store::snapshot::SnapshotPlan;
+use crate::store::snapshot::{SnapshotPlan, StoreReads, read_ahead};
+use crate::store::{Store, StoreError};
+use tokio::task::JoinHandle;
 
 /// A fetch that finished: what it staged, its manifest (written) and where.
 pub(super) struct Fetched {
@@ -41,6 +42,8 @@ pub(super) struct StoreRun {
     pub store: Store,
     pub lists: Arc<ListsPolicy>,
     pub plan: SnapshotPlan,
+    /// What the snapshot needs from the store, read while the fetch ran (taken by the run).
+    pub reads: Option<JoinHandle<Result<StoreReads, StoreError>>>,
 }
 
 /// How the fetch stage ended.
@@ -54,10 +57,11 @@ pub(super) enum FetchStage {
 pub async fn fetch(args: FetchArgs, quiet: bool) -> Result<ExitStatus> {
     match fetch_stage(&args, quiet).await? {
         FetchStage::Fetched(mut fetched) => {
-            // With a store, `fetch` commits the new snapshot too; it leaves the report to `run`.
+            // With a store, `fetch` commits the new snapshot too, with its changes (the default
+            // queries'); it leaves the report to `run`.
             if fetched.store.is_some() {
                 let frames = crate::transform::staged::frames_from_staging(&fetched.outcome)?;
-                super::run::commit_to_store(&mut fetched, frames).await?;
+                super::run::analyze_and_commit(&mut fetched, frames, &Default::default()).await?;
                 fetched.manifest.write(&fetched.out)?;
             }
             summarize(&fetched)
@@ -72,6 +76,7 @@ struct Incremental {
     store: Store,
     lists: Arc<ListsPolicy>,
     credit_months: Vec<AnoMes>,
+    reads: JoinHandle<Result<StoreReads, StoreError>>,
 }
 
 impl Incremental {
@@ -87,7 +92,7 @@ impl Incremental {
             store.partitions("creditos_ativos").await?
         };
         let refresh_from = months.len().saturating_sub(cfg.refresh_months as usize);
-        let credit_months = months
+        let credit_months: Vec<AnoMes> = months
             .iter()
             .enumerate()
             .filter(|(i, m)| *i >= refresh_from || !held.contains_key(&m.to_string()))
@@ -95,7 +100,8 @@ impl Incremental {
             .collect();
         let known = if cfg.full { HashMap::new() } else { store.known_companies().await? };
         let lists = Arc::new(ListsPolicy { known, snapshot, max_age: cfg.max_age_months, full: cfg.full });
-        Ok(Some(Incremental { store, lists, credit_months }))
+        let reads = read_ahead(&store, snapshot, months, &credit_months);
+        Ok(Some(Incremental { store, lists, credit_months, reads }))
     }
 }
 
@@ -224,6 +230,7 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
     let store = incremental.map(|i| StoreRun {
         store: i.store,
         lists: i.lists,
+        reads: Some(i.reads),
         plan: SnapshotPlan {
             snapshot,
             months: months.clone(),

@@ -1,17 +1,19 @@
 //! The stages after the fetch, in order, for `run`, `merge` and `report --from`: typed frames ->
-//! aggregates -> Parquet + manifest -> report.
+//! aggregates -> Parquet + manifest -> report. `run` with a store commits between the analysis
+//! and the export (the changes the analysis found are part of the store version).
 
 use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use crate::analyze::{default_queries_dir, load_queries, run_queries};
+use crate::analyze::{Aggregates, Query, default_queries_dir, load_queries, run_queries_with};
 use crate::cli::ReportArgs;
 use crate::codes::{CodeTables, default_codes_dir};
 use crate::exit::OutputError;
 use crate::export::FileMetadata;
 use crate::export::manifest::Manifest;
 use crate::export::tables::{write_aggregates, write_dimensions, write_raw};
+use crate::store::snapshot::PreviousSnapshot;
 use crate::transform::Frames;
 
 /// A run id that sorts by time: `20261121T233000Z-1a2b3c4d`.
@@ -29,6 +31,19 @@ pub enum RawTables {
     Keep,
 }
 
+/// The analyze stage's output: the queries run and their results.
+pub struct Analysis {
+    pub queries: Vec<Query>,
+    pub aggregates: Aggregates,
+}
+
+/// Runs the queries over `frames`, with the previous snapshot beside them when a store has one.
+pub fn analyze(frames: &Frames, previous: Option<&PreviousSnapshot>, args: &ReportArgs) -> Result<Analysis> {
+    let queries = load_queries(default_queries_dir(args.queries.as_deref()).as_deref())?;
+    let aggregates = run_queries_with(frames, previous, &queries)?;
+    Ok(Analysis { queries, aggregates })
+}
+
 /// Aggregates, Parquet, manifest and report for `frames`, written into `out`.
 pub fn analyze_export_report(
     frames: Frames,
@@ -37,9 +52,21 @@ pub fn analyze_export_report(
     args: &ReportArgs,
     raw: RawTables,
 ) -> Result<()> {
-    let queries = load_queries(default_queries_dir(args.queries.as_deref()).as_deref())?;
+    let analysis = analyze(&frames, None, args)?;
+    export_report(frames, analysis, manifest, out, args, raw)
+}
+
+/// Parquet, manifest and report for `frames` and their `analysis`, written into `out`.
+pub fn export_report(
+    frames: Frames,
+    analysis: Analysis,
+    manifest: &mut Manifest,
+    out: &Path,
+    args: &ReportArgs,
+    raw: RawTables,
+) -> Result<()> {
+    let Analysis { queries, aggregates } = analysis;
     let codes = CodeTables::load(default_codes_dir(args.codes.as_deref()).as_deref())?;
-    let aggregates = run_queries(&frames, &queries)?;
     // A run that committed to a store gives its outputs the id its store version carries.
     let run_id = match (raw, &manifest.store) {
         (RawTables::Write, Some(store)) => store.run_id.clone(),

@@ -1,14 +1,19 @@
-//! `fiscal-report run`: the whole job. The fetch stage, then (with `--store`) the new snapshot
-//! committed to the store, then the stages after it (typed frames, aggregates, Parquet, manifest,
-//! report) over that snapshot, then the same summary as `fetch`.
+//! `fiscal-report run`: the whole job. The fetch stage; typed frames; with `--store`, the new
+//! snapshot assembled from the fetch and the store; the aggregates (with the changes since the
+//! previous snapshot); with `--store`, the snapshot and its changes committed; then Parquet,
+//! manifest and report over that snapshot, and the same summary as `fetch`.
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 use super::fetch::{FetchStage, Fetched, fetch_stage, summarize};
-use super::finish::{RawTables, analyze_export_report};
-use crate::cli::RunArgs;
+use std::collections::BTreeMap;
+
+use polars::prelude::DataFrame;
+
+use super::finish::{Analysis, RawTables, analyze, export_report};
+use crate::cli::{ReportArgs, RunArgs};
 use crate::exit::ExitStatus;
-use crate::store::snapshot::commit_snapshot;
+use crate::store::snapshot::{Assembled, DERIVED_TABLES, assemble_snapshot, commit_snapshot};
 use crate::transform::Frames;
 use crate::transform::staged::frames_from_staging;
 
@@ -17,25 +22,52 @@ pub async fn run(args: RunArgs, quiet: bool) -> Result<ExitStatus> {
         FetchStage::Fetched(fetched) => fetched,
         FetchStage::Interrupted => return Ok(ExitStatus::Interrupted),
     };
-    let mut frames = frames_from_staging(&fetched.outcome)?;
-    if fetched.store.is_some() {
-        frames = commit_to_store(&mut fetched, frames).await?;
-    }
-    analyze_export_report(frames, &mut fetched.manifest, &fetched.out, &args.report, RawTables::Write)?;
+    let frames = frames_from_staging(&fetched.outcome)?;
+    let (frames, analysis) = analyze_and_commit(&mut fetched, frames, &args.report).await?;
+    export_report(frames, analysis, &mut fetched.manifest, &fetched.out, &args.report, RawTables::Write)?;
     summarize(&fetched)
 }
 
-/// Commits the fetch's snapshot (with what it carries from the store) and returns its frames;
-/// the manifest names the store version. A run with failed tasks commits nothing: its snapshot
-/// would miss companies, and `--resume` completes it first.
-pub(super) async fn commit_to_store(fetched: &mut Fetched, frames: Frames) -> Result<Frames> {
-    let Some(run) = fetched.store.as_mut() else { return Ok(frames) };
-    if !fetched.outcome.summary.tasks_failed.is_empty() {
-        return Ok(frames);
+/// The analysis of the run's snapshot; with a store, the snapshot is first assembled from the
+/// fetch and the store, and committed after the analysis with the changes it found.
+pub(super) async fn analyze_and_commit(
+    fetched: &mut Fetched,
+    frames: Frames,
+    report: &ReportArgs,
+) -> Result<(Frames, Analysis)> {
+    match assemble(fetched, frames).await? {
+        Ok(assembled) => {
+            let analysis = analyze(&assembled.frames, assembled.previous.as_ref(), report)?;
+            Ok((commit_to_store(fetched, assembled, &analysis).await?, analysis))
+        }
+        Err(frames) => {
+            let analysis = analyze(&frames, None, report)?;
+            Ok((frames, analysis))
+        }
     }
+}
+
+/// With a store, the new snapshot assembled from the fetch and the store; without one (or
+/// after failed tasks, when nothing is committed: the snapshot would miss companies, and
+/// `--resume` completes it first), the fetched frames back.
+async fn assemble(fetched: &mut Fetched, frames: Frames) -> Result<Result<Assembled, Frames>> {
+    let failed = !fetched.outcome.summary.tasks_failed.is_empty();
+    let Some(run) = fetched.store.as_mut().filter(|_| !failed) else { return Ok(Err(frames)) };
+    let Some(reads) = run.reads.take() else { return Ok(Err(frames)) };
+    let reads = reads.await.context("reading the store")??;
     let entries: Vec<_> = fetched.outcome.staging.task_entries().collect();
-    let (frames, record) =
-        commit_snapshot(&mut run.store, frames, &entries, &run.lists.known, &run.plan).await?;
+    Ok(Ok(assemble_snapshot(reads, frames, &entries, &run.lists.known, &run.plan)?))
+}
+
+/// Commits the assembled snapshot and the changes the analysis found, and returns the
+/// snapshot's frames; the manifest names the store version.
+async fn commit_to_store(fetched: &mut Fetched, assembled: Assembled, analysis: &Analysis) -> Result<Frames> {
+    let Some(run) = fetched.store.as_mut() else { return Ok(assembled.frames) };
+    let derived: BTreeMap<&'static str, DataFrame> = DERIVED_TABLES
+        .into_iter()
+        .filter_map(|name| analysis.aggregates.get(name).map(|df| (name, df.clone())))
+        .collect();
+    let (frames, record) = commit_snapshot(&mut run.store, assembled, &derived, &run.plan).await?;
     fetched.manifest.store = Some(crate::export::manifest::StoreNote {
         dir: run.store.root().display().to_string(),
         run_id: record.run_id.clone(),

@@ -33,12 +33,13 @@ const LAYOUT_FILE: &str = "fiscal_report_store.json";
 
 /// The tables, in commit order (`controle_empresas` last: a store whose control table moved
 /// has every data table moved).
-pub const TABLES: [&str; 6] = [
+pub const TABLES: [&str; 7] = [
     "creditos_ativos",
     "empresas",
     "dividas_pgfn",
     "parcelamentos_rfb",
     "transacoes_rfb",
+    "mudancas",
     "controle_empresas",
 ];
 
@@ -131,6 +132,27 @@ pub fn table(root: &Path, name: &'static str) -> TableRef {
     TableRef { name, dir: root.join(name), partition }
 }
 
+/// One store version's tables, for reading (see `Store::reader`).
+#[derive(Debug, Clone)]
+pub struct StoreReader {
+    root: PathBuf,
+    versions: BTreeMap<String, u64>,
+}
+
+impl StoreReader {
+    /// Rows of `name`'s partitions `values`; `None` when there are none.
+    pub async fn read(
+        &self,
+        name: &'static str,
+        values: &BTreeSet<String>,
+    ) -> Result<Option<polars::prelude::DataFrame>, StoreError> {
+        match self.versions.get(name) {
+            Some(v) if !values.is_empty() => table(&self.root, name).read(*v, values).await,
+            _ => Ok(None),
+        }
+    }
+}
+
 /// The run records of `root`, oldest first (none for a new store).
 pub fn read_runs(root: &Path) -> Result<Vec<RunRecord>, StoreError> {
     let dir = root.join("runs");
@@ -220,6 +242,15 @@ impl Store {
         self.runs.last()
     }
 
+    /// The snapshots the runs committed, each once.
+    pub fn snapshots(&self) -> BTreeSet<String> {
+        self.runs
+            .iter()
+            .filter(|r| r.kind == "run" && !r.snapshot.is_empty())
+            .map(|r| r.snapshot.clone())
+            .collect()
+    }
+
     /// The store version of the last run's data (0: none). A restore record, the roll-back of a
     /// run killed mid-commit, holds the same data as the run before it, so it does not count: a
     /// `--resume` of the killed run still builds on what it planned on.
@@ -283,9 +314,15 @@ impl Store {
         name: &'static str,
         values: &BTreeSet<String>,
     ) -> Result<Option<polars::prelude::DataFrame>, StoreError> {
-        match self.table_version(name) {
-            Some(v) if !values.is_empty() => table(&self.root, name).read(v, values).await,
-            _ => Ok(None),
+        self.reader().read(name, values).await
+    }
+
+    /// The current version's tables, readable apart from the store (by a task running while
+    /// the fetch waits on the network); it sees this version whatever is committed later.
+    pub fn reader(&self) -> StoreReader {
+        StoreReader {
+            root: self.root.clone(),
+            versions: self.last().map(|r| r.tables.clone()).unwrap_or_default(),
         }
     }
 

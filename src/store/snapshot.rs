@@ -1,7 +1,8 @@
 //! A run's new snapshot: what it fetched plus what it carried from the store (the lists of
-//! unchanged companies, the credit months not fetched again), committed as one store version.
-//! The frames it returns are the ones committed, so the run's report and Parquet are made from
-//! the store's new version.
+//! unchanged companies, the credit months not fetched again), assembled with the previous
+//! snapshot beside it, then committed with the tables derived from both (the changes) as one
+//! store version. The frames are the ones committed, so the run's report and Parquet are made
+//! from the store's new version.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -29,6 +30,12 @@ pub struct SnapshotPlan {
 }
 
 const LIST_TABLES: [Table; 3] = [Table::DividasPgfn, Table::ParcelamentosRfb, Table::TransacoesRfb];
+/// Tables the analysis derives from the snapshot and the previous one (query results of the
+/// same name), committed with the snapshot.
+pub const DERIVED_TABLES: [&str; 1] = ["mudancas"];
+
+const COMPANY_TABLES: [Table; 4] =
+    [Table::Empresas, Table::DividasPgfn, Table::ParcelamentosRfb, Table::TransacoesRfb];
 
 fn frame_err(table: &str) -> impl Fn(PolarsError) -> StoreError + '_ {
     move |e| StoreError::Delta { table: table.to_string(), message: e.to_string() }
@@ -52,54 +59,144 @@ fn only_companies(df: DataFrame, keep: &BTreeSet<String>, table: &str) -> Result
     df.filter(&mask).map_err(frame_err(table))
 }
 
-/// Builds the new snapshot from `fresh` (typed from this run's staging) and the store, commits
-/// it, and returns the snapshot's frames and the new store version.
-pub async fn commit_snapshot(
-    store: &mut Store,
+/// A new snapshot assembled and not yet committed: its frames (what the run reports) and the
+/// previous snapshot's, for the changes between them.
+pub struct Assembled {
+    pub frames: Frames,
+    pub previous: Option<PreviousSnapshot>,
+    fresh_credits: DataFrame,
+    control: DataFrame,
+}
+
+/// The company tables of the snapshot before this run's (an earlier month), as the store holds
+/// them; what the changes are measured against.
+pub struct PreviousSnapshot {
+    /// This run's snapshot, and the one compared with.
+    pub current: String,
+    pub snapshot: String,
+    pub tables: BTreeMap<&'static str, DataFrame>,
+}
+
+/// What the store gives a new snapshot that is known before the fetch: the last snapshot's
+/// lists (whose unchanged companies are carried), the credit months not fetched again, and the
+/// previous snapshot's company tables. Read while the fetch waits on the network.
+pub struct StoreReads {
+    last_lists: BTreeMap<&'static str, DataFrame>,
+    kept_credits: Option<DataFrame>,
+    previous: Option<PreviousSnapshot>,
+}
+
+/// Starts reading what `assemble_snapshot` needs from the store for a run at `snapshot` over
+/// `months` that fetches the credits of `credit_months`.
+pub fn read_ahead(
+    store: &Store,
+    snapshot: AnoMes,
+    months: &[AnoMes],
+    credit_months: &[AnoMes],
+) -> tokio::task::JoinHandle<Result<StoreReads, StoreError>> {
+    let reader = store.reader();
+    let snapshot = snapshot.to_string();
+    let last = store.last().map(|r| r.snapshot.clone()).filter(|s| !s.is_empty());
+    // A rerun in the same month compares with the month before, not with itself.
+    let previous = store.snapshots().into_iter().filter(|s| *s < snapshot).max();
+    let fetched: BTreeSet<String> = credit_months.iter().map(ToString::to_string).collect();
+    let kept: BTreeSet<String> =
+        months.iter().map(ToString::to_string).filter(|m| !fetched.contains(m)).collect();
+    tokio::spawn(async move {
+        let mut last_lists = BTreeMap::new();
+        let mut previous_tables = BTreeMap::new();
+        for t in COMPANY_TABLES {
+            let from_last = match &last {
+                Some(l) if LIST_TABLES.contains(&t) => {
+                    reader.read(t.name(), &BTreeSet::from([l.clone()])).await?
+                }
+                _ => None,
+            };
+            let from_previous = match (&previous, &from_last) {
+                // Most runs follow the previous month's: one read serves both.
+                (Some(p), Some(df)) if Some(p) == last.as_ref() => Some(df.clone()),
+                (Some(p), _) => reader.read(t.name(), &BTreeSet::from([p.clone()])).await?,
+                (None, _) => None,
+            };
+            if let Some(df) = from_last {
+                last_lists.insert(t.name(), df);
+            }
+            if let Some(mut df) = from_previous {
+                let _ = df.drop_in_place("snapshot");
+                previous_tables.insert(t.name(), df);
+            }
+        }
+        let kept_credits = reader.read(Table::CreditosAtivos.name(), &kept).await?;
+        let previous =
+            previous.map(|p| PreviousSnapshot { current: snapshot, snapshot: p, tables: previous_tables });
+        Ok(StoreReads { last_lists, kept_credits, previous })
+    })
+}
+
+/// Builds the new snapshot from `fresh` (typed from this run's staging) and what was read from
+/// the store: the lists of unchanged companies and the credit months not fetched again are
+/// carried in.
+pub fn assemble_snapshot(
+    reads: StoreReads,
     mut fresh: Frames,
     entries: &[&TaskEntry],
     known: &HashMap<String, KnownCompany>,
     plan: &SnapshotPlan,
-) -> Result<(Frames, RunRecord), StoreError> {
+) -> Result<Assembled, StoreError> {
+    let StoreReads { mut last_lists, kept_credits, previous } = reads;
     let snapshot = plan.snapshot.to_string();
-    let previous = store.last().map(|r| r.snapshot.clone()).filter(|s| !s.is_empty());
     let carried: BTreeSet<String> = entries
         .iter()
         .filter(|e| e.lists == Some(ListsReason::Carried))
         .filter_map(|e| e.task.strip_prefix("empresa/").map(str::to_string))
         .collect();
-
-    // Lists of unchanged companies, from the previous snapshot.
-    if let (Some(prev), false) = (&previous, carried.is_empty()) {
+    if !carried.is_empty() {
         for t in LIST_TABLES {
-            let Some(df) = store.read(t.name(), &BTreeSet::from([prev.clone()])).await? else { continue };
+            let Some(df) = last_lists.remove(t.name()) else { continue };
             carry(&mut fresh, t, only_companies(df, &carried, t.name())?)?;
         }
     }
-    // Credit months not fetched again.
-    let fetched: BTreeSet<String> = plan.credit_months_fetched.iter().map(ToString::to_string).collect();
-    let kept: BTreeSet<String> =
-        plan.months.iter().map(ToString::to_string).filter(|m| !fetched.contains(m)).collect();
     let fresh_credits = fresh.tables.get(Table::CreditosAtivos.name()).cloned().unwrap_or_default();
-    if let Some(df) = store.read(Table::CreditosAtivos.name(), &kept).await? {
+    if let Some(df) = kept_credits {
         carry(&mut fresh, Table::CreditosAtivos, df)?;
     }
-
     let control = control_frame(&fresh, entries, known, &snapshot).map_err(frame_err("controle_empresas"))?;
-    let mut versions = BTreeMap::new();
+    Ok(Assembled { frames: fresh, previous, fresh_credits, control })
+}
+
+/// Commits `assembled` and the tables derived from it (`derived`: the changes, partitioned by
+/// `snapshot` like the company tables and already holding that column) as one store version,
+/// and returns the snapshot's frames and the new version.
+pub async fn commit_snapshot(
+    store: &mut Store,
+    assembled: Assembled,
+    derived: &BTreeMap<&'static str, DataFrame>,
+    plan: &SnapshotPlan,
+) -> Result<(Frames, RunRecord), StoreError> {
+    let Assembled { frames, fresh_credits, control, .. } = assembled;
+    let snapshot = plan.snapshot.to_string();
+    let fetched: BTreeSet<String> = plan.credit_months_fetched.iter().map(ToString::to_string).collect();
+    // A table this run leaves alone keeps the version it had.
+    let mut versions = store.last().map(|r| r.tables.clone()).unwrap_or_default();
     let abort_after: Option<usize> =
         std::env::var("FISCAL_REPORT_TEST_ABORT_AFTER_TABLE_COMMITS").ok().and_then(|v| v.parse().ok());
+    let this_snapshot = BTreeSet::from([snapshot.clone()]);
     for (i, name) in TABLES.into_iter().enumerate() {
         let t = table(store.root(), name);
-        let version = if name == "creditos_ativos" {
-            t.replace(&fresh_credits, &fetched).await?
-        } else {
-            let mut df =
-                if name == "controle_empresas" { control.clone() } else { fresh.tables[name].clone() };
+        let with_snapshot = |df: &DataFrame| -> Result<DataFrame, StoreError> {
+            let mut df = df.clone();
             let n = df.height();
             df.with_column(Column::new("snapshot".into(), vec![snapshot.as_str(); n]))
                 .map_err(frame_err(name))?;
-            t.replace(&df, &BTreeSet::from([snapshot.clone()])).await?
+            Ok(df)
+        };
+        let version = match (name, frames.tables.get(name), derived.get(name)) {
+            ("creditos_ativos", _, _) => t.replace(&fresh_credits, &fetched).await?,
+            ("controle_empresas", _, _) => t.replace(&with_snapshot(&control)?, &this_snapshot).await?,
+            (_, Some(df), _) => t.replace(&with_snapshot(df)?, &this_snapshot).await?,
+            (_, None, Some(df)) => t.replace(df, &this_snapshot).await?,
+            // A derived table whose query the analyst took away: the table keeps what it had.
+            (_, None, None) => continue,
         };
         versions.insert(name.to_string(), version);
         if abort_after == Some(i + 1) {
@@ -120,7 +217,7 @@ pub async fn commit_snapshot(
         requests: plan.requests,
         ..RunRecord::default()
     })?;
-    Ok((fresh, record))
+    Ok((frames, record))
 }
 
 /// `controle_empresas` rows of this snapshot: each found company's fingerprint and `resumos`

@@ -291,7 +291,8 @@ def read_parquet_sql(run: Path, table: str, keys: list[str], filename: bool = Fa
 
 def create_views(con: duckdb.DuckDBPyConnection, run: Path) -> list[Check]:
     checks = []
-    for table, keys in raw_tables(run).items():
+    views = raw_tables(run)
+    for table, keys in views.items():
         c = Check("view", table)
         checks.append(c)
         if isinstance(keys, str):
@@ -315,7 +316,19 @@ def create_views(con: duckdb.DuckDBPyConnection, run: Path) -> list[Check]:
         c.info = f"{rows} rows" + (f", partitions {', '.join(keys)} as VARCHAR" if keys else "")
         if keys:
             c.problems.extend(partition_value_problems(con, run, table, keys))
+    # What a store adds beside a run's tables (the previous snapshot's, `<table>_anterior`, and
+    # `comparacao`): a run folder holds no earlier snapshot, so they are empty, as on a first run.
+    for table in COMPARED:
+        if table in views:
+            con.execute(f"CREATE VIEW {sql_ident(table + '_anterior')} AS SELECT * FROM {sql_ident(table)} WHERE false")
+    con.execute(
+        "CREATE VIEW comparacao AS SELECT CAST(NULL AS VARCHAR) AS snapshot, "
+        "CAST(NULL AS VARCHAR) AS snapshot_anterior WHERE false"
+    )
     return checks
+
+
+COMPARED = ["empresas", "dividas_pgfn", "parcelamentos_rfb", "transacoes_rfb"]
 
 
 def partition_value_problems(con, run: Path, table: str, keys: list[str]) -> list[str]:

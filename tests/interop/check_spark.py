@@ -174,6 +174,13 @@ def create_views(spark, run: Path) -> list[ce.Check]:
                 c.problems.append(f"partition column {k}: {fields[k].simpleString()}, expected string")
         if keys and not c.problems:
             c.problems.extend(partition_value_problems(df, run, keys))
+    # The previous snapshot's tables and `comparacao`, empty as on a first run (check_engines.py).
+    for table in ce.COMPARED:
+        if spark.catalog.tableExists(table):
+            spark.sql(f"SELECT * FROM {table} WHERE false").createOrReplaceTempView(f"{table}_anterior")
+    spark.sql(
+        "SELECT CAST(NULL AS STRING) AS snapshot, CAST(NULL AS STRING) AS snapshot_anterior WHERE false"
+    ).createOrReplaceTempView("comparacao")
     return checks
 
 

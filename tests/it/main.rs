@@ -11,6 +11,7 @@ mod common_registry;
 mod aggregates_truth;
 mod api_operations;
 mod bad_inputs;
+mod changes;
 mod cli_serve_get;
 mod data_dictionary;
 mod deploy_examples;

@@ -1,0 +1,219 @@
+-- titulo: O que mudou na carteira
+-- title: What changed in the portfolio
+-- report: none
+-- descricao: Uma linha por mudança de cada empresa da carteira entre o retrato anterior e este:
+--   inscrições em dívida ativa novas ou encerradas, valor, situação ou ajuizamento alterados;
+--   parcelamentos e transações iniciados, encerrados ou com saldo alterado; situação cadastral e
+--   opção pelo Simples ou MEI alteradas. Uma empresa nova na carteira é uma linha só. Vazia na
+--   primeira execução sobre um armazenamento (não há retrato anterior).
+-- description: One row per change of each portfolio company between the previous snapshot and
+--   this one: active-debt inscriptions new or ended, their value, situation or court filing
+--   changed; instalment plans and transactions started, ended or with a new balance; cadastral
+--   situation and Simples or MEI option changed. A company new to the portfolio is one row.
+--   Empty on a store's first run (there is no previous snapshot).
+-- answers: What changed, company by company, since the previous snapshot?
+-- The *_anterior tables are the previous snapshot's; comparacao has one row (snapshot,
+-- snapshot_anterior) when there is one and none otherwise, so every row below needs it.
+-- variacao is the change in R$ a row brings to the company's exposure (new minus old).
+WITH ambos AS (
+    SELECT e.cnpj, e.razao_social
+    FROM empresas e
+    JOIN empresas_anterior a ON a.cnpj = e.cnpj
+),
+dividas_agora AS (
+    SELECT d.* FROM dividas_pgfn d JOIN ambos b ON b.cnpj = d.cnpj
+),
+dividas_antes AS (
+    SELECT d.* FROM dividas_pgfn_anterior d JOIN ambos b ON b.cnpj = d.cnpj
+),
+dividas_mantidas AS (
+    SELECT n.cnpj, n.numero_inscricao,
+           o.valor_consolidado AS valor_antes, n.valor_consolidado AS valor_agora,
+           o.situacao_inscricao AS situacao_antes, n.situacao_inscricao AS situacao_agora,
+           o.indicador_ajuizado AS ajuizado_antes, n.indicador_ajuizado AS ajuizado_agora
+    FROM dividas_agora n
+    JOIN dividas_antes o ON o.cnpj = n.cnpj AND o.numero_inscricao = n.numero_inscricao
+),
+-- Instalment plans and transactions are compared alike: a record (`chave`: a plan's start
+-- date and amount, which together name it; a transaction's process number) and its balance.
+saldos AS (
+    SELECT cnpj, 'parcelamentos_rfb' AS tabela,
+           CONCAT(CAST(adesao_deferimento AS VARCHAR), ' ', CAST(valor_parcelado AS VARCHAR)) AS chave,
+           saldo_devedor, 'agora' AS retrato
+    FROM parcelamentos_rfb
+    UNION ALL
+    SELECT cnpj, 'parcelamentos_rfb' AS tabela,
+           CONCAT(CAST(adesao_deferimento AS VARCHAR), ' ', CAST(valor_parcelado AS VARCHAR)) AS chave,
+           saldo_devedor, 'antes' AS retrato
+    FROM parcelamentos_rfb_anterior
+    UNION ALL
+    SELECT cnpj, 'transacoes_rfb' AS tabela, processo AS chave, saldo_devedor, 'agora' AS retrato
+    FROM transacoes_rfb
+    UNION ALL
+    SELECT cnpj, 'transacoes_rfb' AS tabela, processo AS chave, saldo_devedor, 'antes' AS retrato
+    FROM transacoes_rfb_anterior
+),
+saldos_agora AS (
+    SELECT s.* FROM saldos s JOIN ambos b ON b.cnpj = s.cnpj WHERE s.retrato = 'agora'
+),
+saldos_antes AS (
+    SELECT s.* FROM saldos s JOIN ambos b ON b.cnpj = s.cnpj WHERE s.retrato = 'antes'
+),
+nomes_das_mudancas AS (
+    SELECT 'parcelamentos_rfb' AS tabela, 'parcelamento iniciado' AS iniciado,
+           'parcelamento encerrado' AS encerrado, 'saldo do parcelamento alterado' AS saldo_alterado
+    UNION ALL
+    SELECT 'transacoes_rfb' AS tabela, 'transação iniciada' AS iniciado,
+           'transação encerrada' AS encerrado, 'saldo da transação alterado' AS saldo_alterado
+),
+mudancas AS (
+    SELECT e.cnpj AS cnpj,
+           'entrou na carteira' AS mudanca,
+           'empresas' AS tabela,
+           e.cnpj AS chave,
+           CAST(NULL AS VARCHAR) AS valor_anterior,
+           CAST(NULL AS VARCHAR) AS valor_novo,
+           CAST(NULL AS DECIMAL(18, 2)) AS variacao
+    FROM empresas e LEFT JOIN empresas_anterior a ON a.cnpj = e.cnpj
+    WHERE a.cnpj IS NULL
+    UNION ALL
+    SELECT a.cnpj AS cnpj,
+           'saiu da carteira' AS mudanca,
+           'empresas' AS tabela,
+           a.cnpj AS chave,
+           CAST(NULL AS VARCHAR) AS valor_anterior,
+           CAST(NULL AS VARCHAR) AS valor_novo,
+           CAST(NULL AS DECIMAL(18, 2)) AS variacao
+    FROM empresas_anterior a LEFT JOIN empresas e ON e.cnpj = a.cnpj
+    WHERE e.cnpj IS NULL
+    UNION ALL
+    SELECT e.cnpj AS cnpj,
+           'situação cadastral alterada' AS mudanca,
+           'empresas' AS tabela,
+           e.cnpj AS chave,
+           a.situacao_cadastral AS valor_anterior,
+           e.situacao_cadastral AS valor_novo,
+           CAST(NULL AS DECIMAL(18, 2)) AS variacao
+    FROM empresas e JOIN empresas_anterior a ON a.cnpj = e.cnpj
+    WHERE COALESCE(a.situacao_cadastral, '') <> COALESCE(e.situacao_cadastral, '')
+    UNION ALL
+    SELECT e.cnpj AS cnpj,
+           CASE WHEN e.opcao_pelo_simples = 'S' THEN 'entrou no Simples' ELSE 'saiu do Simples' END AS mudanca,
+           'empresas' AS tabela,
+           e.cnpj AS chave,
+           a.opcao_pelo_simples AS valor_anterior,
+           e.opcao_pelo_simples AS valor_novo,
+           CAST(NULL AS DECIMAL(18, 2)) AS variacao
+    FROM empresas e JOIN empresas_anterior a ON a.cnpj = e.cnpj
+    WHERE COALESCE(a.opcao_pelo_simples, '') <> COALESCE(e.opcao_pelo_simples, '')
+    UNION ALL
+    SELECT e.cnpj AS cnpj,
+           CASE WHEN e.opcao_pelo_mei = 'S' THEN 'entrou no MEI' ELSE 'saiu do MEI' END AS mudanca,
+           'empresas' AS tabela,
+           e.cnpj AS chave,
+           a.opcao_pelo_mei AS valor_anterior,
+           e.opcao_pelo_mei AS valor_novo,
+           CAST(NULL AS DECIMAL(18, 2)) AS variacao
+    FROM empresas e JOIN empresas_anterior a ON a.cnpj = e.cnpj
+    WHERE COALESCE(a.opcao_pelo_mei, '') <> COALESCE(e.opcao_pelo_mei, '')
+    UNION ALL
+    SELECT n.cnpj AS cnpj,
+           'nova inscrição' AS mudanca,
+           'dividas_pgfn' AS tabela,
+           n.numero_inscricao AS chave,
+           CAST(NULL AS VARCHAR) AS valor_anterior,
+           CAST(n.valor_consolidado AS VARCHAR) AS valor_novo,
+           n.valor_consolidado AS variacao
+    FROM dividas_agora n
+    LEFT JOIN dividas_antes o ON o.cnpj = n.cnpj AND o.numero_inscricao = n.numero_inscricao
+    WHERE o.numero_inscricao IS NULL
+    UNION ALL
+    SELECT o.cnpj AS cnpj,
+           'inscrição encerrada' AS mudanca,
+           'dividas_pgfn' AS tabela,
+           o.numero_inscricao AS chave,
+           CAST(o.valor_consolidado AS VARCHAR) AS valor_anterior,
+           CAST(NULL AS VARCHAR) AS valor_novo,
+           -o.valor_consolidado AS variacao
+    FROM dividas_antes o
+    LEFT JOIN dividas_agora n ON n.cnpj = o.cnpj AND n.numero_inscricao = o.numero_inscricao
+    WHERE n.numero_inscricao IS NULL
+    UNION ALL
+    SELECT cnpj AS cnpj,
+           'valor da inscrição alterado' AS mudanca,
+           'dividas_pgfn' AS tabela,
+           numero_inscricao AS chave,
+           CAST(valor_antes AS VARCHAR) AS valor_anterior,
+           CAST(valor_agora AS VARCHAR) AS valor_novo,
+           valor_agora - valor_antes AS variacao
+    FROM dividas_mantidas
+    WHERE valor_antes <> valor_agora
+    UNION ALL
+    SELECT cnpj AS cnpj,
+           'situação da inscrição alterada' AS mudanca,
+           'dividas_pgfn' AS tabela,
+           numero_inscricao AS chave,
+           situacao_antes AS valor_anterior,
+           situacao_agora AS valor_novo,
+           CAST(NULL AS DECIMAL(18, 2)) AS variacao
+    FROM dividas_mantidas
+    WHERE COALESCE(situacao_antes, '') <> COALESCE(situacao_agora, '')
+    UNION ALL
+    SELECT cnpj AS cnpj,
+           CASE WHEN ajuizado_agora = 'SIM' THEN 'inscrição ajuizada' ELSE 'ajuizamento retirado' END AS mudanca,
+           'dividas_pgfn' AS tabela,
+           numero_inscricao AS chave,
+           ajuizado_antes AS valor_anterior,
+           ajuizado_agora AS valor_novo,
+           CAST(NULL AS DECIMAL(18, 2)) AS variacao
+    FROM dividas_mantidas
+    WHERE COALESCE(ajuizado_antes, '') <> COALESCE(ajuizado_agora, '')
+    UNION ALL
+    SELECT n.cnpj AS cnpj,
+           k.iniciado AS mudanca,
+           n.tabela AS tabela,
+           n.chave AS chave,
+           CAST(NULL AS VARCHAR) AS valor_anterior,
+           CAST(n.saldo_devedor AS VARCHAR) AS valor_novo,
+           n.saldo_devedor AS variacao
+    FROM saldos_agora n
+    JOIN nomes_das_mudancas k ON k.tabela = n.tabela
+    LEFT JOIN saldos_antes o ON o.cnpj = n.cnpj AND o.tabela = n.tabela AND o.chave = n.chave
+    WHERE o.chave IS NULL
+    UNION ALL
+    SELECT o.cnpj AS cnpj,
+           k.encerrado AS mudanca,
+           o.tabela AS tabela,
+           o.chave AS chave,
+           CAST(o.saldo_devedor AS VARCHAR) AS valor_anterior,
+           CAST(NULL AS VARCHAR) AS valor_novo,
+           -o.saldo_devedor AS variacao
+    FROM saldos_antes o
+    JOIN nomes_das_mudancas k ON k.tabela = o.tabela
+    LEFT JOIN saldos_agora n ON n.cnpj = o.cnpj AND n.tabela = o.tabela AND n.chave = o.chave
+    WHERE n.chave IS NULL
+    UNION ALL
+    SELECT n.cnpj AS cnpj,
+           k.saldo_alterado AS mudanca,
+           n.tabela AS tabela,
+           n.chave AS chave,
+           CAST(o.saldo_devedor AS VARCHAR) AS valor_anterior,
+           CAST(n.saldo_devedor AS VARCHAR) AS valor_novo,
+           n.saldo_devedor - o.saldo_devedor AS variacao
+    FROM saldos_agora n
+    JOIN nomes_das_mudancas k ON k.tabela = n.tabela
+    JOIN saldos_antes o ON o.cnpj = n.cnpj AND o.tabela = n.tabela AND o.chave = n.chave
+    WHERE n.saldo_devedor <> o.saldo_devedor
+),
+nomes AS (
+    SELECT cnpj, razao_social FROM empresas
+    UNION ALL
+    SELECT a.cnpj, a.razao_social FROM empresas_anterior a LEFT JOIN empresas e ON e.cnpj = a.cnpj
+    WHERE e.cnpj IS NULL
+)
+SELECT c.snapshot, c.snapshot_anterior, m.cnpj, n.razao_social, m.mudanca, m.tabela, m.chave,
+       m.valor_anterior, m.valor_novo, m.variacao
+FROM mudancas m
+JOIN nomes n ON n.cnpj = m.cnpj
+CROSS JOIN comparacao c
+ORDER BY m.cnpj, m.tabela, m.chave, m.mudanca
