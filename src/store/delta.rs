@@ -185,10 +185,13 @@ fn record_batches(
     let reader =
         parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(bytes::Bytes::from(buf))
             .map_err(|e| e.to_string())?;
-    // Polars writes strings as views; a Delta `string` is plain Utf8 to every reader.
+    // Polars writes strings as views; a Delta `string` is plain Utf8 to every reader. Delta has
+    // no unsigned integers (a count is UInt32 in Polars): they become `long`, which holds them.
     use arrow::datatypes::{DataType, Field, Schema};
-    let plain = |t: &DataType| {
-        if matches!(t, DataType::Utf8View | DataType::LargeUtf8) { DataType::Utf8 } else { t.clone() }
+    let plain = |t: &DataType| match t {
+        DataType::Utf8View | DataType::LargeUtf8 => DataType::Utf8,
+        DataType::UInt8 | DataType::UInt16 | DataType::UInt32 | DataType::UInt64 => DataType::Int64,
+        _ => t.clone(),
     };
     let read_schema = reader.schema().clone();
     let schema = std::sync::Arc::new(Schema::new(

@@ -33,13 +33,14 @@ const LAYOUT_FILE: &str = "fiscal_report_store.json";
 
 /// The tables, in commit order (`controle_empresas` last: a store whose control table moved
 /// has every data table moved).
-pub const TABLES: [&str; 7] = [
+pub const TABLES: [&str; 8] = [
     "creditos_ativos",
     "empresas",
     "dividas_pgfn",
     "parcelamentos_rfb",
     "transacoes_rfb",
     "mudancas",
+    "situacao_fiscal_estimada",
     "controle_empresas",
 ];
 

@@ -30,9 +30,9 @@ pub struct SnapshotPlan {
 }
 
 const LIST_TABLES: [Table; 3] = [Table::DividasPgfn, Table::ParcelamentosRfb, Table::TransacoesRfb];
-/// Tables the analysis derives from the snapshot and the previous one (query results of the
-/// same name), committed with the snapshot.
-pub const DERIVED_TABLES: [&str; 1] = ["mudancas"];
+/// Tables the analysis derives from the snapshot (and the previous one): query results of the
+/// same name, committed with the snapshot (given a `snapshot` column when they lack one).
+pub const DERIVED_TABLES: [&str; 2] = ["mudancas", "situacao_fiscal_estimada"];
 
 const COMPANY_TABLES: [Table; 4] =
     [Table::Empresas, Table::DividasPgfn, Table::ParcelamentosRfb, Table::TransacoesRfb];
@@ -164,8 +164,8 @@ pub fn assemble_snapshot(
     Ok(Assembled { frames: fresh, previous, fresh_credits, control })
 }
 
-/// Commits `assembled` and the tables derived from it (`derived`: the changes, partitioned by
-/// `snapshot` like the company tables and already holding that column) as one store version,
+/// Commits `assembled` and the tables derived from it (`derived`: the changes and the estimated
+/// standing, partitioned by `snapshot` like the company tables) as one store version,
 /// and returns the snapshot's frames and the new version.
 pub async fn commit_snapshot(
     store: &mut Store,
@@ -194,7 +194,8 @@ pub async fn commit_snapshot(
             ("creditos_ativos", _, _) => t.replace(&fresh_credits, &fetched).await?,
             ("controle_empresas", _, _) => t.replace(&with_snapshot(&control)?, &this_snapshot).await?,
             (_, Some(df), _) => t.replace(&with_snapshot(df)?, &this_snapshot).await?,
-            (_, None, Some(df)) => t.replace(df, &this_snapshot).await?,
+            (_, None, Some(df)) if df.column("snapshot").is_ok() => t.replace(df, &this_snapshot).await?,
+            (_, None, Some(df)) => t.replace(&with_snapshot(df)?, &this_snapshot).await?,
             // A derived table whose query the analyst took away: the table keeps what it had.
             (_, None, None) => continue,
         };

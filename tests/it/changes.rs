@@ -1,7 +1,7 @@
 //! The changes between a store's snapshots (`mudancas`): the embedded registry at M (202608)
 //! then M+1 (202609) on one store. The table must equal the diff of the two months' ground
 //! truth, built here from the dataset's records in cents, independently of the query; a first
-//! run has none.
+//! run has none. The estimated tax standing must be the documented rule applied to the truth.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -285,4 +285,57 @@ print(d.height)
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(stdout.trim(), want.len().to_string());
+}
+
+/// The standing the rule of `queries/20_situacao_fiscal_estimada.sql` gives a company's
+/// inscriptions, applied to the truth: none; only suspended ones (guarantee, court decision,
+/// negotiation, tax benefit); or some in collection.
+fn estimated_standing(t: &RecordsTruth) -> &'static str {
+    const SUSPENDED: [&str; 4] =
+        ["GARANTIA", "SUSPENSO POR DECISAO JUDICIAL", "EM NEGOCIACAO", "BENEFICIO FISCAL"];
+    let in_collection = t
+        .dividas
+        .values()
+        .filter(|d| {
+            !d.tipo_situacao_inscricao.as_deref().is_some_and(|s| SUSPENDED.contains(&fold(s).as_str()))
+        })
+        .count();
+    match (t.dividas.len(), in_collection) {
+        (0, _) => "sem inscrições",
+        (_, 0) => "positiva com efeitos de negativa",
+        _ => "irregular",
+    }
+}
+
+#[test]
+fn the_estimated_standing_follows_the_rule_on_the_truth_in_each_class() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = tmp.path().join("store");
+    run(&tmp.path().join("m1"), &store, &[]);
+    let ds = Dataset::generate(RegistryConfig::DEFAULT_SEED, 1.0);
+    let want: BTreeMap<String, &str> = ds
+        .demo_portfolio(200)
+        .iter()
+        .filter_map(|c| ds.records_truth(c).map(|t| (c.as_str().to_string(), estimated_standing(&t))))
+        .collect();
+
+    let out = tmp.path().join("m1/aggregates/situacao_fiscal_estimada.parquet");
+    let df = ParquetReader::new(std::fs::File::open(out).unwrap()).finish().unwrap();
+    let col = |n: &str| df.column(n).unwrap().str().unwrap().clone();
+    let (cnpj, standing) = (col("cnpj"), col("situacao_fiscal_estimada"));
+    let got: BTreeMap<String, String> = cnpj
+        .iter()
+        .zip(standing.iter())
+        .map(|(c, s)| (c.unwrap().to_string(), s.unwrap().to_string()))
+        .collect();
+    let want_owned: BTreeMap<String, String> = want.iter().map(|(c, s)| (c.clone(), s.to_string())).collect();
+    assert_eq!(got, want_owned);
+    let mut classes: Vec<&str> = want.values().copied().collect();
+    classes.sort();
+    classes.dedup();
+    assert_eq!(
+        classes,
+        ["irregular", "positiva com efeitos de negativa", "sem inscrições"],
+        "each class is met"
+    );
 }

@@ -160,6 +160,7 @@ pub struct DebtRecordTruth {
     pub categoria: String,
     pub valor_cents: Option<i64>,
     pub situacao_inscricao: Option<String>,
+    pub tipo_situacao_inscricao: Option<String>,
     pub ajuizado: bool,
 }
 
@@ -173,6 +174,7 @@ pub(super) fn records(ds: &Dataset, cnpj: &Cnpj) -> Option<RecordsTruth> {
                 categoria: c.as_str().to_string(),
                 valor_cents: r.priced.cents,
                 situacao_inscricao: r.priced.item.situacao_inscricao.clone(),
+                tipo_situacao_inscricao: r.priced.item.tipo_situacao_inscricao.clone(),
                 ajuizado: r.ajuizado,
             };
             dividas_by_numero.insert(r.priced.item.numero_inscricao.clone().unwrap_or_default(), d);
