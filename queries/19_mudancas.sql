@@ -20,6 +20,20 @@ WITH ambos AS (
     FROM empresas e
     JOIN empresas_anterior a ON a.cnpj = e.cnpj
 ),
+-- The cadastral situation and the Simples and MEI options, one row per company and field.
+cadastro AS (
+    SELECT b.cnpj, 'situacao_cadastral' AS campo, 'situação cadastral' AS nome,
+           a.situacao_cadastral AS antes, e.situacao_cadastral AS agora
+    FROM ambos b JOIN empresas e ON e.cnpj = b.cnpj JOIN empresas_anterior a ON a.cnpj = b.cnpj
+    UNION ALL
+    SELECT b.cnpj, 'opcao_pelo_simples' AS campo, 'Simples' AS nome,
+           a.opcao_pelo_simples AS antes, e.opcao_pelo_simples AS agora
+    FROM ambos b JOIN empresas e ON e.cnpj = b.cnpj JOIN empresas_anterior a ON a.cnpj = b.cnpj
+    UNION ALL
+    SELECT b.cnpj, 'opcao_pelo_mei' AS campo, 'MEI' AS nome,
+           a.opcao_pelo_mei AS antes, e.opcao_pelo_mei AS agora
+    FROM ambos b JOIN empresas e ON e.cnpj = b.cnpj JOIN empresas_anterior a ON a.cnpj = b.cnpj
+),
 dividas_agora AS (
     SELECT d.* FROM dividas_pgfn d JOIN ambos b ON b.cnpj = d.cnpj
 ),
@@ -87,35 +101,18 @@ mudancas AS (
     FROM empresas_anterior a LEFT JOIN empresas e ON e.cnpj = a.cnpj
     WHERE e.cnpj IS NULL
     UNION ALL
-    SELECT e.cnpj AS cnpj,
-           'situação cadastral alterada' AS mudanca,
+    SELECT cnpj,
+           CASE WHEN campo = 'situacao_cadastral' THEN 'situação cadastral alterada'
+                WHEN agora = 'S' THEN CONCAT('entrou no ', nome)
+                ELSE CONCAT('saiu do ', nome)
+           END AS mudanca,
            'empresas' AS tabela,
-           e.cnpj AS chave,
-           a.situacao_cadastral AS valor_anterior,
-           e.situacao_cadastral AS valor_novo,
+           cnpj AS chave,
+           antes AS valor_anterior,
+           agora AS valor_novo,
            CAST(NULL AS DECIMAL(18, 2)) AS variacao
-    FROM empresas e JOIN empresas_anterior a ON a.cnpj = e.cnpj
-    WHERE COALESCE(a.situacao_cadastral, '') <> COALESCE(e.situacao_cadastral, '')
-    UNION ALL
-    SELECT e.cnpj AS cnpj,
-           CASE WHEN e.opcao_pelo_simples = 'S' THEN 'entrou no Simples' ELSE 'saiu do Simples' END AS mudanca,
-           'empresas' AS tabela,
-           e.cnpj AS chave,
-           a.opcao_pelo_simples AS valor_anterior,
-           e.opcao_pelo_simples AS valor_novo,
-           CAST(NULL AS DECIMAL(18, 2)) AS variacao
-    FROM empresas e JOIN empresas_anterior a ON a.cnpj = e.cnpj
-    WHERE COALESCE(a.opcao_pelo_simples, '') <> COALESCE(e.opcao_pelo_simples, '')
-    UNION ALL
-    SELECT e.cnpj AS cnpj,
-           CASE WHEN e.opcao_pelo_mei = 'S' THEN 'entrou no MEI' ELSE 'saiu do MEI' END AS mudanca,
-           'empresas' AS tabela,
-           e.cnpj AS chave,
-           a.opcao_pelo_mei AS valor_anterior,
-           e.opcao_pelo_mei AS valor_novo,
-           CAST(NULL AS DECIMAL(18, 2)) AS variacao
-    FROM empresas e JOIN empresas_anterior a ON a.cnpj = e.cnpj
-    WHERE COALESCE(a.opcao_pelo_mei, '') <> COALESCE(e.opcao_pelo_mei, '')
+    FROM cadastro
+    WHERE COALESCE(antes, '') <> COALESCE(agora, '')
     UNION ALL
     SELECT n.cnpj AS cnpj,
            'nova inscrição' AS mudanca,

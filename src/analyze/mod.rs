@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use polars::prelude::*;
 use polars::sql::SQLContext;
 
-use crate::store::snapshot::PreviousSnapshot;
+use crate::store::snapshot::{COMPANY_TABLES, PreviousSnapshot};
+use crate::tables::Table;
 use crate::transform::Frames;
 
 #[derive(Debug, thiserror::Error)]
@@ -220,9 +221,6 @@ pub fn run_queries(frames: &Frames, queries: &[Query]) -> Result<Aggregates, Ana
     run_queries_with(frames, None, queries)
 }
 
-/// The company tables a query can compare with their previous snapshot's: `<table>_anterior`.
-const COMPARED: [&str; 4] = ["empresas", "dividas_pgfn", "parcelamentos_rfb", "transacoes_rfb"];
-
 /// `run_queries` with the snapshot before this one beside the frames: each compared table's
 /// previous rows as `<table>_anterior` (in this run's columns and types), and `comparacao`,
 /// one row (`snapshot`, `snapshot_anterior`) when there is a previous snapshot and none when
@@ -237,7 +235,7 @@ pub fn run_queries_with(
     if let Ok(dq) = frames.data_quality() {
         tables.insert("data_quality".to_string(), dq.lazy());
     }
-    for name in COMPARED {
+    for name in COMPANY_TABLES.map(Table::name) {
         let Some(now) = frames.get(name) else { continue };
         let before =
             previous.and_then(|p| p.tables.get(name)).map_or_else(|| Ok(now.clear()), |b| conform(b, now));

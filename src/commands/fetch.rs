@@ -100,7 +100,7 @@ impl Incremental {
             .collect();
         let known = if cfg.full { HashMap::new() } else { store.known_companies().await? };
         let lists = Arc::new(ListsPolicy { known, snapshot, max_age: cfg.max_age_months, full: cfg.full });
-        let reads = read_ahead(&store, snapshot, months, &credit_months);
+        let reads = read_ahead(&store, snapshot, months, &credit_months, !cfg.full);
         Ok(Some(Incremental { store, lists, credit_months, reads }))
     }
 }

@@ -31,10 +31,11 @@ pub struct SnapshotPlan {
 
 const LIST_TABLES: [Table; 3] = [Table::DividasPgfn, Table::ParcelamentosRfb, Table::TransacoesRfb];
 /// Tables the analysis derives from the snapshot (and the previous one): query results of the
-/// same name, committed with the snapshot (given a `snapshot` column when they lack one).
+/// same name, committed with the snapshot.
 pub const DERIVED_TABLES: [&str; 2] = ["mudancas", "situacao_fiscal_estimada"];
 
-const COMPANY_TABLES: [Table; 4] =
+/// The company tables of a snapshot: carried, compared with the previous snapshot's.
+pub const COMPANY_TABLES: [Table; 4] =
     [Table::Empresas, Table::DividasPgfn, Table::ParcelamentosRfb, Table::TransacoesRfb];
 
 fn frame_err(table: &str) -> impl Fn(PolarsError) -> StoreError + '_ {
@@ -87,48 +88,52 @@ pub struct StoreReads {
 }
 
 /// Starts reading what `assemble_snapshot` needs from the store for a run at `snapshot` over
-/// `months` that fetches the credits of `credit_months`.
+/// `months` that fetches the credits of `credit_months`; `carry_lists` is false under `--full`,
+/// when no company's lists are carried.
 pub fn read_ahead(
     store: &Store,
     snapshot: AnoMes,
     months: &[AnoMes],
     credit_months: &[AnoMes],
+    carry_lists: bool,
 ) -> tokio::task::JoinHandle<Result<StoreReads, StoreError>> {
     let reader = store.reader();
     let snapshot = snapshot.to_string();
-    let last = store.last().map(|r| r.snapshot.clone()).filter(|s| !s.is_empty());
+    let last = store.last().map(|r| r.snapshot.clone()).filter(|s| !s.is_empty() && carry_lists);
     // A rerun in the same month compares with the month before, not with itself.
     let previous = store.snapshots().into_iter().filter(|s| *s < snapshot).max();
     let fetched: BTreeSet<String> = credit_months.iter().map(ToString::to_string).collect();
     let kept: BTreeSet<String> =
         months.iter().map(ToString::to_string).filter(|m| !fetched.contains(m)).collect();
     tokio::spawn(async move {
-        let mut last_lists = BTreeMap::new();
-        let mut previous_tables = BTreeMap::new();
-        for t in COMPANY_TABLES {
-            let from_last = match &last {
-                Some(l) if LIST_TABLES.contains(&t) => {
-                    reader.read(t.name(), &BTreeSet::from([l.clone()])).await?
-                }
-                _ => None,
-            };
-            let from_previous = match (&previous, &from_last) {
-                // Most runs follow the previous month's: one read serves both.
-                (Some(p), Some(df)) if Some(p) == last.as_ref() => Some(df.clone()),
-                (Some(p), _) => reader.read(t.name(), &BTreeSet::from([p.clone()])).await?,
-                (None, _) => None,
-            };
-            if let Some(df) = from_last {
-                last_lists.insert(t.name(), df);
-            }
-            if let Some(mut df) = from_previous {
-                let _ = df.drop_in_place("snapshot");
-                previous_tables.insert(t.name(), df);
-            }
+        // Each (table, snapshot) is read once: most runs follow the previous month's, whose
+        // snapshot is both the one carried from and the one compared with.
+        let mut read: BTreeMap<(&'static str, String), Option<DataFrame>> = BTreeMap::new();
+        let wanted = COMPANY_TABLES.iter().flat_map(|t| {
+            let from_last = last.iter().filter(|_| LIST_TABLES.contains(t));
+            from_last.chain(previous.iter()).map(|s| (t.name(), s.clone()))
+        });
+        for (name, at) in wanted.collect::<BTreeSet<_>>() {
+            let df = reader.read(name, &BTreeSet::from([at.clone()])).await?;
+            read.insert((name, at), df);
         }
+        let at = |name: &'static str, s: &Option<String>| {
+            s.as_ref().and_then(|s| read.get(&(name, s.clone())).cloned().flatten())
+        };
+        let last_lists = LIST_TABLES.iter().filter_map(|t| Some((t.name(), at(t.name(), &last)?))).collect();
+        let previous = previous.as_ref().map(|p| PreviousSnapshot {
+            current: snapshot.clone(),
+            snapshot: p.clone(),
+            tables: COMPANY_TABLES
+                .iter()
+                .filter_map(|t| {
+                    let mut df = at(t.name(), &previous)?;
+                    let _ = df.drop_in_place("snapshot");
+                    Some((t.name(), df))
+                })
+                .collect(),
+        });
         let kept_credits = reader.read(Table::CreditosAtivos.name(), &kept).await?;
-        let previous =
-            previous.map(|p| PreviousSnapshot { current: snapshot, snapshot: p, tables: previous_tables });
         Ok(StoreReads { last_lists, kept_credits, previous })
     })
 }
@@ -183,6 +188,7 @@ pub async fn commit_snapshot(
     let this_snapshot = BTreeSet::from([snapshot.clone()]);
     for (i, name) in TABLES.into_iter().enumerate() {
         let t = table(store.root(), name);
+        // Sets the partition column (replacing a derived table's own, which holds the same).
         let with_snapshot = |df: &DataFrame| -> Result<DataFrame, StoreError> {
             let mut df = df.clone();
             let n = df.height();
@@ -190,14 +196,15 @@ pub async fn commit_snapshot(
                 .map_err(frame_err(name))?;
             Ok(df)
         };
-        let version = match (name, frames.tables.get(name), derived.get(name)) {
-            ("creditos_ativos", _, _) => t.replace(&fresh_credits, &fetched).await?,
-            ("controle_empresas", _, _) => t.replace(&with_snapshot(&control)?, &this_snapshot).await?,
-            (_, Some(df), _) => t.replace(&with_snapshot(df)?, &this_snapshot).await?,
-            (_, None, Some(df)) if df.column("snapshot").is_ok() => t.replace(df, &this_snapshot).await?,
-            (_, None, Some(df)) => t.replace(&with_snapshot(df)?, &this_snapshot).await?,
+        let rows = match name {
+            "controle_empresas" => Some(&control),
+            _ => frames.tables.get(name).or_else(|| derived.get(name)),
+        };
+        let version = match (name, rows) {
+            ("creditos_ativos", _) => t.replace(&fresh_credits, &fetched).await?,
+            (_, Some(df)) => t.replace(&with_snapshot(df)?, &this_snapshot).await?,
             // A derived table whose query the analyst took away: the table keeps what it had.
-            (_, None, None) => continue,
+            (_, None) => continue,
         };
         versions.insert(name.to_string(), version);
         if abort_after == Some(i + 1) {
