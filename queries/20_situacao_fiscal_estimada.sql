@@ -15,25 +15,14 @@
 --   certificate: federal debts not yet inscribed, and state and municipal ones, are not here.
 -- answers: For each portfolio company, would a clearance certificate likely be negative,
 --   positive with the effects of negative, or positive, judging by its active inscriptions?
--- The rule reads tipo_situacao_inscricao: Garantia, Suspenso por decisão judicial, Em negociação
--- and Benefício Fiscal suspend collection; Em cobrança, Outros and a blank one do not.
-WITH por_empresa AS (
-    SELECT cnpj,
-           COUNT(*) AS inscricoes,
-           SUM(CASE WHEN tipo_situacao_inscricao IN
-                         ('Garantia', 'Suspenso por decisão judicial', 'Em negociação', 'Benefício Fiscal')
-                    THEN 0 ELSE 1 END) AS em_cobranca
-    FROM dividas_pgfn
-    GROUP BY cnpj
-)
+-- The rule is in situacao_fiscal_por_retrato (one home for it: the changes compare its two
+-- snapshots); this table is its "agora" side with the company's name.
 SELECT e.cnpj,
        e.razao_social,
-       COALESCE(d.inscricoes, 0) AS inscricoes_ativas,
-       COALESCE(d.em_cobranca, 0) AS inscricoes_em_cobranca,
-       CASE WHEN COALESCE(d.inscricoes, 0) = 0 THEN 'sem inscrições'
-            WHEN d.em_cobranca = 0 THEN 'positiva com efeitos de negativa'
-            ELSE 'irregular'
-       END AS situacao_fiscal_estimada
+       s.inscricoes_ativas,
+       s.inscricoes_em_cobranca,
+       s.situacao_fiscal_estimada
 FROM empresas e
-LEFT JOIN por_empresa d ON d.cnpj = e.cnpj
+JOIN situacao_fiscal_por_retrato s ON s.cnpj = e.cnpj
+WHERE s.retrato = 'agora'
 ORDER BY e.cnpj

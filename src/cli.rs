@@ -79,6 +79,37 @@ pub struct ReportArgs {
     /// Number and month format of the report.
     #[arg(long, value_enum, default_value_t = Locale::PtBr)]
     pub locale: Locale,
+
+    #[command(flatten)]
+    pub watch: WatchArgs,
+}
+
+/// Watch rules and where their alerts go; shared by `run`, `merge` and `report`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct WatchArgs {
+    /// TOML file of watch rules and watched CNPJ lists (example: regras/exemplo.toml); its
+    /// alerts go to alertas.jsonl and the report.
+    #[arg(long, value_name = "FILE", env = "FISCAL_REPORT_RULES")]
+    pub rules: Option<PathBuf>,
+
+    /// Exit with code 9 when the rules raised alerts (the outputs are still complete).
+    #[arg(long, requires = "rules")]
+    pub fail_on_alert: bool,
+
+    /// Post a JSON summary of the alerts to this URL when there are any (https, or http to this
+    /// machine). Prefer the env var: the URL of a chat webhook is its secret.
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "FISCAL_REPORT_NOTIFY_WEBHOOK",
+        hide_env_values = true,
+        requires = "rules"
+    )]
+    pub notify_webhook: Option<String>,
+
+    /// Bearer token for --notify-webhook (from the environment only).
+    #[arg(long, env = "FISCAL_REPORT_WEBHOOK_TOKEN", hide_env_values = true, hide = true)]
+    pub webhook_token: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum, serde::Serialize)]

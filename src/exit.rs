@@ -24,6 +24,10 @@ pub enum ExitStatus {
     SchemaDrift = 7,
     /// The `--store` is in use by another run: retry when that run has finished.
     StoreBusy = 8,
+    /// `--fail-on-alert` and the watch rules raised alerts: the run's outputs are complete.
+    Alerts = 9,
+    /// The alerts could not be posted to `--notify-webhook`; outputs and `alertas.jsonl` are written.
+    NotifyFailed = 10,
     /// Interrupted (Ctrl-C / SIGTERM); `--resume` continues.
     Interrupted = 130,
     /// A bug: please report it.

@@ -1,7 +1,7 @@
 //! fiscal-report: monthly fiscal reports and Parquet datasets from the business-registry API.
 //!
-//! Data flows one way: cli -> commands -> extract -> transform -> (store) -> analyze -> export ->
-//! report.
+//! Data flows one way: cli -> commands -> extract -> transform -> (store) -> analyze -> monitor ->
+//! export -> report.
 //! `commands` wires the stages for each subcommand; a stage takes the previous stage's output
 //! and knows nothing of the later ones; `tables` (the raw tables' names and rows), `api` and
 //! `exit` sit below them all. The `simulator` is the embedded registry and shares only `api`
@@ -19,9 +19,11 @@ pub mod export;
 pub mod extract;
 pub mod fsutil;
 pub mod logging;
+pub mod monitor;
 pub mod report;
 pub mod shutdown;
 pub mod simulator;
+pub mod stack;
 pub mod store;
 pub mod tables;
 pub mod transform;

@@ -4,6 +4,8 @@
 //! It owns finding, reading and running the queries. What the SQL computes lives in the files,
 //! where analysts can read and edit it; how results are written or shown is for later stages.
 
+pub mod cells;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -206,6 +208,8 @@ pub fn default_queries_dir(explicit: Option<&Path>) -> Option<PathBuf> {
 /// Every aggregate of a run, in query-file order; the analyze stage's output.
 pub struct Aggregates {
     pub results: Vec<(Query, DataFrame)>,
+    /// The snapshot these were compared with (`comparacao`), when there was one.
+    pub previous_snapshot: Option<String>,
 }
 
 impl Aggregates {
@@ -226,6 +230,14 @@ pub fn run_queries(frames: &Frames, queries: &[Query]) -> Result<Aggregates, Ana
 /// one row (`snapshot`, `snapshot_anterior`) when there is a previous snapshot and none when
 /// there is not, so that a query joining it yields no changes on a first run.
 pub fn run_queries_with(
+    frames: &Frames,
+    previous: Option<&PreviousSnapshot>,
+    queries: &[Query],
+) -> Result<Aggregates, AnalyzeError> {
+    crate::stack::deep(|| run_queries_here(frames, previous, queries))
+}
+
+fn run_queries_here(
     frames: &Frames,
     previous: Option<&PreviousSnapshot>,
     queries: &[Query],
@@ -266,7 +278,7 @@ pub fn run_queries_with(
         tables.insert(q.table.clone(), df.clone().lazy());
         results.push((q.clone(), df));
     }
-    Ok(Aggregates { results })
+    Ok(Aggregates { results, previous_snapshot: previous.map(|p| p.snapshot.clone()) })
 }
 
 /// `previous` in the columns and types of `like`: a column the older snapshot did not have is

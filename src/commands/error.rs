@@ -39,6 +39,8 @@ fn status_of(cause: &(dyn std::error::Error + 'static)) -> Option<ExitStatus> {
         ExportError,
         ReportError,
         crate::store::StoreError,
+        crate::monitor::rules::RulesError,
+        crate::monitor::webhook::WebhookError,
     );
     // A bare I/O error decides only when the machine refused (a full disk, a permission);
     // otherwise a deeper cause may know better.

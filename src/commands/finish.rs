@@ -7,12 +7,15 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use crate::analyze::{Aggregates, Query, default_queries_dir, load_queries, run_queries_with};
-use crate::cli::ReportArgs;
+use crate::cli::{ReportArgs, WatchArgs};
 use crate::codes::{CodeTables, default_codes_dir};
-use crate::exit::OutputError;
+use crate::exit::{ExitStatus, OutputError};
 use crate::export::FileMetadata;
-use crate::export::manifest::Manifest;
+use crate::export::manifest::{AlertsNote, Manifest};
 use crate::export::tables::{write_aggregates, write_dimensions, write_raw};
+use crate::monitor::alerts::Alert;
+use crate::monitor::rules::Rules;
+use crate::monitor::webhook::Webhook;
 use crate::store::snapshot::PreviousSnapshot;
 use crate::transform::Frames;
 
@@ -20,6 +23,48 @@ use crate::transform::Frames;
 pub fn new_run_id() -> String {
     let now = chrono::Utc::now();
     format!("{}-{}", now.format("%Y%m%dT%H%M%SZ"), &super::source::random_key()[..8])
+}
+
+/// The watch rules and where their alerts go: read and checked before anything is fetched,
+/// so a broken rules file costs nothing.
+#[derive(Debug, Default)]
+pub struct Watch {
+    rules: Option<(String, Rules)>,
+    webhook: Option<Webhook>,
+    fail_on_alert: bool,
+}
+
+impl Watch {
+    pub fn load(args: &WatchArgs) -> Result<Self> {
+        let rules = match &args.rules {
+            Some(path) => Some((path.display().to_string(), Rules::load(path)?)),
+            None => None,
+        };
+        let webhook = match &args.notify_webhook {
+            Some(url) => Some(Webhook::new(url, args.webhook_token.clone())?),
+            None => None,
+        };
+        Ok(Self { rules, webhook, fail_on_alert: args.fail_on_alert })
+    }
+
+    /// After the outputs are written: posts the alerts to the webhook (only when there are
+    /// some), then gives the run's exit status: `done` unless `--fail-on-alert` and alerts.
+    pub async fn conclude(&self, alerts: &[Alert], done: ExitStatus) -> Result<ExitStatus> {
+        if let Some(hook) = &self.webhook
+            && hook.notify(alerts).await?
+        {
+            eprintln!("posted {} alert(s) to the webhook at {}", alerts.len(), hook.host());
+        }
+        if let Some((path, _)) = &self.rules
+            && !alerts.is_empty()
+        {
+            eprintln!("the rules in {path} raised {} alert(s): see alertas.jsonl", alerts.len());
+            if self.fail_on_alert && done == ExitStatus::Ok {
+                return Ok(ExitStatus::Alerts);
+            }
+        }
+        Ok(done)
+    }
 }
 
 /// Which raw tables `analyze_export_report` writes.
@@ -50,21 +95,24 @@ pub fn analyze_export_report(
     manifest: &mut Manifest,
     out: &Path,
     args: &ReportArgs,
+    watch: &Watch,
     raw: RawTables,
-) -> Result<()> {
+) -> Result<Vec<Alert>> {
     let analysis = analyze(&frames, None, args)?;
-    export_report(frames, analysis, manifest, out, args, raw)
+    export_report(frames, analysis, manifest, out, args, watch, raw)
 }
 
-/// Parquet, manifest and report for `frames` and their `analysis`, written into `out`.
+/// Parquet, alerts, manifest and report for `frames` and their `analysis`, written into
+/// `out`; returns the alerts the watch rules raised.
 pub fn export_report(
-    frames: Frames,
+    mut frames: Frames,
     analysis: Analysis,
     manifest: &mut Manifest,
     out: &Path,
     args: &ReportArgs,
+    watch: &Watch,
     raw: RawTables,
-) -> Result<()> {
+) -> Result<Vec<Alert>> {
     let Analysis { queries, aggregates } = analysis;
     let codes = CodeTables::load(default_codes_dir(args.codes.as_deref()).as_deref())?;
     // A run that committed to a store gives its outputs the id its store version carries.
@@ -88,18 +136,42 @@ pub fn export_report(
             .cloned()
             .collect(),
     };
+    frames.add_quality(crate::monitor::reconciliation::summary_disagreements(&aggregates));
     let quality = frames.data_quality()?;
     files.extend(write_aggregates(&aggregates, &quality, out, &meta).context("writing the aggregates")?);
     files.extend(write_dimensions(&codes, out, &meta).context("writing the code tables")?);
-    let rendered = crate::report::render_reports(
-        &frames,
-        &aggregates,
-        &codes,
+    let alerts = match &watch.rules {
+        Some((path, rules)) => {
+            let alerts = rules.evaluate(&aggregates);
+            files.push(crate::export::alerts::write_alerts(out, &alerts).map_err(|e| {
+                OutputError::wrap(
+                    out.join(crate::export::alerts::ALERTS_FILE),
+                    "free space on that disk (or fix its permissions), then run again",
+                    e,
+                )
+            })?);
+            let mut por_regra = std::collections::BTreeMap::new();
+            for a in &alerts {
+                *por_regra.entry(a.regra.clone()).or_default() += 1;
+            }
+            manifest.alertas = Some(AlertsNote { regras: path.clone(), total: alerts.len(), por_regra });
+            Some(alerts)
+        }
+        None => {
+            crate::export::alerts::remove_stale_alerts(out);
+            manifest.alertas = None;
+            None
+        }
+    };
+    let inputs = crate::report::ReportInputs {
+        frames: &frames,
+        aggregates: &aggregates,
+        alerts: alerts.as_deref(),
+        codes: &codes,
         manifest,
-        &run_id,
-        &args.report_options(),
-        out,
-    )?;
+        run_id: &run_id,
+    };
+    let rendered = crate::report::render_reports(&inputs, &args.report_options(), out)?;
     files.extend(rendered);
     files.sort_by(|a, b| a.path.cmp(&b.path));
     manifest.run_id = Some(run_id);
@@ -113,5 +185,5 @@ pub fn export_report(
             e,
         )
     })?;
-    Ok(())
+    Ok(alerts.unwrap_or_default())
 }

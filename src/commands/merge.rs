@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use super::finish::{RawTables, analyze_export_report};
+use super::finish::{RawTables, Watch, analyze_export_report};
 use crate::cli::ReportArgs;
 use crate::exit::{Classified, ExitStatus, OutputError};
 use crate::export::manifest::Manifest;
@@ -113,7 +113,7 @@ fn journal_mismatches(manifest: &FetchSummary, staged: &StagedFetch) -> Vec<Stri
     out
 }
 
-pub fn merge(
+pub async fn merge(
     out: &Path,
     shards: &[PathBuf],
     report: &ReportArgs,
@@ -125,6 +125,7 @@ pub fn merge(
     if out.join("manifest.json").exists() || out.join(".staging").exists() {
         return Err(bad(format!("{} already holds a run; merge into a new directory", out.display())));
     }
+    let watch = Watch::load(&report.watch)?;
     // Held until the merge is written: the frames may read the segments lazily.
     let mut locks = Vec::with_capacity(shards.len());
     let mut manifests = Vec::new();
@@ -211,7 +212,7 @@ pub fn merge(
             e,
         )
     })?;
-    analyze_export_report(frames, &mut manifest, out, report, RawTables::Write)?;
+    let alerts = analyze_export_report(frames, &mut manifest, out, report, &watch, RawTables::Write)?;
     drop(locks);
     eprintln!(
         "merged {count} shards: {} records, {} requests -> {}",
@@ -220,13 +221,14 @@ pub fn merge(
         out.display()
     );
     if !fetch.tasks_failed.is_empty() {
+        watch.conclude(&alerts, ExitStatus::PartialFailure).await?;
         return Err(Classified::new(
             ExitStatus::PartialFailure,
             format!("{} tasks failed in the shards (listed in {}/manifest.json); rerun those shards with --resume", fetch.tasks_failed.len(), out.display()),
         )
         .into());
     }
-    Ok(ExitStatus::Ok)
+    watch.conclude(&alerts, ExitStatus::Ok).await
 }
 
 #[cfg(test)]

@@ -27,10 +27,11 @@ pub async fn run(cli: Cli) -> Result<ExitStatus> {
         Command::Fetch(args) => fetch::fetch(args, cli.quiet).await,
         Command::Merge(args) => {
             merge::merge(&args.out, &args.shards, &args.report, contract(args.schema_contract.as_deref())?)
+                .await
         }
         Command::Store(args) => store::store(args).await,
         Command::Report(args) => {
-            report::report_from(&args.from, &args.report, contract(args.schema_contract.as_deref())?)
+            report::report_from(&args.from, &args.report, contract(args.schema_contract.as_deref())?).await
         }
     }
 }

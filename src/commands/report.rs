@@ -5,16 +5,17 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use super::finish::{RawTables, analyze_export_report};
+use super::finish::{RawTables, Watch, analyze_export_report};
 use crate::cli::ReportArgs;
 use crate::exit::{Classified, ExitStatus};
 
 /// `fiscal-report report --from DIR`: everything after the fetch, from the Parquet in DIR.
-pub fn report_from(
+pub async fn report_from(
     dir: &Path,
     report: &ReportArgs,
     contract: Option<crate::config::SchemaContract>,
 ) -> Result<ExitStatus> {
+    let watch = Watch::load(&report.watch)?;
     // A `--resume` running in this directory would change what is read and written here,
     // the manifest first: take the lock before reading anything.
     let _lock = match crate::extract::staging::StagedFetch::lock_for_reading(dir) {
@@ -53,7 +54,7 @@ pub fn report_from(
             .with_context(|| format!("reading the staged records of {}", dir.display()))?;
         (crate::transform::staged::frames_from_staged(std::slice::from_ref(&staged))?, RawTables::Write)
     };
-    analyze_export_report(frames, &mut manifest, dir, report, raw)?;
+    let alerts = analyze_export_report(frames, &mut manifest, dir, report, &watch, raw)?;
     eprintln!("re-rendered the aggregates and the report in {}", dir.display());
-    Ok(ExitStatus::Ok)
+    watch.conclude(&alerts, ExitStatus::Ok).await
 }

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use polars::prelude::DataFrame;
 
-use super::finish::{Analysis, RawTables, analyze, export_report};
+use super::finish::{Analysis, RawTables, Watch, analyze, export_report};
 use crate::cli::{ReportArgs, RunArgs};
 use crate::exit::ExitStatus;
 use crate::store::snapshot::{Assembled, DERIVED_TABLES, assemble_snapshot, commit_snapshot};
@@ -18,14 +18,24 @@ use crate::transform::Frames;
 use crate::transform::staged::frames_from_staging;
 
 pub async fn run(args: RunArgs, quiet: bool) -> Result<ExitStatus> {
+    let watch = Watch::load(&args.report.watch)?;
     let mut fetched = match fetch_stage(&args.fetch, quiet).await? {
         FetchStage::Fetched(fetched) => fetched,
         FetchStage::Interrupted => return Ok(ExitStatus::Interrupted),
     };
     let frames = frames_from_staging(&fetched.outcome)?;
     let (frames, analysis) = analyze_and_commit(&mut fetched, frames, &args.report).await?;
-    export_report(frames, analysis, &mut fetched.manifest, &fetched.out, &args.report, RawTables::Write)?;
-    summarize(&fetched)
+    let alerts = export_report(
+        frames,
+        analysis,
+        &mut fetched.manifest,
+        &fetched.out,
+        &args.report,
+        &watch,
+        RawTables::Write,
+    )?;
+    let done = summarize(&fetched)?;
+    watch.conclude(&alerts, done).await
 }
 
 /// The analysis of the run's snapshot; with a store, the snapshot is first assembled from the

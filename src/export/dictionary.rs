@@ -8,7 +8,8 @@ use std::fmt::Write as _;
 use crate::analyze::Query;
 use crate::export::tables::partition_columns;
 use crate::tables::Table;
-use crate::transform::schema::{Kind, columns};
+use crate::transform::RESUMOS;
+use crate::transform::schema::{self, Kind, columns};
 
 fn type_name(kind: Kind) -> &'static str {
     match kind {
@@ -28,6 +29,10 @@ fn table_meaning(table: &str) -> &'static str {
         "dividas_pgfn" => "Active-debt registrations (operation 5) of the portfolio, all three categorias.",
         "parcelamentos_rfb" => "Tax instalment plans (operation 6) of the portfolio.",
         "transacoes_rfb" => "Tax transactions (operation 7) of the portfolio.",
+        "resumos" => {
+            "The summaries each company profile (operation 1) gives of its lists: how many records and what total \
+             the service says a list holds. `aggregates/conciliacao_resumos.parquet` checks them against the records."
+        }
         _ => "",
     }
 }
@@ -48,8 +53,8 @@ pub fn data_dictionary(queries: &[Query], examples: &BTreeMap<(String, String), 
          (present for every money, date, integer and state column); `aggregates/data_quality.parquet`\n\
          counts them per table and column with examples.\n"
     );
-    for table in Table::ALL {
-        let name = table.name();
+    let tables = Table::ALL.iter().map(|t| (t.name(), columns(*t))).chain([(RESUMOS, schema::RESUMOS)]);
+    for (name, specs) in tables {
         let parts = partition_columns(name);
         let _ = writeln!(s, "## `{name}`\n\n{}\n", table_meaning(name));
         let layout = if parts.is_empty() {
@@ -63,7 +68,7 @@ pub fn data_dictionary(queries: &[Query], examples: &BTreeMap<(String, String), 
         };
         let _ = writeln!(s, "Files: {layout}\n");
         let _ = writeln!(s, "| column | type | meaning | example |\n|---|---|---|---|");
-        for c in columns(table) {
+        for c in specs {
             let ex = examples
                 .get(&(name.to_string(), c.name.to_string()))
                 .map(|e| format!("`{e}`"))

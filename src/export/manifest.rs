@@ -38,6 +38,18 @@ pub struct Manifest {
     /// With `--store`: the store version this run committed and what it fetched.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub store: Option<StoreNote>,
+    /// With `--rules`: how many alerts the rules raised, per rule (they are in `alertas.jsonl`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alertas: Option<AlertsNote>,
+}
+
+/// What the watch rules found, for a scheduler that reads the manifest only.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AlertsNote {
+    /// The rules file, as given.
+    pub regras: String,
+    pub total: usize,
+    pub por_regra: std::collections::BTreeMap<String, usize>,
 }
 
 /// The store version a run committed: its snapshot, the credit months it fetched (the others
@@ -66,6 +78,7 @@ impl Manifest {
             files: Vec::new(),
             schema_contract: None,
             store: None,
+            alertas: None,
         }
     }
 

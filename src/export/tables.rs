@@ -12,7 +12,7 @@ use crate::analyze::Aggregates;
 use crate::codes::CodeTables;
 use crate::exit::{Classified, ExitStatus};
 use crate::tables::Table;
-use crate::transform::{CARTEIRA, Frames, QualityCount};
+use crate::transform::{CARTEIRA, Frames, QualityCount, RESUMOS};
 
 /// Partition columns of each raw table (dropped from the files, as hive layout expects).
 pub fn partition_columns(table: &str) -> &'static [&'static str] {
@@ -277,7 +277,7 @@ pub fn read_exported_table(dir: &Path, table: &str) -> anyhow::Result<DataFrame>
 pub fn frames_from_export(dir: &Path) -> anyhow::Result<Frames> {
     let mut tables = BTreeMap::new();
     let mut quality = Vec::new();
-    let names: Vec<&'static str> = Table::ALL.iter().map(|t| t.name()).chain([CARTEIRA]).collect();
+    let names: Vec<&'static str> = Table::ALL.iter().map(|t| t.name()).chain([RESUMOS, CARTEIRA]).collect();
     for name in names {
         let df = read_exported_table(dir, name)?;
         // A value that failed to parse kept its text in `<column>_raw`: count those again.

@@ -5,7 +5,7 @@
 //! binary. A user's templates can only use partials from their own folder: the engine gets
 //! template text, never file access.
 
-pub mod cells;
+pub use crate::analyze::cells;
 pub mod charts;
 pub mod format;
 pub mod helpers;
@@ -164,16 +164,24 @@ impl TemplateSet {
     }
 }
 
+/// What a report is made from: the run's tables, its aggregates and alerts, and its record.
+pub struct ReportInputs<'a> {
+    pub frames: &'a Frames,
+    pub aggregates: &'a Aggregates,
+    /// The watch rules' alerts; None when no rules were given.
+    pub alerts: Option<&'a [crate::monitor::alerts::Alert]>,
+    pub codes: &'a CodeTables,
+    pub manifest: &'a Manifest,
+    pub run_id: &'a str,
+}
+
 /// Renders `report.html` and `report.md` into `out`; returns their manifest entries.
 pub fn render_reports(
-    frames: &Frames,
-    aggs: &Aggregates,
-    codes: &CodeTables,
-    manifest: &Manifest,
-    run_id: &str,
+    inputs: &ReportInputs<'_>,
     options: &ReportOptions,
     out: &Path,
 ) -> Result<Vec<FileEntry>, ReportError> {
+    let ReportInputs { frames, aggregates: aggs, alerts, codes, manifest, run_id } = *inputs;
     let templates = TemplateSet::load(options.templates.as_deref())?;
     // Compile both formats before anything else, so a broken template is named first.
     let engines = [
@@ -181,10 +189,11 @@ pub fn render_reports(
         ("report.md.hbs", "report.md", templates.engine("report.md.hbs", options.locale, true)?),
     ];
     let strings = templates.strings(options.locale)?;
-    let view = view::build_view_with(frames, aggs, codes, manifest, run_id, options.locale, &strings);
+    let mut view = view::build_view_with(frames, aggs, codes, manifest, run_id, options.locale, &strings);
+    view.set_alerts(alerts);
     let mut entries = Vec::new();
     for (main, file, hb) in engines {
-        let text = hb.render(main, &view).map_err(|e| ReportError::Render {
+        let text = crate::stack::deep(|| hb.render(main, &view)).map_err(|e| ReportError::Render {
             file: format!("{}/{main}", templates.origin),
             reason: e.to_string(),
         })?;
@@ -210,7 +219,7 @@ pub fn render_to_strings(
     let html = templates.engine("report.html.hbs", view.locale, false)?;
     let md = templates.engine("report.md.hbs", view.locale, true)?;
     let r = |hb: &Handlebars, main: &str| {
-        hb.render(main, view)
+        crate::stack::deep(|| hb.render(main, view))
             .map_err(|e| ReportError::Render { file: main.to_string(), reason: e.to_string() })
     };
     Ok((r(&html, "report.html.hbs")?, r(&md, "report.md.hbs")?))

@@ -394,15 +394,24 @@ pub fn type_table(
     table: Table,
     staged: &DataFrame,
 ) -> Result<(DataFrame, Vec<QualityCount>), TransformError> {
-    let ferr = |source| TransformError::Frame { table: table.name(), source };
+    type_columns(table.name(), columns(table), staged)
+}
+
+/// A typed frame named `name` from its staged text frame, column by column as `specs` say.
+pub(super) fn type_columns(
+    name: &'static str,
+    specs: &[ColumnSpec],
+    staged: &DataFrame,
+) -> Result<(DataFrame, Vec<QualityCount>), TransformError> {
+    let ferr = |source| TransformError::Frame { table: name, source };
     let mut cols = Vec::new();
     let mut quality = Vec::new();
-    for spec in columns(table) {
+    for spec in specs {
         let src = staged.column(spec.source).and_then(|c| c.str().cloned()).map_err(ferr)?;
         let conv = convert(spec, &src);
         if conv.failures > 0 || conv.placeholders > 0 {
             quality.push(QualityCount {
-                table: table.name().to_string(),
+                table: name.to_string(),
                 column: spec.name.to_string(),
                 failures: conv.failures,
                 placeholders: conv.placeholders,
@@ -439,6 +448,11 @@ pub fn build_frames(
         let (df, q) = type_table(table, &staged)?;
         tables.insert(table.name(), df);
         quality.extend(q);
+        if table == Table::Empresas {
+            let (df, q) = super::resumos::resumos_frame(&staged)?;
+            tables.insert(super::resumos::RESUMOS, df);
+            quality.extend(q);
+        }
     }
     let carteira =
         portfolio_frame(companies).map_err(|source| TransformError::Frame { table: CARTEIRA, source })?;

@@ -4,7 +4,9 @@
 
 pub mod frames;
 pub mod parse;
+pub mod resumos;
 pub mod schema;
 pub mod staged;
 
 pub use frames::{CARTEIRA, CompanyStatus, Frames, QualityCount, TransformError, build_frames};
+pub use resumos::RESUMOS;

@@ -185,6 +185,24 @@ const TRANSACOES: &[ColumnSpec] = &[
     col("saldo_devedor", "saldo_devedor", Money, "Outstanding balance, BRL"),
 ];
 
+/// `resumos`: the profile's summaries, one row per company and summary (derived from the
+/// staged `empresas` rows, not a list of its own).
+pub const RESUMOS: &[ColumnSpec] = &[
+    col("cnpj", "cnpj", Text, "CNPJ asked for"),
+    col("chave", "chave", Text, "The summary's key as the service sent it"),
+    col(
+        "tabela",
+        "tabela",
+        Text,
+        "The list it summarises, read from its link: dividas_pgfn, parcelamentos_rfb or transacoes_rfb \
+         (null when the link names none of them)",
+    ),
+    col("categoria", "categoria", Text, "For dividas_pgfn: the categoria of the link"),
+    col("total", "total", Int, "Records the service says the list holds"),
+    col("valor_total", "valor_total", Money, "Their total in BRL, as the service says"),
+    col("href", "href", Text, "The summary's link to the list"),
+];
+
 pub fn columns(table: Table) -> &'static [ColumnSpec] {
     match table {
         Table::CreditosAtivos => CREDITOS,

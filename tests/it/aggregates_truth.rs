@@ -169,3 +169,80 @@ fn duckdb_recomputes_every_aggregate_and_pyarrow_reads_every_file() {
     assert!(o.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&o.stderr));
     assert!(stdout.lines().last().is_some_and(|l| l.ends_with(" 0 failed")), "{stdout}");
 }
+
+/// The service's summaries checked against the records: `conciliacao_resumos` lists exactly
+/// the summaries that disagree with the lists the dataset serves (the synthetic service has a
+/// few companies whose debt summary lags its list), and `data_quality` counts them.
+#[test]
+fn the_summaries_that_disagree_with_the_records_are_listed_and_counted() {
+    let r = run();
+    let d = Dataset::generate(RegistryConfig::DEFAULT_SEED, SCALE);
+    let cents_of = |t: &str| {
+        let (whole, frac) = t.split_once('.').unwrap_or((t, ""));
+        whole.parse::<i64>().unwrap() * 100 + format!("{frac:0<2}")[..2].parse::<i64>().unwrap()
+    };
+    // (cnpj, list, records the summary says, records served, cents it says, cents served)
+    type Disagreement = (String, String, i64, i64, i64, i64);
+    let mut want: BTreeSet<Disagreement> = BTreeSet::new();
+    for cnpj in &r.cnpjs {
+        let (Some(profile), Some(truth)) = (d.profile(cnpj), d.records_truth(cnpj)) else { continue };
+        for (key, summary) in profile.resumos.unwrap_or_default() {
+            let (count, sum): (usize, i64) = match key.strip_prefix("dividas_pgfn_") {
+                Some(cat) => {
+                    let rows: Vec<_> = truth.dividas.values().filter(|x| x.categoria == cat).collect();
+                    (rows.len(), rows.iter().filter_map(|x| x.valor_cents).sum())
+                }
+                None if key == "parcelamentos_rfb" => {
+                    (truth.parcelamentos.len(), truth.parcelamentos.values().flatten().sum())
+                }
+                None => (truth.transacoes.len(), truth.transacoes.values().flatten().sum()),
+            };
+            let (said, said_cents) =
+                (summary.total.unwrap(), cents_of(summary.valor_total.as_deref().unwrap()));
+            if said != count as i64 || said_cents != sum {
+                let list = key.replace("dividas_pgfn_", "dividas_pgfn/");
+                want.insert((cnpj.as_str().to_string(), list, said, count as i64, said_cents, sum));
+            }
+        }
+    }
+    assert!(!want.is_empty(), "no summary disagrees in this portfolio: the test would prove nothing");
+
+    let df = read(&r.out.join("aggregates/conciliacao_resumos.parquet"));
+    let text = |c: &str, i: usize| df.column(c).unwrap().get(i).unwrap().get_str().map(str::to_string);
+    let int = |c: &str, i: usize| {
+        df.column(c).unwrap().cast(&DataType::Int64).unwrap().i64().unwrap().get(i).unwrap()
+    };
+    let got: BTreeSet<_> = (0..df.height())
+        .map(|i| {
+            let list = match text("categoria", i) {
+                Some(cat) => format!("{}/{cat}", text("tabela", i).unwrap()),
+                None => text("tabela", i).unwrap(),
+            };
+            let money = |c: &str| i64::try_from(cents(&df, c, i)).unwrap();
+            (
+                text("cnpj", i).unwrap(),
+                list,
+                int("registros_no_resumo", i),
+                int("registros_recebidos", i),
+                money("valor_no_resumo"),
+                money("valor_recebido"),
+            )
+        })
+        .collect();
+    assert_eq!(got, want);
+
+    let dq = read(&r.out.join("aggregates/data_quality.parquet"));
+    let counted = |column: &str| {
+        (0..dq.height())
+            .find(|i| {
+                dq.column("tabela").unwrap().str().unwrap().get(*i) == Some("resumos")
+                    && dq.column("coluna").unwrap().str().unwrap().get(*i) == Some(column)
+            })
+            .map_or(0, |i| dq.column("falhas").unwrap().i64().unwrap().get(i).unwrap())
+    };
+    let differ = |f: fn(&Disagreement) -> bool| want.iter().filter(|w| f(w)).count() as i64;
+    assert_eq!(counted("total"), differ(|w| w.2 != w.3));
+    assert_eq!(counted("valor_total"), differ(|w| w.4 != w.5));
+    let report = std::fs::read_to_string(r.out.join("report.md")).unwrap();
+    assert!(report.contains("Resumos do serviço que não conferem com os registros"), "the report lists them");
+}

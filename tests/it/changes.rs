@@ -16,7 +16,7 @@ use super::common_bin::{bin, python_with};
 /// One row of `mudancas` as compared: cnpj, kind, table, key (`numero_inscricao` or
 /// `processo`; empty for plans, whose key is two published values), old and new value (words
 /// folded to upper case without accents; money in cents), change in cents.
-type Change = (String, String, String, String, Option<String>, Option<String>, Option<i64>);
+pub(super) type Change = (String, String, String, String, Option<String>, Option<String>, Option<i64>);
 
 fn run(out: &Path, store: &Path, extra: &[&str]) {
     let o = bin()
@@ -30,7 +30,7 @@ fn run(out: &Path, store: &Path, extra: &[&str]) {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
-fn fold(s: &str) -> String {
+pub(super) fn fold(s: &str) -> String {
     let plain: String = s
         .chars()
         .map(|c| match c {
@@ -59,7 +59,7 @@ fn money(c: Option<i64>) -> Option<String> {
 }
 
 /// What changed for one company between `b` and `a`, from the truth.
-fn company_changes(cnpj: &str, b: Option<&RecordsTruth>, a: Option<&RecordsTruth>) -> Vec<Change> {
+pub(super) fn company_changes(cnpj: &str, b: Option<&RecordsTruth>, a: Option<&RecordsTruth>) -> Vec<Change> {
     let row = |kind: &str, table: &str, key: &str, old: Option<String>, new: Option<String>, delta| {
         (cnpj.to_string(), kind.to_string(), table.to_string(), key.to_string(), old, new, delta)
     };
@@ -87,6 +87,18 @@ fn company_changes(cnpj: &str, b: Option<&RecordsTruth>, a: Option<&RecordsTruth
             };
             out.push(row(&kind, "empresas", cnpj, word(before), word(after), None));
         }
+    }
+    let (was, is) = (estimated_standing(b), estimated_standing(a));
+    if was != is {
+        let severity = |s: &str| {
+            ["sem inscrições", "positiva com efeitos de negativa", "irregular"].iter().position(|c| *c == s)
+        };
+        let kind = if severity(is) > severity(was) {
+            "situação fiscal estimada piorou"
+        } else {
+            "situação fiscal estimada melhorou"
+        };
+        out.push(row(kind, "situacao_fiscal_estimada", cnpj, Some(fold(was)), Some(fold(is)), None));
     }
     for (numero, d) in &a.dividas {
         let Some(old) = b.dividas.get(numero) else {
@@ -254,10 +266,38 @@ fn changes_between_two_months_equal_the_diff_of_their_ground_truth() {
         *m.entry(c.1.as_str()).or_default() += 1;
         m
     });
-    for kind in
-        ["nova inscrição", "inscrição encerrada", "valor da inscrição alterado", "parcelamento iniciado"]
-    {
+    for kind in [
+        "nova inscrição",
+        "inscrição encerrada",
+        "valor da inscrição alterado",
+        "parcelamento iniciado",
+        "situação fiscal estimada piorou",
+    ] {
         assert!(kinds.contains_key(kind), "no {kind:?} between the two months: {kinds:?}");
+    }
+
+    // The report's section, in both formats: with changes at M+1, one line at M (first run).
+    let md = |run: &str| {
+        let text = std::fs::read_to_string(tmp.path().join(run).join("report.md")).unwrap();
+        let start = text.find("## O que mudou na carteira").expect("the Markdown section");
+        let end = text[start + 3..].find("\n## ").map_or(text.len(), |e| start + 3 + e);
+        text[start..end].to_string()
+    };
+    let html = |run: &str| {
+        let text = std::fs::read_to_string(tmp.path().join(run).join("report.html")).unwrap();
+        let start = text.find("<section id=\"mudancas\">").expect("the HTML section");
+        let end = start + text[start..].find("</section>").unwrap() + "</section>".len();
+        text[start..end].to_string()
+    };
+    insta::assert_snapshot!("changes_section_first_run_md", md("m"));
+    insta::assert_snapshot!("changes_section_first_run_html", html("m"));
+    insta::assert_snapshot!("changes_section_md", md("m1"));
+    insta::assert_snapshot!("changes_section_html", html("m1"));
+    // Each company row links to its changes near the end of the report.
+    let full = std::fs::read_to_string(tmp.path().join("m1/report.html")).unwrap();
+    for link in html("m1").split("href=\"#").skip(1) {
+        let anchor = &link[..link.find('"').unwrap()];
+        assert!(full.contains(&format!("id=\"{anchor}\"")), "#{anchor} leads nowhere");
     }
 
     // The store's `mudancas` table holds the same rows under the snapshot, for Spark, DuckDB,
@@ -287,7 +327,7 @@ print(d.height)
     assert_eq!(stdout.trim(), want.len().to_string());
 }
 
-/// The standing the rule of `queries/20_situacao_fiscal_estimada.sql` gives a company's
+/// The standing the rule of `queries/19_situacao_fiscal_por_retrato.sql` gives a company's
 /// inscriptions, applied to the truth: none; only suspended ones (guarantee, court decision,
 /// negotiation, tax benefit); or some in collection.
 fn estimated_standing(t: &RecordsTruth) -> &'static str {

@@ -27,7 +27,9 @@ fn demo_run() -> &'static Path {
 /// The first non-null value of every column of every raw table of the demo run.
 fn examples(run: &Path) -> BTreeMap<(String, String), String> {
     let mut out = BTreeMap::new();
-    for table in ["creditos_ativos", "empresas", "dividas_pgfn", "parcelamentos_rfb", "transacoes_rfb"] {
+    for table in
+        ["creditos_ativos", "empresas", "dividas_pgfn", "parcelamentos_rfb", "transacoes_rfb", "resumos"]
+    {
         let df = fiscal_report::export::tables::read_exported_table(run, table).unwrap();
         for col in df.columns() {
             let found = (0..df.height()).find_map(|i| {

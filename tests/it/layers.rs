@@ -122,7 +122,7 @@ fn no_module_imports_one_that_imports_it_back() {
 #[test]
 fn stages_import_nothing_from_the_command_line_or_the_commands() {
     let graph = import_graph();
-    for stage in ["extract", "transform", "analyze", "export", "report"] {
+    for stage in ["extract", "transform", "analyze", "monitor", "export", "report"] {
         let imports = graph.get(stage).unwrap_or_else(|| panic!("no module {stage} in src/"));
         for top in ["cli", "commands", "config"] {
             assert!(!imports.contains(top), "{stage} imports {top}: {imports:?}");

@@ -2,6 +2,7 @@
 //! Money travels as exact decimal text and is formatted by the templates' helpers; a section
 //! whose query is missing is simply absent.
 
+mod changes;
 mod credits;
 mod model;
 mod portfolio;
@@ -179,6 +180,7 @@ pub fn build_view_with(
         movers_up: movers(aggs, "maiores_altas"),
         movers_down: movers(aggs, "maiores_quedas"),
         portfolio: portfolio(aggs, frames),
+        changes: changes::changes(aggs, None),
         run: run_info(manifest, frames, run_id, locale, t),
         appendix: appendix(aggs, locale),
     }

@@ -237,6 +237,18 @@ pub struct ReportView {
     pub movers_up: Vec<Mover>,
     pub movers_down: Vec<Mover>,
     pub portfolio: Option<Portfolio>,
+    /// "O que mudou na carteira"; absent when the changes query was taken away.
+    pub changes: Option<super::changes::Changes>,
     pub run: RunInfo,
     pub appendix: Vec<AppendixTable>,
+}
+
+impl ReportView {
+    /// The alerts of the watch rules (None: no rules were given), shown in the changes section.
+    pub fn set_alerts(&mut self, alerts: Option<&[crate::monitor::alerts::Alert]>) {
+        if let Some(c) = &mut self.changes {
+            c.rules = alerts.is_some();
+            c.alerts = alerts.map(super::changes::alert_rows).unwrap_or_default();
+        }
+    }
 }

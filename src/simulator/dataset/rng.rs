@@ -26,6 +26,8 @@ pub(super) mod stream {
     pub const IMOVEL_PLACE: u64 = 12;
     pub const CREDIT: u64 = 13;
     pub const CODEC: u64 = 14;
+    /// Which profiles carry a summary that disagrees with their list.
+    pub const SUMMARY: u64 = 15;
 }
 
 /// SplitMix64 finaliser: a cheap, well-mixed hash of one word.

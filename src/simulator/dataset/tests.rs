@@ -92,7 +92,8 @@ fn golden_digest_of_seed_42() {
     assert_eq!(digest, GOLDEN);
 }
 
-const GOLDEN: &str = "7b245e01e1e56369b2b77c902b2d6aa6f05962a156afe9f5f4c51666a6665f5a";
+// Changed on purpose: some profiles now carry a debt summary that lags its list.
+const GOLDEN: &str = "acccbb91a1296a24fbb8f4470c52f527d5553af4a8a9b21927ea7ebe5eddcbae";
 
 #[test]
 fn dataset_can_be_shared_between_threads() {

@@ -1,5 +1,5 @@
-//! Reading single values out of aggregate frames for the view model: money as exact decimals,
-//! shares as floats, everything else as text.
+//! Reading single values out of aggregate frames (for the report's view model and the watch
+//! rules): money as exact decimals, shares as floats, everything else as text.
 
 use polars::prelude::*;
 use rust_decimal::Decimal;

@@ -1,15 +1,17 @@
 -- titulo: O que mudou na carteira
 -- title: What changed in the portfolio
--- report: none
+-- report: section
 -- descricao: Uma linha por mudança de cada empresa da carteira entre o retrato anterior e este:
 --   inscrições em dívida ativa novas ou encerradas, valor, situação ou ajuizamento alterados;
 --   parcelamentos e transações iniciados, encerrados ou com saldo alterado; situação cadastral e
---   opção pelo Simples ou MEI alteradas. Uma empresa nova na carteira é uma linha só. Vazia na
+--   opção pelo Simples ou MEI alteradas; situação fiscal estimada que piorou ou melhorou. Uma
+--   empresa nova na carteira é uma linha só. Vazia na
 --   primeira execução sobre um armazenamento (não há retrato anterior).
 -- description: One row per change of each portfolio company between the previous snapshot and
 --   this one: active-debt inscriptions new or ended, their value, situation or court filing
 --   changed; instalment plans and transactions started, ended or with a new balance; cadastral
---   situation and Simples or MEI option changed. A company new to the portfolio is one row.
+--   situation and Simples or MEI option changed; estimated tax standing worse or better. A
+--   company new to the portfolio is one row.
 --   Empty on a store's first run (there is no previous snapshot).
 -- answers: What changed, company by company, since the previous snapshot?
 -- The *_anterior tables are the previous snapshot's; comparacao has one row (snapshot,
@@ -73,6 +75,15 @@ saldos_agora AS (
 saldos_antes AS (
     SELECT s.* FROM saldos s JOIN ambos b ON b.cnpj = s.cnpj WHERE s.retrato = 'antes'
 ),
+-- The estimated tax standing in both snapshots (the rule is in situacao_fiscal_por_retrato).
+regularidade AS (
+    SELECT n.cnpj, o.situacao_fiscal_estimada AS antes, n.situacao_fiscal_estimada AS agora,
+           o.gravidade AS gravidade_antes, n.gravidade AS gravidade_agora
+    FROM situacao_fiscal_por_retrato n
+    JOIN situacao_fiscal_por_retrato o ON o.cnpj = n.cnpj
+    JOIN ambos b ON b.cnpj = n.cnpj
+    WHERE n.retrato = 'agora' AND o.retrato = 'antes'
+),
 nomes_das_mudancas AS (
     SELECT 'parcelamentos_rfb' AS tabela, 'parcelamento iniciado' AS iniciado,
            'parcelamento encerrado' AS encerrado, 'saldo do parcelamento alterado' AS saldo_alterado
@@ -113,6 +124,18 @@ mudancas AS (
            CAST(NULL AS DECIMAL(18, 2)) AS variacao
     FROM cadastro
     WHERE COALESCE(antes, '') <> COALESCE(agora, '')
+    UNION ALL
+    SELECT cnpj,
+           CASE WHEN gravidade_agora > gravidade_antes THEN 'situação fiscal estimada piorou'
+                ELSE 'situação fiscal estimada melhorou'
+           END AS mudanca,
+           'situacao_fiscal_estimada' AS tabela,
+           cnpj AS chave,
+           antes AS valor_anterior,
+           agora AS valor_novo,
+           CAST(NULL AS DECIMAL(18, 2)) AS variacao
+    FROM regularidade
+    WHERE gravidade_agora <> gravidade_antes
     UNION ALL
     SELECT n.cnpj AS cnpj,
            'nova inscrição' AS mudanca,

@@ -1,0 +1,29 @@
+//! `alertas.jsonl`: one JSON object per alert the watch rules raised (written, empty, whenever
+//! rules were given, so a scheduler can always read it), listed in the manifest.
+
+use std::path::Path;
+
+use sha2::Digest;
+
+use super::manifest::FileEntry;
+use crate::monitor::alerts::{Alert, to_jsonl};
+
+pub const ALERTS_FILE: &str = "alertas.jsonl";
+
+/// Writes `alerts` into `out` (atomically) and returns its manifest entry.
+pub fn write_alerts(out: &Path, alerts: &[Alert]) -> std::io::Result<FileEntry> {
+    let text = to_jsonl(alerts);
+    crate::fsutil::write_atomic(&out.join(ALERTS_FILE), text.as_bytes())?;
+    Ok(FileEntry {
+        path: ALERTS_FILE.to_string(),
+        rows: alerts.len() as u64,
+        bytes: text.len() as u64,
+        sha256: hex::encode(sha2::Sha256::digest(text.as_bytes())),
+    })
+}
+
+/// Removes an `alertas.jsonl` an earlier run left in `out`, when this one had no rules: no file
+/// may stay that the manifest does not name.
+pub fn remove_stale_alerts(out: &Path) {
+    let _ = std::fs::remove_file(out.join(ALERTS_FILE));
+}

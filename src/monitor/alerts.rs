@@ -1,0 +1,44 @@
+//! An alert: one watch rule matched for one company. Written one JSON object per line to
+//! `alertas.jsonl`, shown in the report and summarised for the webhook.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+/// One match of a rule. Money in `valores` is exact decimal text.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Alert {
+    /// The rule's `nome`.
+    pub regra: String,
+    /// The rule's kind (`nova_inscricao`, ...).
+    pub tipo: &'static str,
+    pub cnpj: String,
+    pub razao_social: Option<String>,
+    pub snapshot: Option<String>,
+    pub snapshot_anterior: Option<String>,
+    /// The watched lists (their `rotulo`) holding the company.
+    pub listas: Vec<String>,
+    /// What matched: the change (kind, record, old and new value, change in R$) or the exposure
+    /// (before, now, change in R$ and %).
+    pub valores: BTreeMap<String, serde_json::Value>,
+}
+
+impl Alert {
+    /// A key that orders one company's alerts of one rule (the record's key, if any).
+    pub fn valores_chave(&self) -> String {
+        self.valores.get("chave").and_then(|v| v.as_str()).unwrap_or_default().to_string()
+    }
+}
+
+/// The alerts as JSON Lines.
+pub fn to_jsonl(alerts: &[Alert]) -> String {
+    let mut out = String::new();
+    for a in alerts {
+        // An Alert holds strings, numbers and maps of them: it always serialises.
+        if let Ok(line) = serde_json::to_string(a) {
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    out
+}

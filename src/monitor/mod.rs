@@ -1,0 +1,13 @@
+//! The monitor stage: what the analysis found that someone should act on. It reads the
+//! aggregates (the changes since the previous snapshot, the estimated tax standing, the
+//! service's summaries checked against the records) and turns them into data-quality counts
+//! and, with a rules file, alerts.
+//!
+//! What the changes are is decided in `queries/` (SQL an analyst can read); this stage only
+//! applies the analyst's rules to them. Writing the alerts out and showing them is for the
+//! export and report stages.
+
+pub mod alerts;
+pub mod reconciliation;
+pub mod rules;
+pub mod webhook;

@@ -1,0 +1,451 @@
+//! Watch rules: a TOML file an analyst edits (`--rules FILE`, example in `regras/exemplo.toml`)
+//! and the alerts they raise over the changes since the previous snapshot.
+//!
+//! It owns reading and checking the file (every problem named with its file, line and fix,
+//! before anything is fetched) and matching rules against the aggregates `mudancas` and
+//! `variacao_exposicao`. What counts as a change is the SQL's; where alerts go is not decided here.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use polars::prelude::DataFrame;
+use rust_decimal::Decimal;
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::alerts::Alert;
+use crate::analyze::Aggregates;
+use crate::analyze::cells::{dec, float, text};
+use crate::api::Cnpj;
+
+/// A rules file that cannot be used: which file, where, what is wrong and how to fix it.
+#[derive(Debug, thiserror::Error)]
+pub enum RulesError {
+    #[error("cannot read the rules file {path}: {source}; point --rules at a readable TOML file")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("rules file {path}, line {line}: {problem}\n  fix: {fix}")]
+    Invalid { path: PathBuf, line: usize, problem: String, fix: String },
+}
+
+impl crate::exit::HasExitStatus for RulesError {
+    fn exit_status(&self) -> crate::exit::ExitStatus {
+        crate::exit::ExitStatus::BadInput
+    }
+}
+
+/// What a rule watches for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleKind {
+    /// A new debt inscription of at least `valor_minimo`.
+    NovaInscricao,
+    /// A company's exposure grew by at least `percentual_minimo` % (and `valor_minimo` R$).
+    AumentoExposicao,
+    /// The estimated tax standing got worse.
+    RegularidadePiorou,
+    /// The cadastral situation left ATIVA.
+    SaiuDeAtiva,
+    /// An inscription was filed in court.
+    InscricaoAjuizada,
+    /// Any change at all (for watched lists).
+    QualquerMudanca,
+}
+
+impl RuleKind {
+    const ALL: [RuleKind; 6] = [
+        Self::NovaInscricao,
+        Self::AumentoExposicao,
+        Self::RegularidadePiorou,
+        Self::SaiuDeAtiva,
+        Self::InscricaoAjuizada,
+        Self::QualquerMudanca,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::NovaInscricao => "nova_inscricao",
+            Self::AumentoExposicao => "aumento_exposicao",
+            Self::RegularidadePiorou => "regularidade_piorou",
+            Self::SaiuDeAtiva => "saiu_de_ativa",
+            Self::InscricaoAjuizada => "inscricao_ajuizada",
+            Self::QualquerMudanca => "qualquer_mudanca",
+        }
+    }
+
+    /// The `mudancas` kind (as the SQL writes it) a rule of this kind matches, if it reads
+    /// `mudancas` by kind.
+    fn change_kind(self) -> Option<&'static str> {
+        match self {
+            Self::NovaInscricao => Some("nova inscrição"),
+            Self::RegularidadePiorou => Some("situação fiscal estimada piorou"),
+            Self::SaiuDeAtiva => Some("situação cadastral alterada"),
+            Self::InscricaoAjuizada => Some("inscrição ajuizada"),
+            Self::AumentoExposicao | Self::QualquerMudanca => None,
+        }
+    }
+}
+
+/// One checked rule.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rule {
+    pub nome: String,
+    pub kind: RuleKind,
+    /// R$: the least new inscription (`nova_inscricao`) or exposure increase (`aumento_exposicao`).
+    pub valor_minimo: Option<Decimal>,
+    /// %: the least exposure growth (`aumento_exposicao`).
+    pub percentual_minimo: Option<f64>,
+    /// Only the companies of this watched list.
+    pub lista: Option<String>,
+}
+
+/// The checked rules file: its rules and its watched lists (label -> CNPJs).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Rules {
+    pub rules: Vec<Rule>,
+    pub lists: BTreeMap<String, BTreeSet<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileShape {
+    #[serde(default)]
+    regra: Vec<Spanned<RuleShape>>,
+    #[serde(default)]
+    lista: Vec<Spanned<ListShape>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RuleShape {
+    nome: Spanned<String>,
+    tipo: Spanned<String>,
+    valor_minimo: Option<Spanned<toml::Value>>,
+    percentual_minimo: Option<Spanned<toml::Value>>,
+    lista: Option<Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ListShape {
+    rotulo: Spanned<String>,
+    cnpjs: Vec<Spanned<String>>,
+}
+
+/// The 1-based line of byte `offset` in `text`.
+fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())].iter().filter(|b| **b == b'\n').count() + 1
+}
+
+/// An amount in R$ as the file writes it: `150000`, `150000.50` or `"150000.50"`. A TOML float
+/// is read through its shortest decimal text, which is the number as written.
+fn money_of(v: &toml::Value) -> Option<Decimal> {
+    let d = match v {
+        toml::Value::Integer(i) => Some(Decimal::from(*i)),
+        toml::Value::Float(f) if f.is_finite() => Decimal::from_str(&f.to_string()).ok(),
+        toml::Value::String(s) => Decimal::from_str(s.trim()).ok(),
+        _ => None,
+    }?;
+    (d >= Decimal::ZERO && d.scale() <= 2).then_some(d)
+}
+
+fn percent_of(v: &toml::Value) -> Option<f64> {
+    let p = match v {
+        toml::Value::Integer(i) => *i as f64,
+        toml::Value::Float(f) => *f,
+        toml::Value::String(s) => s.trim().parse().ok()?,
+        _ => return None,
+    };
+    (p.is_finite() && p >= 0.0).then_some(p)
+}
+
+impl Rules {
+    /// Reads and checks `path`.
+    pub fn load(path: &Path) -> Result<Self, RulesError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|source| RulesError::Read { path: path.to_path_buf(), source })?;
+        Self::parse(&text, path)
+    }
+
+    /// Checks the text of a rules file (`path` names it in messages).
+    pub fn parse(text: &str, path: &Path) -> Result<Self, RulesError> {
+        let invalid = |offset: usize, problem: String, fix: &str| RulesError::Invalid {
+            path: path.to_path_buf(),
+            line: line_of(text, offset),
+            problem,
+            fix: fix.to_string(),
+        };
+        let shape: FileShape = toml::from_str(text).map_err(|e| {
+            invalid(
+                e.span().map_or(0, |s| s.start),
+                e.message().to_string(),
+                "write `[[regra]]` tables (nome, tipo, and valor_minimo, percentual_minimo or lista where the \
+                 kind takes them) and `[[lista]]` tables (rotulo, cnpjs) as in regras/exemplo.toml",
+            )
+        })?;
+        let mut lists: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for list in &shape.lista {
+            let list = list.get_ref();
+            let label = list.rotulo.get_ref().trim().to_string();
+            if label.is_empty() {
+                return Err(invalid(
+                    list.rotulo.span().start,
+                    "a list has an empty rotulo".into(),
+                    "name the list",
+                ));
+            }
+            if lists.contains_key(&label) {
+                return Err(invalid(
+                    list.rotulo.span().start,
+                    format!("two lists are labelled {label:?}"),
+                    "give each [[lista]] its own rotulo",
+                ));
+            }
+            let mut cnpjs = BTreeSet::new();
+            for c in &list.cnpjs {
+                let cnpj = Cnpj::parse(c.get_ref()).map_err(|e| {
+                    invalid(
+                        c.span().start,
+                        format!("list {label:?}: {e}"),
+                        "write the 14-digit CNPJ, with or without punctuation",
+                    )
+                })?;
+                cnpjs.insert(cnpj.as_str().to_string());
+            }
+            lists.insert(label, cnpjs);
+        }
+        let mut rules = Vec::new();
+        for spanned in &shape.regra {
+            let r = spanned.get_ref();
+            let nome = r.nome.get_ref().trim().to_string();
+            if nome.is_empty() {
+                return Err(invalid(r.nome.span().start, "a rule has an empty nome".into(), "name the rule"));
+            }
+            let kinds = RuleKind::ALL.map(RuleKind::name).join(", ");
+            let kind =
+                RuleKind::ALL.into_iter().find(|k| k.name() == r.tipo.get_ref().trim()).ok_or_else(|| {
+                    invalid(
+                        r.tipo.span().start,
+                        format!("rule {nome:?}: tipo {:?} is not a kind of rule", r.tipo.get_ref()),
+                        &format!("use one of {kinds}"),
+                    )
+                })?;
+            let valor_minimo = match &r.valor_minimo {
+                None => None,
+                Some(v) => Some(money_of(v.get_ref()).ok_or_else(|| {
+                    invalid(
+                        v.span().start,
+                        format!("rule {nome:?}: valor_minimo {} is not an amount in R$", v.get_ref()),
+                        "write a non-negative amount with at most two decimals, e.g. 150000 or \"150000.50\"",
+                    )
+                })?),
+            };
+            let percentual_minimo = match &r.percentual_minimo {
+                None => None,
+                Some(v) => Some(percent_of(v.get_ref()).ok_or_else(|| {
+                    invalid(
+                        v.span().start,
+                        format!("rule {nome:?}: percentual_minimo {} is not a percentage", v.get_ref()),
+                        "write a non-negative number, e.g. 20 for 20%",
+                    )
+                })?),
+            };
+            let takes_value = matches!(kind, RuleKind::NovaInscricao | RuleKind::AumentoExposicao);
+            if let (false, Some(v)) = (takes_value, &r.valor_minimo) {
+                return Err(invalid(
+                    v.span().start,
+                    format!("rule {nome:?}: a {} rule takes no valor_minimo", kind.name()),
+                    "remove valor_minimo, or use tipo nova_inscricao or aumento_exposicao",
+                ));
+            }
+            match (kind, &r.percentual_minimo) {
+                (RuleKind::AumentoExposicao, None) => {
+                    return Err(invalid(
+                        r.tipo.span().start,
+                        format!("rule {nome:?}: an aumento_exposicao rule needs percentual_minimo"),
+                        "add e.g. `percentual_minimo = 20` (alert when exposure grows 20% or more)",
+                    ));
+                }
+                (RuleKind::AumentoExposicao, _) | (_, None) => {}
+                (_, Some(v)) => {
+                    return Err(invalid(
+                        v.span().start,
+                        format!("rule {nome:?}: a {} rule takes no percentual_minimo", kind.name()),
+                        "remove percentual_minimo, or use tipo aumento_exposicao",
+                    ));
+                }
+            }
+            let lista = match &r.lista {
+                None => None,
+                Some(l) if lists.contains_key(l.get_ref().trim()) => Some(l.get_ref().trim().to_string()),
+                Some(l) => {
+                    return Err(invalid(
+                        l.span().start,
+                        format!("rule {nome:?}: no [[lista]] is labelled {:?}", l.get_ref()),
+                        &format!(
+                            "use one of the lists' rotulo ({}) or add that list",
+                            lists.keys().cloned().collect::<Vec<_>>().join(", ")
+                        ),
+                    ));
+                }
+            };
+            rules.push(Rule { nome, kind, valor_minimo, percentual_minimo, lista });
+        }
+        if rules.is_empty() {
+            return Err(invalid(
+                0,
+                "the file holds no [[regra]]".into(),
+                "add at least one rule, as in regras/exemplo.toml",
+            ));
+        }
+        Ok(Self { rules, lists })
+    }
+
+    /// The labels of the watched lists holding `cnpj`.
+    fn lists_of(&self, cnpj: &str) -> Vec<String> {
+        self.lists.iter().filter(|(_, c)| c.contains(cnpj)).map(|(l, _)| l.clone()).collect()
+    }
+
+    /// Whether `rule` applies to `cnpj`.
+    fn covers(&self, rule: &Rule, cnpj: &str) -> bool {
+        rule.lista.as_ref().is_none_or(|l| self.lists.get(l).is_some_and(|c| c.contains(cnpj)))
+    }
+
+    /// The alerts the rules raise over this run's changes, in rule order, then company.
+    pub fn evaluate(&self, aggregates: &Aggregates) -> Vec<Alert> {
+        let mut alerts = Vec::new();
+        for rule in &self.rules {
+            let mut found = match rule.kind {
+                RuleKind::AumentoExposicao => aggregates
+                    .get("variacao_exposicao")
+                    .map(|df| self.exposure_alerts(rule, df))
+                    .unwrap_or_default(),
+                _ => aggregates.get("mudancas").map(|df| self.change_alerts(rule, df)).unwrap_or_default(),
+            };
+            found.sort_by(|a, b| (&a.cnpj, &a.valores_chave()).cmp(&(&b.cnpj, &b.valores_chave())));
+            alerts.extend(found);
+        }
+        alerts
+    }
+
+    fn alert(&self, rule: &Rule, df: &DataFrame, i: usize) -> Option<Alert> {
+        let cnpj = text(df, "cnpj", i)?;
+        self.covers(rule, &cnpj).then(|| Alert {
+            regra: rule.nome.clone(),
+            tipo: rule.kind.name(),
+            listas: self.lists_of(&cnpj),
+            razao_social: text(df, "razao_social", i),
+            snapshot: text(df, "snapshot", i),
+            snapshot_anterior: text(df, "snapshot_anterior", i),
+            cnpj,
+            valores: BTreeMap::new(),
+        })
+    }
+
+    fn change_alerts(&self, rule: &Rule, df: &DataFrame) -> Vec<Alert> {
+        let mut out = Vec::new();
+        for i in 0..df.height() {
+            let kind = text(df, "mudanca", i).unwrap_or_default();
+            if rule.kind.change_kind().is_some_and(|k| k != kind) {
+                continue;
+            }
+            let (before, after) = (text(df, "valor_anterior", i), text(df, "valor_novo", i));
+            let variacao = dec(df, "variacao", i);
+            let matches = match rule.kind {
+                RuleKind::NovaInscricao => {
+                    variacao.is_some_and(|v| v >= rule.valor_minimo.unwrap_or(Decimal::ZERO))
+                }
+                RuleKind::SaiuDeAtiva => is_ativa(before.as_deref()) && !is_ativa(after.as_deref()),
+                _ => true,
+            };
+            if !matches {
+                continue;
+            }
+            let Some(mut a) = self.alert(rule, df, i) else { continue };
+            a.valores.insert("mudanca".into(), kind.into());
+            for (k, v) in [("tabela", text(df, "tabela", i)), ("chave", text(df, "chave", i))] {
+                a.valores.insert(k.into(), v.into());
+            }
+            a.valores.insert("valor_anterior".into(), before.into());
+            a.valores.insert("valor_novo".into(), after.into());
+            a.valores.insert("variacao".into(), variacao.map(|d| d.to_string()).into());
+            out.push(a);
+        }
+        out
+    }
+
+    fn exposure_alerts(&self, rule: &Rule, df: &DataFrame) -> Vec<Alert> {
+        let mut out = Vec::new();
+        for i in 0..df.height() {
+            let Some(variacao) = dec(df, "variacao", i) else { continue };
+            let pct = float(df, "variacao_percentual", i);
+            // From nothing owed to something is growth beyond any percentage.
+            let grew_enough = match pct {
+                Some(p) => p >= rule.percentual_minimo.unwrap_or(0.0),
+                None => true,
+            };
+            if variacao <= Decimal::ZERO
+                || !grew_enough
+                || variacao < rule.valor_minimo.unwrap_or(Decimal::ZERO)
+            {
+                continue;
+            }
+            let Some(mut a) = self.alert(rule, df, i) else { continue };
+            for k in ["exposicao_anterior", "exposicao_atual"] {
+                a.valores.insert(k.into(), dec(df, k, i).map(|d| d.to_string()).into());
+            }
+            a.valores.insert("variacao".into(), variacao.to_string().into());
+            a.valores.insert("variacao_percentual".into(), pct.map(|p| (p * 100.0).round() / 100.0).into());
+            out.push(a);
+        }
+        out
+    }
+}
+
+/// Whether a `situacao_cadastral` value is ATIVA: the code `02` (as typed) or the word.
+fn is_ativa(v: Option<&str>) -> bool {
+    v.map(str::trim).is_some_and(|v| v == "02" || v == "2" || v.eq_ignore_ascii_case("ATIVA"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Rules, RulesError> {
+        Rules::parse(text, Path::new("regras.toml"))
+    }
+
+    #[test]
+    fn the_example_file_is_valid_and_has_every_kind() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("regras/exemplo.toml");
+        let rules = Rules::load(&path).unwrap();
+        for kind in RuleKind::ALL {
+            assert!(rules.rules.iter().any(|r| r.kind == kind), "the example lacks {}", kind.name());
+        }
+        assert!(!rules.lists.is_empty());
+    }
+
+    #[test]
+    fn amounts_are_exact_and_problems_name_the_line_and_the_fix() {
+        let ok =
+            parse("[[regra]]\nnome = \"x\"\ntipo = \"nova_inscricao\"\nvalor_minimo = 100000.10\n").unwrap();
+        assert_eq!(ok.rules[0].valor_minimo, Some(Decimal::new(10_000_010, 2)));
+        let cases = [
+            ("[[regra]]\nnome = \"x\"\ntipo = \"nova\"\n", 3, "use one of nova_inscricao"),
+            (
+                "[[regra]]\nnome = \"x\"\ntipo = \"nova_inscricao\"\nvalor_minimo = \"10,5\"\n",
+                4,
+                "at most two decimals",
+            ),
+            ("[[regra]]\nnome = \"x\"\ntipo = \"aumento_exposicao\"\n", 3, "percentual_minimo = 20"),
+            ("[[regra]]\nnome = \"x\"\ntipo = \"regularidade_piorou\"\nlista = \"y\"\n", 4, "add that list"),
+            ("[[lista]]\nrotulo = \"a\"\ncnpjs = [\"11222333000180\"]\n", 3, "14-digit CNPJ"),
+            ("[[regra]]\nnome = \"x\"\ntipo = \"saiu_de_ativa\"\nlimite = 3\n", 4, "regras/exemplo.toml"),
+            ("[[regra]\n", 1, "regras/exemplo.toml"),
+        ];
+        for (text, line, fix) in cases {
+            let e = parse(text).unwrap_err().to_string();
+            assert!(e.contains(&format!("regras.toml, line {line}:")), "{e}");
+            assert!(e.contains(fix), "{e}");
+        }
+    }
+}

@@ -1,0 +1,177 @@
+//! `--notify-webhook URL`: a JSON summary of a run's alerts, posted only when there are alerts.
+//!
+//! The URL is treated as a secret (chat webhooks carry their token in the path): it is checked
+//! like the registry's base URL (https, or http to this machine only), redirects are not
+//! followed, and messages name only its scheme and host. An optional bearer token comes from
+//! `FISCAL_REPORT_WEBHOOK_TOKEN`. The body holds the alerts, never a key.
+
+use std::time::Duration;
+
+use serde::Serialize;
+use url::Url;
+
+use super::alerts::Alert;
+
+/// Alerts listed in the body; the rest are counted (all are in `alertas.jsonl`).
+const LISTED: usize = 50;
+const ATTEMPTS: u32 = 3;
+
+#[derive(Debug, thiserror::Error)]
+pub enum WebhookError {
+    #[error(
+        "--notify-webhook is not a usable URL ({reason}); give the full https:// address of the receiver"
+    )]
+    BadUrl { reason: String },
+    #[error(
+        "--notify-webhook to {host} is plain http to another machine; use https (http is allowed to this \
+         machine only)"
+    )]
+    InsecureHttp { host: String },
+    #[error(
+        "posting the alerts to the webhook at {host} failed: {reason}; the alerts are in alertas.jsonl, \
+         and the run's outputs are written"
+    )]
+    Post { host: String, reason: String },
+}
+
+impl crate::exit::HasExitStatus for WebhookError {
+    fn exit_status(&self) -> crate::exit::ExitStatus {
+        match self {
+            Self::Post { .. } => crate::exit::ExitStatus::NotifyFailed,
+            _ => crate::exit::ExitStatus::BadInput,
+        }
+    }
+}
+
+/// A checked webhook: where to post and the optional token. Neither shows in `Debug`.
+#[derive(Clone)]
+pub struct Webhook {
+    url: Url,
+    token: Option<String>,
+}
+
+impl std::fmt::Debug for Webhook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Webhook").field("host", &self.host()).finish_non_exhaustive()
+    }
+}
+
+/// The JSON body posted.
+#[derive(Debug, Serialize)]
+struct Summary<'a> {
+    fonte: &'static str,
+    snapshot: Option<&'a str>,
+    snapshot_anterior: Option<&'a str>,
+    total_alertas: usize,
+    por_regra: std::collections::BTreeMap<&'a str, usize>,
+    alertas: &'a [Alert],
+    alertas_omitidos: usize,
+}
+
+impl Webhook {
+    /// Checks `url` (before anything is fetched).
+    pub fn new(url: &str, token: Option<String>) -> Result<Self, WebhookError> {
+        let parsed = Url::parse(url.trim()).map_err(|e| WebhookError::BadUrl { reason: e.to_string() })?;
+        let host = parsed.host_str().unwrap_or_default().to_string();
+        match parsed.scheme() {
+            "https" => {}
+            "http" if crate::api::client::is_loopback_host(&parsed) => {}
+            "http" => return Err(WebhookError::InsecureHttp { host }),
+            other => return Err(WebhookError::BadUrl { reason: format!("scheme {other}: is not http(s)") }),
+        }
+        if host.is_empty() {
+            return Err(WebhookError::BadUrl { reason: "no host".into() });
+        }
+        Ok(Self { url: parsed, token: token.filter(|t| !t.trim().is_empty()) })
+    }
+
+    /// `scheme://host[:port]`: what messages may say of the URL.
+    pub fn host(&self) -> String {
+        let port = self.url.port().map(|p| format!(":{p}")).unwrap_or_default();
+        format!("{}://{}{port}", self.url.scheme(), self.url.host_str().unwrap_or_default())
+    }
+
+    /// Posts the summary of `alerts`; does nothing when there are none. Retries a failed
+    /// connection or a 5xx/429 answer twice, with a pause.
+    pub async fn notify(&self, alerts: &[Alert]) -> Result<bool, WebhookError> {
+        if alerts.is_empty() {
+            return Ok(false);
+        }
+        let mut por_regra = std::collections::BTreeMap::new();
+        for a in alerts {
+            *por_regra.entry(a.regra.as_str()).or_default() += 1;
+        }
+        let listed = &alerts[..alerts.len().min(LISTED)];
+        let body = Summary {
+            fonte: "fiscal-report",
+            snapshot: alerts.iter().find_map(|a| a.snapshot.as_deref()),
+            snapshot_anterior: alerts.iter().find_map(|a| a.snapshot_anterior.as_deref()),
+            total_alertas: alerts.len(),
+            por_regra,
+            alertas: listed,
+            alertas_omitidos: alerts.len() - listed.len(),
+        };
+        let post_err = |reason: String| WebhookError::Post { host: self.host(), reason };
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let client = reqwest::Client::builder()
+            .user_agent(concat!("fiscal-report/", env!("CARGO_PKG_VERSION")))
+            .timeout(Duration::from_secs(20))
+            .connect_timeout(Duration::from_secs(10))
+            // A redirect could carry the token (and the alerts) elsewhere: report it instead.
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| post_err(e.to_string()))?;
+        let mut last = String::new();
+        for attempt in 0..ATTEMPTS {
+            if attempt > 0 {
+                tokio::time::sleep(Duration::from_millis(500 * u64::from(attempt))).await;
+            }
+            let mut request = client.post(self.url.clone()).json(&body);
+            if let Some(token) = &self.token {
+                request = request.bearer_auth(token);
+            }
+            match request.send().await {
+                Ok(r) if r.status().is_success() => return Ok(true),
+                Ok(r) => {
+                    last = format!("HTTP {}", r.status().as_u16());
+                    let retry = r.status().is_server_error() || r.status().as_u16() == 429;
+                    if !retry {
+                        break;
+                    }
+                }
+                // Without the URL: reqwest's error text would print it, token and all.
+                Err(e) => last = connection_problem(&e),
+            }
+        }
+        Err(post_err(last))
+    }
+}
+
+/// What went wrong with a request, in words that do not repeat the URL.
+fn connection_problem(e: &reqwest::Error) -> String {
+    if e.is_timeout() {
+        "no answer in time".into()
+    } else if e.is_connect() {
+        "cannot connect".into()
+    } else {
+        "the request failed".into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_http_only_to_this_machine_and_the_url_never_shows() {
+        assert!(Webhook::new("http://127.0.0.1:9/hook", None).is_ok());
+        assert!(matches!(
+            Webhook::new("http://hooks.example.com/x", None),
+            Err(WebhookError::InsecureHttp { .. })
+        ));
+        assert!(matches!(Webhook::new("ftp://h/x", None), Err(WebhookError::BadUrl { .. })));
+        let w = Webhook::new("https://hooks.example.com/services/T0/B0/SECRET", Some("tok".into())).unwrap();
+        let shown = format!("{w:?} {}", w.host());
+        assert!(!shown.contains("SECRET") && !shown.contains("tok"), "{shown}");
+    }
+}

@@ -1,0 +1,206 @@
+//! The section "O que mudou na carteira": the changes since the previous snapshot (counts by
+//! kind, the largest exposure increases and decreases, court filings, regularity changes), the
+//! alerts of the watch rules, and each company's changes in the appendix, linked from the rows.
+
+use std::collections::BTreeMap;
+
+use polars::prelude::DataFrame;
+use rust_decimal::Decimal;
+
+use super::super::cells::{dec, float, text};
+use super::rows;
+use crate::analyze::Aggregates;
+use crate::monitor::alerts::Alert;
+
+/// Rows in each top list.
+const TOP: usize = 10;
+/// Companies detailed in the appendix (the Parquet has them all).
+const DETAILED: usize = 300;
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Changes {
+    /// False on a first run (no previous snapshot): the section says so in one line.
+    pub compared: bool,
+    pub snapshot_anterior: Option<String>,
+    pub total: usize,
+    pub companies: usize,
+    pub by_kind: Vec<KindCount>,
+    pub increases: Vec<ExposureMove>,
+    pub decreases: Vec<ExposureMove>,
+    pub court_filings: Vec<ChangeRow>,
+    pub regularity: Vec<ChangeRow>,
+    /// Whether `--rules` was given (no rules: no alerts block at all).
+    pub rules: bool,
+    pub alerts: Vec<AlertRow>,
+    pub detail: Vec<CompanyChanges>,
+    pub detail_omitted: usize,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct KindCount {
+    pub kind: String,
+    pub count: usize,
+    /// Net change in R$ the kind brought to the portfolio's exposure (when it moves money).
+    pub variacao: Option<String>,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ExposureMove {
+    pub cnpj: String,
+    pub razao_social: Option<String>,
+    pub before: Option<String>,
+    pub after: Option<String>,
+    pub change: Option<String>,
+    pub change_pct: Option<f64>,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ChangeRow {
+    pub cnpj: String,
+    pub razao_social: Option<String>,
+    pub kind: String,
+    pub key: Option<String>,
+    pub before: Option<String>,
+    pub after: Option<String>,
+    /// True when before/after are amounts in R$ (formatted as money).
+    pub money: bool,
+    pub change: Option<String>,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct CompanyChanges {
+    pub cnpj: String,
+    pub razao_social: Option<String>,
+    pub rows: Vec<ChangeRow>,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct AlertRow {
+    pub regra: String,
+    pub cnpj: String,
+    pub razao_social: Option<String>,
+    pub listas: String,
+    /// What matched, in words an analyst reads (kind of change, record, change in R$ or %).
+    pub detalhe: String,
+    pub change: Option<String>,
+    pub change_pct: Option<f64>,
+}
+
+const LIST_TABLES: [&str; 3] = ["dividas_pgfn", "parcelamentos_rfb", "transacoes_rfb"];
+
+fn change_rows(df: &DataFrame) -> Vec<ChangeRow> {
+    rows(df)
+        .map(|i| {
+            let table = text(df, "tabela", i).unwrap_or_default();
+            let (before, after) = (text(df, "valor_anterior", i), text(df, "valor_novo", i));
+            let is_amount = |v: &Option<String>| v.as_deref().is_none_or(|v| v.parse::<Decimal>().is_ok());
+            ChangeRow {
+                cnpj: text(df, "cnpj", i).unwrap_or_default(),
+                razao_social: text(df, "razao_social", i),
+                kind: text(df, "mudanca", i).unwrap_or_default(),
+                key: text(df, "chave", i)
+                    .filter(|_| table != "empresas" && table != "situacao_fiscal_estimada"),
+                money: LIST_TABLES.contains(&table.as_str()) && is_amount(&before) && is_amount(&after),
+                before,
+                after,
+                change: dec(df, "variacao", i).map(|d| d.to_string()),
+            }
+        })
+        .collect()
+}
+
+fn exposure_moves(df: &DataFrame, want_increase: bool) -> Vec<ExposureMove> {
+    let mut moves: Vec<(Decimal, ExposureMove)> = rows(df)
+        .filter_map(|i| {
+            let change = dec(df, "variacao", i)?;
+            let wanted = if want_increase { change > Decimal::ZERO } else { change < Decimal::ZERO };
+            wanted.then(|| {
+                (
+                    change,
+                    ExposureMove {
+                        cnpj: text(df, "cnpj", i).unwrap_or_default(),
+                        razao_social: text(df, "razao_social", i),
+                        before: dec(df, "exposicao_anterior", i).map(|d| d.to_string()),
+                        after: dec(df, "exposicao_atual", i).map(|d| d.to_string()),
+                        change: Some(change.to_string()),
+                        change_pct: float(df, "variacao_percentual", i),
+                    },
+                )
+            })
+        })
+        .collect();
+    moves.sort_by(|a, b| {
+        if want_increase { b.0.cmp(&a.0) } else { a.0.cmp(&b.0) }.then(a.1.cnpj.cmp(&b.1.cnpj))
+    });
+    moves.into_iter().take(TOP).map(|(_, m)| m).collect()
+}
+
+pub(super) fn alert_rows(alerts: &[Alert]) -> Vec<AlertRow> {
+    alerts
+        .iter()
+        .map(|a| {
+            let value = |k: &str| a.valores.get(k).and_then(|v| v.as_str()).map(str::to_string);
+            let detalhe = match (value("mudanca"), value("chave")) {
+                (Some(kind), Some(key)) if key != a.cnpj => format!("{kind}: {key}"),
+                (Some(kind), _) => kind,
+                (None, _) => String::new(),
+            };
+            AlertRow {
+                regra: a.regra.clone(),
+                cnpj: a.cnpj.clone(),
+                razao_social: a.razao_social.clone(),
+                listas: a.listas.join(", "),
+                detalhe,
+                change: value("variacao"),
+                change_pct: a.valores.get("variacao_percentual").and_then(serde_json::Value::as_f64),
+            }
+        })
+        .collect()
+}
+
+pub(super) fn changes(aggs: &Aggregates, alerts: Option<&[Alert]>) -> Option<Changes> {
+    let mudancas = aggs.get("mudancas")?;
+    let all = change_rows(mudancas);
+    let mut by_kind: BTreeMap<String, (usize, Option<Decimal>)> = BTreeMap::new();
+    let mut by_company: BTreeMap<String, CompanyChanges> = BTreeMap::new();
+    for r in &all {
+        let k = by_kind.entry(r.kind.clone()).or_default();
+        k.0 += 1;
+        if let Some(c) = r.change.as_deref().and_then(|c| c.parse::<Decimal>().ok()) {
+            k.1 = Some(k.1.unwrap_or_default() + c);
+        }
+        by_company
+            .entry(r.cnpj.clone())
+            .or_insert_with(|| CompanyChanges {
+                cnpj: r.cnpj.clone(),
+                razao_social: r.razao_social.clone(),
+                rows: vec![],
+            })
+            .rows
+            .push(r.clone());
+    }
+    let mut by_kind: Vec<KindCount> = by_kind
+        .into_iter()
+        .map(|(kind, (count, v))| KindCount { kind, count, variacao: v.map(|d| d.to_string()) })
+        .collect();
+    by_kind.sort_by(|a, b| b.count.cmp(&a.count).then(a.kind.cmp(&b.kind)));
+    let pick = |f: &dyn Fn(&ChangeRow) -> bool| all.iter().filter(|r| f(r)).cloned().collect::<Vec<_>>();
+    let exposure = aggs.get("variacao_exposicao");
+    let companies = by_company.len();
+    let detail: Vec<CompanyChanges> = by_company.into_values().collect();
+    Some(Changes {
+        compared: aggs.previous_snapshot.is_some(),
+        snapshot_anterior: aggs.previous_snapshot.clone(),
+        total: all.len(),
+        companies,
+        by_kind,
+        increases: exposure.map(|df| exposure_moves(df, true)).unwrap_or_default(),
+        decreases: exposure.map(|df| exposure_moves(df, false)).unwrap_or_default(),
+        court_filings: pick(&|r| r.kind == "inscrição ajuizada"),
+        regularity: pick(&|r| r.kind.starts_with("situação fiscal estimada")),
+        rules: alerts.is_some(),
+        alerts: alerts.map(alert_rows).unwrap_or_default(),
+        detail_omitted: detail.len().saturating_sub(DETAILED),
+        detail: detail.into_iter().take(DETAILED).collect(),
+    })
+}
