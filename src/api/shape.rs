@@ -128,7 +128,95 @@ fn compare(prefix: &str, record: &serde_json::Map<String, Value>, expected: &Val
 
 /// The drift of one response body of `kind`: every item of a list envelope, or the one record
 /// of a lookup. `None` when the body is not a JSON object (decoding reports that).
+/// The field names of one record, borrowed from the body where it has no escapes; values are
+/// skipped, not built.
+struct RecordKeys<'a>(Vec<std::borrow::Cow<'a, str>>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for RecordKeys<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Key<'de>(std::borrow::Cow<'de, str>);
+        impl<'de> Deserialize<'de> for Key<'de> {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> serde::de::Visitor<'de> for V {
+                    type Value = Key<'de>;
+                    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                        f.write_str("a field name")
+                    }
+                    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'de>, E> {
+                        Ok(Key(std::borrow::Cow::Borrowed(v)))
+                    }
+                    fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
+                        Ok(Key(std::borrow::Cow::Owned(v.to_string())))
+                    }
+                }
+                d.deserialize_str(V)
+            }
+        }
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
+            type Value = RecordKeys<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a record")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<RecordKeys<'a>, A::Error> {
+                let mut keys = Vec::with_capacity(24);
+                while let Some(Key(k)) = map.next_key()? {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                    keys.push(k);
+                }
+                Ok(RecordKeys(keys))
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
+}
+
+/// A list page as the fast probe reads it: each item's field names only.
+#[derive(Deserialize)]
+struct KeysPage<'a> {
+    #[serde(borrow, default)]
+    itens: Vec<RecordKeys<'a>>,
+}
+
+/// The fast probe of a list page whose records are flat (the expected shape has no nested
+/// object): field names are compared without building the records. None when it does not
+/// apply (a nested shape, more fields than a bitmask holds, an item that is not an object):
+/// the general probe then reads the page.
+fn probe_flat_list(expected: &Value, body: &[u8]) -> Option<ShapeDrift> {
+    let Value::Object(want) = expected else { return None };
+    if want.len() > 64 || want.values().any(|v| matches!(v, Value::Object(o) if !o.is_empty())) {
+        return None;
+    }
+    let names: Vec<&str> = want.keys().map(String::as_str).collect();
+    let page: KeysPage = serde_json::from_slice(body).ok()?;
+    let all: u64 = if names.len() == 64 { u64::MAX } else { (1u64 << names.len()) - 1 };
+    let mut drift = ShapeDrift { records: page.itens.len() as u64, ..ShapeDrift::default() };
+    for record in &page.itens {
+        let mut seen = 0u64;
+        for k in &record.0 {
+            match names.binary_search(&k.as_ref()) {
+                Ok(i) => seen |= 1 << i,
+                Err(_) => *drift.unknown_fields.entry(k.to_string()).or_default() += 1,
+            }
+        }
+        if seen != all {
+            for (i, n) in names.iter().enumerate() {
+                if seen & (1 << i) == 0 {
+                    *drift.missing_fields.entry((*n).to_string()).or_default() += 1;
+                }
+            }
+        }
+    }
+    Some(drift)
+}
+
 pub fn probe(kind: OperationKind, body: &[u8]) -> Option<ShapeDrift> {
+    if kind.is_list()
+        && let Some(drift) = probe_flat_list(expected(kind), body)
+    {
+        return Some(drift);
+    }
     let value: Value = serde_json::from_slice(body).ok()?;
     let expected = expected(kind);
     let mut drift = ShapeDrift::default();
@@ -150,6 +238,29 @@ pub fn probe(kind: OperationKind, body: &[u8]) -> Option<ShapeDrift> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_fast_probe_of_flat_lists_agrees_with_the_general_one() {
+        let bodies: [&[u8]; 4] = [
+            br#"{"itens": [{"ano_mes": "202601", "uf": "SP", "campo_novo": {"a": [1, 2]}}, {"uf": "RJ"}], "paginacao": {"total": 2}}"#,
+            br#"{"itens": [{"ano_mes": "2026\u0030", "u\u0066": "SP", "uf": "SP"}]}"#,
+            br#"{"itens": []}"#,
+            br#"{"paginacao": {"total": 0}}"#,
+        ];
+        for body in bodies {
+            let fast = probe_flat_list(expected(OperationKind::CreditosAtivos), body).unwrap();
+            // The general probe, as it reads a page the fast one does not apply to.
+            let value: Value = serde_json::from_slice(body).unwrap();
+            let mut slow = ShapeDrift::default();
+            for r in value.get("itens").and_then(Value::as_array).into_iter().flatten() {
+                slow.records += 1;
+                compare("", r.as_object().unwrap(), expected(OperationKind::CreditosAtivos), &mut slow);
+            }
+            assert_eq!(fast, slow, "{}", String::from_utf8_lossy(body));
+        }
+        // An item that is not an object leaves the page to the general probe.
+        assert!(probe_flat_list(expected(OperationKind::CreditosAtivos), br#"{"itens": [1]}"#).is_none());
+    }
 
     #[test]
     fn a_record_with_every_field_has_no_drift() {

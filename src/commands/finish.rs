@@ -98,7 +98,9 @@ pub fn analyze_export_report(
     watch: &Watch,
     raw: RawTables,
 ) -> Result<Vec<Alert>> {
+    let started = std::time::Instant::now();
     let analysis = analyze(&frames, None, args)?;
+    manifest.time_stage("analyze", started);
     export_report(frames, analysis, manifest, out, args, watch, raw)
 }
 
@@ -114,6 +116,7 @@ pub fn export_report(
     raw: RawTables,
 ) -> Result<Vec<Alert>> {
     let Analysis { queries, aggregates } = analysis;
+    let started = std::time::Instant::now();
     let codes = CodeTables::load(default_codes_dir(args.codes.as_deref()).as_deref())?;
     // A run that committed to a store gives its outputs the id its store version carries.
     let run_id = match (raw, &manifest.store) {
@@ -163,6 +166,8 @@ pub fn export_report(
             None
         }
     };
+    manifest.time_stage("export", started);
+    let started = std::time::Instant::now();
     let inputs = crate::report::ReportInputs {
         frames: &frames,
         aggregates: &aggregates,
@@ -173,6 +178,7 @@ pub fn export_report(
     };
     let rendered = crate::report::render_reports(&inputs, &args.report_options(), out)?;
     files.extend(rendered);
+    manifest.time_stage("report", started);
     files.sort_by(|a, b| a.path.cmp(&b.path));
     manifest.run_id = Some(run_id);
     manifest.files = files;

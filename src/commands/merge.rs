@@ -196,6 +196,7 @@ pub async fn merge(
             Some(t) => add_summary(t, &m.fetch),
         }
     }
+    let started = std::time::Instant::now();
     let frames = frames_from_staged(&staged)?;
     let mut plan = manifests[0].1.plan.clone();
     plan.shard.index = 0;
@@ -204,6 +205,7 @@ pub async fn merge(
     fetch.tasks_failed.sort_by(|a: &FailedTask, b| a.task.cmp(&b.task));
     fetch.companies_not_found.sort();
     let mut manifest = Manifest::for_fetch(&plan, &fetch);
+    manifest.time_stage("transform", started);
     std::fs::create_dir_all(out).map_err(|e| {
         OutputError::wrap(
             out,

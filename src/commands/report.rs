@@ -46,6 +46,9 @@ pub async fn report_from(
     })?;
     super::fetch::check_contract(&manifest, contract, dir)?;
     // A `fetch` leaves staged records only; a `run` has exported the raw tables too.
+    // This command's own stages replace the ones of the run that made DIR.
+    manifest.stages.clear();
+    let started = std::time::Instant::now();
     let exported = dir.join("creditos_ativos").is_dir();
     let (frames, raw) = if exported {
         (crate::export::tables::frames_from_export(dir)?, RawTables::Keep)
@@ -54,6 +57,7 @@ pub async fn report_from(
             .with_context(|| format!("reading the staged records of {}", dir.display()))?;
         (crate::transform::staged::frames_from_staged(std::slice::from_ref(&staged))?, RawTables::Write)
     };
+    manifest.time_stage("transform", started);
     let alerts = analyze_export_report(frames, &mut manifest, dir, report, &watch, raw)?;
     eprintln!("re-rendered the aggregates and the report in {}", dir.display());
     watch.conclude(&alerts, ExitStatus::Ok).await

@@ -23,7 +23,9 @@ pub async fn run(args: RunArgs, quiet: bool) -> Result<ExitStatus> {
         FetchStage::Fetched(fetched) => fetched,
         FetchStage::Interrupted => return Ok(ExitStatus::Interrupted),
     };
+    let started = std::time::Instant::now();
     let frames = frames_from_staging(&fetched.outcome)?;
+    fetched.manifest.time_stage("transform", started);
     let (frames, analysis) = analyze_and_commit(&mut fetched, frames, &args.report).await?;
     let alerts = export_report(
         frames,
@@ -47,11 +49,18 @@ pub(super) async fn analyze_and_commit(
 ) -> Result<(Frames, Analysis)> {
     match assemble(fetched, frames).await? {
         Ok(assembled) => {
+            let started = std::time::Instant::now();
             let analysis = analyze(&assembled.frames, assembled.previous.as_ref(), report)?;
-            Ok((commit_to_store(fetched, assembled, &analysis).await?, analysis))
+            fetched.manifest.time_stage("analyze", started);
+            let started = std::time::Instant::now();
+            let frames = commit_to_store(fetched, assembled, &analysis).await?;
+            fetched.manifest.time_stage("store", started);
+            Ok((frames, analysis))
         }
         Err(frames) => {
+            let started = std::time::Instant::now();
             let analysis = analyze(&frames, None, report)?;
+            fetched.manifest.time_stage("analyze", started);
             Ok((frames, analysis))
         }
     }

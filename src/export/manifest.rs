@@ -38,9 +38,31 @@ pub struct Manifest {
     /// With `--store`: the store version this run committed and what it fetched.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub store: Option<StoreNote>,
+    /// Seconds each stage after the fetch took (`transform`, `analyze`, `store`, `export`,
+    /// `report`), in the order they ran; the fetch's own is `fetch.wall_seconds`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stages: Vec<StageTime>,
     /// With `--rules`: how many alerts the rules raised, per rule (they are in `alertas.jsonl`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alertas: Option<AlertsNote>,
+}
+
+/// One stage's wall time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StageTime {
+    pub stage: String,
+    pub seconds: f64,
+}
+
+impl Manifest {
+    /// Records that `stage` took the time since `started` (and says so in the log, so a run
+    /// shows its stages after the fetch as they finish).
+    pub fn time_stage(&mut self, stage: &str, started: std::time::Instant) {
+        let seconds = (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0;
+        tracing::info!("{stage}: done in {seconds:.2} s");
+        self.stages.retain(|s| s.stage != stage);
+        self.stages.push(StageTime { stage: stage.to_string(), seconds });
+    }
 }
 
 /// What the watch rules found, for a scheduler that reads the manifest only.
@@ -78,6 +100,7 @@ impl Manifest {
             files: Vec::new(),
             schema_contract: None,
             store: None,
+            stages: Vec::new(),
             alertas: None,
         }
     }

@@ -80,7 +80,9 @@ pub fn write_parquet(
     ));
     // Buffered: the writer sends each page and thrift header as its own small write, a
     // system call apiece without a buffer (seconds over the 324 files of a year of credits).
-    let mut file = std::io::BufWriter::with_capacity(1 << 20, File::create(&tmp).map_err(io)?);
+    let file = std::io::BufWriter::with_capacity(1 << 20, File::create(&tmp).map_err(io)?);
+    // Hashed and counted as it is written, so the file is not read again for its sha256.
+    let mut file = HashingWriter { inner: file, hash: Sha256::new(), bytes: 0 };
     let written = ParquetWriter::new(&mut file)
         .with_compression(ParquetCompression::Zstd(None))
         .with_statistics(StatisticsOptions::default())
@@ -93,26 +95,43 @@ pub fn write_parquet(
             _ => os_error_in(&e.to_string()).map_or_else(|| pq(&e), io),
         })
         .and_then(|_| std::io::Write::flush(&mut file).map_err(io));
-    drop(file);
-    if let Err(e) = written {
+    let HashingWriter { inner, hash, bytes } = file;
+    let synced = written.and_then(|()| {
+        inner.into_inner().map_err(|e| io(e.into_error())).and_then(|f| f.sync_all().map_err(io))
+    });
+    if let Err(e) = synced {
         let _ = std::fs::remove_file(&tmp);
         return Err(e);
     }
-    File::open(&tmp).and_then(|f| f.sync_all()).map_err(io)?;
+    // The footer read back by an independent reader (arrow-rs): the rows it says are there.
     let read = read_row_count(&tmp).map_err(|e| pq(&e))?;
     if read != df.height() as u64 {
         let _ = std::fs::remove_file(&tmp);
         return Err(ExportError::Verify { path: path.to_path_buf(), written: df.height() as u64, read });
     }
-    let bytes = std::fs::read(&tmp).map_err(io)?;
     std::fs::rename(&tmp, path).map_err(io)?;
     let rel = path.strip_prefix(root).unwrap_or(path).to_string_lossy().replace('\\', "/");
-    Ok(FileEntry {
-        path: rel,
-        rows: read,
-        bytes: bytes.len() as u64,
-        sha256: hex::encode(Sha256::digest(&bytes)),
-    })
+    Ok(FileEntry { path: rel, rows: read, bytes, sha256: hex::encode(hash.finalize()) })
+}
+
+/// A writer that hashes and counts what passes through it.
+struct HashingWriter<W> {
+    inner: W,
+    hash: Sha256,
+    bytes: u64,
+}
+
+impl<W: std::io::Write> std::io::Write for HashingWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hash.update(&buf[..n]);
+        self.bytes += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 /// Row count from the footer, read with arrow-rs' parquet crate rather than Polars.

@@ -236,6 +236,11 @@ impl PageFetcher {
             rate.until_ready().await;
         }
         let result = self.client.get_raw(op, page).await;
+        // The body is in: the slot goes to the next request while this one is decoded (CPU
+        // work that would otherwise keep fewer requests in flight than asked).
+        if let Some(p) = permit {
+            self.limit.release(p);
+        }
         let name = op.kind().name();
         let outcome = match result {
             Ok(body) => {
@@ -264,9 +269,6 @@ impl PageFetcher {
             Err(ApiError::RateLimited { .. }) => self.limit.on_rate_limited(),
             Ok(_) => self.limit.on_success(),
             Err(_) => {}
-        }
-        if let Some(p) = permit {
-            self.limit.release(p);
         }
         outcome
     }

@@ -44,7 +44,10 @@ impl Progress {
                         b.set_position(tasks);
                         b.set_message(line);
                     }
-                    None if !quiet && !done => tracing::info!("fetch: {tasks}/{total_tasks} tasks, {line}"),
+                    None if !quiet && !done => {
+                        let eta = eta(started.elapsed(), tasks, total_tasks);
+                        tracing::info!("fetch: {tasks}/{total_tasks} tasks, {line}{eta}")
+                    }
                     None => {}
                 }
                 if done {
@@ -62,6 +65,16 @@ impl Progress {
         let _ = self.stop.send(true);
         let _ = self.task.await;
     }
+}
+
+/// `, ETA 12 s` from the share of tasks done so far (tasks differ in size, so a rough guide),
+/// or nothing before the first task is done.
+fn eta(elapsed: Duration, done: u64, total: u64) -> String {
+    if done == 0 || done >= total {
+        return String::new();
+    }
+    let left = elapsed.as_secs_f64() * (total - done) as f64 / done as f64;
+    format!(", ETA {left:.0} s")
 }
 
 fn status_line(a: &Accounting, elapsed: Duration) -> String {
