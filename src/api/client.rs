@@ -84,7 +84,39 @@ impl std::fmt::Debug for RegistryClient {
     }
 }
 
-pub(crate) fn is_loopback_host(url: &Url) -> bool {
+/// What is wrong with sending secrets to `url`, if anything: a scheme other than http(s), or
+/// plain http to another machine (unless `allow_insecure_http`). Shared by every client that
+/// carries a key or a token: the registry's and the alerts' webhook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TransportProblem {
+    NotHttp,
+    InsecureHttp,
+}
+
+pub(crate) fn transport_problem(url: &Url, allow_insecure_http: bool) -> Option<TransportProblem> {
+    match url.scheme() {
+        "https" => None,
+        "http" if is_loopback_host(url) || allow_insecure_http => None,
+        "http" => Some(TransportProblem::InsecureHttp),
+        _ => Some(TransportProblem::NotHttp),
+    }
+}
+
+/// A reqwest client as every outgoing call of ours wants it: rustls with ring, our user agent,
+/// the given timeout, and no redirect followed. reqwest strips only the standard credential
+/// headers on a cross-host redirect, so a key header (or a webhook's body) would follow a 302
+/// anywhere, even to plain http: a 3xx is reported instead.
+pub(crate) fn http_client_builder(timeout: Duration) -> reqwest::ClientBuilder {
+    // Another part of the process may have installed a provider first; either is fine.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
+        .user_agent(concat!("fiscal-report/", env!("CARGO_PKG_VERSION")))
+        .timeout(timeout)
+        .connect_timeout(Duration::from_secs(10).min(timeout))
+        .redirect(reqwest::redirect::Policy::none())
+}
+
+fn is_loopback_host(url: &Url) -> bool {
     match url.host() {
         Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
         Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip).is_loopback(),
@@ -97,11 +129,14 @@ impl RegistryClient {
     pub fn new(cfg: &ClientConfig) -> Result<Self, ClientConfigError> {
         let mut base =
             Url::parse(&cfg.base_url).map_err(|e| ClientConfigError::BadUrl(cfg.base_url.clone(), e))?;
-        match base.scheme() {
-            "https" => {}
-            "http" if is_loopback_host(&base) || cfg.allow_insecure_http => {}
-            "http" => return Err(ClientConfigError::InsecureHttp(cfg.base_url.clone())),
-            _ => return Err(ClientConfigError::BadScheme(cfg.base_url.clone())),
+        match transport_problem(&base, cfg.allow_insecure_http) {
+            None => {}
+            Some(TransportProblem::InsecureHttp) => {
+                return Err(ClientConfigError::InsecureHttp(cfg.base_url.clone()));
+            }
+            Some(TransportProblem::NotHttp) => {
+                return Err(ClientConfigError::BadScheme(cfg.base_url.clone()));
+            }
         }
         if cfg.api_key.is_empty() {
             return Err(ClientConfigError::MissingKey);
@@ -111,8 +146,6 @@ impl RegistryClient {
             let p = format!("{}/", base.path());
             base.set_path(&p);
         }
-        // Another part of the process may have installed a provider first; either is fine.
-        let _ = rustls::crypto::ring::default_provider().install_default();
         let mut key = HeaderValue::from_str(cfg.api_key.expose()).map_err(|_| {
             ClientConfigError::Http("the API key has characters not allowed in a header".into())
         })?;
@@ -120,17 +153,11 @@ impl RegistryClient {
         let mut headers = HeaderMap::new();
         headers.insert("x-api-key", key);
         headers.insert(reqwest::header::ACCEPT, HeaderValue::from_static("application/json"));
-        let http = reqwest::Client::builder()
+        // The service describes no redirects (`docs/service-api.md` §5, §7): a 3xx is reported
+        // with its Location (see `http_client_builder`).
+        let http = http_client_builder(cfg.timeout)
             .default_headers(headers)
-            .user_agent(concat!("fiscal-report/", env!("CARGO_PKG_VERSION")))
-            .timeout(cfg.timeout)
-            .connect_timeout(Duration::from_secs(10).min(cfg.timeout))
             .pool_max_idle_per_host(256)
-            // reqwest strips only the standard credential headers on a cross-host redirect, so
-            // x-api-key would follow a 302 anywhere, even to plain http. The service describes no
-            // redirects (`docs/service-api.md` §5, §7): a 3xx is reported (with its Location) instead
-            // of followed.
-            .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| ClientConfigError::Http(e.to_string()))?;
         Ok(Self { http, base, timeout: cfg.timeout, max_body_bytes: cfg.max_body_bytes })

@@ -179,16 +179,38 @@ struct KeysPage<'a> {
     itens: Vec<RecordKeys<'a>>,
 }
 
-/// The fast probe of a list page whose records are flat (the expected shape has no nested
-/// object): field names are compared without building the records. None when it does not
-/// apply (a nested shape, more fields than a bitmask holds, an item that is not an object):
-/// the general probe then reads the page.
-fn probe_flat_list(expected: &Value, body: &[u8]) -> Option<ShapeDrift> {
-    let Value::Object(want) = expected else { return None };
-    if want.len() > 64 || want.values().any(|v| matches!(v, Value::Object(o) if !o.is_empty())) {
-        return None;
-    }
-    let names: Vec<&str> = want.keys().map(String::as_str).collect();
+/// The expected field names of `kind`'s records, sorted, when its shape is flat (no nested
+/// object) and small enough for a 64-bit mask: what the fast probe compares against. Worked
+/// out once per kind, not per page.
+fn flat_field_names(kind: OperationKind) -> Option<&'static [&'static str]> {
+    static CACHE: OnceLock<BTreeMap<&'static str, Option<Vec<&'static str>>>> = OnceLock::new();
+    let all = CACHE.get_or_init(|| {
+        OperationKind::ALL
+            .iter()
+            .map(|k| {
+                let names = match expected(*k) {
+                    Value::Object(want)
+                        if want.len() <= 64
+                            && !want.values().any(|v| matches!(v, Value::Object(o) if !o.is_empty())) =>
+                    {
+                        // Sorted here: the order of a serde_json map depends on a feature flag.
+                        let mut names: Vec<&'static str> = want.keys().map(String::as_str).collect();
+                        names.sort_unstable();
+                        Some(names)
+                    }
+                    _ => None,
+                };
+                (k.name(), names)
+            })
+            .collect()
+    });
+    all.get(kind.name()).and_then(|n| n.as_deref())
+}
+
+/// The fast probe of a list page whose records are flat (`names`: `flat_field_names`): field
+/// names are compared without building the records. None when an item is not an object: the
+/// general probe then reads the page.
+fn probe_flat_list(names: &[&str], body: &[u8]) -> Option<ShapeDrift> {
     let page: KeysPage = serde_json::from_slice(body).ok()?;
     let all: u64 = if names.len() == 64 { u64::MAX } else { (1u64 << names.len()) - 1 };
     let mut drift = ShapeDrift { records: page.itens.len() as u64, ..ShapeDrift::default() };
@@ -213,7 +235,7 @@ fn probe_flat_list(expected: &Value, body: &[u8]) -> Option<ShapeDrift> {
 
 pub fn probe(kind: OperationKind, body: &[u8]) -> Option<ShapeDrift> {
     if kind.is_list()
-        && let Some(drift) = probe_flat_list(expected(kind), body)
+        && let Some(drift) = flat_field_names(kind).and_then(|names| probe_flat_list(names, body))
     {
         return Some(drift);
     }
@@ -248,7 +270,8 @@ mod tests {
             br#"{"paginacao": {"total": 0}}"#,
         ];
         for body in bodies {
-            let fast = probe_flat_list(expected(OperationKind::CreditosAtivos), body).unwrap();
+            let fast =
+                probe_flat_list(flat_field_names(OperationKind::CreditosAtivos).unwrap(), body).unwrap();
             // The general probe, as it reads a page the fast one does not apply to.
             let value: Value = serde_json::from_slice(body).unwrap();
             let mut slow = ShapeDrift::default();
@@ -259,7 +282,10 @@ mod tests {
             assert_eq!(fast, slow, "{}", String::from_utf8_lossy(body));
         }
         // An item that is not an object leaves the page to the general probe.
-        assert!(probe_flat_list(expected(OperationKind::CreditosAtivos), br#"{"itens": [1]}"#).is_none());
+        assert!(
+            probe_flat_list(flat_field_names(OperationKind::CreditosAtivos).unwrap(), br#"{"itens": [1]}"#)
+                .is_none()
+        );
     }
 
     #[test]

@@ -13,7 +13,7 @@ use crate::exit::{ExitStatus, OutputError};
 use crate::export::FileMetadata;
 use crate::export::manifest::{AlertsNote, Manifest};
 use crate::export::tables::{write_aggregates, write_dimensions, write_raw};
-use crate::monitor::alerts::Alert;
+use crate::monitor::alerts::{Alert, count_by_rule};
 use crate::monitor::rules::Rules;
 use crate::monitor::webhook::Webhook;
 use crate::store::snapshot::PreviousSnapshot;
@@ -82,10 +82,18 @@ pub struct Analysis {
     pub aggregates: Aggregates,
 }
 
-/// Runs the queries over `frames`, with the previous snapshot beside them when a store has one.
-pub fn analyze(frames: &Frames, previous: Option<&PreviousSnapshot>, args: &ReportArgs) -> Result<Analysis> {
+/// Runs the queries over `frames`, with the previous snapshot beside them when a store has one;
+/// the manifest records how long it took.
+pub fn analyze(
+    frames: &Frames,
+    previous: Option<&PreviousSnapshot>,
+    args: &ReportArgs,
+    manifest: &mut Manifest,
+) -> Result<Analysis> {
+    let started = std::time::Instant::now();
     let queries = load_queries(default_queries_dir(args.queries.as_deref()).as_deref())?;
     let aggregates = run_queries_with(frames, previous, &queries)?;
+    manifest.time_stage("analyze", started);
     Ok(Analysis { queries, aggregates })
 }
 
@@ -98,9 +106,7 @@ pub fn analyze_export_report(
     watch: &Watch,
     raw: RawTables,
 ) -> Result<Vec<Alert>> {
-    let started = std::time::Instant::now();
-    let analysis = analyze(&frames, None, args)?;
-    manifest.time_stage("analyze", started);
+    let analysis = analyze(&frames, None, args, manifest)?;
     export_report(frames, analysis, manifest, out, args, watch, raw)
 }
 
@@ -153,10 +159,7 @@ pub fn export_report(
                     e,
                 )
             })?);
-            let mut por_regra = std::collections::BTreeMap::new();
-            for a in &alerts {
-                *por_regra.entry(a.regra.clone()).or_default() += 1;
-            }
+            let por_regra = count_by_rule(&alerts).into_iter().map(|(r, n)| (r.to_string(), n)).collect();
             manifest.alertas = Some(AlertsNote { regras: path.clone(), total: alerts.len(), por_regra });
             Some(alerts)
         }

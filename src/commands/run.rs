@@ -49,18 +49,15 @@ pub(super) async fn analyze_and_commit(
 ) -> Result<(Frames, Analysis)> {
     match assemble(fetched, frames).await? {
         Ok(assembled) => {
-            let started = std::time::Instant::now();
-            let analysis = analyze(&assembled.frames, assembled.previous.as_ref(), report)?;
-            fetched.manifest.time_stage("analyze", started);
+            let analysis =
+                analyze(&assembled.frames, assembled.previous.as_ref(), report, &mut fetched.manifest)?;
             let started = std::time::Instant::now();
             let frames = commit_to_store(fetched, assembled, &analysis).await?;
             fetched.manifest.time_stage("store", started);
             Ok((frames, analysis))
         }
         Err(frames) => {
-            let started = std::time::Instant::now();
-            let analysis = analyze(&frames, None, report)?;
-            fetched.manifest.time_stage("analyze", started);
+            let analysis = analyze(&frames, None, report, &mut fetched.manifest)?;
             Ok((frames, analysis))
         }
     }

@@ -3,8 +3,6 @@
 
 use std::path::Path;
 
-use sha2::Digest;
-
 use super::manifest::FileEntry;
 use crate::monitor::alerts::{Alert, to_jsonl};
 
@@ -14,12 +12,7 @@ pub const ALERTS_FILE: &str = "alertas.jsonl";
 pub fn write_alerts(out: &Path, alerts: &[Alert]) -> std::io::Result<FileEntry> {
     let text = to_jsonl(alerts);
     crate::fsutil::write_atomic(&out.join(ALERTS_FILE), text.as_bytes())?;
-    Ok(FileEntry {
-        path: ALERTS_FILE.to_string(),
-        rows: alerts.len() as u64,
-        bytes: text.len() as u64,
-        sha256: hex::encode(sha2::Sha256::digest(text.as_bytes())),
-    })
+    Ok(FileEntry::of_content(ALERTS_FILE, alerts.len() as u64, text.as_bytes()))
 }
 
 /// Removes an `alertas.jsonl` an earlier run left in `out`, when this one had no rules: no file

@@ -15,6 +15,19 @@ pub struct FileEntry {
     pub sha256: String,
 }
 
+impl FileEntry {
+    /// The entry of a file written whole from `content` (a report, `alertas.jsonl`).
+    pub fn of_content(path: &str, rows: u64, content: &[u8]) -> Self {
+        use sha2::Digest;
+        Self {
+            path: path.to_string(),
+            rows,
+            bytes: content.len() as u64,
+            sha256: hex::encode(sha2::Sha256::digest(content)),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Manifest {
     pub tool: String,

@@ -30,6 +30,15 @@ impl Alert {
     }
 }
 
+/// How many alerts each rule raised, by rule name.
+pub fn count_by_rule(alerts: &[Alert]) -> BTreeMap<&str, usize> {
+    let mut counts = BTreeMap::new();
+    for a in alerts {
+        *counts.entry(a.regra.as_str()).or_default() += 1;
+    }
+    counts
+}
+
 /// The alerts as JSON Lines.
 pub fn to_jsonl(alerts: &[Alert]) -> String {
     let mut out = String::new();

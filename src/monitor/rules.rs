@@ -136,6 +136,133 @@ fn line_of(text: &str, offset: usize) -> usize {
     text.as_bytes()[..offset.min(text.len())].iter().filter(|b| **b == b'\n').count() + 1
 }
 
+/// A number a rule may carry: its name, the kinds that take it, how it is read and written.
+struct NumberField<T> {
+    name: &'static str,
+    taken_by: &'static [RuleKind],
+    read: fn(&toml::Value) -> Option<T>,
+    form: &'static str,
+}
+
+const VALOR_MINIMO: NumberField<Decimal> = NumberField {
+    name: "valor_minimo",
+    taken_by: &[RuleKind::NovaInscricao, RuleKind::AumentoExposicao],
+    read: money_of,
+    form: "a non-negative amount with at most two decimals, e.g. 150000 or \"150000.50\"",
+};
+
+const PERCENTUAL_MINIMO: NumberField<f64> = NumberField {
+    name: "percentual_minimo",
+    taken_by: &[RuleKind::AumentoExposicao],
+    read: percent_of,
+    form: "a non-negative number, e.g. 20 for 20%",
+};
+
+/// Checks the parts of one rules file, naming the file and line of each problem.
+struct Checker<'a> {
+    text: &'a str,
+    path: &'a Path,
+}
+
+impl Checker<'_> {
+    fn invalid(&self, offset: usize, problem: String, fix: &str) -> RulesError {
+        RulesError::Invalid {
+            path: self.path.to_path_buf(),
+            line: line_of(self.text, offset),
+            problem,
+            fix: fix.to_string(),
+        }
+    }
+
+    /// A watched list: its label and its CNPJs, each checked.
+    fn list(&self, list: &ListShape) -> Result<(String, BTreeSet<String>), RulesError> {
+        let label = list.rotulo.get_ref().trim().to_string();
+        if label.is_empty() {
+            return Err(self.invalid(
+                list.rotulo.span().start,
+                "a list has an empty rotulo".into(),
+                "name the list",
+            ));
+        }
+        let cnpjs = list
+            .cnpjs
+            .iter()
+            .map(|c| {
+                Cnpj::parse(c.get_ref()).map(|cnpj| cnpj.as_str().to_string()).map_err(|e| {
+                    let fix = "write the 14-digit CNPJ, with or without punctuation";
+                    self.invalid(c.span().start, format!("list {label:?}: {e}"), fix)
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        Ok((label, cnpjs))
+    }
+
+    /// An optional number of a rule, read as `field` says; refused on a kind that takes none.
+    fn number<T>(
+        &self,
+        (nome, kind): (&str, RuleKind),
+        value: &Option<Spanned<toml::Value>>,
+        field: &NumberField<T>,
+    ) -> Result<Option<T>, RulesError> {
+        let Some(v) = value else { return Ok(None) };
+        let name = field.name;
+        if !field.taken_by.contains(&kind) {
+            let taken_by = field.taken_by.iter().map(|k| k.name()).collect::<Vec<_>>().join(" or ");
+            let problem = format!("rule {nome:?}: a {} rule takes no {name}", kind.name());
+            return Err(self.invalid(
+                v.span().start,
+                problem,
+                &format!("remove {name}, or use tipo {taken_by}"),
+            ));
+        }
+        (field.read)(v.get_ref()).map(Some).ok_or_else(|| {
+            let problem = format!("rule {nome:?}: {name} {} is not {}", v.get_ref(), field.form);
+            self.invalid(v.span().start, problem, &format!("write {}", field.form))
+        })
+    }
+
+    /// One rule, checked against the kinds and the watched lists.
+    fn rule(&self, r: &RuleShape, lists: &BTreeMap<String, BTreeSet<String>>) -> Result<Rule, RulesError> {
+        let nome = r.nome.get_ref().trim().to_string();
+        if nome.is_empty() {
+            return Err(self.invalid(
+                r.nome.span().start,
+                "a rule has an empty nome".into(),
+                "name the rule",
+            ));
+        }
+        let kind =
+            RuleKind::ALL.into_iter().find(|k| k.name() == r.tipo.get_ref().trim()).ok_or_else(|| {
+                let kinds = RuleKind::ALL.map(RuleKind::name).join(", ");
+                let problem = format!("rule {nome:?}: tipo {:?} is not a kind of rule", r.tipo.get_ref());
+                self.invalid(r.tipo.span().start, problem, &format!("use one of {kinds}"))
+            })?;
+        let this = (nome.as_str(), kind);
+        let valor_minimo = self.number(this, &r.valor_minimo, &VALOR_MINIMO)?;
+        let percentual_minimo = self.number(this, &r.percentual_minimo, &PERCENTUAL_MINIMO)?;
+        if kind == RuleKind::AumentoExposicao && percentual_minimo.is_none() {
+            return Err(self.invalid(
+                r.tipo.span().start,
+                format!("rule {nome:?}: an aumento_exposicao rule needs percentual_minimo"),
+                "add e.g. `percentual_minimo = 20` (alert when exposure grows 20% or more)",
+            ));
+        }
+        let lista = match &r.lista {
+            None => None,
+            Some(l) if lists.contains_key(l.get_ref().trim()) => Some(l.get_ref().trim().to_string()),
+            Some(l) => {
+                let labels = lists.keys().cloned().collect::<Vec<_>>().join(", ");
+                return Err(self.invalid(
+                    l.span().start,
+                    format!("rule {nome:?}: no [[lista]] is labelled {:?}", l.get_ref()),
+                    &format!("use one of the lists' rotulo ({labels}) or add that list"),
+                ));
+            }
+        };
+        Ok(Rule { nome, kind, valor_minimo, percentual_minimo, lista })
+    }
+}
+
 /// An amount in R$ as the file writes it: `150000`, `150000.50` or `"150000.50"`. A TOML float
 /// is read through its shortest decimal text, which is the number as written.
 fn money_of(v: &toml::Value) -> Option<Decimal> {
@@ -168,14 +295,9 @@ impl Rules {
 
     /// Checks the text of a rules file (`path` names it in messages).
     pub fn parse(text: &str, path: &Path) -> Result<Self, RulesError> {
-        let invalid = |offset: usize, problem: String, fix: &str| RulesError::Invalid {
-            path: path.to_path_buf(),
-            line: line_of(text, offset),
-            problem,
-            fix: fix.to_string(),
-        };
+        let check = Checker { text, path };
         let shape: FileShape = toml::from_str(text).map_err(|e| {
-            invalid(
+            check.invalid(
                 e.span().map_or(0, |s| s.start),
                 e.message().to_string(),
                 "write `[[regra]]` tables (nome, tipo, and valor_minimo, percentual_minimo or lista where the \
@@ -184,114 +306,20 @@ impl Rules {
         })?;
         let mut lists: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         for list in &shape.lista {
-            let list = list.get_ref();
-            let label = list.rotulo.get_ref().trim().to_string();
-            if label.is_empty() {
-                return Err(invalid(
-                    list.rotulo.span().start,
-                    "a list has an empty rotulo".into(),
-                    "name the list",
-                ));
-            }
-            if lists.contains_key(&label) {
-                return Err(invalid(
-                    list.rotulo.span().start,
+            let (label, cnpjs) = check.list(list.get_ref())?;
+            if lists.insert(label.clone(), cnpjs).is_some() {
+                let at = list.get_ref().rotulo.span().start;
+                return Err(check.invalid(
+                    at,
                     format!("two lists are labelled {label:?}"),
                     "give each [[lista]] its own rotulo",
                 ));
             }
-            let mut cnpjs = BTreeSet::new();
-            for c in &list.cnpjs {
-                let cnpj = Cnpj::parse(c.get_ref()).map_err(|e| {
-                    invalid(
-                        c.span().start,
-                        format!("list {label:?}: {e}"),
-                        "write the 14-digit CNPJ, with or without punctuation",
-                    )
-                })?;
-                cnpjs.insert(cnpj.as_str().to_string());
-            }
-            lists.insert(label, cnpjs);
         }
-        let mut rules = Vec::new();
-        for spanned in &shape.regra {
-            let r = spanned.get_ref();
-            let nome = r.nome.get_ref().trim().to_string();
-            if nome.is_empty() {
-                return Err(invalid(r.nome.span().start, "a rule has an empty nome".into(), "name the rule"));
-            }
-            let kinds = RuleKind::ALL.map(RuleKind::name).join(", ");
-            let kind =
-                RuleKind::ALL.into_iter().find(|k| k.name() == r.tipo.get_ref().trim()).ok_or_else(|| {
-                    invalid(
-                        r.tipo.span().start,
-                        format!("rule {nome:?}: tipo {:?} is not a kind of rule", r.tipo.get_ref()),
-                        &format!("use one of {kinds}"),
-                    )
-                })?;
-            let valor_minimo = match &r.valor_minimo {
-                None => None,
-                Some(v) => Some(money_of(v.get_ref()).ok_or_else(|| {
-                    invalid(
-                        v.span().start,
-                        format!("rule {nome:?}: valor_minimo {} is not an amount in R$", v.get_ref()),
-                        "write a non-negative amount with at most two decimals, e.g. 150000 or \"150000.50\"",
-                    )
-                })?),
-            };
-            let percentual_minimo = match &r.percentual_minimo {
-                None => None,
-                Some(v) => Some(percent_of(v.get_ref()).ok_or_else(|| {
-                    invalid(
-                        v.span().start,
-                        format!("rule {nome:?}: percentual_minimo {} is not a percentage", v.get_ref()),
-                        "write a non-negative number, e.g. 20 for 20%",
-                    )
-                })?),
-            };
-            let takes_value = matches!(kind, RuleKind::NovaInscricao | RuleKind::AumentoExposicao);
-            if let (false, Some(v)) = (takes_value, &r.valor_minimo) {
-                return Err(invalid(
-                    v.span().start,
-                    format!("rule {nome:?}: a {} rule takes no valor_minimo", kind.name()),
-                    "remove valor_minimo, or use tipo nova_inscricao or aumento_exposicao",
-                ));
-            }
-            match (kind, &r.percentual_minimo) {
-                (RuleKind::AumentoExposicao, None) => {
-                    return Err(invalid(
-                        r.tipo.span().start,
-                        format!("rule {nome:?}: an aumento_exposicao rule needs percentual_minimo"),
-                        "add e.g. `percentual_minimo = 20` (alert when exposure grows 20% or more)",
-                    ));
-                }
-                (RuleKind::AumentoExposicao, _) | (_, None) => {}
-                (_, Some(v)) => {
-                    return Err(invalid(
-                        v.span().start,
-                        format!("rule {nome:?}: a {} rule takes no percentual_minimo", kind.name()),
-                        "remove percentual_minimo, or use tipo aumento_exposicao",
-                    ));
-                }
-            }
-            let lista = match &r.lista {
-                None => None,
-                Some(l) if lists.contains_key(l.get_ref().trim()) => Some(l.get_ref().trim().to_string()),
-                Some(l) => {
-                    return Err(invalid(
-                        l.span().start,
-                        format!("rule {nome:?}: no [[lista]] is labelled {:?}", l.get_ref()),
-                        &format!(
-                            "use one of the lists' rotulo ({}) or add that list",
-                            lists.keys().cloned().collect::<Vec<_>>().join(", ")
-                        ),
-                    ));
-                }
-            };
-            rules.push(Rule { nome, kind, valor_minimo, percentual_minimo, lista });
-        }
+        let rules =
+            shape.regra.iter().map(|r| check.rule(r.get_ref(), &lists)).collect::<Result<Vec<_>, _>>()?;
         if rules.is_empty() {
-            return Err(invalid(
+            return Err(check.invalid(
                 0,
                 "the file holds no [[regra]]".into(),
                 "add at least one rule, as in regras/exemplo.toml",

@@ -7,14 +7,18 @@
 
 use std::time::Duration;
 
+use backon::{ConstantBuilder, Retryable};
 use serde::Serialize;
 use url::Url;
 
-use super::alerts::Alert;
+use super::alerts::{Alert, count_by_rule};
+use crate::api::client::{TransportProblem, http_client_builder, transport_problem};
 
 /// Alerts listed in the body; the rest are counted (all are in `alertas.jsonl`).
 const LISTED: usize = 50;
-const ATTEMPTS: u32 = 3;
+/// Tries of one post, half a second apart.
+const ATTEMPTS: usize = 3;
+const TIMEOUT: Duration = Duration::from_secs(20);
 
 #[derive(Debug, thiserror::Error)]
 pub enum WebhookError {
@@ -73,11 +77,13 @@ impl Webhook {
     pub fn new(url: &str, token: Option<String>) -> Result<Self, WebhookError> {
         let parsed = Url::parse(url.trim()).map_err(|e| WebhookError::BadUrl { reason: e.to_string() })?;
         let host = parsed.host_str().unwrap_or_default().to_string();
-        match parsed.scheme() {
-            "https" => {}
-            "http" if crate::api::client::is_loopback_host(&parsed) => {}
-            "http" => return Err(WebhookError::InsecureHttp { host }),
-            other => return Err(WebhookError::BadUrl { reason: format!("scheme {other}: is not http(s)") }),
+        match transport_problem(&parsed, false) {
+            None => {}
+            Some(TransportProblem::InsecureHttp) => return Err(WebhookError::InsecureHttp { host }),
+            Some(TransportProblem::NotHttp) => {
+                let reason = format!("scheme {}: is not http(s)", parsed.scheme());
+                return Err(WebhookError::BadUrl { reason });
+            }
         }
         if host.is_empty() {
             return Err(WebhookError::BadUrl { reason: "no host".into() });
@@ -92,14 +98,10 @@ impl Webhook {
     }
 
     /// Posts the summary of `alerts`; does nothing when there are none. Retries a failed
-    /// connection or a 5xx/429 answer twice, with a pause.
+    /// connection or a 5xx/429 answer twice, with a pause (backon, as the registry client's).
     pub async fn notify(&self, alerts: &[Alert]) -> Result<bool, WebhookError> {
         if alerts.is_empty() {
             return Ok(false);
-        }
-        let mut por_regra = std::collections::BTreeMap::new();
-        for a in alerts {
-            *por_regra.entry(a.regra.as_str()).or_default() += 1;
         }
         let listed = &alerts[..alerts.len().min(LISTED)];
         let body = Summary {
@@ -107,44 +109,39 @@ impl Webhook {
             snapshot: alerts.iter().find_map(|a| a.snapshot.as_deref()),
             snapshot_anterior: alerts.iter().find_map(|a| a.snapshot_anterior.as_deref()),
             total_alertas: alerts.len(),
-            por_regra,
+            por_regra: count_by_rule(alerts),
             alertas: listed,
             alertas_omitidos: alerts.len() - listed.len(),
         };
         let post_err = |reason: String| WebhookError::Post { host: self.host(), reason };
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let client = reqwest::Client::builder()
-            .user_agent(concat!("fiscal-report/", env!("CARGO_PKG_VERSION")))
-            .timeout(Duration::from_secs(20))
-            .connect_timeout(Duration::from_secs(10))
-            // A redirect could carry the token (and the alerts) elsewhere: report it instead.
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .map_err(|e| post_err(e.to_string()))?;
-        let mut last = String::new();
-        for attempt in 0..ATTEMPTS {
-            if attempt > 0 {
-                tokio::time::sleep(Duration::from_millis(500 * u64::from(attempt))).await;
-            }
+        // A redirect could carry the token (and the alerts) elsewhere: it is reported instead.
+        let client = http_client_builder(TIMEOUT).build().map_err(|e| post_err(e.to_string()))?;
+        let post = || async {
             let mut request = client.post(self.url.clone()).json(&body);
             if let Some(token) = &self.token {
                 request = request.bearer_auth(token);
             }
             match request.send().await {
-                Ok(r) if r.status().is_success() => return Ok(true),
-                Ok(r) => {
-                    last = format!("HTTP {}", r.status().as_u16());
-                    let retry = r.status().is_server_error() || r.status().as_u16() == 429;
-                    if !retry {
-                        break;
-                    }
-                }
+                Ok(r) if r.status().is_success() => Ok(()),
+                Ok(r) => Err(Failed {
+                    reason: format!("HTTP {}", r.status().as_u16()),
+                    retry: r.status().is_server_error() || r.status().as_u16() == 429,
+                }),
                 // Without the URL: reqwest's error text would print it, token and all.
-                Err(e) => last = connection_problem(&e),
+                Err(e) => Err(Failed { reason: connection_problem(&e), retry: true }),
             }
-        }
-        Err(post_err(last))
+        };
+        let pauses =
+            ConstantBuilder::default().with_delay(Duration::from_millis(500)).with_max_times(ATTEMPTS - 1);
+        post.retry(pauses).when(|f: &Failed| f.retry).await.map_err(|f| post_err(f.reason))?;
+        Ok(true)
     }
+}
+
+/// A post that did not succeed: why (without the URL), and whether another try may help.
+struct Failed {
+    reason: String,
+    retry: bool,
 }
 
 /// What went wrong with a request, in words that do not repeat the URL.

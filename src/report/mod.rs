@@ -200,13 +200,7 @@ pub fn render_reports(
         let path = out.join(file);
         crate::fsutil::write_atomic(&path, text.as_bytes())
             .map_err(|source| ReportError::Write { path: path.clone(), source })?;
-        use sha2::Digest;
-        entries.push(FileEntry {
-            path: file.to_string(),
-            rows: 0,
-            bytes: text.len() as u64,
-            sha256: hex::encode(sha2::Sha256::digest(text.as_bytes())),
-        });
+        entries.push(FileEntry::of_content(file, 0, text.as_bytes()));
     }
     Ok(entries)
 }
