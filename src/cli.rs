@@ -80,6 +80,16 @@ pub struct ReportArgs {
     #[arg(long, value_enum, default_value_t = Locale::PtBr)]
     pub locale: Locale,
 
+    /// Also write report.pdf: report.html printed by a headless Chromium or Chrome (on PATH, or
+    /// --browser). Without one, everything else is written and the exit code is 11.
+    #[arg(long, env = "FISCAL_REPORT_PDF")]
+    pub pdf: bool,
+
+    /// The Chromium or Chrome program that prints report.pdf (default: the first of chromium,
+    /// chromium-browser, google-chrome, google-chrome-stable, chrome on PATH).
+    #[arg(long, value_name = "PATH", env = "FISCAL_REPORT_BROWSER")]
+    pub browser: Option<PathBuf>,
+
     #[command(flatten)]
     pub watch: WatchArgs,
 }

@@ -53,6 +53,8 @@ pub struct Settings {
     pub refresh_months: Option<u32>,
     pub max_age: Option<u32>,
     pub full: Option<bool>,
+    /// `run` also writes report.pdf (the `--pdf` flag, or FISCAL_REPORT_PDF=true).
+    pub pdf: Option<bool>,
 }
 
 /// Where a value came from, for error messages.
@@ -83,6 +85,18 @@ fn env_parsed<T: std::str::FromStr>(name: &'static str) -> Result<Option<T>, Con
             rule: "cannot be read as the expected type".into(),
         }),
     }
+}
+
+/// The report's settings a config file may give `run` (the flags' own defaults otherwise):
+/// `pdf = true` turns the PDF on; a flag or the environment can only add to it.
+pub fn report_with_file(
+    mut report: crate::cli::ReportArgs,
+    file: Option<&Path>,
+) -> Result<crate::cli::ReportArgs, ConfigError> {
+    if let Some(path) = file {
+        report.pdf |= read_settings_file(path)?.pdf.unwrap_or(false);
+    }
+    Ok(report)
 }
 
 pub fn read_settings_file(path: &Path) -> Result<Settings, ConfigError> {

@@ -28,6 +28,8 @@ pub enum ExitStatus {
     Alerts = 9,
     /// The alerts could not be posted to `--notify-webhook`; outputs and `alertas.jsonl` are written.
     NotifyFailed = 10,
+    /// `--pdf` and report.pdf could not be printed (no browser, or it failed); every other output is written.
+    PdfUnavailable = 11,
     /// Interrupted (Ctrl-C / SIGTERM); `--resume` continues.
     Interrupted = 130,
     /// A bug: please report it.

@@ -41,6 +41,8 @@ fn status_of(cause: &(dyn std::error::Error + 'static)) -> Option<ExitStatus> {
         crate::store::StoreError,
         crate::monitor::rules::RulesError,
         crate::monitor::webhook::WebhookError,
+        crate::export::workbook::WorkbookError,
+        crate::report::pdf::PdfError,
     );
     // A bare I/O error decides only when the machine refused (a full disk, a permission);
     // otherwise a deeper cause may know better.

@@ -48,8 +48,18 @@ impl Watch {
     }
 
     /// After the outputs are written: posts the alerts to the webhook (only when there are
-    /// some), then gives the run's exit status: `done` unless `--fail-on-alert` and alerts.
-    pub async fn conclude(&self, alerts: &[Alert], done: ExitStatus) -> Result<ExitStatus> {
+    /// some), then gives the run's exit status: `done` unless `--fail-on-alert` and alerts; a
+    /// PDF that could not be printed is said last, once everything else is done.
+    pub async fn conclude(&self, outputs: Outputs, done: ExitStatus) -> Result<ExitStatus> {
+        let Outputs { alerts, pdf } = outputs;
+        let status = self.conclude_alerts(&alerts, done).await?;
+        match pdf {
+            Some(problem) => Err(problem.into()),
+            None => Ok(status),
+        }
+    }
+
+    async fn conclude_alerts(&self, alerts: &[Alert], done: ExitStatus) -> Result<ExitStatus> {
         if let Some(hook) = &self.webhook
             && hook.notify(alerts).await?
         {
@@ -65,6 +75,14 @@ impl Watch {
         }
         Ok(done)
     }
+}
+
+/// What the later stages leave for the end of a run: the alerts the watch rules raised, and why
+/// report.pdf could not be printed (when `--pdf` was asked and the browser was missing or failed).
+#[derive(Debug, Default)]
+pub struct Outputs {
+    pub alerts: Vec<Alert>,
+    pub pdf: Option<crate::report::pdf::PdfError>,
 }
 
 /// Which raw tables `analyze_export_report` writes.
@@ -105,13 +123,13 @@ pub fn analyze_export_report(
     args: &ReportArgs,
     watch: &Watch,
     raw: RawTables,
-) -> Result<Vec<Alert>> {
+) -> Result<Outputs> {
     let analysis = analyze(&frames, None, args, manifest)?;
     export_report(frames, analysis, manifest, out, args, watch, raw)
 }
 
 /// Parquet, alerts, manifest and report for `frames` and their `analysis`, written into
-/// `out`; returns the alerts the watch rules raised.
+/// `out`; returns the alerts the watch rules raised and whether the PDF was printed.
 pub fn export_report(
     mut frames: Frames,
     analysis: Analysis,
@@ -120,7 +138,7 @@ pub fn export_report(
     args: &ReportArgs,
     watch: &Watch,
     raw: RawTables,
-) -> Result<Vec<Alert>> {
+) -> Result<Outputs> {
     let Analysis { queries, aggregates } = analysis;
     let started = std::time::Instant::now();
     let codes = CodeTables::load(default_codes_dir(args.codes.as_deref()).as_deref())?;
@@ -174,6 +192,7 @@ pub fn export_report(
     let inputs = crate::report::ReportInputs {
         frames: &frames,
         aggregates: &aggregates,
+        quality: &quality,
         alerts: alerts.as_deref(),
         codes: &codes,
         manifest,
@@ -182,6 +201,23 @@ pub fn export_report(
     let rendered = crate::report::render_reports(&inputs, &args.report_options(), out)?;
     files.extend(rendered);
     manifest.time_stage("report", started);
+    // The PDF last: a missing browser must not cost any other output (the manifest included).
+    let pdf = if args.pdf {
+        let started = std::time::Instant::now();
+        let printed = crate::report::pdf::find_browser(args.browser.as_deref())
+            .and_then(|browser| crate::report::pdf::print_pdf(out, &browser));
+        manifest.time_stage("pdf", started);
+        match printed {
+            Ok(entry) => {
+                files.push(entry);
+                None
+            }
+            Err(problem) => Some(problem),
+        }
+    } else {
+        crate::report::pdf::remove_stale_pdf(out);
+        None
+    };
     files.sort_by(|a, b| a.path.cmp(&b.path));
     manifest.run_id = Some(run_id);
     manifest.files = files;
@@ -194,5 +230,5 @@ pub fn export_report(
             e,
         )
     })?;
-    Ok(alerts.unwrap_or_default())
+    Ok(Outputs { alerts: alerts.unwrap_or_default(), pdf })
 }

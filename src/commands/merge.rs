@@ -214,7 +214,7 @@ pub async fn merge(
             e,
         )
     })?;
-    let alerts = analyze_export_report(frames, &mut manifest, out, report, &watch, RawTables::Write)?;
+    let outputs = analyze_export_report(frames, &mut manifest, out, report, &watch, RawTables::Write)?;
     drop(locks);
     eprintln!(
         "merged {count} shards: {} records, {} requests -> {}",
@@ -223,14 +223,14 @@ pub async fn merge(
         out.display()
     );
     if !fetch.tasks_failed.is_empty() {
-        watch.conclude(&alerts, ExitStatus::PartialFailure).await?;
+        watch.conclude(outputs, ExitStatus::PartialFailure).await?;
         return Err(Classified::new(
             ExitStatus::PartialFailure,
             format!("{} tasks failed in the shards (listed in {}/manifest.json); rerun those shards with --resume", fetch.tasks_failed.len(), out.display()),
         )
         .into());
     }
-    watch.conclude(&alerts, ExitStatus::Ok).await
+    watch.conclude(outputs, ExitStatus::Ok).await
 }
 
 #[cfg(test)]

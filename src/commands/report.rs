@@ -58,7 +58,7 @@ pub async fn report_from(
         (crate::transform::staged::frames_from_staged(std::slice::from_ref(&staged))?, RawTables::Write)
     };
     manifest.time_stage("transform", started);
-    let alerts = analyze_export_report(frames, &mut manifest, dir, report, &watch, raw)?;
+    let outputs = analyze_export_report(frames, &mut manifest, dir, report, &watch, raw)?;
     eprintln!("re-rendered the aggregates and the report in {}", dir.display());
-    watch.conclude(&alerts, ExitStatus::Ok).await
+    watch.conclude(outputs, ExitStatus::Ok).await
 }

@@ -17,7 +17,8 @@ use crate::store::snapshot::{Assembled, DERIVED_TABLES, assemble_snapshot, commi
 use crate::transform::Frames;
 use crate::transform::staged::frames_from_staging;
 
-pub async fn run(args: RunArgs, quiet: bool) -> Result<ExitStatus> {
+pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
+    args.report = crate::config::report_with_file(args.report, args.fetch.config.as_deref())?;
     let watch = Watch::load(&args.report.watch)?;
     let mut fetched = match fetch_stage(&args.fetch, quiet).await? {
         FetchStage::Fetched(fetched) => fetched,
@@ -27,7 +28,7 @@ pub async fn run(args: RunArgs, quiet: bool) -> Result<ExitStatus> {
     let frames = frames_from_staging(&fetched.outcome)?;
     fetched.manifest.time_stage("transform", started);
     let (frames, analysis) = analyze_and_commit(&mut fetched, frames, &args.report).await?;
-    let alerts = export_report(
+    let outputs = export_report(
         frames,
         analysis,
         &mut fetched.manifest,
@@ -37,7 +38,7 @@ pub async fn run(args: RunArgs, quiet: bool) -> Result<ExitStatus> {
         RawTables::Write,
     )?;
     let done = summarize(&fetched)?;
-    watch.conclude(&alerts, done).await
+    watch.conclude(outputs, done).await
 }
 
 /// The analysis of the run's snapshot; with a store, the snapshot is first assembled from the

@@ -1,5 +1,6 @@
 //! The report stage: a view model built from the aggregates, rendered with handlebars
-//! templates into one self-contained HTML file and its Markdown twin.
+//! templates into one self-contained HTML file and its Markdown twin, and the same view as an
+//! Excel workbook.
 //!
 //! Templates come from `--templates DIR`, else `./templates`, else the copies built into the
 //! binary. A user's templates can only use partials from their own folder: the engine gets
@@ -9,8 +10,10 @@ pub use crate::analyze::cells;
 pub mod charts;
 pub mod format;
 pub mod helpers;
+pub mod pdf;
 pub mod strings;
 pub mod view;
+pub mod workbook;
 
 pub use format::Locale;
 
@@ -47,6 +50,8 @@ pub enum ReportError {
     Strings { file: String, reason: String },
     #[error("rendering {file} failed: {reason}")]
     Render { file: String, reason: String },
+    #[error(transparent)]
+    Workbook(#[from] crate::export::workbook::WorkbookError),
     #[error(
         "cannot write {path}: {source}; free space on that disk (or fix its permissions), then render again \
          with `report --from` on that directory: the exported tables are kept"
@@ -66,6 +71,7 @@ impl crate::exit::HasExitStatus for ReportError {
             | Self::Render { .. } => ExitStatus::BadInput,
             // A report that cannot be written (a full disk, permissions) is theirs to fix too.
             Self::Write { .. } => ExitStatus::BadInput,
+            Self::Workbook(e) => crate::exit::HasExitStatus::exit_status(e),
         }
     }
 }
@@ -168,6 +174,8 @@ impl TemplateSet {
 pub struct ReportInputs<'a> {
     pub frames: &'a Frames,
     pub aggregates: &'a Aggregates,
+    /// `data_quality`: the values that could not be read, per table and column.
+    pub quality: &'a polars::prelude::DataFrame,
     /// The watch rules' alerts; None when no rules were given.
     pub alerts: Option<&'a [crate::monitor::alerts::Alert]>,
     pub codes: &'a CodeTables,
@@ -175,13 +183,13 @@ pub struct ReportInputs<'a> {
     pub run_id: &'a str,
 }
 
-/// Renders `report.html` and `report.md` into `out`; returns their manifest entries.
+/// Renders `report.html`, `report.md` and `report.xlsx` into `out`; returns their manifest entries.
 pub fn render_reports(
     inputs: &ReportInputs<'_>,
     options: &ReportOptions,
     out: &Path,
 ) -> Result<Vec<FileEntry>, ReportError> {
-    let ReportInputs { frames, aggregates: aggs, alerts, codes, manifest, run_id } = *inputs;
+    let ReportInputs { frames, aggregates: aggs, quality, alerts, codes, manifest, run_id } = *inputs;
     let templates = TemplateSet::load(options.templates.as_deref())?;
     // Compile both formats before anything else, so a broken template is named first.
     let engines = [
@@ -192,16 +200,25 @@ pub fn render_reports(
     let mut view = view::build_view_with(frames, aggs, codes, manifest, run_id, options.locale, &strings);
     view.set_alerts(alerts);
     let mut entries = Vec::new();
+    let mut write = |file: &str, rows: u64, bytes: &[u8]| {
+        let path = out.join(file);
+        crate::fsutil::write_atomic(&path, bytes).map_err(|source| ReportError::Write { path, source })?;
+        entries.push(FileEntry::of_content(file, rows, bytes));
+        Ok::<(), ReportError>(())
+    };
     for (main, file, hb) in engines {
         let text = crate::stack::deep(|| hb.render(main, &view)).map_err(|e| ReportError::Render {
             file: format!("{}/{main}", templates.origin),
             reason: e.to_string(),
         })?;
-        let path = out.join(file);
-        crate::fsutil::write_atomic(&path, text.as_bytes())
-            .map_err(|source| ReportError::Write { path: path.clone(), source })?;
-        entries.push(FileEntry::of_content(file, 0, text.as_bytes()));
+        write(file, 0, text.as_bytes())?;
     }
+    let content = workbook::workbook_content(&view, aggs, quality);
+    write(
+        crate::export::workbook::WORKBOOK_FILE,
+        content.rows(),
+        &crate::export::workbook::build_workbook(&content)?,
+    )?;
     Ok(entries)
 }
 

@@ -16,13 +16,13 @@ use polars::prelude::*;
 
 const SCALE: f64 = 0.05;
 
-struct Run {
-    out: PathBuf,
+pub(crate) struct Run {
+    pub out: PathBuf,
     cnpjs: Vec<Cnpj>,
 }
 
 /// 13 months (so year-over-year exists), all 27 states, 40 companies and one unknown CNPJ.
-fn run() -> &'static Run {
+pub(crate) fn run() -> &'static Run {
     static RUN: OnceLock<Run> = OnceLock::new();
     RUN.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap().keep();

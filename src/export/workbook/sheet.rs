@@ -1,0 +1,239 @@
+//! One sheet at a time: a frame's columns written as typed cells, and the summary sheet.
+
+use chrono::{Datelike, NaiveDate};
+use polars::prelude::*;
+use rust_decimal::Decimal;
+use rust_decimal::prelude::ToPrimitive;
+use rust_xlsxwriter::{ExcelDateTime, Url, Worksheet, XlsxError};
+
+use super::{Formats, SummaryValue, WorkbookContent};
+
+/// Excel's last row (1,048,576 rows, the header among them).
+pub(crate) const MAX_DATA_ROWS: usize = 1_048_575;
+/// Fitted columns stop here (pixels): a long description should not push the next column away.
+const MAX_COLUMN_PIXELS: u32 = 420;
+
+/// Sheet names as Excel takes them: at most 31 characters, none of `[]:*?/\`, unique without
+/// regard to case (a repeat gets `_2`, `_3`).
+pub(crate) fn unique_sheet_names<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut taken: Vec<String> = Vec::new();
+    for raw in names {
+        let clean: String = raw
+            .chars()
+            .map(|c| if "[]:*?/\\".contains(c) { '_' } else { c })
+            .collect::<String>()
+            .trim_matches('\'')
+            .to_string();
+        let base = if clean.is_empty() { "tabela".to_string() } else { clean };
+        let mut candidate: String = base.chars().take(31).collect();
+        let mut n = 2;
+        while taken.iter().any(|t| t.to_lowercase() == candidate.to_lowercase()) {
+            let suffix = format!("_{n}");
+            candidate = base.chars().take(31 - suffix.len()).collect::<String>() + &suffix;
+            n += 1;
+        }
+        taken.push(candidate);
+    }
+    taken
+}
+
+/// The exact amount, rounded to the cent, as Excel stores numbers.
+pub(crate) fn money_cell(amount: Decimal) -> f64 {
+    amount
+        .round_dp_with_strategy(2, rust_decimal::RoundingStrategy::MidpointAwayFromZero)
+        .to_f64()
+        .unwrap_or(f64::NAN)
+}
+
+fn excel_date(date: NaiveDate) -> Option<ExcelDateTime> {
+    let year = u16::try_from(date.year()).ok()?;
+    ExcelDateTime::from_ymd(year, date.month() as u8, date.day() as u8).ok()
+}
+
+/// `202507` -> the first day of that month.
+pub fn month_start(ano_mes: &str) -> Option<NaiveDate> {
+    if ano_mes.len() != 6 || !ano_mes.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    NaiveDate::from_ymd_opt(ano_mes[..4].parse().ok()?, ano_mes[4..].parse().ok()?, 1)
+}
+
+/// Whether a text column holds months (`ano_mes`, `YYYYMM`): those become Excel dates.
+fn is_month_column(name: &str) -> bool {
+    name == "ano_mes"
+}
+
+const EPOCH: NaiveDate = NaiveDate::from_ymd_opt(1970, 1, 1).expect("a valid date");
+
+/// Writes `frame` with its column names as the header; returns how many rows did not fit.
+pub(crate) fn write_table(ws: &mut Worksheet, frame: &DataFrame, f: &Formats) -> Result<usize, XlsxError> {
+    let height = frame.height().min(MAX_DATA_ROWS);
+    for (col, column) in frame.columns().iter().enumerate() {
+        let col = u16::try_from(col).map_err(|_| XlsxError::RowColumnLimitError)?;
+        ws.write_string_with_format(0, col, column.name().as_str(), &f.header)?;
+        write_column(ws, column, col, height, f)?;
+    }
+    let last_col = u16::try_from(frame.width().max(1) - 1).map_err(|_| XlsxError::RowColumnLimitError)?;
+    ws.set_freeze_panes(1, 0)?;
+    ws.autofilter(0, 0, height as u32, last_col)?;
+    ws.set_autofit_max_width(MAX_COLUMN_PIXELS).autofit();
+    Ok(frame.height() - height)
+}
+
+/// Row `i` of the data is Excel row `i + 1` (under the header).
+fn row(i: usize) -> u32 {
+    (i + 1) as u32
+}
+
+fn write_column(
+    ws: &mut Worksheet,
+    column: &Column,
+    col: u16,
+    height: usize,
+    f: &Formats,
+) -> Result<(), XlsxError> {
+    let cast = |dt: &DataType| column.cast(dt).map_err(|e| XlsxError::ParameterError(e.to_string()));
+    match column.dtype() {
+        DataType::Decimal(_, scale) => {
+            let scale = *scale as u32;
+            let values = column.decimal().map_err(|e| XlsxError::ParameterError(e.to_string()))?;
+            for (i, v) in values.physical().iter().take(height).enumerate() {
+                if let Some(amount) = v.and_then(|v| Decimal::try_from_i128_with_scale(v, scale).ok()) {
+                    ws.write_number_with_format(row(i), col, money_cell(amount), &f.money)?;
+                }
+            }
+        }
+        DataType::Date => {
+            let days = cast(&DataType::Int32)?;
+            for (i, d) in days
+                .i32()
+                .map_err(|e| XlsxError::ParameterError(e.to_string()))?
+                .iter()
+                .take(height)
+                .enumerate()
+            {
+                let Some(date) = d.and_then(|d| EPOCH.checked_add_signed(chrono::Duration::days(d.into())))
+                else {
+                    continue;
+                };
+                match excel_date(date) {
+                    Some(x) => ws.write_datetime_with_format(row(i), col, x, &f.date)?,
+                    // Before 1900 Excel has no date: the ISO text keeps the value readable.
+                    None => ws.write_string_with_format(row(i), col, date.to_string(), &f.text)?,
+                };
+            }
+        }
+        DataType::Boolean => {
+            let values = column.bool().map_err(|e| XlsxError::ParameterError(e.to_string()))?;
+            for (i, v) in values.iter().take(height).enumerate() {
+                if let Some(v) = v {
+                    ws.write_boolean(row(i), col, v)?;
+                }
+            }
+        }
+        dt if dt.is_integer() => {
+            let values = cast(&DataType::Int64)?;
+            let values = values.i64().map_err(|e| XlsxError::ParameterError(e.to_string()))?;
+            write_numbers(ws, col, values.iter().take(height).map(|v| v.map(|v| v as f64)), &f.integer)?;
+        }
+        dt if dt.is_float() => {
+            let values = cast(&DataType::Float64)?;
+            let values = values.f64().map_err(|e| XlsxError::ParameterError(e.to_string()))?;
+            write_numbers(ws, col, values.iter().take(height), &f.decimal)?;
+        }
+        _ => {
+            let values = cast(&DataType::String)?;
+            let months = is_month_column(column.name());
+            for (i, v) in values
+                .str()
+                .map_err(|e| XlsxError::ParameterError(e.to_string()))?
+                .iter()
+                .take(height)
+                .enumerate()
+            {
+                let Some(v) = v else { continue };
+                match months.then(|| month_start(v).and_then(excel_date)).flatten() {
+                    Some(x) => ws.write_datetime_with_format(row(i), col, x, &f.month)?,
+                    None => ws.write_string_with_format(row(i), col, v, &f.text)?,
+                };
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A column of numbers from row 1 down; empty and non-finite values stay empty cells.
+fn write_numbers(
+    ws: &mut Worksheet,
+    col: u16,
+    values: impl Iterator<Item = Option<f64>>,
+    format: &rust_xlsxwriter::Format,
+) -> Result<(), XlsxError> {
+    for (i, v) in values.enumerate() {
+        if let Some(v) = v.filter(|v| v.is_finite()) {
+            ws.write_number_with_format(row(i), col, v, format)?;
+        }
+    }
+    Ok(())
+}
+
+fn write_value(
+    ws: &mut Worksheet,
+    r: u32,
+    c: u16,
+    value: &SummaryValue,
+    f: &Formats,
+) -> Result<(), XlsxError> {
+    match value {
+        SummaryValue::Money(d) => ws.write_number_with_format(r, c, money_cell(*d), &f.money)?,
+        SummaryValue::Percent(p) => ws.write_number_with_format(r, c, *p, &f.decimal)?,
+        SummaryValue::Count(n) => ws.write_number_with_format(r, c, *n as f64, &f.integer)?,
+        SummaryValue::Month(m) => match excel_date(*m) {
+            Some(x) => ws.write_datetime_with_format(r, c, x, &f.month)?,
+            None => ws.write_string(r, c, m.to_string())?,
+        },
+        SummaryValue::Text(t) => ws.write_string(r, c, t)?,
+    };
+    Ok(())
+}
+
+/// The summary: title, the headline figures, then an index of the sheets with links to them.
+pub(crate) fn write_summary(
+    ws: &mut Worksheet,
+    content: &WorkbookContent<'_>,
+    sheet_names: &[String],
+    cut: &[usize],
+    f: &Formats,
+) -> Result<(), XlsxError> {
+    ws.write_string_with_format(0, 0, &content.title, &f.title)?;
+    ws.write_string(1, 0, &content.subtitle)?;
+    let mut r = 3;
+    ws.write_string_with_format(r, 0, &content.summary_header[0], &f.header)?;
+    ws.write_string_with_format(r, 1, &content.summary_header[1], &f.header)?;
+    for line in &content.summary {
+        r += 1;
+        ws.write_string(r, 0, &line.label)?;
+        for (c, value) in line.values.iter().enumerate() {
+            if let Some(value) = value {
+                write_value(ws, r, (c + 1) as u16, value, f)?;
+            }
+        }
+    }
+    r += 2;
+    for (c, h) in content.index_header.iter().enumerate() {
+        ws.write_string_with_format(r, c as u16, h, &f.header)?;
+    }
+    for ((table, name), cut) in content.sheets.iter().zip(sheet_names).zip(cut) {
+        r += 1;
+        let target = Url::new(format!("internal:'{}'!A1", name.replace('\'', "''"))).set_text(name);
+        ws.write_url_with_format(r, 0, target, &f.link)?;
+        ws.write_string(r, 1, &table.title)?;
+        ws.write_string(r, 2, &table.description)?;
+        ws.write_number_with_format(r, 3, table.frame.height() as f64, &f.integer)?;
+        if *cut > 0 {
+            ws.write_string(r, 4, format!("{} {}", content.truncated_note, table.source))?;
+        }
+    }
+    ws.set_autofit_max_width(MAX_COLUMN_PIXELS).autofit();
+    Ok(())
+}
