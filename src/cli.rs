@@ -51,6 +51,35 @@ pub enum Command {
     /// Re-run the aggregates, their Parquet and the report from a finished run's DIR, without
     /// fetching: how an analyst edits a query or a template and re-renders.
     Report(ReportFromArgs),
+    /// One dossier per company (HTML and Markdown): profile, establishments, partners,
+    /// construction works, active debts, instalment plans and transactions.
+    Dossie(DossieArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct DossieArgs {
+    /// The companies' CNPJs (masked or bare).
+    #[arg(required = true, value_name = "CNPJ")]
+    pub cnpjs: Vec<String>,
+
+    /// Where to write: the dossiers go to DIR/dossies/<cnpj>.html and .md.
+    #[arg(long, value_name = "DIR", default_value = "output")]
+    pub out: PathBuf,
+
+    #[command(flatten)]
+    pub service: ServiceArgs,
+
+    /// Folder with dossie.html.hbs, dossie.md.hbs and partials/ (default ./templates if present, else built-in).
+    #[arg(long, value_name = "DIR")]
+    pub templates: Option<PathBuf>,
+
+    /// Folder of code tables (default ./codes if present, else built-in).
+    #[arg(long, value_name = "DIR")]
+    pub codes: Option<PathBuf>,
+
+    /// Number, date and month format of the dossiers.
+    #[arg(long, value_enum, default_value_t = Locale::PtBr)]
+    pub locale: Locale,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -59,6 +88,11 @@ pub struct RunArgs {
     pub fetch: FetchArgs,
     #[command(flatten)]
     pub report: ReportArgs,
+    /// Also write the dossiers (dossies/<cnpj>.html and .md) of the N companies with the
+    /// largest exposure; the report links to them. Default: 10 on the demo run (embedded
+    /// registry, its own portfolio), else none.
+    #[arg(long, value_name = "N", env = "FISCAL_REPORT_DOSSIES")]
+    pub dossies: Option<usize>,
 }
 
 /// What shapes the analysis and the report; shared by `run` and `report`.

@@ -34,6 +34,8 @@ pub(super) struct Fetched {
     pub out: PathBuf,
     /// With `--store`: the store (locked) and what the new snapshot needs.
     pub store: Option<StoreRun>,
+    /// The service (the embedded registry stays up with it): `run --dossies` asks it again.
+    pub source: super::source::Source,
 }
 
 /// A run on a store: the store, how the fetch decided each company's lists (with what the store
@@ -241,7 +243,7 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
             company_lists: outcome.summary.company_lists.clone(),
         },
     });
-    Ok(FetchStage::Fetched(Box::new(Fetched { outcome, manifest, out, store })))
+    Ok(FetchStage::Fetched(Box::new(Fetched { outcome, manifest, out, store, source })))
 }
 
 /// Refuses to go on with data of a changed shape when the contract is freeze: the one given

@@ -98,6 +98,8 @@ pub enum RawTables {
 pub struct Analysis {
     pub queries: Vec<Query>,
     pub aggregates: Aggregates,
+    /// `run --dossies N`: the records of the companies whose dossiers the report links to.
+    pub dossiers: Vec<crate::extract::dossier::DossierRecords>,
 }
 
 /// Runs the queries over `frames`, with the previous snapshot beside them when a store has one;
@@ -112,7 +114,7 @@ pub fn analyze(
     let queries = load_queries(default_queries_dir(args.queries.as_deref()).as_deref())?;
     let aggregates = run_queries_with(frames, previous, &queries)?;
     manifest.time_stage("analyze", started);
-    Ok(Analysis { queries, aggregates })
+    Ok(Analysis { queries, aggregates, dossiers: Vec::new() })
 }
 
 /// Aggregates, Parquet, manifest and report for `frames`, written into `out`.
@@ -139,7 +141,7 @@ pub fn export_report(
     watch: &Watch,
     raw: RawTables,
 ) -> Result<Outputs> {
-    let Analysis { queries, aggregates } = analysis;
+    let Analysis { queries, aggregates, dossiers } = analysis;
     let started = std::time::Instant::now();
     let codes = CodeTables::load(default_codes_dir(args.codes.as_deref()).as_deref())?;
     // A run that committed to a store gives its outputs the id its store version carries.
@@ -194,12 +196,22 @@ pub fn export_report(
         aggregates: &aggregates,
         quality: &quality,
         alerts: alerts.as_deref(),
+        dossiers: &dossiers.iter().map(|d| d.cnpj.as_str().to_string()).collect(),
         codes: &codes,
         manifest,
         run_id: &run_id,
     };
     let rendered = crate::report::render_reports(&inputs, &args.report_options(), out)?;
     files.extend(rendered);
+    let source = (!manifest.demo).then_some(manifest.plan.base_url.as_str());
+    files.extend(crate::report::dossier::render_dossiers(
+        &dossiers,
+        &codes,
+        &args.report_options(),
+        source,
+        manifest.demo,
+        out,
+    )?);
     manifest.time_stage("report", started);
     // The PDF last: a missing browser must not cost any other output (the manifest included).
     let pdf = if args.pdf {

@@ -1,13 +1,11 @@
 //! `fiscal-report get`: one operation's JSON, for ad-hoc lookups.
 
-use std::io::Write;
-use std::time::Duration;
-
 use anyhow::Result;
+use std::io::Write;
 
 use super::source::SourceSettings;
 use crate::api::paginate::walk_pages;
-use crate::api::{ApiKey, Operation, OperationArgs, OperationKind, Page};
+use crate::api::{Operation, OperationArgs, OperationKind, Page};
 use crate::cli::GetArgs;
 use crate::exit::{Classified, ExitStatus};
 
@@ -34,15 +32,7 @@ pub async fn get(args: GetArgs) -> Result<ExitStatus> {
     } else {
         None
     };
-    let source = super::source::open(&SourceSettings {
-        base_url: args.service.base_url.clone(),
-        api_key: args.service.api_key.clone().map(ApiKey::new),
-        allow_insecure_http: args.service.allow_insecure_http,
-        timeout: Duration::from_secs(args.service.timeout_secs.unwrap_or(30)),
-        demo_scale: 1.0,
-        as_of: None,
-    })
-    .await?;
+    let source = super::source::open(&SourceSettings::from_service_args(&args.service)).await?;
     let client = &source.client;
     let value: serde_json::Value = if args.all && kind.is_list() {
         let walk = walk_pages(kind.name(), 8, |p| {

@@ -2,6 +2,7 @@
 //! outcome into an exit status. This is the top of the library's layers: it may use every stage,
 //! and no stage uses it. Output for people goes to stderr; data (JSON of `get`) goes to stdout.
 
+mod dossie;
 pub mod error;
 mod fetch;
 mod finish;
@@ -30,6 +31,7 @@ pub async fn run(cli: Cli) -> Result<ExitStatus> {
                 .await
         }
         Command::Store(args) => store::store(args).await,
+        Command::Dossie(args) => dossie::dossie(args).await,
         Command::Report(args) => {
             report::report_from(&args.from, &args.report, contract(args.schema_contract.as_deref())?).await
         }

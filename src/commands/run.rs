@@ -11,11 +11,14 @@ use std::collections::BTreeMap;
 use polars::prelude::DataFrame;
 
 use super::finish::{Analysis, RawTables, Watch, analyze, export_report};
+use crate::api::Cnpj;
 use crate::cli::{ReportArgs, RunArgs};
 use crate::exit::ExitStatus;
+use crate::extract::dossier::fetch_dossier;
 use crate::store::snapshot::{Assembled, DERIVED_TABLES, assemble_snapshot, commit_snapshot};
 use crate::transform::Frames;
 use crate::transform::staged::frames_from_staging;
+use futures::future::try_join_all;
 
 pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
     args.report = crate::config::report_with_file(args.report, args.fetch.config.as_deref())?;
@@ -27,7 +30,16 @@ pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
     let started = std::time::Instant::now();
     let frames = frames_from_staging(&fetched.outcome)?;
     fetched.manifest.time_stage("transform", started);
-    let (frames, analysis) = analyze_and_commit(&mut fetched, frames, &args.report).await?;
+    let (frames, mut analysis) = analyze_and_commit(&mut fetched, frames, &args.report).await?;
+    // The demo shows everything the job makes: the dossiers of its ten largest exposures.
+    let demo_default = if fetched.manifest.demo && args.fetch.cnpjs.is_none() { DEMO_DOSSIERS } else { 0 };
+    if let Some(n) = Some(args.dossies.unwrap_or(demo_default)).filter(|n| *n > 0) {
+        let started = std::time::Instant::now();
+        let cnpjs = largest_exposures(&analysis.aggregates, n);
+        analysis.dossiers =
+            try_join_all(cnpjs.iter().map(|c| fetch_dossier(&fetched.source.client, c))).await?;
+        fetched.manifest.time_stage("dossies", started);
+    }
     let outputs = export_report(
         frames,
         analysis,
@@ -39,6 +51,22 @@ pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
     )?;
     let done = summarize(&fetched)?;
     watch.conclude(outputs, done).await
+}
+
+/// Dossiers the demo run writes when `--dossies` is not given.
+const DEMO_DOSSIERS: usize = 10;
+
+/// The `n` companies with the largest exposure (`carteira_exposicao`) that owe something:
+/// their dossiers are the ones an analyst opens first. Ties go to the smaller CNPJ.
+fn largest_exposures(aggs: &crate::analyze::Aggregates, n: usize) -> Vec<Cnpj> {
+    use crate::analyze::cells::{dec, text};
+    let Some(df) = aggs.get("carteira_exposicao") else { return Vec::new() };
+    let mut owing: Vec<(rust_decimal::Decimal, String)> = (0..df.height())
+        .filter_map(|i| Some((dec(df, "exposicao_total", i)?, text(df, "cnpj", i)?)))
+        .filter(|(total, _)| *total > rust_decimal::Decimal::ZERO)
+        .collect();
+    owing.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    owing.into_iter().filter_map(|(_, c)| Cnpj::parse(&c).ok()).take(n).collect()
 }
 
 /// The analysis of the run's snapshot; with a store, the snapshot is first assembled from the

@@ -50,6 +50,18 @@ impl SourceSettings {
             as_of: cfg.as_of,
         }
     }
+
+    /// For the look-ups (`get`, `dossie`): the service flags alone, the demo dataset otherwise.
+    pub fn from_service_args(args: &crate::cli::ServiceArgs) -> Self {
+        Self {
+            base_url: args.base_url.clone(),
+            api_key: args.api_key.clone().map(ApiKey::new),
+            allow_insecure_http: args.allow_insecure_http,
+            timeout: Duration::from_secs(args.timeout_secs.unwrap_or(30)),
+            demo_scale: 1.0,
+            as_of: None,
+        }
+    }
 }
 
 /// An open source: a client for it and, for the embedded registry, the server (stopped when

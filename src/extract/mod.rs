@@ -5,6 +5,7 @@
 //! nothing of what that stage does with it.
 
 pub mod accounting;
+pub mod dossier;
 pub mod incremental;
 pub mod plan;
 pub mod pool;

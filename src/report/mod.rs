@@ -8,6 +8,7 @@
 
 pub use crate::analyze::cells;
 pub mod charts;
+pub mod dossier;
 pub mod format;
 pub mod helpers;
 pub mod pdf;
@@ -178,6 +179,8 @@ pub struct ReportInputs<'a> {
     pub quality: &'a polars::prelude::DataFrame,
     /// The watch rules' alerts; None when no rules were given.
     pub alerts: Option<&'a [crate::monitor::alerts::Alert]>,
+    /// The CNPJs (digits) whose dossiers this run writes: the report links to them.
+    pub dossiers: &'a std::collections::BTreeSet<String>,
     pub codes: &'a CodeTables,
     pub manifest: &'a Manifest,
     pub run_id: &'a str,
@@ -189,7 +192,8 @@ pub fn render_reports(
     options: &ReportOptions,
     out: &Path,
 ) -> Result<Vec<FileEntry>, ReportError> {
-    let ReportInputs { frames, aggregates: aggs, quality, alerts, codes, manifest, run_id } = *inputs;
+    let ReportInputs { frames, aggregates: aggs, quality, alerts, dossiers, codes, manifest, run_id } =
+        *inputs;
     let templates = TemplateSet::load(options.templates.as_deref())?;
     // Compile both formats before anything else, so a broken template is named first.
     let engines = [
@@ -199,6 +203,7 @@ pub fn render_reports(
     let strings = templates.strings(options.locale)?;
     let mut view = view::build_view_with(frames, aggs, codes, manifest, run_id, options.locale, &strings);
     view.set_alerts(alerts);
+    view.set_dossiers(dossiers);
     let mut entries = Vec::new();
     let mut write = |file: &str, rows: u64, bytes: &[u8]| {
         let path = out.join(file);

@@ -16,6 +16,7 @@ mod changes;
 mod cli_serve_get;
 mod data_dictionary;
 mod deploy_examples;
+mod dossier;
 mod exit_codes;
 mod fetch_behaviour;
 mod full_disk;

@@ -123,6 +123,8 @@ pub struct TopCompany {
     pub cnae_secao_descr: Option<String>,
     #[serde(flatten)]
     pub exposure: Exposure,
+    /// This run wrote the company's dossier (`dossies/<cnpj>.html`).
+    pub dossier: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -244,6 +246,15 @@ pub struct ReportView {
 }
 
 impl ReportView {
+    /// Marks the largest exposures whose dossiers this run writes, for the report's links.
+    pub fn set_dossiers(&mut self, cnpjs: &std::collections::BTreeSet<String>) {
+        if let Some(p) = &mut self.portfolio {
+            for top in &mut p.top {
+                top.dossier = cnpjs.contains(&top.cnpj);
+            }
+        }
+    }
+
     /// The alerts of the watch rules (None: no rules were given), shown in the changes section.
     pub fn set_alerts(&mut self, alerts: Option<&[crate::monitor::alerts::Alert]>) {
         if let Some(c) = &mut self.changes {

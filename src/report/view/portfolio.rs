@@ -77,6 +77,7 @@ pub(super) fn portfolio(aggs: &Aggregates, frames: &Frames) -> Option<Portfolio>
                         .and_then(|l| cnae_section_name(&l))
                         .map(String::from),
                     exposure: exposure(df, i),
+                    dossier: false,
                 })
                 .collect()
         })

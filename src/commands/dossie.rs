@@ -1,0 +1,44 @@
+//! `fiscal-report dossie CNPJ...`: one dossier per company, fetched whole from the service (the
+//! embedded registry without --base-url) and rendered into DIR/dossies/.
+
+use anyhow::Result;
+use futures::future::try_join_all;
+
+use super::source::SourceSettings;
+use crate::api::Cnpj;
+use crate::cli::DossieArgs;
+use crate::codes::{CodeTables, default_codes_dir};
+use crate::exit::{Classified, ExitStatus};
+use crate::extract::dossier::fetch_dossier;
+
+pub async fn dossie(args: DossieArgs) -> Result<ExitStatus> {
+    let mut cnpjs = Vec::new();
+    for raw in &args.cnpjs {
+        let cnpj = Cnpj::parse(raw).map_err(|e| {
+            Classified::new(
+                ExitStatus::BadInput,
+                format!(
+                    "{raw:?} is not a valid CNPJ: {e}; write it masked (12.345.678/0001-95) or as 14 digits"
+                ),
+            )
+        })?;
+        if !cnpjs.contains(&cnpj) {
+            cnpjs.push(cnpj);
+        }
+    }
+    let codes = CodeTables::load(default_codes_dir(args.codes.as_deref()).as_deref())?;
+    let source = super::source::open(&SourceSettings::from_service_args(&args.service)).await?;
+    let records = try_join_all(cnpjs.iter().map(|c| fetch_dossier(&source.client, c))).await?;
+    let demo = args.service.base_url.is_none();
+    let options =
+        crate::report::ReportOptions { templates: args.templates.clone(), locale: args.locale.into() };
+    let label = (!demo).then_some(source.base_url.as_str());
+    let written =
+        crate::report::dossier::render_dossiers(&records, &codes, &options, label, demo, &args.out)?;
+    eprintln!(
+        "{} dossiers -> {}",
+        written.len() / 2,
+        args.out.join(crate::report::dossier::DOSSIER_DIR).display()
+    );
+    Ok(ExitStatus::Ok)
+}

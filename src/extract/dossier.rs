@@ -1,0 +1,99 @@
+//! Everything the service knows of one company, for its dossier: the profile, its
+//! establishments, partners and construction works (each work with its links, CNAEs and
+//! areas), its active debts in the three categorias, instalment plans and transactions.
+//!
+//! It owns walking those lists to the end (every page, the same checks as the monthly fetch)
+//! for a handful of companies; typing and showing them is for later stages.
+
+use futures::future::try_join_all;
+
+use crate::api::models::{
+    CompanyProfile, DividaPgfn, Estabelecimento, Obra, ObraArea, ObraCnae, ParcelamentoRfb, Socio,
+    TransacaoRfb, Vinculo,
+};
+use crate::api::paginate::walk_pages;
+use crate::api::{ApiError, Categoria, Cno, Cnpj, Operation, RegistryClient};
+
+/// Pages of one list fetched at once (the dossier's lists are short; its companies run side by side).
+const PAGES_IN_FLIGHT: usize = 2;
+
+/// A construction work and its details (operations 8 to 11).
+#[derive(Debug, Clone, Default)]
+pub struct WorkRecords {
+    pub obra: Obra,
+    pub vinculos: Vec<Vinculo>,
+    pub cnaes: Vec<ObraCnae>,
+    pub areas: Vec<ObraArea>,
+}
+
+/// One company's records as the service sent them.
+#[derive(Debug, Clone)]
+pub struct DossierRecords {
+    pub cnpj: Cnpj,
+    pub profile: CompanyProfile,
+    pub estabelecimentos: Vec<Estabelecimento>,
+    pub socios: Vec<Socio>,
+    pub obras: Vec<WorkRecords>,
+    /// Each categoria's registrations, in `Categoria::ALL` order.
+    pub dividas: Vec<(Categoria, Vec<DividaPgfn>)>,
+    pub parcelamentos: Vec<ParcelamentoRfb>,
+    pub transacoes: Vec<TransacaoRfb>,
+}
+
+async fn list<T: serde::de::DeserializeOwned>(
+    client: &RegistryClient,
+    op: Operation,
+) -> Result<Vec<T>, ApiError> {
+    let what = op.path();
+    let walk = walk_pages(&what, PAGES_IN_FLIGHT, |page| {
+        let (client, op) = (client, &op);
+        async move { client.get_page::<T>(op, page).await }
+    })
+    .await?;
+    for w in &walk.warnings {
+        tracing::warn!("{w}");
+    }
+    Ok(walk.items)
+}
+
+async fn work(client: &RegistryClient, obra: Obra) -> Result<WorkRecords, ApiError> {
+    let Some(cno) = obra.cno.as_deref().and_then(|c| Cno::parse(c).ok()) else {
+        return Ok(WorkRecords { obra, ..Default::default() });
+    };
+    let (vinculos, cnaes, areas) = futures::try_join!(
+        list(client, Operation::Vinculos(cno.clone())),
+        list(client, Operation::Cnaes(cno.clone())),
+        list(client, Operation::Areas(cno.clone())),
+    )?;
+    Ok(WorkRecords { obra, vinculos, cnaes, areas })
+}
+
+/// Fetches every record of `cnpj` a dossier shows. A company the service does not know is
+/// `ApiError::NotFound` (from its profile).
+pub async fn fetch_dossier(client: &RegistryClient, cnpj: &Cnpj) -> Result<DossierRecords, ApiError> {
+    let profile: CompanyProfile = client.get_one(&Operation::Empresa(cnpj.clone())).await?;
+    let dividas = try_join_all(
+        Categoria::ALL
+            .into_iter()
+            .map(|c| list::<DividaPgfn>(client, Operation::DividasPgfn(cnpj.clone(), c))),
+    );
+    let (estabelecimentos, socios, obras, dividas, parcelamentos, transacoes) = futures::try_join!(
+        list(client, Operation::Estabelecimentos(cnpj.clone())),
+        list(client, Operation::Socios(cnpj.clone())),
+        list::<Obra>(client, Operation::ObrasCno(cnpj.clone())),
+        dividas,
+        list(client, Operation::ParcelamentosRfb(cnpj.clone())),
+        list(client, Operation::TransacoesRfb(cnpj.clone())),
+    )?;
+    let obras = try_join_all(obras.into_iter().map(|o| work(client, o))).await?;
+    Ok(DossierRecords {
+        cnpj: cnpj.clone(),
+        profile,
+        estabelecimentos,
+        socios,
+        obras,
+        dividas: Categoria::ALL.into_iter().zip(dividas).collect(),
+        parcelamentos,
+        transacoes,
+    })
+}

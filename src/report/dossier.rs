@@ -1,0 +1,383 @@
+//! One company's dossier: its records as the service sent them, typed with the monthly run's
+//! own parsers (money exact, dates read in every published form, codes named from `codes/`),
+//! rendered with `templates/dossie.html.hbs` and `dossie.md.hbs` into `dossies/<cnpj>.html|md`.
+//!
+//! Every section is always there: an empty one says so in words, so a reader can tell "none"
+//! from "not looked at". Fetching is `extract::dossier`'s; the words are the strings files'.
+
+use std::path::Path;
+
+use rust_decimal::Decimal;
+use serde::Serialize;
+
+use super::{Locale, ReportError, TemplateSet};
+use crate::api::models::{DividaPgfn, Estabelecimento};
+use crate::codes::CodeTables;
+use crate::export::manifest::FileEntry;
+use crate::extract::dossier::DossierRecords;
+use crate::transform::parse::{cnae_section, parse_brl_amount, parse_registry_date};
+
+/// A value with the name its code stands for (`2062` — Sociedade Empresária Limitada).
+#[derive(Debug, Clone, Serialize)]
+pub struct Coded {
+    pub code: Option<String>,
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Establishment {
+    pub cnpj: String,
+    pub kind: Coded,
+    pub nome_fantasia: Option<String>,
+    pub municipio: Option<String>,
+    pub uf: Option<String>,
+    pub situacao: Coded,
+    pub inicio: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Partner {
+    pub nome: Option<String>,
+    pub documento: Option<String>,
+    /// A partner that is itself a company (a CNPJ): its group is linked to this one.
+    pub empresa: bool,
+    pub qualificacao: Coded,
+    pub entrada: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct WorkLink {
+    pub responsavel: Option<String>,
+    pub qualificacao: Option<String>,
+    pub inicio: Option<String>,
+    pub fim: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct WorkArea {
+    pub tipo: Option<String>,
+    pub categoria: Option<String>,
+    pub destinacao: Option<String>,
+    pub metragem: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Work {
+    pub cno: Option<String>,
+    pub nome: Option<String>,
+    pub situacao: Option<String>,
+    pub municipio: Option<String>,
+    pub uf: Option<String>,
+    pub inicio: Option<String>,
+    pub area_total: Option<String>,
+    pub unidade: Option<String>,
+    pub cnaes: Vec<Coded>,
+    pub areas: Vec<WorkArea>,
+    pub vinculos: Vec<WorkLink>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Debt {
+    pub numero: Option<String>,
+    pub situacao: Option<String>,
+    pub ajuizada: bool,
+    pub receita: Option<String>,
+    pub inscricao: Option<String>,
+    /// Exact decimal text (the templates' `money` helper formats it).
+    pub valor: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DebtCategory {
+    pub categoria: String,
+    pub rows: Vec<Debt>,
+    pub total: String,
+    pub ajuizado: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Plan {
+    pub adesao: Option<String>,
+    pub parcelas: Option<i64>,
+    pub valor_parcelado: Option<String>,
+    pub saldo: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Deal {
+    pub processo: Option<String>,
+    pub data: Option<String>,
+    pub divida_transacionada: Option<String>,
+    pub saldo: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DossierView {
+    pub t: super::strings::Strings,
+    pub lang: &'static str,
+    pub demo: bool,
+    pub source: String,
+    pub generated_at: String,
+    pub cnpj: String,
+    pub razao_social: Option<String>,
+    pub nome_fantasia: Option<String>,
+    pub natureza_juridica: Coded,
+    pub porte: Coded,
+    pub capital_social: Option<String>,
+    pub situacao_cadastral: Coded,
+    pub data_situacao: Option<String>,
+    pub inicio_atividade: Option<String>,
+    pub endereco: Option<String>,
+    pub municipio: Option<String>,
+    pub uf: Option<String>,
+    pub cnae: Coded,
+    pub cnae_secao: Option<String>,
+    pub simples: Option<String>,
+    pub simples_desde: Option<String>,
+    pub mei: Option<String>,
+    pub estabelecimentos: Vec<Establishment>,
+    pub socios: Vec<Partner>,
+    pub obras: Vec<Work>,
+    pub dividas: Vec<DebtCategory>,
+    pub inscricoes: usize,
+    pub divida_total: String,
+    pub parcelamentos: Vec<Plan>,
+    pub parcelamentos_saldo: String,
+    pub transacoes: Vec<Deal>,
+    pub transacoes_saldo: String,
+    pub exposicao_total: String,
+}
+
+fn clean(s: &Option<String>) -> Option<String> {
+    s.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(String::from)
+}
+
+fn money(s: &Option<String>) -> Option<Decimal> {
+    s.as_deref().and_then(|s| parse_brl_amount(s).ok().flatten())
+}
+
+/// A date as the report's language writes it; text the parsers cannot read is shown as sent.
+fn date(s: &Option<String>, locale: Locale) -> Option<String> {
+    let raw = clean(s)?;
+    match parse_registry_date(&raw) {
+        Ok(Some(d)) => Some(match locale {
+            Locale::PtBr => d.format("%d/%m/%Y").to_string(),
+            Locale::En => d.format("%Y-%m-%d").to_string(),
+        }),
+        Ok(None) => None,
+        Err(_) => Some(raw),
+    }
+}
+
+fn coded(codes: &CodeTables, table: &str, code: &Option<String>) -> Coded {
+    let code = clean(code);
+    let name = code.as_deref().and_then(|c| codes.name(table, c)).map(String::from);
+    Coded { code, name }
+}
+
+fn sum(values: impl Iterator<Item = Option<Decimal>>) -> Decimal {
+    values.flatten().sum()
+}
+
+fn establishment(e: &Estabelecimento, codes: &CodeTables, locale: Locale) -> Establishment {
+    Establishment {
+        cnpj: clean(&e.cnpj_completo).unwrap_or_default(),
+        kind: coded(codes, "identificador_matriz_filial", &e.identificador_matriz_filial),
+        nome_fantasia: clean(&e.nome_fantasia),
+        municipio: clean(&e.municipio)
+            .map(|m| codes.name("municipio_rfb", &m).map(String::from).unwrap_or(m)),
+        uf: clean(&e.uf),
+        situacao: coded(codes, "situacao_cadastral", &e.situacao_cadastral),
+        inicio: date(&e.data_inicio_atividade, locale),
+    }
+}
+
+fn debt(d: &DividaPgfn, locale: Locale) -> Debt {
+    Debt {
+        numero: clean(&d.numero_inscricao),
+        situacao: clean(&d.situacao_inscricao),
+        ajuizada: clean(&d.indicador_ajuizado).is_some_and(|v| v.eq_ignore_ascii_case("SIM")),
+        receita: clean(&d.receita_principal),
+        inscricao: date(&d.data_inscricao, locale),
+        valor: money(&d.valor_consolidado).map(|v| v.to_string()),
+    }
+}
+
+/// The view of one company's dossier.
+pub fn dossier_view(
+    r: &DossierRecords,
+    codes: &CodeTables,
+    strings: &super::strings::Strings,
+    locale: Locale,
+    source: Option<&str>,
+    demo: bool,
+) -> DossierView {
+    let empresa = r.profile.empresa.clone().unwrap_or_default();
+    let sede = r.profile.estabelecimento.clone().unwrap_or_default();
+    let simples = r.profile.simples.clone().unwrap_or_default();
+    let endereco = [&sede.tipo_logradouro, &sede.logradouro, &sede.numero, &sede.complemento, &sede.bairro]
+        .iter()
+        .filter_map(|p| clean(p))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let dividas: Vec<DebtCategory> = r
+        .dividas
+        .iter()
+        .map(|(categoria, rows)| {
+            let rows: Vec<Debt> = rows.iter().map(|d| debt(d, locale)).collect();
+            let value = |d: &Debt| d.valor.as_deref().and_then(|v| v.parse::<Decimal>().ok());
+            DebtCategory {
+                categoria: strings.get(&format!("dossie_categoria_{}", categoria.as_str())),
+                total: sum(rows.iter().map(value)).to_string(),
+                ajuizado: sum(rows.iter().filter(|d| d.ajuizada).map(value)).to_string(),
+                rows,
+            }
+        })
+        .collect();
+    let divida_total: Decimal = dividas.iter().filter_map(|c| c.total.parse::<Decimal>().ok()).sum();
+    let parcelamentos: Vec<Plan> = r
+        .parcelamentos
+        .iter()
+        .map(|p| Plan {
+            adesao: date(&p.adesao_deferimento, locale),
+            parcelas: p.quantidade_parcelas,
+            valor_parcelado: money(&p.valor_parcelado).map(|v| v.to_string()),
+            saldo: money(&p.saldo_devedor).map(|v| v.to_string()),
+        })
+        .collect();
+    let transacoes: Vec<Deal> = r
+        .transacoes
+        .iter()
+        .map(|t| Deal {
+            processo: clean(&t.processo),
+            data: date(&t.data_negociacao, locale),
+            divida_transacionada: money(&t.divida_transacionada).map(|v| v.to_string()),
+            saldo: money(&t.saldo_devedor).map(|v| v.to_string()),
+        })
+        .collect();
+    let parcelamentos_saldo = sum(r.parcelamentos.iter().map(|p| money(&p.saldo_devedor)));
+    let transacoes_saldo = sum(r.transacoes.iter().map(|t| money(&t.saldo_devedor)));
+    let cnae = coded(codes, "cnae", &sede.cnae_fiscal_principal);
+    DossierView {
+        t: strings.clone(),
+        lang: if locale == Locale::PtBr { "pt-BR" } else { "en" },
+        demo,
+        // The embedded registry has no URL worth showing: its name in the reader's language.
+        source: source.map_or_else(|| strings.get("fonte_embutida"), String::from),
+        generated_at: chrono::Utc::now().format("%Y-%m-%d %H:%M UTC").to_string(),
+        cnpj: r.cnpj.as_str().to_string(),
+        razao_social: clean(&empresa.razao_social),
+        nome_fantasia: clean(&sede.nome_fantasia),
+        natureza_juridica: coded(codes, "natureza_juridica", &empresa.natureza_juridica),
+        porte: coded(codes, "porte_empresa", &empresa.porte_empresa),
+        capital_social: money(&empresa.capital_social_raw).map(|v| v.to_string()),
+        situacao_cadastral: coded(codes, "situacao_cadastral", &sede.situacao_cadastral),
+        data_situacao: date(&sede.data_situacao_cadastral, locale),
+        inicio_atividade: date(&sede.data_inicio_atividade, locale),
+        endereco: Some(endereco).filter(|e| !e.is_empty()),
+        municipio: clean(&sede.municipio)
+            .map(|m| codes.name("municipio_rfb", &m).map(String::from).unwrap_or(m)),
+        uf: clean(&sede.uf),
+        cnae_secao: cnae
+            .code
+            .as_deref()
+            .and_then(cnae_section)
+            .map(|(letter, name)| format!("{letter} — {name}")),
+        cnae,
+        simples: clean(&simples.opcao_pelo_simples),
+        simples_desde: date(&simples.data_opcao_simples, locale),
+        mei: clean(&simples.opcao_pelo_mei),
+        estabelecimentos: r.estabelecimentos.iter().map(|e| establishment(e, codes, locale)).collect(),
+        socios: r
+            .socios
+            .iter()
+            .map(|s| Partner {
+                nome: clean(&s.nome_socio_razao_social),
+                documento: clean(&s.cnpj_cpf_socio),
+                empresa: clean(&s.cnpj_cpf_socio).is_some_and(|d| crate::api::Cnpj::parse(&d).is_ok()),
+                qualificacao: coded(codes, "qualificacao_socio", &s.qualificacao_socio),
+                entrada: date(&s.data_entrada_sociedade, locale),
+            })
+            .collect(),
+        obras: r
+            .obras
+            .iter()
+            .map(|w| Work {
+                cno: clean(&w.obra.cno),
+                nome: clean(&w.obra.nome),
+                situacao: clean(&w.obra.situacao),
+                municipio: clean(&w.obra.nome_municipio),
+                uf: clean(&w.obra.estado),
+                inicio: date(&w.obra.data_inicio, locale),
+                area_total: clean(&w.obra.area_total),
+                unidade: clean(&w.obra.unidade_medida),
+                cnaes: w.cnaes.iter().map(|c| coded(codes, "cnae", &c.cnae)).collect(),
+                areas: w
+                    .areas
+                    .iter()
+                    .map(|a| WorkArea {
+                        tipo: clean(&a.tipo_area_raw),
+                        categoria: clean(&a.categoria_raw),
+                        destinacao: clean(&a.destinacao_raw),
+                        metragem: clean(&a.metragem),
+                    })
+                    .collect(),
+                vinculos: w
+                    .vinculos
+                    .iter()
+                    .map(|v| WorkLink {
+                        responsavel: clean(&v.ni_responsavel),
+                        qualificacao: clean(&v.qualificacao_contribuinte),
+                        inicio: date(&v.data_inicio, locale),
+                        fim: date(&v.data_fim, locale),
+                    })
+                    .collect(),
+            })
+            .collect(),
+        inscricoes: dividas.iter().map(|c| c.rows.len()).sum(),
+        divida_total: divida_total.to_string(),
+        dividas,
+        parcelamentos,
+        parcelamentos_saldo: parcelamentos_saldo.to_string(),
+        transacoes,
+        transacoes_saldo: transacoes_saldo.to_string(),
+        exposicao_total: (divida_total + parcelamentos_saldo + transacoes_saldo).to_string(),
+    }
+}
+
+/// Renders the dossiers of `records` into `out/dossies/<cnpj>.html` and `.md`; returns their
+/// manifest entries. Templates are compiled before anything is written.
+pub fn render_dossiers(
+    records: &[DossierRecords],
+    codes: &CodeTables,
+    options: &super::ReportOptions,
+    source: Option<&str>,
+    demo: bool,
+    out: &Path,
+) -> Result<Vec<FileEntry>, ReportError> {
+    let templates = TemplateSet::load(options.templates.as_deref())?;
+    let engines = [
+        ("dossie.html.hbs", "html", templates.engine("dossie.html.hbs", options.locale, false)?),
+        ("dossie.md.hbs", "md", templates.engine("dossie.md.hbs", options.locale, true)?),
+    ];
+    let strings = templates.strings(options.locale)?;
+    let mut entries = Vec::new();
+    for r in records {
+        let view = dossier_view(r, codes, &strings, options.locale, source, demo);
+        for (main, ext, hb) in &engines {
+            let text = crate::stack::deep(|| hb.render(main, &view)).map_err(|e| ReportError::Render {
+                file: format!("{}/{main}", templates.origin),
+                reason: e.to_string(),
+            })?;
+            let file = format!("{DOSSIER_DIR}/{}.{ext}", view.cnpj);
+            let path = out.join(&file);
+            crate::fsutil::write_atomic(&path, text.as_bytes())
+                .map_err(|source| ReportError::Write { path, source })?;
+            entries.push(FileEntry::of_content(&file, 0, text.as_bytes()));
+        }
+    }
+    Ok(entries)
+}
+
+/// The dossiers' folder inside an output directory.
+pub const DOSSIER_DIR: &str = "dossies";
