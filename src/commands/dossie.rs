@@ -33,12 +33,22 @@ pub async fn dossie(args: DossieArgs) -> Result<ExitStatus> {
     let options =
         crate::report::ReportOptions { templates: args.templates.clone(), locale: args.locale.into() };
     let label = (!demo).then_some(source.base_url.as_str());
+    let (tables, quality) = crate::transform::dossier::dossier_frames(&records)?;
+    for q in &quality {
+        tracing::warn!(
+            "{}.{}: {} values could not be read (e.g. {:?})",
+            q.table,
+            q.column,
+            q.failures,
+            q.examples
+        );
+    }
+    let meta = crate::export::FileMetadata::default()
+        .with("fiscal_report.version", env!("CARGO_PKG_VERSION"))
+        .with("fiscal_report.demo", demo.to_string());
+    crate::export::tables::write_dossier_tables(tables, &args.out, &meta)?;
     let written =
         crate::report::dossier::render_dossiers(&records, &codes, &options, label, demo, &args.out)?;
-    eprintln!(
-        "{} dossiers -> {}",
-        written.len() / 2,
-        args.out.join(crate::report::dossier::DOSSIER_DIR).display()
-    );
+    eprintln!("{} dossiers -> {}", written.len() / 2, args.out.join(crate::export::DOSSIER_DIR).display());
     Ok(ExitStatus::Ok)
 }

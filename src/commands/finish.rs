@@ -166,9 +166,20 @@ pub fn export_report(
             .collect(),
     };
     frames.add_quality(crate::monitor::reconciliation::summary_disagreements(&aggregates));
+    let dossier_tables = if dossiers.is_empty() {
+        Vec::new()
+    } else {
+        let (tables, quality) = crate::transform::dossier::dossier_frames(&dossiers)?;
+        frames.add_quality(quality);
+        tables
+    };
     let quality = frames.data_quality()?;
     files.extend(write_aggregates(&aggregates, &quality, out, &meta).context("writing the aggregates")?);
     files.extend(write_dimensions(&codes, out, &meta).context("writing the code tables")?);
+    files.extend(
+        crate::export::tables::write_dossier_tables(dossier_tables, out, &meta)
+            .context("writing the dossiers' tables")?,
+    );
     let alerts = match &watch.rules {
         Some((path, rules)) => {
             let alerts = rules.evaluate(&aggregates);

@@ -33,6 +33,19 @@ fn table_meaning(table: &str) -> &'static str {
             "The summaries each company profile (operation 1) gives of its lists: how many records and what total \
              the service says a list holds. `aggregates/conciliacao_resumos.parquet` checks them against the records."
         }
+        "estabelecimentos" => {
+            "Every establishment (head office and branches) of a company with a dossier (operation 2)."
+        }
+        "socios" => {
+            "The partners of a company with a dossier (operation 4); a partner with a CNPJ is a company, which links \
+             economic groups."
+        }
+        "obras" => {
+            "The construction works (CNO) of a company with a dossier (operation 3, with operation 8's fields)."
+        }
+        "obra_vinculos" => "Who is linked to each of those works, and when (operation 9).",
+        "obra_cnaes" => "The CNAEs of each of those works (operation 10).",
+        "obra_areas" => "The areas of each of those works (operation 11), as published.",
         _ => "",
     }
 }
@@ -53,11 +66,21 @@ pub fn data_dictionary(queries: &[Query], examples: &BTreeMap<(String, String), 
          (present for every money, date, integer and state column); `aggregates/data_quality.parquet`\n\
          counts them per table and column with examples.\n"
     );
-    let tables = Table::ALL.iter().map(|t| (t.name(), columns(*t))).chain([(RESUMOS, schema::RESUMOS)]);
+    let tables = Table::ALL
+        .iter()
+        .map(|t| (t.name(), columns(*t)))
+        .chain([(RESUMOS, schema::RESUMOS)])
+        .chain(schema::DOSSIER_TABLES);
     for (name, specs) in tables {
         let parts = partition_columns(name);
         let _ = writeln!(s, "## `{name}`\n\n{}\n", table_meaning(name));
-        let layout = if parts.is_empty() {
+        let dossier = schema::DOSSIER_TABLES.iter().any(|(t, _)| *t == name);
+        let layout = if dossier {
+            format!(
+                "`{}/{name}.parquet`, only for the companies with a dossier (`run --dossies N`, `dossie`)",
+                crate::export::DOSSIER_DIR
+            )
+        } else if parts.is_empty() {
             format!("`{name}/part-0.parquet`")
         } else {
             let segs: Vec<String> = parts.iter().map(|p| format!("{p}=<value>")).collect();

@@ -10,3 +10,6 @@ pub mod tables;
 pub mod workbook;
 
 pub use parquet::{ExportError, FileMetadata};
+
+/// The dossiers' folder inside an output directory: `<cnpj>.html|md` and the typed tables.
+pub const DOSSIER_DIR: &str = "dossies";

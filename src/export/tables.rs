@@ -180,6 +180,26 @@ fn remove_unlisted(out: &Path, dir: &Path, written: &[FileEntry]) {
     }
 }
 
+/// The dossiers' typed tables, `dossies/<table>.parquet` (the companies with a dossier only).
+pub fn write_dossier_tables(
+    tables: Vec<(&'static str, DataFrame)>,
+    out: &Path,
+    meta: &FileMetadata,
+) -> Result<Vec<FileEntry>, ExportError> {
+    let dir = out.join(crate::export::DOSSIER_DIR);
+    let mut files = Vec::new();
+    for (name, mut df) in tables {
+        let path = dir.join(format!("{name}.parquet"));
+        files.push(write_parquet(
+            &mut df,
+            &path,
+            out,
+            &meta.with("fiscal_report.table", format!("dossies/{name}")),
+        )?);
+    }
+    Ok(files)
+}
+
 /// The code tables as small dimension tables, `dimensoes/<table>.parquet` (`codigo`, `nome`),
 /// so a reader of the Parquet can join a code column to its official name.
 pub fn write_dimensions(

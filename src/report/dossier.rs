@@ -13,6 +13,7 @@ use serde::Serialize;
 use super::{Locale, ReportError, TemplateSet};
 use crate::api::models::{DividaPgfn, Estabelecimento};
 use crate::codes::CodeTables;
+use crate::export::DOSSIER_DIR;
 use crate::export::manifest::FileEntry;
 use crate::extract::dossier::DossierRecords;
 use crate::transform::parse::{cnae_section, parse_brl_amount, parse_registry_date};
@@ -378,6 +379,3 @@ pub fn render_dossiers(
     }
     Ok(entries)
 }
-
-/// The dossiers' folder inside an output directory.
-pub const DOSSIER_DIR: &str = "dossies";

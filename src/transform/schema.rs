@@ -203,6 +203,99 @@ pub const RESUMOS: &[ColumnSpec] = &[
     col("href", "href", Text, "The summary's link to the list"),
 ];
 
+/// The dossiers' tables (`dossies/<table>.parquet`): the lists of operations 2, 3, 4 and 8 to
+/// 11 for the companies a run or `dossie` wrote a dossier of. Typed like the raw tables.
+pub const ESTABELECIMENTOS: &[ColumnSpec] = &[
+    col("cnpj_consultado", "cnpj_consultado", Text, "CNPJ whose dossier this row belongs to"),
+    col("cnpj", "cnpj_completo", Text, "The establishment's CNPJ (14 digits)"),
+    col("cnpj_basico", "cnpj_basico", Code, "First 8 digits: the company (and its economic group's key)"),
+    col("identificador_matriz_filial", "identificador_matriz_filial", Code, "1 head office, 2 branch"),
+    col("nome_fantasia", "nome_fantasia", Text, "Trade name"),
+    col("situacao_cadastral", "situacao_cadastral", Code, "Registration status code"),
+    col("data_situacao_cadastral", "data_situacao_cadastral", Date, "Date of the registration status"),
+    col("motivo_situacao_cadastral", "motivo_situacao_cadastral", Code, "Reason for the status (code)"),
+    col("data_inicio_atividade", "data_inicio_atividade", Date, "Date the establishment started"),
+    col("cnae_fiscal_principal", "cnae_fiscal_principal", Code, "Main CNAE (7 digits)"),
+    col("cnae_fiscal_secundaria", "cnae_fiscal_secundaria", Text, "Secondary CNAEs, comma-separated"),
+    col("uf", "uf", Uf, "State"),
+    col("municipio", "municipio", Code, "Municipality (RFB code)"),
+    col("cep", "cep", Text, "Postal code"),
+];
+
+pub const SOCIOS: &[ColumnSpec] = &[
+    col("cnpj_consultado", "cnpj_consultado", Text, "CNPJ whose dossier this row belongs to"),
+    col("cnpj_basico", "cnpj_basico", Code, "The company's first 8 digits"),
+    col("identificador_socio", "identificador_socio", Code, "1 company, 2 person, 3 foreigner"),
+    col("nome_socio_razao_social", "nome_socio_razao_social", Text, "Partner's name"),
+    col(
+        "cnpj_cpf_socio",
+        "cnpj_cpf_socio",
+        Text,
+        "Partner's CNPJ (a company: links economic groups) or masked CPF",
+    ),
+    col("qualificacao_socio", "qualificacao_socio", Code, "Partner's role (code)"),
+    col("data_entrada_sociedade", "data_entrada_sociedade", Date, "Date the partner joined"),
+    col("pais", "pais", Code, "Country, for a foreign partner"),
+    col("faixa_etaria", "faixa_etaria", Code, "Age band (code)"),
+];
+
+pub const OBRAS: &[ColumnSpec] = &[
+    col("cnpj_consultado", "cnpj_consultado", Text, "CNPJ whose dossier this row belongs to"),
+    col("cno", "cno", Text, "The work's CNO number"),
+    col("nome", "nome", Text, "The work's name"),
+    col("situacao", "situacao", Text, "The work's status"),
+    col("data_inicio", "data_inicio", Date, "Start date"),
+    col("data_registro", "data_registro", Date, "Registration date"),
+    col("data_situacao", "data_situacao", Date, "Date of the status"),
+    col("area_total", "area_total", Text, "Total area as published (in unidade_medida)"),
+    col("unidade_medida", "unidade_medida", Text, "Unit of the area"),
+    col("estado", "estado", Uf, "State"),
+    col("codigo_municipio", "codigo_municipio", Code, "Municipality code"),
+    col("nome_municipio", "nome_municipio", Text, "Municipality"),
+    col("ni_responsavel", "ni_responsavel", Text, "Who answers for the work (CNPJ or CPF)"),
+    col("cno_vinculado", "cno_vinculado", Text, "A work this one is linked to"),
+];
+
+pub const OBRA_VINCULOS: &[ColumnSpec] = &[
+    col("cno", "cno", Text, "The work's CNO number"),
+    col("ni_responsavel", "ni_responsavel", Text, "Linked taxpayer (CNPJ or CPF)"),
+    col("qualificacao_contribuinte", "qualificacao_contribuinte", Code, "The taxpayer's role in the work"),
+    col("data_inicio", "data_inicio", Date, "Start of the link"),
+    col("data_fim", "data_fim", Date, "End of the link (null: still linked)"),
+    col("data_registro", "data_registro", Date, "Registration date"),
+];
+
+pub const OBRA_CNAES: &[ColumnSpec] = &[
+    col("cno", "cno", Text, "The work's CNO number"),
+    col("cnae", "cnae", Code, "A CNAE of the work (7 digits)"),
+    col("data_registro", "data_registro", Date, "Registration date"),
+];
+
+pub const OBRA_AREAS: &[ColumnSpec] = &[
+    col("cno", "cno", Text, "The work's CNO number"),
+    col("tipo_obra", "tipo_obra_raw", Text, "Type of work, as published"),
+    col("tipo_area", "tipo_area_raw", Text, "Type of area, as published"),
+    col(
+        "tipo_area_complementar",
+        "tipo_area_complementar_raw",
+        Text,
+        "Complementary area type, as published",
+    ),
+    col("categoria", "categoria_raw", Text, "Category, as published"),
+    col("destinacao", "destinacao_raw", Text, "Use, as published"),
+    col("metragem", "metragem", Text, "Area as published"),
+];
+
+/// The dossiers' tables by name, in the order they are written and documented.
+pub const DOSSIER_TABLES: [(&str, &[ColumnSpec]); 6] = [
+    ("estabelecimentos", ESTABELECIMENTOS),
+    ("socios", SOCIOS),
+    ("obras", OBRAS),
+    ("obra_vinculos", OBRA_VINCULOS),
+    ("obra_cnaes", OBRA_CNAES),
+    ("obra_areas", OBRA_AREAS),
+];
+
 pub fn columns(table: Table) -> &'static [ColumnSpec] {
     match table {
         Table::CreditosAtivos => CREDITOS,

@@ -156,6 +156,30 @@ fn every_section_equals_the_truth_for_a_busy_company_and_a_quiet_one() {
         assert!(html.contains(&format!("id=\"{id}\"")), "{id}");
     }
 
+    // The same records as typed tables: one row per record, dates as dates, codes as text.
+    let table = |name: &str| {
+        use polars::prelude::*;
+        ParquetReader::new(std::fs::File::open(dir.path().join(format!("dossies/{name}.parquet"))).unwrap())
+            .finish()
+            .unwrap()
+    };
+    let estab = table("estabelecimentos");
+    assert_eq!(estab.height(), busy.estabelecimentos + quiet.estabelecimentos);
+    assert_eq!(estab.column("data_inicio_atividade").unwrap().dtype(), &polars::prelude::DataType::Date);
+    assert!(estab.column("cnpj").unwrap().str().unwrap().iter().all(|c| c.is_some_and(|c| c.len() == 14)));
+    assert_eq!(table("socios").height(), busy.socios + quiet.socios);
+    assert_eq!(table("obras").height(), works.len());
+    let cnaes: usize = works.iter().map(|w| d.cnaes(w.cno.as_deref().unwrap()).unwrap().len()).sum();
+    assert_eq!(table("obra_cnaes").height(), cnaes);
+    let areas: usize = works.iter().map(|w| d.areas(w.cno.as_deref().unwrap()).unwrap().len()).sum();
+    assert_eq!(table("obra_areas").height(), areas);
+    let links: usize = works.iter().map(|w| d.vinculos(w.cno.as_deref().unwrap()).unwrap().len()).sum();
+    assert_eq!(table("obra_vinculos").height(), links);
+    assert_eq!(
+        table("obra_vinculos").column("data_inicio").unwrap().dtype(),
+        &polars::prelude::DataType::Date
+    );
+
     // --- the quiet company: every empty section is there and says so ---
     let md = read(&quiet.cnpj, "md");
     let said = |key: &str| labels[key].as_str().unwrap().to_string();
@@ -213,7 +237,12 @@ fn a_run_writes_the_largest_exposures_dossiers_and_links_them() {
         let total: Decimal = totals.str().unwrap().get(i).unwrap().parse().unwrap();
         assert!(dossier.contains(&format!("| Exposição total | {} |", money(total, Locale::PtBr))), "{cnpj}");
     }
-    assert_eq!(std::fs::read_dir(out.join("dossies")).unwrap().count(), 6);
+    let pages = std::fs::read_dir(out.join("dossies"))
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "html" || x == "md"))
+        .count();
+    assert_eq!(pages, 6);
+    // The pages and the six typed tables, each listed in the manifest.
     let manifest = fiscal_report::export::manifest::Manifest::read(&out).unwrap();
-    assert_eq!(manifest.files.iter().filter(|f| f.path.starts_with("dossies/")).count(), 6);
+    assert_eq!(manifest.files.iter().filter(|f| f.path.starts_with("dossies/")).count(), 12);
 }
