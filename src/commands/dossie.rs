@@ -5,11 +5,15 @@ use anyhow::Result;
 use futures::future::try_join_all;
 
 use super::source::SourceSettings;
+use crate::analyze::{default_queries_dir, load_queries, run_queries_with};
 use crate::api::Cnpj;
 use crate::cli::DossieArgs;
 use crate::codes::{CodeTables, default_codes_dir};
 use crate::exit::{Classified, ExitStatus};
 use crate::extract::dossier::fetch_dossier;
+
+/// The queries that judge a company's estimated tax standing (the second reads the first).
+const STANDING_QUERIES: [&str; 2] = ["situacao_fiscal_por_retrato", "situacao_fiscal_estimada"];
 
 pub async fn dossie(args: DossieArgs) -> Result<ExitStatus> {
     let mut cnpjs = Vec::new();
@@ -47,8 +51,16 @@ pub async fn dossie(args: DossieArgs) -> Result<ExitStatus> {
         .with("fiscal_report.version", env!("CARGO_PKG_VERSION"))
         .with("fiscal_report.demo", demo.to_string());
     crate::export::tables::write_dossier_tables(tables, &args.out, &meta)?;
-    let written =
-        crate::report::dossier::render_dossiers(&records, &codes, &options, label, demo, &args.out)?;
+    // The standing is the queries' judgement, run on these companies as on a monthly run.
+    let queries: Vec<_> = load_queries(default_queries_dir(None).as_deref())?
+        .into_iter()
+        .filter(|q| STANDING_QUERIES.contains(&q.table.as_str()))
+        .collect();
+    let standing = run_queries_with(&crate::transform::dossier::standing_frames(&records)?, None, &queries)?;
+    let standings = crate::report::dossier::standings(&standing);
+    let written = crate::report::dossier::render_dossiers(
+        &records, &standings, &codes, &options, label, demo, &args.out,
+    )?;
     eprintln!("{} dossiers -> {}", written.len() / 2, args.out.join(crate::export::DOSSIER_DIR).display());
     Ok(ExitStatus::Ok)
 }

@@ -217,6 +217,7 @@ pub fn export_report(
     let source = (!manifest.demo).then_some(manifest.plan.base_url.as_str());
     files.extend(crate::report::dossier::render_dossiers(
         &dossiers,
+        &crate::report::dossier::standings(&aggregates),
         &codes,
         &args.report_options(),
         source,

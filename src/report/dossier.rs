@@ -112,6 +112,32 @@ pub struct Deal {
     pub saldo: Option<String>,
 }
 
+/// The estimated tax standing of a company (`situacao_fiscal_estimada`), as the queries judge it.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Standing {
+    pub situacao: String,
+    pub inscricoes_ativas: i64,
+    pub inscricoes_em_cobranca: i64,
+}
+
+/// Each company's standing from the aggregate `situacao_fiscal_estimada`, by CNPJ (digits).
+pub fn standings(aggs: &crate::analyze::Aggregates) -> std::collections::BTreeMap<String, Standing> {
+    use crate::analyze::cells::{int, text};
+    let Some(df) = aggs.get("situacao_fiscal_estimada") else { return Default::default() };
+    (0..df.height())
+        .filter_map(|i| {
+            Some((
+                text(df, "cnpj", i)?,
+                Standing {
+                    situacao: text(df, "situacao_fiscal_estimada", i)?,
+                    inscricoes_ativas: int(df, "inscricoes_ativas", i).unwrap_or(0),
+                    inscricoes_em_cobranca: int(df, "inscricoes_em_cobranca", i).unwrap_or(0),
+                },
+            ))
+        })
+        .collect()
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct DossierView {
     pub t: super::strings::Strings,
@@ -140,6 +166,8 @@ pub struct DossierView {
     pub socios: Vec<Partner>,
     pub obras: Vec<Work>,
     pub dividas: Vec<DebtCategory>,
+    /// The estimate the queries make from the active debts (`19_situacao_fiscal_por_retrato`).
+    pub situacao_fiscal: Option<Standing>,
     pub inscricoes: usize,
     pub divida_total: String,
     pub parcelamentos: Vec<Plan>,
@@ -212,6 +240,7 @@ pub fn dossier_view(
     locale: Locale,
     source: Option<&str>,
     demo: bool,
+    standing: Option<&Standing>,
 ) -> DossierView {
     let empresa = r.profile.empresa.clone().unwrap_or_default();
     let sede = r.profile.estabelecimento.clone().unwrap_or_default();
@@ -335,6 +364,7 @@ pub fn dossier_view(
                     .collect(),
             })
             .collect(),
+        situacao_fiscal: standing.cloned(),
         inscricoes: dividas.iter().map(|c| c.rows.len()).sum(),
         divida_total: divida_total.to_string(),
         dividas,
@@ -350,6 +380,7 @@ pub fn dossier_view(
 /// manifest entries. Templates are compiled before anything is written.
 pub fn render_dossiers(
     records: &[DossierRecords],
+    standings: &std::collections::BTreeMap<String, Standing>,
     codes: &CodeTables,
     options: &super::ReportOptions,
     source: Option<&str>,
@@ -364,7 +395,8 @@ pub fn render_dossiers(
     let strings = templates.strings(options.locale)?;
     let mut entries = Vec::new();
     for r in records {
-        let view = dossier_view(r, codes, &strings, options.locale, source, demo);
+        let standing = standings.get(r.cnpj.as_str());
+        let view = dossier_view(r, codes, &strings, options.locale, source, demo, standing);
         for (main, ext, hb) in &engines {
             let text = crate::stack::deep(|| hb.render(main, &view)).map_err(|e| ReportError::Render {
                 file: format!("{}/{main}", templates.origin),

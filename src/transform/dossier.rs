@@ -87,3 +87,45 @@ pub fn dossier_frames(
     }
     Ok((frames, quality))
 }
+
+/// The dossier companies' profiles and debts as the run's own `empresas` and `dividas_pgfn`
+/// frames (same staging rows, same typing), so the queries that judge a company's standing
+/// run on a dossier exactly as on a monthly run.
+pub fn standing_frames(records: &[DossierRecords]) -> Result<super::Frames, TransformError> {
+    use crate::tables::{Table, flat_row, profile_row};
+    let staged = |table: Table, rows: Vec<crate::tables::Row>| {
+        let cols = table
+            .columns()
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                Column::new(name.as_str().into(), rows.iter().map(|r| r[i].clone()).collect::<Vec<_>>())
+            })
+            .collect();
+        DataFrame::new(rows.len(), cols)
+            .map_err(|source| TransformError::Frame { table: table.name(), source })
+    };
+    let profiles = records.iter().map(|r| profile_row(&r.profile, r.cnpj.as_str())).collect();
+    let debts = records
+        .iter()
+        .flat_map(|r| {
+            r.dividas.iter().flat_map(move |(categoria, rows)| {
+                rows.iter().map(move |d| {
+                    flat_row(
+                        Table::DividasPgfn,
+                        d,
+                        &[("cnpj_consultado", r.cnpj.as_str()), ("categoria", categoria.as_str())],
+                    )
+                })
+            })
+        })
+        .collect();
+    let mut tables = BTreeMap::new();
+    let mut quality = Vec::new();
+    for (table, rows) in [(Table::Empresas, profiles), (Table::DividasPgfn, debts)] {
+        let (df, q) = super::frames::type_table(table, &staged(table, rows)?)?;
+        tables.insert(table.name(), df);
+        quality.extend(q);
+    }
+    Ok(super::Frames { tables, quality })
+}

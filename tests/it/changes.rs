@@ -330,7 +330,7 @@ print(d.height)
 /// The standing the rule of `queries/19_situacao_fiscal_por_retrato.sql` gives a company's
 /// inscriptions, applied to the truth: none; only suspended ones (guarantee, court decision,
 /// negotiation, tax benefit); or some in collection.
-fn estimated_standing(t: &RecordsTruth) -> &'static str {
+pub(crate) fn estimated_standing(t: &RecordsTruth) -> &'static str {
     const SUSPENDED: [&str; 4] =
         ["GARANTIA", "SUSPENSO POR DECISAO JUDICIAL", "EM NEGOCIACAO", "BENEFICIO FISCAL"];
     let in_collection = t

@@ -135,6 +135,9 @@ fn every_section_equals_the_truth_for_a_busy_company_and_a_quiet_one() {
             assert!(total.contains(&reais(t.ajuizado_sim_cents)), "{total}");
         }
     }
+    // The standing the queries estimate equals the rule applied to the truth's registrations.
+    let standing = crate::changes::estimated_standing(&records);
+    assert!(dividas.contains(&format!("**Situação fiscal estimada: {standing}**")), "{standing}: {dividas}");
     let plans = section(&md, "Parcelamentos (saldo devedor)");
     assert_eq!(table_rows(plans).len().saturating_sub(1), busy.parcelamentos.records);
     if busy.parcelamentos.records > 0 {
@@ -193,7 +196,9 @@ fn every_section_equals_the_truth_for_a_busy_company_and_a_quiet_one() {
     for (title, sentence) in expect {
         assert!(section(&md, title).contains(&sentence), "{title}: {md}");
     }
-    assert_eq!(section(&md, "Dívida ativa por categoria").matches(&said("dossie_sem_dividas")).count(), 3);
+    let dividas = section(&md, "Dívida ativa por categoria");
+    assert_eq!(dividas.matches(&said("dossie_sem_dividas")).count(), 3);
+    assert!(dividas.contains("**Situação fiscal estimada: sem inscrições**"), "{dividas}");
     assert_eq!(table_rows(section(&md, "Estabelecimentos (matriz e filiais)")).len(), quiet.estabelecimentos);
     assert!(section(&md, "Cadastro").contains(&format!("| Exposição total | {} |", reais(0))));
 }
