@@ -80,6 +80,10 @@ pub struct DossieArgs {
     /// Number, date and month format of the dossiers.
     #[arg(long, value_enum, default_value_t = Locale::PtBr)]
     pub locale: Locale,
+
+    /// A `--store` of monthly runs: each dossier gains the company's exposure at every snapshot.
+    #[arg(long, value_name = "DIR")]
+    pub store: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Args)]

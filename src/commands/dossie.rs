@@ -57,10 +57,63 @@ pub async fn dossie(args: DossieArgs) -> Result<ExitStatus> {
         .filter(|q| STANDING_QUERIES.contains(&q.table.as_str()))
         .collect();
     let standing = run_queries_with(&crate::transform::dossier::standing_frames(&records)?, None, &queries)?;
-    let standings = crate::report::dossier::standings(&standing);
-    let written = crate::report::dossier::render_dossiers(
-        &records, &standings, &codes, &options, label, demo, &args.out,
-    )?;
+    let history = match &args.store {
+        Some(root) => {
+            let store = crate::store::Store::open(root).await?;
+            Some(exposure_history(&store.reader(), &store.snapshots(), &cnpjs).await?)
+        }
+        None => None,
+    };
+    let judged =
+        crate::report::dossier::Judged { standings: crate::report::dossier::standings(&standing), history };
+    let written =
+        crate::report::dossier::render_dossiers(&records, &judged, &codes, &options, label, demo, &args.out)?;
     eprintln!("{} dossiers -> {}", written.len() / 2, args.out.join(crate::export::DOSSIER_DIR).display());
     Ok(ExitStatus::Ok)
 }
+
+/// Each dossier company's exposure at every snapshot of the store, oldest first: the store's
+/// rows of each snapshot for these companies only, through the same exposure query as the
+/// monthly report (`14_carteira_exposicao`), so the history and the report agree.
+pub(super) async fn exposure_history(
+    reader: &crate::store::StoreReader,
+    snapshots: &std::collections::BTreeSet<String>,
+    cnpjs: &[Cnpj],
+) -> Result<crate::report::dossier::ExposureHistory> {
+    use polars::prelude::*;
+    let queries: Vec<_> = load_queries(default_queries_dir(None).as_deref())?
+        .into_iter()
+        .filter(|q| q.table == EXPOSURE_QUERY)
+        .collect();
+    let wanted: std::collections::BTreeSet<&str> = cnpjs.iter().map(Cnpj::as_str).collect();
+    let mut history = crate::report::dossier::ExposureHistory::new();
+    for snapshot in snapshots {
+        let one = std::collections::BTreeSet::from([snapshot.clone()]);
+        let mut tables = std::collections::BTreeMap::new();
+        for table in crate::store::snapshot::COMPANY_TABLES {
+            let Some(df) = reader.read(table.name(), &one).await? else { continue };
+            let keep: BooleanChunked =
+                df.column("cnpj")?.str()?.iter().map(|c| c.is_some_and(|c| wanted.contains(c))).collect();
+            tables.insert(table.name(), df.filter(&keep)?.drop("snapshot")?);
+        }
+        if tables.len() < crate::store::snapshot::COMPANY_TABLES.len() {
+            continue;
+        }
+        let frames = crate::transform::Frames { tables, quality: Vec::new() };
+        let aggs = run_queries_with(&frames, None, &queries)?;
+        let Some(df) = aggs.get(EXPOSURE_QUERY) else { continue };
+        for i in 0..df.height() {
+            let (Some(cnpj), Some(total)) = (
+                crate::analyze::cells::text(df, "cnpj", i),
+                crate::analyze::cells::dec(df, "exposicao_total", i),
+            ) else {
+                continue;
+            };
+            history.entry(cnpj).or_default().push((snapshot.clone(), total));
+        }
+    }
+    Ok(history)
+}
+
+/// The query whose `exposicao_total` the history follows.
+const EXPOSURE_QUERY: &str = "carteira_exposicao";

@@ -100,6 +100,8 @@ pub struct Analysis {
     pub aggregates: Aggregates,
     /// `run --dossies N`: the records of the companies whose dossiers the report links to.
     pub dossiers: Vec<crate::extract::dossier::DossierRecords>,
+    /// With a store: their exposure at every snapshot of it.
+    pub dossier_history: Option<crate::report::dossier::ExposureHistory>,
 }
 
 /// Runs the queries over `frames`, with the previous snapshot beside them when a store has one;
@@ -114,7 +116,7 @@ pub fn analyze(
     let queries = load_queries(default_queries_dir(args.queries.as_deref()).as_deref())?;
     let aggregates = run_queries_with(frames, previous, &queries)?;
     manifest.time_stage("analyze", started);
-    Ok(Analysis { queries, aggregates, dossiers: Vec::new() })
+    Ok(Analysis { queries, aggregates, dossiers: Vec::new(), dossier_history: None })
 }
 
 /// Aggregates, Parquet, manifest and report for `frames`, written into `out`.
@@ -141,7 +143,7 @@ pub fn export_report(
     watch: &Watch,
     raw: RawTables,
 ) -> Result<Outputs> {
-    let Analysis { queries, aggregates, dossiers } = analysis;
+    let Analysis { queries, aggregates, dossiers, dossier_history } = analysis;
     let started = std::time::Instant::now();
     let codes = CodeTables::load(default_codes_dir(args.codes.as_deref()).as_deref())?;
     // A run that committed to a store gives its outputs the id its store version carries.
@@ -215,9 +217,13 @@ pub fn export_report(
     let rendered = crate::report::render_reports(&inputs, &args.report_options(), out)?;
     files.extend(rendered);
     let source = (!manifest.demo).then_some(manifest.plan.base_url.as_str());
+    let judged = crate::report::dossier::Judged {
+        standings: crate::report::dossier::standings(&aggregates),
+        history: dossier_history,
+    };
     files.extend(crate::report::dossier::render_dossiers(
         &dossiers,
-        &crate::report::dossier::standings(&aggregates),
+        &judged,
         &codes,
         &args.report_options(),
         source,

@@ -38,6 +38,12 @@ pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
         let cnpjs = largest_exposures(&analysis.aggregates, n);
         analysis.dossiers =
             try_join_all(cnpjs.iter().map(|c| fetch_dossier(&fetched.source.client, c))).await?;
+        // Read after the commit: the history ends with this run's own snapshot.
+        if let Some(run) = &fetched.store {
+            let store = &run.store;
+            analysis.dossier_history =
+                Some(super::dossie::exposure_history(&store.reader(), &store.snapshots(), &cnpjs).await?);
+        }
         fetched.manifest.time_stage("dossies", started);
     }
     let outputs = export_report(

@@ -120,6 +120,14 @@ pub struct Standing {
     pub inscricoes_em_cobranca: i64,
 }
 
+/// What the queries and the store add to the records: each company's standing and, when a
+/// store was read, its exposure history.
+#[derive(Debug, Clone, Default)]
+pub struct Judged {
+    pub standings: std::collections::BTreeMap<String, Standing>,
+    pub history: Option<ExposureHistory>,
+}
+
 /// Each company's standing from the aggregate `situacao_fiscal_estimada`, by CNPJ (digits).
 pub fn standings(aggs: &crate::analyze::Aggregates) -> std::collections::BTreeMap<String, Standing> {
     use crate::analyze::cells::{int, text};
@@ -136,6 +144,16 @@ pub fn standings(aggs: &crate::analyze::Aggregates) -> std::collections::BTreeMa
             ))
         })
         .collect()
+}
+
+/// Each company's exposure at each store snapshot (`AAAAMM`), oldest first, by CNPJ (digits).
+pub type ExposureHistory = std::collections::BTreeMap<String, Vec<(String, Decimal)>>;
+
+/// One snapshot's exposure, for the Markdown table under the chart.
+#[derive(Debug, Clone, Serialize)]
+pub struct HistoryPoint {
+    pub snapshot: String,
+    pub exposicao: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -166,6 +184,11 @@ pub struct DossierView {
     pub socios: Vec<Partner>,
     pub obras: Vec<Work>,
     pub dividas: Vec<DebtCategory>,
+    /// With a store: the exposure at each snapshot (a chart from two snapshots on).
+    pub historico: Vec<HistoryPoint>,
+    pub historico_grafico: Option<super::charts::LineChart>,
+    /// Whether a store was read (no store: the section says where a history comes from).
+    pub historico_consultado: bool,
     /// The estimate the queries make from the active debts (`19_situacao_fiscal_por_retrato`).
     pub situacao_fiscal: Option<Standing>,
     pub inscricoes: usize,
@@ -232,16 +255,32 @@ fn debt(d: &DividaPgfn, locale: Locale) -> Debt {
     }
 }
 
+/// What every dossier of one rendering shares: code names, words, language, where the data
+/// came from.
+#[derive(Clone, Copy)]
+pub struct Context<'a> {
+    pub codes: &'a CodeTables,
+    pub strings: &'a super::strings::Strings,
+    pub locale: Locale,
+    /// The service's URL; `None` for the embedded registry.
+    pub source: Option<&'a str>,
+    pub demo: bool,
+}
+
 /// The view of one company's dossier.
 pub fn dossier_view(
     r: &DossierRecords,
-    codes: &CodeTables,
-    strings: &super::strings::Strings,
-    locale: Locale,
-    source: Option<&str>,
-    demo: bool,
+    ctx: &Context<'_>,
     standing: Option<&Standing>,
+    history: Option<&[(String, Decimal)]>,
 ) -> DossierView {
+    let Context { codes, strings, locale, source, demo } = *ctx;
+    let points = history.unwrap_or_default();
+    let historico_grafico = (points.len() >= 2).then(|| {
+        let months: Vec<String> = points.iter().map(|(s, _)| s.clone()).collect();
+        let values = points.iter().map(|(_, v)| Some(*v)).collect();
+        super::charts::line_chart(&months, &[(strings.get("exposicao_total"), values)])
+    });
     let empresa = r.profile.empresa.clone().unwrap_or_default();
     let sede = r.profile.estabelecimento.clone().unwrap_or_default();
     let simples = r.profile.simples.clone().unwrap_or_default();
@@ -364,6 +403,12 @@ pub fn dossier_view(
                     .collect(),
             })
             .collect(),
+        historico: points
+            .iter()
+            .map(|(snapshot, v)| HistoryPoint { snapshot: snapshot.clone(), exposicao: v.to_string() })
+            .collect(),
+        historico_grafico,
+        historico_consultado: history.is_some(),
         situacao_fiscal: standing.cloned(),
         inscricoes: dividas.iter().map(|c| c.rows.len()).sum(),
         divida_total: divida_total.to_string(),
@@ -380,7 +425,7 @@ pub fn dossier_view(
 /// manifest entries. Templates are compiled before anything is written.
 pub fn render_dossiers(
     records: &[DossierRecords],
-    standings: &std::collections::BTreeMap<String, Standing>,
+    judged: &Judged,
     codes: &CodeTables,
     options: &super::ReportOptions,
     source: Option<&str>,
@@ -393,10 +438,13 @@ pub fn render_dossiers(
         ("dossie.md.hbs", "md", templates.engine("dossie.md.hbs", options.locale, true)?),
     ];
     let strings = templates.strings(options.locale)?;
+    let ctx = Context { codes, strings: &strings, locale: options.locale, source, demo };
     let mut entries = Vec::new();
     for r in records {
-        let standing = standings.get(r.cnpj.as_str());
-        let view = dossier_view(r, codes, &strings, options.locale, source, demo, standing);
+        let standing = judged.standings.get(r.cnpj.as_str());
+        let history =
+            judged.history.as_ref().map(|h| h.get(r.cnpj.as_str()).map(Vec::as_slice).unwrap_or_default());
+        let view = dossier_view(r, &ctx, standing, history);
         for (main, ext, hb) in &engines {
             let text = crate::stack::deep(|| hb.render(main, &view)).map_err(|e| ReportError::Render {
                 file: format!("{}/{main}", templates.origin),

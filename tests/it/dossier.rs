@@ -251,3 +251,85 @@ fn a_run_writes_the_largest_exposures_dossiers_and_links_them() {
     let manifest = fiscal_report::export::manifest::Manifest::read(&out).unwrap();
     assert_eq!(manifest.files.iter().filter(|f| f.path.starts_with("dossies/")).count(), 12);
 }
+
+/// With a store, each dossier shows the company's exposure at every snapshot: the values the
+/// monthly report's exposure query gave for it in each month's run.
+#[test]
+fn with_a_store_each_dossier_shows_the_exposure_at_every_snapshot() {
+    use polars::prelude::*;
+    let d = Dataset::generate(RegistryConfig::DEFAULT_SEED, 0.05);
+    let cnpjs: Vec<String> = d.demo_portfolio(12).iter().map(|c| c.to_string()).collect();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("carteira.txt"), cnpjs.join("\n")).unwrap();
+    let mut exposure_by_month = Vec::new();
+    for month in ["202608", "202609"] {
+        let out = dir.path().join(month);
+        let o = bin()
+            .args([
+                "--quiet",
+                "run",
+                "--demo-scale",
+                "0.05",
+                "--uf",
+                "SP",
+                "--as-of",
+                month,
+                "--dossies",
+                "2",
+            ])
+            .arg("--cnpjs")
+            .arg(dir.path().join("carteira.txt"))
+            .arg("--store")
+            .arg(dir.path().join("store"))
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let df = ParquetReader::new(
+            std::fs::File::open(out.join("aggregates/carteira_exposicao.parquet")).unwrap(),
+        )
+        .finish()
+        .unwrap();
+        let totals = df.column("exposicao_total").unwrap().cast(&DataType::String).unwrap();
+        let by_cnpj: BTreeMap<String, Decimal> = df
+            .column("cnpj")
+            .unwrap()
+            .str()
+            .unwrap()
+            .iter()
+            .zip(totals.str().unwrap().iter())
+            .map(|(c, t)| (c.unwrap().to_string(), t.unwrap().parse().unwrap()))
+            .collect();
+        exposure_by_month.push(by_cnpj);
+    }
+    let last = dir.path().join("202609/dossies");
+    let pages: Vec<_> = std::fs::read_dir(&last)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    assert_eq!(pages.len(), 2);
+    for page in pages {
+        let cnpj = page.file_stem().unwrap().to_str().unwrap().to_string();
+        let md = std::fs::read_to_string(&page).unwrap();
+        let history = section(&md, "Histórico da exposição");
+        let rows = table_rows(history);
+        assert_eq!(rows.len(), 2, "{history}");
+        for (row, (label, month)) in rows.iter().zip([("ago/2026", 0), ("set/2026", 1)]) {
+            let want = money(exposure_by_month[month][&cnpj], Locale::PtBr);
+            assert_eq!(*row, format!("| {label} | {want} |"), "{cnpj}");
+        }
+        let html = std::fs::read_to_string(last.join(format!("{cnpj}.html"))).unwrap();
+        let start = html.find("id=\"historico\"").unwrap();
+        assert!(html[start..].split("</section>").next().unwrap().contains("<polyline"), "a chart");
+    }
+    // Without a store the section says where a history comes from.
+    let o =
+        bin().args(["--quiet", "dossie", &cnpjs[0], "--out"]).arg(dir.path().join("solo")).output().unwrap();
+    assert!(o.status.success());
+    let digits: String = cnpjs[0].chars().filter(char::is_ascii_digit).collect();
+    let md = std::fs::read_to_string(dir.path().join(format!("solo/dossies/{digits}.md"))).unwrap();
+    let said = strings()["dossie_sem_armazenamento"].as_str().unwrap().to_string();
+    assert!(section(&md, "Histórico da exposição").contains(&said));
+}
