@@ -91,13 +91,21 @@ pub(super) async fn exposure_history(
         let one = std::collections::BTreeSet::from([snapshot.clone()]);
         let mut tables = std::collections::BTreeMap::new();
         for table in crate::store::snapshot::COMPANY_TABLES {
-            let Some(df) = reader.read(table.name(), &one).await? else { continue };
-            let keep: BooleanChunked =
-                df.column("cnpj")?.str()?.iter().map(|c| c.is_some_and(|c| wanted.contains(c))).collect();
-            tables.insert(table.name(), df.filter(&keep)?.drop("snapshot")?);
-        }
-        if tables.len() < crate::store::snapshot::COMPANY_TABLES.len() {
-            continue;
+            let df = match reader.read(table.name(), &one).await? {
+                Some(df) => {
+                    let keep: BooleanChunked = df
+                        .column("cnpj")?
+                        .str()?
+                        .iter()
+                        .map(|c| c.is_some_and(|c| wanted.contains(c)))
+                        .collect();
+                    df.filter(&keep)?.drop("snapshot")?
+                }
+                // A snapshot without rows of a table (no plan in the whole portfolio, say) is
+                // that table empty, not a snapshot to skip.
+                None => empty_table(table)?,
+            };
+            tables.insert(table.name(), df);
         }
         let frames = crate::transform::Frames { tables, quality: Vec::new() };
         let aggs = run_queries_with(&frames, None, &queries)?;
@@ -113,6 +121,18 @@ pub(super) async fn exposure_history(
         }
     }
     Ok(history)
+}
+
+/// `table` with its typed columns and no rows.
+fn empty_table(table: crate::tables::Table) -> Result<polars::prelude::DataFrame> {
+    use polars::prelude::*;
+    let cols = table
+        .columns()
+        .iter()
+        .map(|c| Column::new(c.as_str().into(), Vec::<Option<String>>::new()))
+        .collect();
+    let staged = DataFrame::new(0, cols)?;
+    Ok(crate::transform::frames::type_table(table, &staged)?.0)
 }
 
 /// The query whose `exposicao_total` the history follows.

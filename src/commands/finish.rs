@@ -54,7 +54,13 @@ impl Watch {
         let Outputs { alerts, pdf } = outputs;
         let status = self.conclude_alerts(&alerts, done).await?;
         match pdf {
-            Some(problem) => Err(problem.into()),
+            // Exit 11 only says "PDF missing": a status that asks for more (failed tasks,
+            // alerts) keeps its code, and the PDF's line is still said.
+            Some(problem) if status == ExitStatus::Ok => Err(problem.into()),
+            Some(problem) => {
+                eprintln!("{problem}");
+                Ok(status)
+            }
             None => Ok(status),
         }
     }
@@ -232,6 +238,8 @@ pub fn export_report(
     )?);
     manifest.time_stage("report", started);
     // The PDF last: a missing browser must not cost any other output (the manifest included).
+    // An earlier report.pdf would show old figures beside the new ones: it goes first.
+    crate::report::pdf::remove_stale_pdf(out);
     let pdf = if args.pdf {
         let started = std::time::Instant::now();
         let printed = crate::report::pdf::find_browser(args.browser.as_deref())
@@ -245,7 +253,6 @@ pub fn export_report(
             Err(problem) => Some(problem),
         }
     } else {
-        crate::report::pdf::remove_stale_pdf(out);
         None
     };
     files.sort_by(|a, b| a.path.cmp(&b.path));

@@ -18,7 +18,7 @@ use crate::extract::dossier::fetch_dossier;
 use crate::store::snapshot::{Assembled, DERIVED_TABLES, assemble_snapshot, commit_snapshot};
 use crate::transform::Frames;
 use crate::transform::staged::frames_from_staging;
-use futures::future::try_join_all;
+use futures::future::join_all;
 
 pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
     args.report = crate::config::report_with_file(args.report, args.fetch.config.as_deref())?;
@@ -36,8 +36,18 @@ pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
     if let Some(n) = Some(args.dossies.unwrap_or(demo_default)).filter(|n| *n > 0) {
         let started = std::time::Instant::now();
         let cnpjs = largest_exposures(&analysis.aggregates, n);
-        analysis.dossiers =
-            try_join_all(cnpjs.iter().map(|c| fetch_dossier(&fetched.source.client, c))).await?;
+        // A dossier that cannot be fetched costs that dossier only (and its link), not the run.
+        let fetched_dossiers = join_all(cnpjs.iter().map(|c| fetch_dossier(&fetched.source.client, c))).await;
+        for (cnpj, result) in cnpjs.iter().zip(fetched_dossiers) {
+            match result {
+                Ok(records) => analysis.dossiers.push(records),
+                Err(e) => {
+                    tracing::warn!("no dossier for {cnpj}: {e}");
+                    fetched.manifest.fetch.warnings.push(format!("no dossier for {cnpj}: {e}"));
+                }
+            }
+        }
+        let cnpjs: Vec<Cnpj> = analysis.dossiers.iter().map(|d| d.cnpj.clone()).collect();
         // Read after the commit: the history ends with this run's own snapshot.
         if let Some(run) = &fetched.store {
             let store = &run.store;

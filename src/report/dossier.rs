@@ -432,7 +432,14 @@ pub fn render_dossiers(
     demo: bool,
     out: &Path,
 ) -> Result<Vec<FileEntry>, ReportError> {
-    let templates = TemplateSet::load(options.templates.as_deref())?;
+    if records.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut templates = TemplateSet::load(options.templates.as_deref())?;
+    // A templates folder copied before the dossiers existed renders them with the built-in pages.
+    if !templates.has("dossie.html.hbs") && !templates.has("dossie.md.hbs") {
+        templates = TemplateSet::builtin();
+    }
     let engines = [
         ("dossie.html.hbs", "html", templates.engine("dossie.html.hbs", options.locale, false)?),
         ("dossie.md.hbs", "md", templates.engine("dossie.md.hbs", options.locale, true)?),

@@ -108,16 +108,26 @@ fn collect(dir: &Path, base: &Path, out: &mut Vec<(String, String)>) -> Result<(
 }
 
 impl TemplateSet {
+    /// The copies built into the binary.
+    pub fn builtin() -> Self {
+        Self {
+            origin: "built-in".into(),
+            files: crate::builtin::TEMPLATES
+                .iter()
+                .map(|(p, t)| ((*p).to_string(), (*t).to_string()))
+                .collect(),
+        }
+    }
+
+    /// Whether the set holds the template file `main` (e.g. `dossie.html.hbs`).
+    pub fn has(&self, main: &str) -> bool {
+        self.files.iter().any(|(path, _)| path == main)
+    }
+
     pub fn load(explicit: Option<&Path>) -> Result<Self, ReportError> {
         let dir = crate::fsutil::explicit_or_local(explicit, "templates");
         match dir {
-            None => Ok(Self {
-                origin: "built-in".into(),
-                files: crate::builtin::TEMPLATES
-                    .iter()
-                    .map(|(p, t)| ((*p).to_string(), (*t).to_string()))
-                    .collect(),
-            }),
+            None => Ok(Self::builtin()),
             Some(dir) => {
                 let mut files = Vec::new();
                 collect(&dir, &dir, &mut files)?;

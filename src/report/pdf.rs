@@ -64,18 +64,25 @@ pub fn print_pdf(out: &Path, browser: &Path) -> Result<FileEntry, PdfError> {
     let failed = |reason: String| PdfError::Failed { browser: browser.display().to_string(), reason };
     let html = std::path::absolute(out.join("report.html")).map_err(|e| failed(e.to_string()))?;
     let tmp = out.join(format!(".{PDF_FILE}.tmp-{}", std::process::id()));
-    let profile = std::env::temp_dir().join(format!("fiscal-report-browser-{}", std::process::id()));
+    // A fresh, private profile each time (a browser refuses to share one).
+    let profile =
+        std::env::temp_dir().join(format!("fiscal-report-browser-{}-{}", std::process::id(), nanos_now()));
     let result = run_browser(browser, &html, &tmp, &profile);
     let _ = std::fs::remove_dir_all(&profile);
-    result.map_err(failed)?;
-    let bytes = std::fs::read(&tmp).map_err(|e| failed(format!("no PDF came out: {e}")))?;
-    if !bytes.starts_with(b"%PDF-") {
+    let printed = result.map_err(failed).and_then(|()| {
+        let bytes = std::fs::read(&tmp).map_err(|e| failed(format!("no PDF came out: {e}")))?;
+        if !bytes.starts_with(b"%PDF-") {
+            return Err(failed("what came out is not a PDF".into()));
+        }
+        let path = out.join(PDF_FILE);
+        std::fs::rename(&tmp, &path).map_err(|source| PdfError::Write { path, source })?;
+        Ok(FileEntry::of_content(PDF_FILE, 0, &bytes))
+    });
+    // Whatever went wrong, no half-printed file stays behind.
+    if printed.is_err() {
         let _ = std::fs::remove_file(&tmp);
-        return Err(failed("what came out is not a PDF".into()));
     }
-    let path = out.join(PDF_FILE);
-    std::fs::rename(&tmp, &path).map_err(|source| PdfError::Write { path, source })?;
-    Ok(FileEntry::of_content(PDF_FILE, 0, &bytes))
+    printed
 }
 
 fn run_browser(browser: &Path, html: &Path, pdf: &Path, profile: &Path) -> Result<(), String> {
@@ -125,4 +132,9 @@ fn run_browser(browser: &Path, html: &Path, pdf: &Path, profile: &Path) -> Resul
 /// beside new ones: it goes (the manifest never lists it then).
 pub fn remove_stale_pdf(out: &Path) {
     let _ = std::fs::remove_file(out.join(PDF_FILE));
+}
+
+/// The clock's nanoseconds, to tell one print's profile folder from the next.
+fn nanos_now() -> u128 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos())
 }

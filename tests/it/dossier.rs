@@ -220,10 +220,27 @@ fn a_run_writes_the_largest_exposures_dossiers_and_links_them() {
     let d = Dataset::generate(RegistryConfig::DEFAULT_SEED, 0.05);
     let cnpjs: Vec<String> = d.demo_portfolio(12).iter().map(|c| c.to_string()).collect();
     let dir = tempfile::tempdir().unwrap();
+    // An analyst's templates folder copied before the dossiers existed: they use the built-in pages.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let templates = dir.path().join("my-templates");
+    copy_dir(&root.join("templates"), &templates);
+    std::fs::remove_file(templates.join("dossie.html.hbs")).unwrap();
+    std::fs::remove_file(templates.join("dossie.md.hbs")).unwrap();
     let out = demo_run_into(
         dir.path(),
         &cnpjs,
-        &["--demo-scale", "0.05", "--ano-mes", "202609", "--uf", "SP", "--dossies", "3"],
+        &[
+            "--demo-scale",
+            "0.05",
+            "--ano-mes",
+            "202609",
+            "--uf",
+            "SP",
+            "--dossies",
+            "3",
+            "--templates",
+            templates.to_str().unwrap(),
+        ],
     );
     let exposure =
         ParquetReader::new(std::fs::File::open(out.join("aggregates/carteira_exposicao.parquet")).unwrap())

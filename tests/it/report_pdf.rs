@@ -112,6 +112,8 @@ fn without_a_browser_everything_else_is_written_and_the_exit_code_says_so() {
     let dir = tempfile::tempdir().unwrap();
     let out = copy_of_run(dir.path());
     std::fs::remove_file(out.join("report.xlsx")).unwrap();
+    // A PDF of an earlier render would show old figures beside the new ones: it must go.
+    std::fs::write(out.join("report.pdf"), b"%PDF- old figures").unwrap();
     let empty_path = dir.path().join("bin");
     std::fs::create_dir_all(&empty_path).unwrap();
     let o = bin()
@@ -132,12 +134,28 @@ fn without_a_browser_everything_else_is_written_and_the_exit_code_says_so() {
     assert!(m.files.iter().any(|f| f.path == "report.xlsx"));
     assert!(!m.files.iter().any(|f| f.path == "report.pdf"));
 
-    // A browser that is there but fails: the same exit code, its name in the line.
+    // A browser that writes half a file and fails: the same exit code, its name in the line,
+    // and nothing half-printed left behind.
+    let broken = dir.path().join("broken-browser");
+    std::fs::write(
+        &broken,
+        "#!/bin/sh\nfor a in \"$@\"; do case \"$a\" in --print-to-pdf=*) echo '%PDF- half' > \"${a#--print-to-pdf=}\";; esac; done\nexit 1\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&broken, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let o = bin()
-        .args(["--quiet", "report", "--pdf", "--browser", "/bin/false", "--from"])
+        .args(["--quiet", "report", "--pdf", "--browser"])
+        .arg(&broken)
+        .arg("--from")
         .arg(&out)
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(11));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("/bin/false failed"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("broken-browser failed"));
+    let leftovers: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .filter(|n| n.contains("report.pdf"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
 }
