@@ -37,7 +37,7 @@ pub enum LogFormat {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// The whole job: fetch, then build frames, aggregates, Parquet and the report.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Only the fetch stage: stage every record under DIR/.staging.
     Fetch(FetchArgs),
     /// Serve the embedded registry (a local copy of the service's interface over synthetic data).
@@ -69,17 +69,8 @@ pub struct DossieArgs {
     #[command(flatten)]
     pub service: ServiceArgs,
 
-    /// Folder with dossie.html.hbs, dossie.md.hbs and partials/ (default ./templates if present, else built-in).
-    #[arg(long, value_name = "DIR")]
-    pub templates: Option<PathBuf>,
-
-    /// Folder of code tables (default ./codes if present, else built-in).
-    #[arg(long, value_name = "DIR")]
-    pub codes: Option<PathBuf>,
-
-    /// Number, date and month format of the dossiers.
-    #[arg(long, value_enum, default_value_t = Locale::PtBr)]
-    pub locale: Locale,
+    #[command(flatten)]
+    pub folders: AnalystFolders,
 
     /// A `--store` of monthly runs: each dossier gains the company's exposure at every snapshot.
     #[arg(long, value_name = "DIR")]
@@ -99,14 +90,16 @@ pub struct RunArgs {
     pub dossies: Option<usize>,
 }
 
-/// What shapes the analysis and the report; shared by `run` and `report`.
+/// The folders an analyst edits and the language of what is rendered; shared by `run`,
+/// `merge`, `report` and `dossie`.
 #[derive(Debug, Clone, Default, Args)]
-pub struct ReportArgs {
+pub struct AnalystFolders {
     /// Folder of .sql files, one aggregate each (default ./queries if present, else built-in).
     #[arg(long, value_name = "DIR")]
     pub queries: Option<PathBuf>,
 
-    /// Folder with report.html.hbs, report.md.hbs and partials/ (default ./templates if present, else built-in).
+    /// Folder with the report and dossier templates (report.html.hbs, dossie.html.hbs, ...) and
+    /// partials/ (default ./templates if present, else built-in).
     #[arg(long, value_name = "DIR")]
     pub templates: Option<PathBuf>,
 
@@ -114,9 +107,23 @@ pub struct ReportArgs {
     #[arg(long, value_name = "DIR")]
     pub codes: Option<PathBuf>,
 
-    /// Number and month format of the report.
+    /// Number, date and month format of what is rendered.
     #[arg(long, value_enum, default_value_t = Locale::PtBr)]
     pub locale: Locale,
+}
+
+impl AnalystFolders {
+    /// The report stage's own options, from these flags.
+    pub fn report_options(&self) -> crate::report::ReportOptions {
+        crate::report::ReportOptions { templates: self.templates.clone(), locale: self.locale.into() }
+    }
+}
+
+/// What shapes the analysis and the report; shared by `run` and `report`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ReportArgs {
+    #[command(flatten)]
+    pub folders: AnalystFolders,
 
     /// Also write report.pdf: report.html printed by a headless Chromium or Chrome (on PATH, or
     /// --browser). Without one, everything else is written and the exit code is 11.
@@ -186,13 +193,6 @@ impl From<LogFormat> for crate::logging::LogFormat {
             LogFormat::Text => Self::Text,
             LogFormat::Json => Self::Json,
         }
-    }
-}
-
-impl ReportArgs {
-    /// The report stage's own options, from these flags.
-    pub fn report_options(&self) -> crate::report::ReportOptions {
-        crate::report::ReportOptions { templates: self.templates.clone(), locale: self.locale.into() }
     }
 }
 

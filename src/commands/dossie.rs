@@ -5,7 +5,7 @@ use anyhow::Result;
 use futures::future::try_join_all;
 
 use super::source::SourceSettings;
-use crate::analyze::{default_queries_dir, load_queries, run_queries_with};
+use crate::analyze::{Query, default_queries_dir, load_queries, run_queries_with};
 use crate::api::Cnpj;
 use crate::cli::DossieArgs;
 use crate::codes::{CodeTables, default_codes_dir};
@@ -30,12 +30,13 @@ pub async fn dossie(args: DossieArgs) -> Result<ExitStatus> {
             cnpjs.push(cnpj);
         }
     }
-    let codes = CodeTables::load(default_codes_dir(args.codes.as_deref()).as_deref())?;
+    // The analyst's folders are read before anything is fetched: a broken one costs nothing.
+    let codes = CodeTables::load(default_codes_dir(args.folders.codes.as_deref()).as_deref())?;
+    let queries = load_queries(default_queries_dir(args.folders.queries.as_deref()).as_deref())?;
     let source = super::source::open(&SourceSettings::from_service_args(&args.service)).await?;
     let records = try_join_all(cnpjs.iter().map(|c| fetch_dossier(&source.client, c))).await?;
     let demo = args.service.base_url.is_none();
-    let options =
-        crate::report::ReportOptions { templates: args.templates.clone(), locale: args.locale.into() };
+    let options = args.folders.report_options();
     let label = (!demo).then_some(source.base_url.as_str());
     let (tables, quality) = crate::transform::dossier::dossier_frames(&records)?;
     for q in &quality {
@@ -52,15 +53,15 @@ pub async fn dossie(args: DossieArgs) -> Result<ExitStatus> {
         .with("fiscal_report.demo", demo.to_string());
     crate::export::tables::write_dossier_tables(tables, &args.out, &meta)?;
     // The standing is the queries' judgement, run on these companies as on a monthly run.
-    let queries: Vec<_> = load_queries(default_queries_dir(None).as_deref())?
-        .into_iter()
-        .filter(|q| STANDING_QUERIES.contains(&q.table.as_str()))
-        .collect();
-    let standing = run_queries_with(&crate::transform::dossier::standing_frames(&records)?, None, &queries)?;
+    let standing = run_queries_with(
+        &crate::transform::dossier::standing_frames(&records)?,
+        None,
+        &only(&queries, &STANDING_QUERIES),
+    )?;
     let history = match &args.store {
         Some(root) => {
             let store = crate::store::Store::open(root).await?;
-            Some(exposure_history(&store.reader(), &store.snapshots(), &cnpjs).await?)
+            Some(exposure_history(&store.reader(), &store.snapshots(), &cnpjs, &queries).await?)
         }
         None => None,
     };
@@ -79,12 +80,10 @@ pub(super) async fn exposure_history(
     reader: &crate::store::StoreReader,
     snapshots: &std::collections::BTreeSet<String>,
     cnpjs: &[Cnpj],
+    queries: &[Query],
 ) -> Result<crate::report::dossier::ExposureHistory> {
     use polars::prelude::*;
-    let queries: Vec<_> = load_queries(default_queries_dir(None).as_deref())?
-        .into_iter()
-        .filter(|q| q.table == EXPOSURE_QUERY)
-        .collect();
+    let queries = only(queries, &[EXPOSURE_QUERY]);
     let wanted: std::collections::BTreeSet<&str> = cnpjs.iter().map(Cnpj::as_str).collect();
     let mut history = crate::report::dossier::ExposureHistory::new();
     for snapshot in snapshots {
@@ -125,14 +124,13 @@ pub(super) async fn exposure_history(
 
 /// `table` with its typed columns and no rows.
 fn empty_table(table: crate::tables::Table) -> Result<polars::prelude::DataFrame> {
-    use polars::prelude::*;
-    let cols = table
-        .columns()
-        .iter()
-        .map(|c| Column::new(c.as_str().into(), Vec::<Option<String>>::new()))
-        .collect();
-    let staged = DataFrame::new(0, cols)?;
+    let staged = crate::transform::frames::staged_frame(table, &[])?;
     Ok(crate::transform::frames::type_table(table, &staged)?.0)
+}
+
+/// The queries of `all` named `tables` (the analyst's edited copies when --queries gave them).
+fn only(all: &[Query], tables: &[&str]) -> Vec<Query> {
+    all.iter().filter(|q| tables.contains(&q.table.as_str())).cloned().collect()
 }
 
 /// The query whose `exposicao_total` the history follows.

@@ -119,7 +119,7 @@ pub fn analyze(
     manifest: &mut Manifest,
 ) -> Result<Analysis> {
     let started = std::time::Instant::now();
-    let queries = load_queries(default_queries_dir(args.queries.as_deref()).as_deref())?;
+    let queries = load_queries(default_queries_dir(args.folders.queries.as_deref()).as_deref())?;
     let aggregates = run_queries_with(frames, previous, &queries)?;
     manifest.time_stage("analyze", started);
     Ok(Analysis { queries, aggregates, dossiers: Vec::new(), dossier_history: None })
@@ -151,7 +151,7 @@ pub fn export_report(
 ) -> Result<Outputs> {
     let Analysis { queries, aggregates, dossiers, dossier_history } = analysis;
     let started = std::time::Instant::now();
-    let codes = CodeTables::load(default_codes_dir(args.codes.as_deref()).as_deref())?;
+    let codes = CodeTables::load(default_codes_dir(args.folders.codes.as_deref()).as_deref())?;
     // A run that committed to a store gives its outputs the id its store version carries.
     let run_id = match (raw, &manifest.store) {
         (RawTables::Write, Some(store)) => store.run_id.clone(),
@@ -220,7 +220,7 @@ pub fn export_report(
         manifest,
         run_id: &run_id,
     };
-    let rendered = crate::report::render_reports(&inputs, &args.report_options(), out)?;
+    let rendered = crate::report::render_reports(&inputs, &args.folders.report_options(), out)?;
     files.extend(rendered);
     let source = (!manifest.demo).then_some(manifest.plan.base_url.as_str());
     let judged = crate::report::dossier::Judged {
@@ -231,7 +231,7 @@ pub fn export_report(
         &dossiers,
         &judged,
         &codes,
-        &args.report_options(),
+        &args.folders.report_options(),
         source,
         manifest.demo,
         out,

@@ -24,7 +24,7 @@ pub async fn run(cli: Cli) -> Result<ExitStatus> {
     match cli.command {
         Command::Serve(args) => serve::serve(args).await,
         Command::Get(args) => get::get(args).await,
-        Command::Run(args) => run::run(args, cli.quiet).await,
+        Command::Run(args) => run::run(*args, cli.quiet).await,
         Command::Fetch(args) => fetch::fetch(args, cli.quiet).await,
         Command::Merge(args) => {
             merge::merge(&args.out, &args.shards, &args.report, contract(args.schema_contract.as_deref())?)

@@ -51,8 +51,15 @@ pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
         // Read after the commit: the history ends with this run's own snapshot.
         if let Some(run) = &fetched.store {
             let store = &run.store;
-            analysis.dossier_history =
-                Some(super::dossie::exposure_history(&store.reader(), &store.snapshots(), &cnpjs).await?);
+            analysis.dossier_history = Some(
+                super::dossie::exposure_history(
+                    &store.reader(),
+                    &store.snapshots(),
+                    &cnpjs,
+                    &analysis.queries,
+                )
+                .await?,
+            );
         }
         fetched.manifest.time_stage("dossies", started);
     }

@@ -90,14 +90,8 @@ pub fn workbook_content<'a>(
         .iter()
         .map(|(q, df)| TableSheet {
             name: if q.table == PORTFOLIO_TABLE { t.get("planilha_carteira") } else { q.table.clone() },
-            title: match locale {
-                super::Locale::PtBr => q.title.clone(),
-                super::Locale::En => q.title_en.clone(),
-            },
-            description: match locale {
-                super::Locale::PtBr => q.descricao.clone(),
-                super::Locale::En => q.description.clone(),
-            },
+            title: super::view::title_of(q, locale),
+            description: super::view::description_of(q, locale),
             source: format!("aggregates/{}.parquet", q.table),
             frame: df,
         })

@@ -93,20 +93,8 @@ pub fn dossier_frames(
 /// run on a dossier exactly as on a monthly run.
 pub fn standing_frames(records: &[DossierRecords]) -> Result<super::Frames, TransformError> {
     use crate::tables::{Table, flat_row, profile_row};
-    let staged = |table: Table, rows: Vec<crate::tables::Row>| {
-        let cols = table
-            .columns()
-            .iter()
-            .enumerate()
-            .map(|(i, name)| {
-                Column::new(name.as_str().into(), rows.iter().map(|r| r[i].clone()).collect::<Vec<_>>())
-            })
-            .collect();
-        DataFrame::new(rows.len(), cols)
-            .map_err(|source| TransformError::Frame { table: table.name(), source })
-    };
-    let profiles = records.iter().map(|r| profile_row(&r.profile, r.cnpj.as_str())).collect();
-    let debts = records
+    let profiles: Vec<_> = records.iter().map(|r| profile_row(&r.profile, r.cnpj.as_str())).collect();
+    let debts: Vec<_> = records
         .iter()
         .flat_map(|r| {
             r.dividas.iter().flat_map(move |(categoria, rows)| {
@@ -123,7 +111,9 @@ pub fn standing_frames(records: &[DossierRecords]) -> Result<super::Frames, Tran
     let mut tables = BTreeMap::new();
     let mut quality = Vec::new();
     for (table, rows) in [(Table::Empresas, profiles), (Table::DividasPgfn, debts)] {
-        let (df, q) = super::frames::type_table(table, &staged(table, rows)?)?;
+        let staged = super::frames::staged_frame(table, &rows)
+            .map_err(|source| TransformError::Frame { table: table.name(), source })?;
+        let (df, q) = super::frames::type_table(table, &staged)?;
         tables.insert(table.name(), df);
         quality.extend(q);
     }

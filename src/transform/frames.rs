@@ -134,11 +134,26 @@ fn read_staged(table: Table, paths: &[PathBuf]) -> Result<DataFrame, TransformEr
             }
         }
     }
-    Ok(out.unwrap_or_else(|| {
-        let schema: Schema =
-            table.columns().iter().map(|c| Field::new(c.as_str().into(), DataType::String)).collect();
-        DataFrame::empty_with_schema(&schema)
-    }))
+    match out {
+        Some(df) => Ok(df),
+        None => {
+            staged_frame(table, &[]).map_err(|source| TransformError::Frame { table: table.name(), source })
+        }
+    }
+}
+
+/// Staged rows of `table` (its `columns()` in order, as text) as the frame `type_table` reads:
+/// how records that never went through a staging file (a dossier's, a test's) are typed.
+pub fn staged_frame(table: Table, rows: &[crate::tables::Row]) -> PolarsResult<DataFrame> {
+    let columns = table
+        .columns()
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            Column::new(name.as_str().into(), rows.iter().map(|r| r[i].clone()).collect::<Vec<_>>())
+        })
+        .collect();
+    DataFrame::new(rows.len(), columns)
 }
 
 fn trimmed(v: Option<&str>) -> Option<&str> {

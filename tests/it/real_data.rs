@@ -68,15 +68,7 @@ fn strings(df: &DataFrame, column: &str) -> Vec<Option<String>> {
 }
 
 fn staged(table: Table, rows: &[Vec<Option<String>>]) -> DataFrame {
-    let columns: Vec<Column> = table
-        .columns()
-        .iter()
-        .enumerate()
-        .map(|(i, name)| {
-            Column::new(name.as_str().into(), rows.iter().map(|r| r[i].clone()).collect::<Vec<_>>())
-        })
-        .collect();
-    DataFrame::new(rows.len(), columns).unwrap()
+    fiscal_report::transform::frames::staged_frame(table, rows).unwrap()
 }
 
 fn failures(quality: &[QualityCount]) -> Vec<&QualityCount> {

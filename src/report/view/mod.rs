@@ -57,7 +57,7 @@ fn appendix(aggs: &Aggregates, locale: Locale) -> Vec<AppendixTable> {
 }
 
 /// A query's title in the report's language.
-fn title_of(q: &Query, locale: Locale) -> String {
+pub(crate) fn title_of(q: &Query, locale: Locale) -> String {
     match locale {
         Locale::PtBr => q.title.clone(),
         Locale::En => q.title_en.clone(),
@@ -65,7 +65,7 @@ fn title_of(q: &Query, locale: Locale) -> String {
 }
 
 /// What a query's table shows, for an analyst, in the report's language.
-fn description_of(q: &Query, locale: Locale) -> String {
+pub(crate) fn description_of(q: &Query, locale: Locale) -> String {
     match locale {
         Locale::PtBr => q.descricao.clone(),
         Locale::En => q.description.clone(),
