@@ -80,7 +80,7 @@ for k in ("full", "incremental"):
 md += [
     f"| **incremental / full** | **{pct(req['incremental'], req['full']):.1f}%** | **{pct(t['incremental'], t['full']):.1f}%** | |",
     "",
-    "The incremental run asked every profile, the five lists of the companies that changed, and",
+    "The incremental run asked every profile, the six lists of the companies that changed, and",
     f"the credits of the {len(inc['store']['credit_months_fetched'])} refreshed months "
     f"({', '.join(inc['store']['credit_months_fetched'])}); the lists of the others were carried",
     f"from the store ({json.dumps(lists, sort_keys=True)}). Its time includes reading the store and",

@@ -88,6 +88,18 @@ pub struct RunArgs {
     /// registry, its own portfolio), else none.
     #[arg(long, value_name = "N", env = "FISCAL_REPORT_DOSSIES")]
     pub dossies: Option<usize>,
+    /// Also fetch the companies the portfolio's partners lists name (and their partner
+    /// companies, up to 3 steps), so each economic group's exposure covers the whole group,
+    /// not only its members in the portfolio. They count for their group only. Default: on for
+    /// the demo run, else off.
+    #[arg(
+        long,
+        value_name = "BOOL",
+        num_args = 0..=1,
+        default_missing_value = "true",
+        env = "FISCAL_REPORT_EXPAND_GROUPS"
+    )]
+    pub expand_groups: Option<bool>,
 }
 
 /// The folders an analyst edits and the language of what is rendered; shared by `run`,

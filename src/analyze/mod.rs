@@ -15,6 +15,7 @@ use polars::sql::SQLContext;
 use crate::store::snapshot::{COMPANY_TABLES, PreviousSnapshot};
 use crate::tables::Table;
 use crate::transform::Frames;
+use crate::transform::groups::SOCIAS_EXPOSICAO;
 
 #[derive(Debug, thiserror::Error)]
 pub enum AnalyzeError {
@@ -275,6 +276,11 @@ fn run_queries_here(
             message: e.to_string(),
             tables: table_names.clone(),
         })?;
+        // Without `--expand-groups` no partner company was fetched: the economic-groups query
+        // reads their exposure as an empty table of the portfolio exposure's own columns.
+        if q.table == "carteira_exposicao" && !tables.contains_key(SOCIAS_EXPOSICAO) {
+            tables.insert(SOCIAS_EXPOSICAO.to_string(), df.clear().lazy());
+        }
         tables.insert(q.table.clone(), df.clone().lazy());
         results.push((q.clone(), df));
     }

@@ -15,6 +15,9 @@ use crate::extract::dossier::fetch_dossier;
 /// The queries that judge a company's estimated tax standing (the second reads the first).
 const STANDING_QUERIES: [&str; 2] = ["situacao_fiscal_por_retrato", "situacao_fiscal_estimada"];
 
+/// Requests in flight for `dossie` (a handful of companies, each with a dozen short lists).
+const DOSSIER_CONCURRENCY: usize = 8;
+
 pub async fn dossie(args: DossieArgs) -> Result<ExitStatus> {
     let mut cnpjs = Vec::new();
     for raw in &args.cnpjs {
@@ -34,7 +37,15 @@ pub async fn dossie(args: DossieArgs) -> Result<ExitStatus> {
     let codes = CodeTables::load(default_codes_dir(args.folders.codes.as_deref()).as_deref())?;
     let queries = load_queries(default_queries_dir(args.folders.queries.as_deref()).as_deref())?;
     let source = super::source::open(&SourceSettings::from_service_args(&args.service)).await?;
-    let records = try_join_all(cnpjs.iter().map(|c| fetch_dossier(&source.client, c))).await?;
+    // The monthly fetch's pool: retries with backoff, the service's rate limit respected.
+    let fetcher = crate::extract::PageFetcher::new(
+        source.client.clone(),
+        DOSSIER_CONCURRENCY,
+        None,
+        crate::extract::RetryPolicy::default(),
+        std::sync::Arc::default(),
+    );
+    let records = try_join_all(cnpjs.iter().map(|c| fetch_dossier(&fetcher, c))).await?;
     let demo = args.service.base_url.is_none();
     let options = args.folders.report_options();
     let label = (!demo).then_some(source.base_url.as_str());

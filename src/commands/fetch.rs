@@ -34,8 +34,12 @@ pub(super) struct Fetched {
     pub out: PathBuf,
     /// With `--store`: the store (locked) and what the new snapshot needs.
     pub store: Option<StoreRun>,
-    /// The service (the embedded registry stays up with it): `run --dossies` asks it again.
-    pub source: super::source::Source,
+    /// The service, held so the embedded registry stays up for what the run asks after the
+    /// fetch (dossiers, partner companies) through `fetcher`.
+    pub _source: super::source::Source,
+    /// The pool the fetch ran through: `--expand-groups` fetches through it too, with its
+    /// retries, rate limit and accounting.
+    pub fetcher: Arc<PageFetcher>,
 }
 
 /// A run on a store: the store, how the fetch decided each company's lists (with what the store
@@ -63,7 +67,7 @@ pub async fn fetch(args: FetchArgs, quiet: bool) -> Result<ExitStatus> {
             // queries'); it leaves the report to `run`.
             if fetched.store.is_some() {
                 let frames = crate::transform::staged::frames_from_staging(&fetched.outcome)?;
-                super::run::analyze_and_commit(&mut fetched, frames, &Default::default()).await?;
+                super::run::analyze_and_commit(&mut fetched, frames, &Default::default(), false).await?;
                 fetched.manifest.write(&fetched.out)?;
             }
             summarize(&fetched)
@@ -194,7 +198,7 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
         commit_every: Duration::from_secs(2),
         lists_policy: incremental.as_ref().map(|i| i.lists.clone()),
     };
-    let outcome = match run_fetch(fetcher, staging, job).await {
+    let outcome = match run_fetch(fetcher.clone(), staging, job).await {
         Ok(o) => o,
         Err(FetchError::KeyRejected(e)) => return Err(e.into()),
         Err(e) => return Err(e.into()),
@@ -243,7 +247,7 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
             company_lists: outcome.summary.company_lists.clone(),
         },
     });
-    Ok(FetchStage::Fetched(Box::new(Fetched { outcome, manifest, out, store, source })))
+    Ok(FetchStage::Fetched(Box::new(Fetched { outcome, manifest, out, store, _source: source, fetcher })))
 }
 
 /// Refuses to go on with data of a changed shape when the contract is freeze: the one given

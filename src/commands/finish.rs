@@ -113,13 +113,14 @@ pub struct Analysis {
 /// Runs the queries over `frames`, with the previous snapshot beside them when a store has one;
 /// the manifest records how long it took.
 pub fn analyze(
-    frames: &Frames,
+    frames: &mut Frames,
     previous: Option<&PreviousSnapshot>,
     args: &ReportArgs,
     manifest: &mut Manifest,
 ) -> Result<Analysis> {
     let started = std::time::Instant::now();
     let queries = load_queries(default_queries_dir(args.folders.queries.as_deref()).as_deref())?;
+    crate::transform::groups::attach_groups(frames, None)?;
     let aggregates = run_queries_with(frames, previous, &queries)?;
     manifest.time_stage("analyze", started);
     Ok(Analysis { queries, aggregates, dossiers: Vec::new(), dossier_history: None })
@@ -134,7 +135,8 @@ pub fn analyze_export_report(
     watch: &Watch,
     raw: RawTables,
 ) -> Result<Outputs> {
-    let analysis = analyze(&frames, None, args, manifest)?;
+    let mut frames = frames;
+    let analysis = analyze(&mut frames, None, args, manifest)?;
     export_report(frames, analysis, manifest, out, args, watch, raw)
 }
 

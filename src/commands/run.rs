@@ -30,14 +30,17 @@ pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
     let started = std::time::Instant::now();
     let frames = frames_from_staging(&fetched.outcome)?;
     fetched.manifest.time_stage("transform", started);
-    let (frames, mut analysis) = analyze_and_commit(&mut fetched, frames, &args.report).await?;
-    // The demo shows everything the job makes: the dossiers of its ten largest exposures.
-    let demo_default = if fetched.manifest.demo && args.fetch.cnpjs.is_none() { DEMO_DOSSIERS } else { 0 };
+    // The demo shows everything the job makes: whole economic groups and the dossiers of its
+    // ten largest exposures.
+    let demo = fetched.manifest.demo && args.fetch.cnpjs.is_none();
+    let expand = args.expand_groups.unwrap_or(demo);
+    let (frames, mut analysis) = analyze_and_commit(&mut fetched, frames, &args.report, expand).await?;
+    let demo_default = if demo { DEMO_DOSSIERS } else { 0 };
     if let Some(n) = Some(args.dossies.unwrap_or(demo_default)).filter(|n| *n > 0) {
         let started = std::time::Instant::now();
         let cnpjs = largest_exposures(&analysis.aggregates, n);
         // A dossier that cannot be fetched costs that dossier only (and its link), not the run.
-        let fetched_dossiers = join_all(cnpjs.iter().map(|c| fetch_dossier(&fetched.source.client, c))).await;
+        let fetched_dossiers = join_all(cnpjs.iter().map(|c| fetch_dossier(&fetched.fetcher, c))).await;
         for (cnpj, result) in cnpjs.iter().zip(fetched_dossiers) {
             match result {
                 Ok(records) => analysis.dossiers.push(records),
@@ -98,21 +101,69 @@ pub(super) async fn analyze_and_commit(
     fetched: &mut Fetched,
     frames: Frames,
     report: &ReportArgs,
+    expand_groups: bool,
 ) -> Result<(Frames, Analysis)> {
     match assemble(fetched, frames).await? {
-        Ok(assembled) => {
+        Ok(mut assembled) => {
+            if expand_groups {
+                expand_into(fetched, &mut assembled.frames, report).await?;
+            }
             let analysis =
-                analyze(&assembled.frames, assembled.previous.as_ref(), report, &mut fetched.manifest)?;
+                analyze(&mut assembled.frames, assembled.previous.as_ref(), report, &mut fetched.manifest)?;
             let started = std::time::Instant::now();
             let frames = commit_to_store(fetched, assembled, &analysis).await?;
             fetched.manifest.time_stage("store", started);
             Ok((frames, analysis))
         }
-        Err(frames) => {
-            let analysis = analyze(&frames, None, report, &mut fetched.manifest)?;
+        Err(mut frames) => {
+            if expand_groups {
+                expand_into(fetched, &mut frames, report).await?;
+            }
+            let analysis = analyze(&mut frames, None, report, &mut fetched.manifest)?;
             Ok((frames, analysis))
         }
     }
+}
+
+/// `--expand-groups`: fetches the partner companies the snapshot's partners lists name (after
+/// the store carried in the partners of unchanged companies), and adds to `frames` their
+/// exposure (the run's own portfolio-exposure query over their records) and their place in the
+/// economic groups.
+async fn expand_into(fetched: &mut Fetched, frames: &mut Frames, report: &ReportArgs) -> Result<()> {
+    use crate::tables::Table;
+    use crate::transform::groups::{SOCIAS_EXPOSICAO, attach_groups, company_roots, partner_companies};
+    let started = std::time::Instant::now();
+    let known = company_roots(frames)?;
+    let first = partner_companies(frames, &known)?;
+    let asked = first.len();
+    let expansion = crate::extract::groups::expand_groups(&fetched.fetcher, first, known).await?;
+    for (cnpj, e) in &expansion.failed {
+        let w = format!("partner company {cnpj} not fetched for its economic group: {e}");
+        tracing::warn!("{w}");
+        fetched.manifest.fetch.warnings.push(w);
+    }
+    let tables =
+        [Table::Empresas, Table::DividasPgfn, Table::ParcelamentosRfb, Table::TransacoesRfb, Table::Socios];
+    let partners = crate::transform::frames::frames_from_rows(&expansion.rows, &tables)?;
+    let queries = crate::analyze::load_queries(
+        crate::analyze::default_queries_dir(report.folders.queries.as_deref()).as_deref(),
+    )?;
+    if let Some(q) = queries.iter().find(|q| q.table == "carteira_exposicao") {
+        let aggs = crate::analyze::run_queries(&partners, std::slice::from_ref(q))?;
+        if let Some(df) = aggs.get("carteira_exposicao") {
+            frames.tables.insert(SOCIAS_EXPOSICAO, df.clone());
+        }
+    }
+    attach_groups(frames, Some(&partners))?;
+    tracing::info!(
+        "economic groups: {} partner companies fetched ({} named by the portfolio; {} not found, {} failed)",
+        expansion.found,
+        asked,
+        expansion.not_found,
+        expansion.failed.len()
+    );
+    fetched.manifest.time_stage("grupos", started);
+    Ok(())
 }
 
 /// With a store, the new snapshot assembled from the fetch and the store; without one (or

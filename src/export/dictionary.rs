@@ -37,8 +37,8 @@ fn table_meaning(table: &str) -> &'static str {
             "Every establishment (head office and branches) of a company with a dossier (operation 2)."
         }
         "socios" => {
-            "The partners of a company with a dossier (operation 4); a partner with a CNPJ is a company, which links \
-             economic groups."
+            "The partners (operation 4) of every portfolio company (and, under dossies/, of each dossier's company); \
+             a partner with a CNPJ is a company, which links economic groups."
         }
         "obras" => {
             "The construction works (CNO) of a company with a dossier (operation 3, with operation 8's fields)."
@@ -70,7 +70,10 @@ pub fn data_dictionary(queries: &[Query], examples: &BTreeMap<(String, String), 
         .iter()
         .map(|t| (t.name(), columns(*t)))
         .chain([(RESUMOS, schema::RESUMOS)])
-        .chain(schema::DOSSIER_TABLES);
+        // A dossier table of the same name as a raw table (socios) has its columns: listed once.
+        .chain(
+            schema::DOSSIER_TABLES.into_iter().filter(|(n, _)| !Table::ALL.iter().any(|t| t.name() == *n)),
+        );
     for (name, specs) in tables {
         let parts = partition_columns(name);
         let _ = writeln!(s, "## `{name}`\n\n{}\n", table_meaning(name));
@@ -78,6 +81,11 @@ pub fn data_dictionary(queries: &[Query], examples: &BTreeMap<(String, String), 
         let layout = if dossier {
             format!(
                 "`{}/{name}.parquet`, only for the companies with a dossier (`run --dossies N`, `dossie`)",
+                crate::export::DOSSIER_DIR
+            )
+        } else if parts.is_empty() && schema::DOSSIER_TABLES.iter().any(|(t, _)| *t == name) {
+            format!(
+                "`{name}/part-0.parquet`; for the companies with a dossier also `{}/{name}.parquet`",
                 crate::export::DOSSIER_DIR
             )
         } else if parts.is_empty() {
@@ -128,6 +136,30 @@ pub fn data_dictionary(queries: &[Query], examples: &BTreeMap<(String, String), 
          | column | type | meaning | example |\n|---|---|---|---|\n\
          | `cnpj` | string | CNPJ asked for (14 digits) | |\n\
          | `situacao` | string | `encontrada`, `nao_encontrada` (404) or `falhou` (failed after retries) | `encontrada` |\n"
+    );
+    let _ = writeln!(
+        s,
+        "## `grupos_economicos`\n\nThe economic groups of the portfolio: companies sharing a CNPJ root, or where one is a \
+         partner of another (a CNPJ in `socios.cnpj_cpf_socio`), closed transitively. One row per member company of \
+         every group of two or more companies (or of one company the portfolio lists under two or more CNPJs); a \
+         company alone is no group. `aggregates/grupos_exposicao.parquet` sums what each group owes.\n\n\
+         Files: `grupos_economicos/part-0.parquet`\n\n\
+         | column | type | meaning | example |\n|---|---|---|---|\n\
+         | `grupo` | string | The group's id: the root of its member that is a partner of most of the others (ties: the smaller root) | |\n\
+         | `grupo_nome` | string | That member's name | |\n\
+         | `cnpj_basico` | string | The member's CNPJ root (8 digits) | |\n\
+         | `cnpj` | string | The CNPJ whose records stand for the member: the portfolio's (the smallest, when it lists several), the one fetched, or the one a partners list named | |\n\
+         | `razao_social` | string | The member's name (from its profile, else from the partners list) | |\n\
+         | `origem` | string | `carteira` (in the portfolio), `expansao` (a partner company fetched by `run --expand-groups`) or `socia_nao_buscada` (named as partner, not fetched: it links, it adds no amount) | `carteira` |\n\
+         | `cnpjs_na_carteira` | int64 | How many portfolio CNPJs have this root | `1` |\n\
+         | `socia_de` | string | Comma-separated roots of the group's members this company is a partner of | |\n"
+    );
+    let _ = writeln!(
+        s,
+        "## `socias_exposicao`\n\nOnly with `run --expand-groups`: what each partner company the expansion fetched owes, \
+         as `queries/14_carteira_exposicao.sql` computes it for the portfolio (same columns as \
+         `aggregates/carteira_exposicao.parquet`). Those companies are not in the portfolio's tables.\n\n\
+         Files: `socias_exposicao/part-0.parquet`\n"
     );
     let _ = writeln!(
         s,

@@ -307,8 +307,19 @@ pub fn read_exported_table(dir: &Path, table: &str) -> anyhow::Result<DataFrame>
 pub fn frames_from_export(dir: &Path) -> anyhow::Result<Frames> {
     let mut tables = BTreeMap::new();
     let mut quality = Vec::new();
-    let names: Vec<&'static str> = Table::ALL.iter().map(|t| t.name()).chain([RESUMOS, CARTEIRA]).collect();
+    use crate::transform::groups::{GRUPOS_ECONOMICOS, SOCIAS_EXPOSICAO};
+    let names: Vec<&'static str> = Table::ALL
+        .iter()
+        .map(|t| t.name())
+        .chain([RESUMOS, CARTEIRA, GRUPOS_ECONOMICOS, SOCIAS_EXPOSICAO])
+        .collect();
+    // Absent from run dirs written before partners were fetched (the groups are then made
+    // again from what is there), or from runs without `--expand-groups`.
+    let optional = [Table::Socios.name(), GRUPOS_ECONOMICOS, SOCIAS_EXPOSICAO];
     for name in names {
+        if optional.contains(&name) && !dir.join(name).is_dir() {
+            continue;
+        }
         let df = read_exported_table(dir, name)?;
         // A value that failed to parse kept its text in `<column>_raw`: count those again.
         for col in df.columns() {

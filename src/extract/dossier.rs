@@ -2,8 +2,9 @@
 //! establishments, partners and construction works (each work with its links, CNAEs and
 //! areas), its active debts in the three categorias, instalment plans and transactions.
 //!
-//! It owns walking those lists to the end (every page, the same checks as the monthly fetch)
-//! for a handful of companies; typing and showing them is for later stages.
+//! It owns walking those lists to the end for a handful of companies, through the same pool as
+//! the monthly fetch (retries, rate limit, accounting; a 404 on a list of a company whose
+//! profile exists reads as empty); typing and showing them is for later stages.
 
 use futures::future::try_join_all;
 
@@ -12,7 +13,8 @@ use crate::api::models::{
     TransacaoRfb, Vinculo,
 };
 use crate::api::paginate::walk_pages;
-use crate::api::{ApiError, Categoria, Cno, Cnpj, Operation, RegistryClient};
+use crate::api::{ApiError, Categoria, Cno, Cnpj, Operation};
+use crate::extract::PageFetcher;
 
 /// Pages of one list fetched at once (the dossier's lists are short; its companies run side by side).
 const PAGES_IN_FLIGHT: usize = 2;
@@ -40,23 +42,28 @@ pub struct DossierRecords {
     pub transacoes: Vec<TransacaoRfb>,
 }
 
-async fn list<T: serde::de::DeserializeOwned>(
-    client: &RegistryClient,
-    op: Operation,
-) -> Result<Vec<T>, ApiError> {
+async fn list<T: serde::de::DeserializeOwned>(f: &PageFetcher, op: Operation) -> Result<Vec<T>, ApiError> {
     let what = op.path();
     let walk = walk_pages(&what, PAGES_IN_FLIGHT, |page| {
-        let (client, op) = (client, &op);
-        async move { client.get_page::<T>(op, page).await }
+        let (f, op) = (f, &op);
+        async move { f.page::<T>(op, page).await }
     })
-    .await?;
+    .await;
+    let walk = match walk {
+        // The company exists (its profile was read): a list it lacks holds nothing.
+        Err(ApiError::NotFound { .. }) => {
+            tracing::warn!("{what}: 404 for a company whose profile exists; read as empty");
+            return Ok(Vec::new());
+        }
+        other => other?,
+    };
     for w in &walk.warnings {
         tracing::warn!("{w}");
     }
     Ok(walk.items)
 }
 
-async fn work(client: &RegistryClient, obra: Obra) -> Result<WorkRecords, ApiError> {
+async fn work(client: &PageFetcher, obra: Obra) -> Result<WorkRecords, ApiError> {
     let Some(cno) = obra.cno.as_deref().and_then(|c| Cno::parse(c).ok()) else {
         return Ok(WorkRecords { obra, ..Default::default() });
     };
@@ -70,8 +77,8 @@ async fn work(client: &RegistryClient, obra: Obra) -> Result<WorkRecords, ApiErr
 
 /// Fetches every record of `cnpj` a dossier shows. A company the service does not know is
 /// `ApiError::NotFound` (from its profile).
-pub async fn fetch_dossier(client: &RegistryClient, cnpj: &Cnpj) -> Result<DossierRecords, ApiError> {
-    let profile: CompanyProfile = client.get_one(&Operation::Empresa(cnpj.clone())).await?;
+pub async fn fetch_dossier(client: &PageFetcher, cnpj: &Cnpj) -> Result<DossierRecords, ApiError> {
+    let profile: CompanyProfile = client.one(&Operation::Empresa(cnpj.clone())).await?;
     let dividas = try_join_all(
         Categoria::ALL
             .into_iter()

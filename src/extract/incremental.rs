@@ -1,6 +1,6 @@
 //! Which companies' lists a run fetches again when an earlier snapshot exists. The service has
 //! no `since` parameter; its change signals are the profile's `snapshot_fingerprint` and
-//! `resumos` (count and total per list). The profile is asked for every company; its five lists
+//! `resumos` (count and total per list). The profile is asked for every company; its six lists
 //! only when the company is new, a signal moved, the lists are too old, or `--full` asks.
 //!
 //! This module decides; it does not know where the earlier snapshot is kept (the store fills

@@ -6,6 +6,7 @@
 
 pub mod accounting;
 pub mod dossier;
+pub mod groups;
 pub mod incremental;
 pub mod plan;
 pub mod pool;

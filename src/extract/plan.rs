@@ -61,7 +61,7 @@ impl CreditTask {
     }
 }
 
-/// One company: its profile, then (when the service knows it) its five lists.
+/// One company: its profile, then (when the service knows it) its six lists.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CompanyTask {
     pub cnpj: Cnpj,
@@ -73,12 +73,13 @@ impl CompanyTask {
     }
 
     /// The list operations fetched for every known company.
-    pub const LISTS: [CompanyList; 5] = [
+    pub const LISTS: [CompanyList; 6] = [
         CompanyList::Dividas(Categoria::NaoPrevidenciario),
         CompanyList::Dividas(Categoria::Fgts),
         CompanyList::Dividas(Categoria::Previdenciario),
         CompanyList::Parcelamentos,
         CompanyList::Transacoes,
+        CompanyList::Socios,
     ];
 }
 
@@ -87,6 +88,8 @@ pub enum CompanyList {
     Dividas(Categoria),
     Parcelamentos,
     Transacoes,
+    /// The partners: the links between companies that make economic groups.
+    Socios,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

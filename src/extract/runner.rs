@@ -21,7 +21,9 @@ use super::plan::{CompanyList, CompanyTask, CreditTask, Task};
 use super::pool::PageFetcher;
 use super::progress::Progress;
 use super::staging::{Staging, StagingError, TaskEntry, TaskStatus};
-use crate::api::models::{CompanyProfile, CreditoAtivo, DividaPgfn, Fonte, ParcelamentoRfb, TransacaoRfb};
+use crate::api::models::{
+    CompanyProfile, CreditoAtivo, DividaPgfn, Fonte, ParcelamentoRfb, Socio, TransacaoRfb,
+};
 use crate::api::paginate::{Walk, walk_pages};
 use crate::api::shape::ShapeLog;
 use crate::api::{AnoMes, ApiError, Operation, Page};
@@ -84,7 +86,7 @@ impl crate::exit::HasExitStatus for FetchError {
     }
 }
 
-enum TaskOutput {
+pub(super) enum TaskOutput {
     /// The rows and the task's journal entry (its task key and record counts are filled in
     /// by the loop that stages it).
     Done {
@@ -132,7 +134,11 @@ async fn credit_task(f: &PageFetcher, t: &CreditTask) -> TaskOutput {
     }
 }
 
-async fn company_task(f: &PageFetcher, t: &CompanyTask, lists_policy: Option<&ListsPolicy>) -> TaskOutput {
+pub(super) async fn company_task(
+    f: &PageFetcher,
+    t: &CompanyTask,
+    lists_policy: Option<&ListsPolicy>,
+) -> TaskOutput {
     let cnpj = t.cnpj.as_str();
     let shapes = ShapeLog::default();
     let profile = match f.one_checked::<CompanyProfile>(&Operation::Empresa(t.cnpj.clone()), &shapes).await {
@@ -178,54 +184,52 @@ async fn company_task(f: &PageFetcher, t: &CompanyTask, lists_policy: Option<&Li
 
 type ListResult = (Table, Vec<Row>, u64, Option<Fonte>, Vec<String>, &'static str);
 
+/// One list of a company, walked to its end and staged as `table` rows with `context`.
+async fn staged_list<T: serde::de::DeserializeOwned + serde::Serialize + Default>(
+    f: &PageFetcher,
+    op: Operation,
+    table: Table,
+    context: &[(&str, &str)],
+    shapes: &ShapeLog,
+) -> Result<ListResult, ApiError> {
+    let mut warnings = Vec::new();
+    let w = match walk::<T>(f, &op, shapes).await {
+        // A 404 on a list of a company whose profile exists means "nothing here", not a failure.
+        Err(ApiError::NotFound { .. }) => {
+            warnings.push(format!("{op}: 404 for a company whose profile exists; read as empty"));
+            Walk { items: vec![], fonte: None, total: 0, pages: 1, warnings: vec![] }
+        }
+        other => other?,
+    };
+    let rows = w.items.iter().map(|r| flat_row(table, r, context)).collect();
+    warnings.extend(w.warnings);
+    Ok((table, rows, u64::from(w.pages), w.fonte, warnings, op.kind().name()))
+}
+
 async fn company_list(
     f: &PageFetcher,
     t: &CompanyTask,
     list: CompanyList,
     shapes: &ShapeLog,
 ) -> Result<ListResult, ApiError> {
-    let cnpj = t.cnpj.as_str();
-    let ctx = [("cnpj_consultado", cnpj)];
-    // A 404 on a list of a company whose profile exists means "nothing here", not a failure.
-    fn empty_on_404<T>(
-        r: Result<Walk<T>, ApiError>,
-        warnings: &mut Vec<String>,
-        what: &str,
-    ) -> Result<Walk<T>, ApiError> {
-        match r {
-            Err(ApiError::NotFound { .. }) => {
-                warnings.push(format!("{what}: 404 for a company whose profile exists; read as empty"));
-                Ok(Walk { items: vec![], fonte: None, total: 0, pages: 1, warnings: vec![] })
-            }
-            other => other,
-        }
-    }
-    let mut extra = Vec::new();
+    let cnpj = t.cnpj.clone();
+    let ctx = [("cnpj_consultado", t.cnpj.as_str())];
     match list {
         CompanyList::Dividas(cat) => {
-            let op = Operation::DividasPgfn(t.cnpj.clone(), cat);
-            let w = empty_on_404(walk::<DividaPgfn>(f, &op, shapes).await, &mut extra, &op.to_string())?;
-            let rows = w
-                .items
-                .iter()
-                .map(|r| flat_row(Table::DividasPgfn, r, &[ctx[0], ("categoria", cat.as_str())]))
-                .collect();
-            extra.extend(w.warnings);
-            Ok((Table::DividasPgfn, rows, u64::from(w.pages), w.fonte, extra, "dividas-pgfn"))
+            let ctx = [ctx[0], ("categoria", cat.as_str())];
+            staged_list::<DividaPgfn>(f, Operation::DividasPgfn(cnpj, cat), Table::DividasPgfn, &ctx, shapes)
+                .await
         }
         CompanyList::Parcelamentos => {
-            let op = Operation::ParcelamentosRfb(t.cnpj.clone());
-            let w = empty_on_404(walk::<ParcelamentoRfb>(f, &op, shapes).await, &mut extra, &op.to_string())?;
-            let rows = w.items.iter().map(|r| flat_row(Table::ParcelamentosRfb, r, &ctx)).collect();
-            extra.extend(w.warnings);
-            Ok((Table::ParcelamentosRfb, rows, u64::from(w.pages), w.fonte, extra, "parcelamentos-rfb"))
+            let op = Operation::ParcelamentosRfb(cnpj);
+            staged_list::<ParcelamentoRfb>(f, op, Table::ParcelamentosRfb, &ctx, shapes).await
         }
         CompanyList::Transacoes => {
-            let op = Operation::TransacoesRfb(t.cnpj.clone());
-            let w = empty_on_404(walk::<TransacaoRfb>(f, &op, shapes).await, &mut extra, &op.to_string())?;
-            let rows = w.items.iter().map(|r| flat_row(Table::TransacoesRfb, r, &ctx)).collect();
-            extra.extend(w.warnings);
-            Ok((Table::TransacoesRfb, rows, u64::from(w.pages), w.fonte, extra, "transacoes-rfb"))
+            staged_list::<TransacaoRfb>(f, Operation::TransacoesRfb(cnpj), Table::TransacoesRfb, &ctx, shapes)
+                .await
+        }
+        CompanyList::Socios => {
+            staged_list::<Socio>(f, Operation::Socios(cnpj), Table::Socios, &ctx, shapes).await
         }
     }
 }

@@ -20,7 +20,8 @@
 //! About 40% of companies have non-previdenciario debts, 18% previdenciario, 12% FGTS
 //! (mostly 1-5 registrations); every 97th company (index 7, 104, ...) has 205-400 in one
 //! categoria. ~25% have instalment plans, ~10% transactions, ~24% branches, and ~7% (60% of
-//! construction companies) have works. Operations 2-7 answer at company level: a branch CNPJ
+//! construction companies) have works. Every 61st company heads an economic group: the 2-4 companies
+//! after it name it among their partners (see `groups`). Operations 2-7 answer at company level: a branch CNPJ
 //! gives the same lists as its head office; only operation 1's `estabelecimento` differs.
 //!
 //! # String forms (deliberately varied)
@@ -76,6 +77,8 @@ mod credits;
 mod debts;
 #[path = "dataset/geo.rs"]
 mod geo;
+#[path = "dataset/groups.rs"]
+mod groups;
 #[path = "dataset/history.rs"]
 mod history;
 #[path = "dataset/obras.rs"]
@@ -105,8 +108,8 @@ mod truth;
 mod vocab;
 
 pub use truth::{
-    CompanyTruth, CreditCellTruth, DebtRecordTruth, DebtTruth, MoneyTruth, PortfolioTruth, RecordsTruth,
-    Truth,
+    CompanyTruth, CreditCellTruth, DebtRecordTruth, DebtTruth, GroupTruth, MoneyTruth, PortfolioTruth,
+    RecordsTruth, Truth,
 };
 
 use codec::Codec;
@@ -267,7 +270,9 @@ impl Dataset {
     }
 
     /// `n` distinct head offices (at most `company_count()`), ascending by index: about a
-    /// tenth are the large debtors, the rest evenly spread over the index range.
+    /// tenth are the large debtors, about a tenth members of economic groups (whole groups,
+    /// but every other group without its holding, which only `--expand-groups` finds), the
+    /// rest evenly spread over the index range.
     pub fn demo_portfolio(&self, n: usize) -> Vec<Cnpj> {
         let total = self.companies;
         let n = n.min(total);
@@ -277,6 +282,22 @@ impl Dataset {
             let wn = (n / 10).clamp(1, whales.len());
             for j in 0..wn {
                 chosen.insert(whales[j * whales.len() / wn]);
+            }
+        }
+        let holdings: Vec<usize> = groups::holdings(total).collect();
+        let group_slots = n / 10;
+        if group_slots >= 2 && !holdings.is_empty() {
+            let wanted = group_slots.div_ceil(3).min(holdings.len());
+            let budget = chosen.len() + group_slots;
+            'groups: for j in 0..wanted {
+                let h = holdings[j * holdings.len() / wanted];
+                let with_holding = j % 2 == 0;
+                for m in with_holding.then_some(h).into_iter().chain(groups::subsidiaries(h, total)) {
+                    if chosen.len() >= budget {
+                        break 'groups;
+                    }
+                    chosen.insert(m);
+                }
             }
         }
         let rest = (n - chosen.len()) as u64;
@@ -481,6 +502,13 @@ impl Dataset {
     /// Per-company truth for the CNPJs given (head offices or branches), in order.
     pub fn portfolio_truth(&self, cnpjs: &[Cnpj]) -> PortfolioTruth {
         truth::portfolio(self, cnpjs)
+    }
+
+    /// The economic groups of a portfolio (see `GroupTruth`): `depth` 0 links the portfolio's
+    /// companies through their partners; each further step also fetches the partner companies
+    /// found at the step before.
+    pub fn groups_truth(&self, cnpjs: &[Cnpj], depth: usize) -> Vec<GroupTruth> {
+        truth::groups(self, cnpjs, depth)
     }
 
     /// One company's records in cents at the as-of month (`None` when it is not in the data).

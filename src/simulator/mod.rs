@@ -16,7 +16,7 @@ use std::sync::Arc;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
-pub use dataset::Dataset;
+pub use dataset::{Dataset, GroupTruth};
 pub use faults::FaultConfig;
 pub use server::{Counters, ServerState};
 

@@ -5,7 +5,7 @@
 //! Layout of DIR:
 //! - `fiscal_report_store.json`: the layout version; a newer one is refused, not misread.
 //! - `<table>/`: Delta tables. The company tables (`empresas`, `dividas_pgfn`,
-//!   `parcelamentos_rfb`, `transacoes_rfb`) and `controle_empresas` (what the next run compares
+//!   `parcelamentos_rfb`, `transacoes_rfb`, `socios`) and `controle_empresas` (what the next run compares
 //!   with) are partitioned by `snapshot` (AAAAMM); `creditos_ativos` by `ano_mes`.
 //! - `runs/NNNNNN.json`: one per store version, written after every table committed. A store
 //!   version is the set of table versions its run record names; a table version past it (a run
@@ -33,12 +33,13 @@ const LAYOUT_FILE: &str = "fiscal_report_store.json";
 
 /// The tables, in commit order (`controle_empresas` last: a store whose control table moved
 /// has every data table moved).
-pub const TABLES: [&str; 8] = [
+pub const TABLES: [&str; 9] = [
     "creditos_ativos",
     "empresas",
     "dividas_pgfn",
     "parcelamentos_rfb",
     "transacoes_rfb",
+    "socios",
     "mudancas",
     "situacao_fiscal_estimada",
     "controle_empresas",
@@ -330,6 +331,11 @@ impl Store {
     /// What the current snapshot holds about each company (for the fetch's decisions).
     pub async fn known_companies(&self) -> Result<HashMap<String, KnownCompany>, StoreError> {
         let Some(last) = self.last().filter(|r| !r.snapshot.is_empty()) else { return Ok(HashMap::new()) };
+        // A store written before partners were fetched knows no company whole: every company's
+        // lists are fetched again, so none is carried without its partners.
+        if !last.tables.contains_key(crate::tables::Table::Socios.name()) {
+            return Ok(HashMap::new());
+        }
         let bad = |m: String| StoreError::Delta { table: "controle_empresas".into(), message: m };
         let Some(df) = self.read("controle_empresas", &BTreeSet::from([last.snapshot.clone()])).await? else {
             return Ok(HashMap::new());

@@ -29,14 +29,15 @@ pub struct SnapshotPlan {
     pub company_lists: BTreeMap<String, u64>,
 }
 
-const LIST_TABLES: [Table; 3] = [Table::DividasPgfn, Table::ParcelamentosRfb, Table::TransacoesRfb];
+const LIST_TABLES: [Table; 4] =
+    [Table::DividasPgfn, Table::ParcelamentosRfb, Table::TransacoesRfb, Table::Socios];
 /// Tables the analysis derives from the snapshot (and the previous one): query results of the
 /// same name, committed with the snapshot.
 pub const DERIVED_TABLES: [&str; 2] = ["mudancas", "situacao_fiscal_estimada"];
 
 /// The company tables of a snapshot: carried, compared with the previous snapshot's.
-pub const COMPANY_TABLES: [Table; 4] =
-    [Table::Empresas, Table::DividasPgfn, Table::ParcelamentosRfb, Table::TransacoesRfb];
+pub const COMPANY_TABLES: [Table; 5] =
+    [Table::Empresas, Table::DividasPgfn, Table::ParcelamentosRfb, Table::TransacoesRfb, Table::Socios];
 
 fn frame_err(table: &str) -> impl Fn(PolarsError) -> StoreError + '_ {
     move |e| StoreError::Delta { table: table.to_string(), message: e.to_string() }

@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 use serde::{Deserialize, Serialize};
 
 use crate::api::models::{
-    CompanyProfile, CreditoAtivo, DividaPgfn, Empresa, Estabelecimento, ParcelamentoRfb, Simples,
+    CompanyProfile, CreditoAtivo, DividaPgfn, Empresa, Estabelecimento, ParcelamentoRfb, Simples, Socio,
     TransacaoRfb,
 };
 use record::for_each_field;
@@ -27,15 +27,17 @@ pub enum Table {
     DividasPgfn,
     ParcelamentosRfb,
     TransacoesRfb,
+    Socios,
 }
 
 impl Table {
-    pub const ALL: [Table; 5] = [
+    pub const ALL: [Table; 6] = [
         Self::CreditosAtivos,
         Self::Empresas,
         Self::DividasPgfn,
         Self::ParcelamentosRfb,
         Self::TransacoesRfb,
+        Self::Socios,
     ];
 
     pub fn name(self) -> &'static str {
@@ -45,13 +47,14 @@ impl Table {
             Self::DividasPgfn => "dividas_pgfn",
             Self::ParcelamentosRfb => "parcelamentos_rfb",
             Self::TransacoesRfb => "transacoes_rfb",
+            Self::Socios => "socios",
         }
     }
 
     /// Staged columns: the wire fields (derived from the models, so they cannot drift) plus
     /// the context a record needs once it leaves its request.
     pub fn columns(self) -> &'static [String] {
-        static CACHE: [OnceLock<Vec<String>>; 5] = [const { OnceLock::new() }; 5];
+        static CACHE: [OnceLock<Vec<String>>; 6] = [const { OnceLock::new() }; 6];
         CACHE[self as usize].get_or_init(|| {
             fn keys<T: Serialize + Default>() -> Vec<String> {
                 let mut v = Vec::new();
@@ -69,6 +72,7 @@ impl Table {
                 Self::DividasPgfn => ctx(keys::<DividaPgfn>(), &["cnpj_consultado", "categoria"]),
                 Self::ParcelamentosRfb => ctx(keys::<ParcelamentoRfb>(), &["cnpj_consultado"]),
                 Self::TransacoesRfb => ctx(keys::<TransacaoRfb>(), &["cnpj_consultado"]),
+                Self::Socios => ctx(keys::<Socio>(), &["cnpj_consultado"]),
             }
         })
     }
@@ -76,6 +80,11 @@ impl Table {
     fn column_index(self, name: &str) -> Option<usize> {
         self.columns().iter().position(|c| c == name)
     }
+}
+
+/// The text of `column` in `row` of `table` (`None` when empty or not a column of it).
+pub fn value<'a>(table: Table, row: &'a Row, column: &str) -> Option<&'a str> {
+    table.column_index(column).and_then(|i| row.get(i)).and_then(Option::as_deref)
 }
 
 /// One staged row: the text of each of its table's `columns()`, in that order.
@@ -91,7 +100,7 @@ pub fn row_map(table: Table, row: &Row) -> RowMap {
 
 /// For each field of `T` in declaration order, its column in `table` (computed once per table).
 fn field_positions<T: Serialize + Default>(table: Table) -> &'static [Option<usize>] {
-    static CACHE: [OnceLock<Vec<Option<usize>>>; 5] = [const { OnceLock::new() }; 5];
+    static CACHE: [OnceLock<Vec<Option<usize>>>; 6] = [const { OnceLock::new() }; 6];
     CACHE[table as usize].get_or_init(|| {
         let mut v = Vec::new();
         for_each_field(&T::default(), &mut |k, _| v.push(table.column_index(k)));

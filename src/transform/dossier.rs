@@ -108,14 +108,6 @@ pub fn standing_frames(records: &[DossierRecords]) -> Result<super::Frames, Tran
             })
         })
         .collect();
-    let mut tables = BTreeMap::new();
-    let mut quality = Vec::new();
-    for (table, rows) in [(Table::Empresas, profiles), (Table::DividasPgfn, debts)] {
-        let staged = super::frames::staged_frame(table, &rows)
-            .map_err(|source| TransformError::Frame { table: table.name(), source })?;
-        let (df, q) = super::frames::type_table(table, &staged)?;
-        tables.insert(table.name(), df);
-        quality.extend(q);
-    }
-    Ok(super::Frames { tables, quality })
+    let rows = BTreeMap::from([(Table::Empresas, profiles), (Table::DividasPgfn, debts)]);
+    super::frames::frames_from_rows(&rows, &[Table::Empresas, Table::DividasPgfn])
 }

@@ -75,6 +75,7 @@ impl CompanyStatus {
 }
 
 /// The typed tables of one run, by table name; the transform stage's output.
+#[derive(Default)]
 pub struct Frames {
     pub tables: BTreeMap<&'static str, DataFrame>,
     pub quality: Vec<QualityCount>,
@@ -154,6 +155,24 @@ pub fn staged_frame(table: Table, rows: &[crate::tables::Row]) -> PolarsResult<D
         })
         .collect();
     DataFrame::new(rows.len(), columns)
+}
+
+/// Typed frames of `tables` from rows that never went through a staging file (a dossier's
+/// records, the partner companies of `--expand-groups`): the same typing as a monthly run's,
+/// an empty frame for a table without rows.
+pub fn frames_from_rows(
+    rows: &BTreeMap<Table, Vec<crate::tables::Row>>,
+    tables: &[Table],
+) -> Result<Frames, TransformError> {
+    let mut frames = Frames::default();
+    for table in tables {
+        let staged = staged_frame(*table, rows.get(table).map(Vec::as_slice).unwrap_or(&[]))
+            .map_err(|source| TransformError::Frame { table: table.name(), source })?;
+        let (df, q) = type_table(*table, &staged)?;
+        frames.tables.insert(table.name(), df);
+        frames.quality.extend(q);
+    }
+    Ok(frames)
 }
 
 fn trimmed(v: Option<&str>) -> Option<&str> {

@@ -4,6 +4,7 @@
 
 pub mod dossier;
 pub mod frames;
+pub mod groups;
 pub mod parse;
 pub mod resumos;
 pub mod schema;

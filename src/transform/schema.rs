@@ -223,7 +223,7 @@ pub const ESTABELECIMENTOS: &[ColumnSpec] = &[
 ];
 
 pub const SOCIOS: &[ColumnSpec] = &[
-    col("cnpj_consultado", "cnpj_consultado", Text, "CNPJ whose dossier this row belongs to"),
+    col("cnpj", "cnpj_consultado", Text, "CNPJ asked for (a portfolio company, or a dossier's)"),
     col("cnpj_basico", "cnpj_basico", Code, "The company's first 8 digits"),
     col("identificador_socio", "identificador_socio", Code, "1 company, 2 person, 3 foreigner"),
     col("nome_socio_razao_social", "nome_socio_razao_social", Text, "Partner's name"),
@@ -303,6 +303,7 @@ pub fn columns(table: Table) -> &'static [ColumnSpec] {
         Table::DividasPgfn => DIVIDAS,
         Table::ParcelamentosRfb => PARCELAMENTOS,
         Table::TransacoesRfb => TRANSACOES,
+        Table::Socios => SOCIOS,
     }
 }
 

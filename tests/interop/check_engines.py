@@ -464,6 +464,10 @@ def run_queries(
             # Materialised under the query's name so later queries (carteira_*) can read it;
             # DuckDB keeps insertion order, so the table scans back in the ORDER BY order.
             rel.create(name)
+            # As the job does: without `--expand-groups` no partner company was fetched, and
+            # the groups query reads their exposure as an empty table of this one's columns.
+            if name == "carteira_exposicao" and not (run / "socias_exposicao").is_dir():
+                con.execute(f"CREATE TABLE socias_exposicao AS SELECT * FROM {sql_ident(name)} WHERE false")
             result = con.sql(f"SELECT * FROM {sql_ident(name)}")
             columns, types, rows = result.columns, [str(t) for t in result.types], result.fetchall()
         except duckdb.Error as e:

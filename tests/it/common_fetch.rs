@@ -74,6 +74,12 @@ pub fn expected_rows(
                 .iter()
                 .map(|r| canon(&row_map(Table::TransacoesRfb, &flat_row(Table::TransacoesRfb, r, &ctx)))),
         );
+        out.entry(Table::Socios).or_default().extend(
+            d.socios(c)
+                .unwrap()
+                .iter()
+                .map(|r| canon(&row_map(Table::Socios, &flat_row(Table::Socios, r, &ctx)))),
+        );
     }
     out.retain(|_, v| !v.is_empty());
     for v in out.values_mut() {
@@ -101,6 +107,7 @@ pub fn minimum_requests(d: &Dataset, ufs: &[&str], months: &[AnoMes], cnpjs: &[C
             total += pages(d.dividas(c, cat).unwrap().len());
         }
         total += pages(d.parcelamentos(c).unwrap().len()) + pages(d.transacoes(c).unwrap().len());
+        total += pages(d.socios(c).unwrap().len());
     }
     total
 }

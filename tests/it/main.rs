@@ -20,6 +20,7 @@ mod dossier;
 mod exit_codes;
 mod fetch_behaviour;
 mod full_disk;
+mod groups;
 mod hostile_service;
 mod layers;
 mod merge_shards;

@@ -236,6 +236,7 @@ fn expected_incremental_requests(
         *want.entry("dividas-pgfn").or_default() += dividas;
         *want.entry("parcelamentos-rfb").or_default() += pages(after.parcelamentos(c).unwrap().len());
         *want.entry("transacoes-rfb").or_default() += pages(after.transacoes(c).unwrap().len());
+        *want.entry("socios").or_default() += pages(after.socios(c).unwrap().len());
     }
     let credit_pages: u64 = refreshed
         .iter()

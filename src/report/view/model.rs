@@ -127,6 +127,21 @@ pub struct TopCompany {
     pub dossier: bool,
 }
 
+/// One economic group (`grupos_exposicao` query).
+#[derive(Debug, Clone, Serialize)]
+pub struct EconomicGroup {
+    pub rank: usize,
+    /// The root of the member that names the group.
+    pub grupo: String,
+    pub nome: Option<String>,
+    pub companies: Option<i64>,
+    pub in_portfolio: Option<i64>,
+    /// Members whose records count (in the portfolio or fetched by the expansion).
+    pub with_data: Option<i64>,
+    pub exposure_portfolio: Option<String>,
+    pub exposure_group: Option<String>,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Portfolio {
     pub summary: BTreeMap<String, serde_json::Value>,
@@ -136,6 +151,11 @@ pub struct Portfolio {
     pub by_cnae_total: Option<PortfolioRow>,
     pub top: Vec<TopCompany>,
     pub not_found: Vec<String>,
+    /// The groups of largest exposure (at most `GROUPS_SHOWN`), and how many there are.
+    pub groups: Vec<EconomicGroup>,
+    pub groups_total: usize,
+    /// Whether the run had the query (a section absent from the queries is not rendered).
+    pub has_groups: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -93,5 +93,37 @@ pub(super) fn portfolio(aggs: &Aggregates, frames: &Frames) -> Option<Portfolio>
             v
         })
         .unwrap_or_default();
-    Some(Portfolio { summary, by_uf, by_uf_total, by_cnae, by_cnae_total, top, not_found })
+    let groups_df = aggs.get("grupos_exposicao");
+    let groups = groups_df
+        .map(|df| {
+            rows(df)
+                .take(GROUPS_SHOWN)
+                .map(|i| EconomicGroup {
+                    rank: i + 1,
+                    grupo: text(df, "grupo", i).unwrap_or_default(),
+                    nome: text(df, "grupo_nome", i),
+                    companies: int(df, "empresas", i),
+                    in_portfolio: int(df, "empresas_na_carteira", i),
+                    with_data: int(df, "empresas_com_dados", i),
+                    exposure_portfolio: s(dec(df, "exposicao_carteira", i)),
+                    exposure_group: s(dec(df, "exposicao_grupo", i)),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    Some(Portfolio {
+        summary,
+        by_uf,
+        by_uf_total,
+        by_cnae,
+        by_cnae_total,
+        top,
+        not_found,
+        groups,
+        groups_total: groups_df.map_or(0, DataFrame::height),
+        has_groups: groups_df.is_some(),
+    })
 }
+
+/// Groups the report lists; the Parquet and the workbook have them all.
+const GROUPS_SHOWN: usize = 20;

@@ -69,6 +69,11 @@ impl Core {
         let cnae = pick_cnae(rng);
         let section = CNAES[cnae].section;
         let natureza = pick_natureza(rng, section);
+        // Group members own or are owned by companies: a limited company where the draw gave
+        // a form that cannot be (an individual entrepreneur, a public body, an association).
+        let member = super::groups::is_member(index, ds.companies);
+        let natureza =
+            if member && !matches!(natureza, "2062" | "2054" | "2046") { "2062" } else { natureza };
         let porte = match natureza {
             "2135" => pick(rng, &["01", "01", "01", "01", "01", "03"]),
             "2062" | "2305" | "2232" => {
@@ -97,6 +102,7 @@ impl Core {
             "3999" | "3069" | "2143" => count_from(rng, &[50, 30, 20]),
             _ => 0,
         };
+        let socios = socios.max(super::groups::owners(index, ds.companies).len() as u32);
         let obras = if section == "F" {
             if per_mille(rng, 600) { count_from(rng, &[30, 25, 15, 12, 10, 8]) } else { 0 }
         } else if per_mille(rng, 40) {

@@ -5,6 +5,7 @@
 use super::Dataset;
 use super::company::{Core, DATASET_MONTH, is_public};
 use super::geo::{MUNICIPIOS, cep, pick_municipio, pick_uf};
+use super::groups;
 use super::history;
 use super::rng::{DetRng, below, between, entity_rng, per_mille, pick, stream, weighted};
 use super::text::{Date, DateForm, TODAY, broken_date, broken_money, defect, mangled_name, money_comma};
@@ -201,14 +202,17 @@ pub(super) fn empresa_simples(ds: &Dataset, core: &Core) -> (Empresa, Simples) {
 }
 
 /// Partners: people (CPF masked `***220050**`), other companies of the dataset (full CNPJ)
-/// and a few foreigners.
+/// and a few foreigners. A group member's first partners are the companies that own it
+/// (`groups::owners`).
 pub(super) fn socios(ds: &Dataset, core: &Core) -> Vec<Socio> {
     let mut rng = entity_rng(ds.seed, stream::SOCIO, core.index as u64);
     let rng = &mut rng;
     let corporate = matches!(core.natureza, "2062" | "2054" | "2046" | "2232");
+    let owners = groups::owners(core.index, ds.companies);
     (0..core.socios)
         .map(|j| {
-            let kind = if corporate && per_mille(rng, 100) {
+            let owner = owners.get(j as usize).copied();
+            let kind = if owner.is_some() || (corporate && per_mille(rng, 100)) {
                 1
             } else if per_mille(rng, 20) {
                 3
@@ -217,8 +221,10 @@ pub(super) fn socios(ds: &Dataset, core: &Core) -> Vec<Socio> {
             };
             let (mut nome, doc, faixa, pais) = match kind {
                 1 => {
-                    let other = ((core.index as u64 * 7919 + u64::from(j) * 104_729 + 1)
-                        % ds.companies as u64) as usize;
+                    let other = owner.unwrap_or(
+                        ((core.index as u64 * 7919 + u64::from(j) * 104_729 + 1) % ds.companies as u64)
+                            as usize,
+                    );
                     let partner = Core::generate(ds, other);
                     (partner.razao, partner.cnpj.as_str().to_string(), "0".to_string(), String::new())
                 }

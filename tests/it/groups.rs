@@ -1,0 +1,112 @@
+//! Economic groups against the embedded registry's truth: the dataset holds holdings named
+//! among their subsidiaries' partners; a run finds the groups its portfolio's partners lists
+//! link (and, with `--expand-groups`, fetches the partner companies) and each group's exposure
+//! equals the truth to the cent, each company counted once.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use crate::common_bin::*;
+use fiscal_report::api::Cnpj;
+use fiscal_report::simulator::{Dataset, GroupTruth, RegistryConfig};
+use polars::prelude::*;
+
+const SCALE: f64 = 0.05;
+
+fn read(path: &Path) -> DataFrame {
+    ParquetReader::new(std::fs::File::open(path).unwrap()).finish().unwrap()
+}
+
+fn texts(df: &DataFrame, col: &str) -> Vec<String> {
+    df.column(col).unwrap().str().unwrap().iter().map(|v| v.unwrap_or_default().to_string()).collect()
+}
+
+fn ints(df: &DataFrame, col: &str) -> Vec<i64> {
+    let c = df.column(col).unwrap().cast(&DataType::Int64).unwrap();
+    c.i64().unwrap().iter().map(|v| v.unwrap()).collect()
+}
+
+fn cents(df: &DataFrame, col: &str) -> Vec<i128> {
+    let c = df.column(col).unwrap();
+    let d = c.decimal().unwrap();
+    assert_eq!(d.scale(), 2, "{col} is money in cents");
+    d.physical().iter().map(|v| v.unwrap()).collect()
+}
+
+/// The portfolio: the demo's (holding whole groups and groups without their holding) plus a
+/// branch of one of its companies, so one company is listed under two CNPJs.
+fn portfolio(d: &Dataset) -> Vec<Cnpj> {
+    let mut cnpjs = d.demo_portfolio(60);
+    let branch = cnpjs
+        .iter()
+        .find_map(|c| {
+            let e = d.estabelecimentos(c)?;
+            e.get(1).and_then(|b| Cnpj::parse(b.cnpj_completo.as_deref()?).ok())
+        })
+        .expect("a portfolio company with a branch");
+    cnpjs.push(branch);
+    cnpjs
+}
+
+/// Checks the run in `out` against `truth`: the same groups (as sets of member roots), and per
+/// group its counted members, portfolio CNPJs and exposure.
+fn assert_groups_equal_truth(out: &Path, truth: &[GroupTruth]) {
+    let members = read(&out.join("grupos_economicos/part-0.parquet"));
+    let mut by_group: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (g, root) in texts(&members, "grupo").into_iter().zip(texts(&members, "cnpj_basico")) {
+        by_group.entry(g).or_default().insert(root);
+    }
+    let agg = read(&out.join("aggregates/grupos_exposicao.parquet"));
+    assert_eq!(agg.height(), truth.len(), "one row per group");
+    let (ids, exposure) = (texts(&agg, "grupo"), cents(&agg, "exposicao_grupo"));
+    let (companies, with_data, listed) =
+        (ints(&agg, "empresas"), ints(&agg, "empresas_com_dados"), ints(&agg, "cnpjs_na_carteira"));
+    for t in truth {
+        let want: BTreeSet<String> = t.members.iter().cloned().collect();
+        let (id, _) = by_group
+            .iter()
+            .find(|(_, m)| **m == want)
+            .unwrap_or_else(|| panic!("no group with members {want:?}; the run has {by_group:#?}"));
+        let i = ids.iter().position(|g| g == id).unwrap();
+        assert_eq!(exposure[i], i128::from(t.exposure_cents), "group {id} exposure");
+        assert_eq!(companies[i] as usize, t.members.len(), "group {id} members");
+        assert_eq!(with_data[i] as usize, t.counted.len(), "group {id} members with data");
+        assert_eq!(listed[i] as usize, t.portfolio_cnpjs, "group {id} portfolio CNPJs");
+    }
+    // Sorted by exposure, largest first.
+    assert!(exposure.windows(2).all(|w| w[0] >= w[1]));
+}
+
+#[test]
+fn group_exposure_equals_the_truth_with_and_without_the_expansion() {
+    let d = Dataset::generate(RegistryConfig::DEFAULT_SEED, SCALE);
+    let cnpjs = portfolio(&d);
+    let text: Vec<String> = cnpjs.iter().map(|c| c.to_string()).collect();
+    let args = ["--demo-scale", "0.05", "--ano-mes", "202609"];
+
+    let linked = d.groups_truth(&cnpjs, 0);
+    assert!(linked.iter().filter(|g| g.portfolio_cnpjs >= 2 && g.members.len() >= 2).count() >= 2);
+    let dir = tempfile::tempdir().unwrap();
+    let out = demo_run_into(dir.path(), &text, &args);
+    assert_groups_equal_truth(&out, &linked);
+    assert!(!out.join("socias_exposicao").exists(), "nothing fetched without --expand-groups");
+
+    let expanded = d.groups_truth(&cnpjs, 3);
+    let counted = |g: &[GroupTruth]| g.iter().map(|g| g.counted.len()).sum::<usize>();
+    assert!(counted(&expanded) > counted(&linked), "the expansion fetches partner companies");
+    let dir = tempfile::tempdir().unwrap();
+    let mut with = args.to_vec();
+    with.push("--expand-groups");
+    let out = demo_run_into(dir.path(), &text, &with);
+    assert_groups_equal_truth(&out, &expanded);
+    // The partner companies count for their groups only: the portfolio's figures are its own.
+    let exposure = read(&out.join("aggregates/carteira_exposicao.parquet"));
+    let portfolio_roots: BTreeSet<String> = cnpjs.iter().map(|c| c.basico().to_string()).collect();
+    assert!(texts(&exposure, "cnpj").iter().all(|c| portfolio_roots.contains(&c[..8])));
+    assert!(read(&out.join("socias_exposicao/part-0.parquet")).height() > 0);
+
+    // The report names the groups, in both forms.
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(md.contains("### Grupos econômicos") && html.contains("Grupos econômicos"));
+}
