@@ -2,11 +2,11 @@
 //! embedded registry without --base-url) and rendered into DIR/dossies/.
 
 use anyhow::Result;
-use futures::future::try_join_all;
+use futures::future::join_all;
 
 use super::source::SourceSettings;
 use crate::analyze::{Query, default_queries_dir, load_queries, run_queries_with};
-use crate::api::Cnpj;
+use crate::api::{ApiError, Cnpj};
 use crate::cli::DossieArgs;
 use crate::codes::{CodeTables, default_codes_dir};
 use crate::exit::{Classified, ExitStatus};
@@ -45,7 +45,27 @@ pub async fn dossie(args: DossieArgs) -> Result<ExitStatus> {
         crate::extract::RetryPolicy::default(),
         std::sync::Arc::default(),
     );
-    let records = try_join_all(cnpjs.iter().map(|c| fetch_dossier(&fetcher, c))).await?;
+    // A CNPJ the service does not know costs its own dossier, not the others'.
+    let mut records = Vec::new();
+    let mut unknown = Vec::new();
+    for (cnpj, result) in cnpjs.iter().zip(join_all(cnpjs.iter().map(|c| fetch_dossier(&fetcher, c))).await) {
+        match result {
+            Ok(r) => records.push(r),
+            Err(ApiError::NotFound { .. }) => unknown.push(cnpj.masked()),
+            Err(e) => return Err(e.into()),
+        }
+    }
+    if records.is_empty() {
+        return Err(Classified::new(
+            ExitStatus::NotFound,
+            format!(
+                "the service knows none of {}: no dossier written; check the numbers",
+                unknown.join(", ")
+            ),
+        )
+        .into());
+    }
+    let cnpjs: Vec<Cnpj> = records.iter().map(|r| r.cnpj.clone()).collect();
     let demo = args.service.base_url.is_none();
     let options = args.folders.report_options();
     let label = (!demo).then_some(source.base_url.as_str());
@@ -81,7 +101,11 @@ pub async fn dossie(args: DossieArgs) -> Result<ExitStatus> {
     let written =
         crate::report::dossier::render_dossiers(&records, &judged, &codes, &options, label, demo, &args.out)?;
     eprintln!("{} dossiers -> {}", written.len() / 2, args.out.join(crate::export::DOSSIER_DIR).display());
-    Ok(ExitStatus::Ok)
+    if unknown.is_empty() {
+        return Ok(ExitStatus::Ok);
+    }
+    eprintln!("no dossier for {}: the service does not know them (exit 5)", unknown.join(", "));
+    Ok(ExitStatus::NotFound)
 }
 
 /// Each dossier company's exposure at every snapshot of the store, oldest first: the store's
@@ -100,7 +124,10 @@ pub(super) async fn exposure_history(
     for snapshot in snapshots {
         let one = std::collections::BTreeSet::from([snapshot.clone()]);
         let mut tables = std::collections::BTreeMap::new();
-        for table in crate::store::snapshot::COMPANY_TABLES {
+        // The exposure needs the profile and the three money lists, not the partners.
+        let tables_needed =
+            crate::store::snapshot::COMPANY_TABLES.into_iter().filter(|t| *t != crate::tables::Table::Socios);
+        for table in tables_needed {
             let df = match reader.read(table.name(), &one).await? {
                 Some(df) => {
                     let keep: BooleanChunked = df

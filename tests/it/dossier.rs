@@ -212,6 +212,30 @@ fn a_bad_cnpj_is_refused_before_anything_is_fetched() {
     assert!(!dir.path().join("dossies").exists());
 }
 
+/// A CNPJ the service does not know costs its own dossier: the others are written, the command
+/// names it and exits 5; when none is known, nothing is written.
+#[test]
+fn an_unknown_cnpj_costs_only_its_own_dossier() {
+    let known = fiscal_report::simulator::Dataset::generate(
+        fiscal_report::simulator::RegistryConfig::DEFAULT_SEED,
+        1.0,
+    )
+    .demo_portfolio(1)
+    .remove(0);
+    let unknown = "99.999.999/0001-91";
+    let dir = tempfile::tempdir().unwrap();
+    let o = bin().args(["dossie", known.as_str(), unknown, "--out"]).arg(dir.path()).output().unwrap();
+    assert_eq!(o.status.code(), Some(5), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains(unknown));
+    assert!(dir.path().join(format!("dossies/{}.html", known.as_str())).is_file());
+    assert!(!dir.path().join("dossies/99999999000191.html").exists());
+
+    let dir = tempfile::tempdir().unwrap();
+    let o = bin().args(["dossie", unknown, "--out"]).arg(dir.path()).output().unwrap();
+    assert_eq!(o.status.code(), Some(5));
+    assert!(!dir.path().join("dossies").exists());
+}
+
 /// `run --dossies N`: the N largest exposures get a dossier, the report links to each, and
 /// each dossier's exposure is the one the portfolio aggregate gives that company.
 #[test]
