@@ -291,8 +291,10 @@ pub struct FetchArgs {
     #[arg(long)]
     pub strict: bool,
 
-    /// Output directory (default output/<period>).
-    #[arg(long, value_name = "DIR")]
+    /// Output directory (default output/<period>). For `run`, also s3://BUCKET/PREFIX (or
+    /// gs://, az://): the run works in a local directory and uploads its finished outputs there,
+    /// the manifest last; credentials from the cloud's standard environment variables.
+    #[arg(long, value_name = "DIR|URL")]
     pub out: Option<PathBuf>,
 
     /// Requests in flight at once.

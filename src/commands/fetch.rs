@@ -14,6 +14,7 @@ use crate::cli::FetchArgs;
 use crate::config::{RunConfig, SchemaContract};
 use crate::exit::{Classified, ExitStatus, OutputError};
 use crate::export::manifest::Manifest;
+use crate::export::remote::{RemoteOut, is_remote};
 use crate::extract::accounting::Accounting;
 use crate::extract::incremental::{ListsPolicy, ListsReason};
 use crate::extract::plan::portfolio_hash;
@@ -37,6 +38,8 @@ pub(super) struct Fetched {
     /// The service, held so the embedded registry stays up for what the run asks after the
     /// fetch (dossiers, partner companies) through `fetcher`.
     pub _source: super::source::Source,
+    /// With `--out s3://…`: where the finished outputs go (`out` is then the local work dir).
+    pub remote: Option<RemoteOut>,
     /// The pool the fetch ran through: `--expand-groups` fetches through it too, with its
     /// retries, rate limit and accounting.
     pub fetcher: Arc<PageFetcher>,
@@ -61,7 +64,7 @@ pub(super) enum FetchStage {
 
 /// `fiscal-report fetch`: the fetch stage alone.
 pub async fn fetch(args: FetchArgs, quiet: bool) -> Result<ExitStatus> {
-    match fetch_stage(&args, quiet).await? {
+    match fetch_stage(&args, quiet, false).await? {
         FetchStage::Fetched(mut fetched) => {
             // With a store, `fetch` commits the new snapshot too, with its changes (the default
             // queries'); it leaves the report to `run`.
@@ -111,8 +114,32 @@ impl Incremental {
     }
 }
 
-pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchStage> {
-    let cfg = RunConfig::resolve(args)?;
+/// Fetches what `args` ask; `finishes_run` when the caller goes on to the outputs (`run`), the
+/// only caller that can upload them to object storage.
+pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool, finishes_run: bool) -> Result<FetchStage> {
+    let mut cfg = RunConfig::resolve(args)?;
+    // Object storage: the run works in a local directory of its own, uploaded when finished.
+    let remote = match cfg.out.as_deref().filter(|o| is_remote(o)) {
+        Some(url) if !finishes_run => {
+            return Err(Classified::new(
+                ExitStatus::BadInput,
+                format!(
+                    "fetch --out {}: a fetch stages records for `run`, `merge` or `report --from` on this machine; \
+                     give it a local directory (only `run` uploads its finished outputs to object storage)",
+                    url.display()
+                ),
+            )
+            .into());
+        }
+        Some(url) => {
+            let remote = RemoteOut::parse(&url.to_string_lossy())?;
+            let root = std::env::var_os("FISCAL_REPORT_WORK_DIR")
+                .map_or_else(|| PathBuf::from(".fiscal-report-work"), PathBuf::from);
+            cfg.out = Some(remote.work_dir(&root));
+            Some(remote)
+        }
+        None => None,
+    };
     let portfolio = match &cfg.cnpjs {
         Some(path) => {
             let p = portfolio::read_portfolio(path, cfg.strict)?;
@@ -247,7 +274,15 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
             company_lists: outcome.summary.company_lists.clone(),
         },
     });
-    Ok(FetchStage::Fetched(Box::new(Fetched { outcome, manifest, out, store, _source: source, fetcher })))
+    Ok(FetchStage::Fetched(Box::new(Fetched {
+        outcome,
+        manifest,
+        out,
+        store,
+        _source: source,
+        fetcher,
+        remote,
+    })))
 }
 
 /// Refuses to go on with data of a changed shape when the contract is freeze: the one given

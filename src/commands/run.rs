@@ -23,7 +23,7 @@ use futures::future::join_all;
 pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
     args.report = crate::config::report_with_file(args.report, args.fetch.config.as_deref())?;
     let watch = Watch::load(&args.report.watch)?;
-    let mut fetched = match fetch_stage(&args.fetch, quiet).await? {
+    let mut fetched = match fetch_stage(&args.fetch, quiet, true).await? {
         FetchStage::Fetched(fetched) => fetched,
         FetchStage::Interrupted => return Ok(ExitStatus::Interrupted),
     };
@@ -75,6 +75,18 @@ pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
         &watch,
         RawTables::Write,
     )?;
+    if let Some(remote) = &fetched.remote {
+        // After every output is written: the manifest uploaded is the one on disk, untouched.
+        let manifest = crate::export::manifest::Manifest::read(&fetched.out)?;
+        let files: Vec<(String, u64)> = manifest.files.iter().map(|f| (f.path.clone(), f.bytes)).collect();
+        let (objects, bytes) = remote.publish(&fetched.out, &files).await?;
+        tracing::info!("uploaded {objects} objects ({bytes} bytes) to {}", remote.url);
+        // The bucket holds the run now; the work dir would only stop the next run of this URL.
+        if let Err(e) = std::fs::remove_dir_all(&fetched.out) {
+            tracing::warn!("could not remove the work dir {}: {e}", fetched.out.display());
+        }
+        eprintln!("uploaded {objects} objects to {}", remote.url);
+    }
     let done = summarize(&fetched)?;
     watch.conclude(outputs, done).await
 }

@@ -24,6 +24,7 @@ mod groups;
 mod hostile_service;
 mod layers;
 mod merge_shards;
+mod object_storage;
 mod query_semantics;
 mod real_data;
 mod report_language;

@@ -1,0 +1,150 @@
+//! `run --out s3://…` against a real S3-compatible server on loopback (moto's server mode): the
+//! finished outputs land in the bucket, each object equal to the manifest's size and sha256,
+//! the manifest last, and pyarrow reads the Parquet from the bucket; a missing bucket and an
+//! unreachable endpoint give their exit codes, and no output or file holds the secret.
+
+use std::net::TcpListener;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common_bin::*;
+
+const SECRET: &str = "not-a-real-secret-5f1c2a";
+
+struct S3Server {
+    child: Child,
+    url: String,
+}
+
+impl Drop for S3Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl S3Server {
+    fn start() -> Option<S3Server> {
+        if !python_with("moto.server, boto3, pyarrow") {
+            return None;
+        }
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let child = Command::new("python3")
+            .args(["-m", "moto.server", "-H", "127.0.0.1", "-p", &port.to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "the S3 server did not start");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Some(S3Server { child, url: format!("http://127.0.0.1:{port}") })
+    }
+
+    /// `python3 -c SCRIPT` with boto3 pointed at this server; its stdout.
+    fn python(&self, script: &str) -> String {
+        let prelude = format!(
+            "import boto3, json, hashlib, sys\n\
+             s3 = boto3.client('s3', endpoint_url='{}', aws_access_key_id='testing', \
+             aws_secret_access_key='testing', region_name='us-east-1')\n",
+            self.url
+        );
+        let o = Command::new("python3").args(["-c", &(prelude + script)]).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).to_string()
+    }
+
+    fn run(&self, cwd: &Path, endpoint: &str, args: &[&str]) -> std::process::Output {
+        bin()
+            .current_dir(cwd)
+            .args(["--quiet", "run", "--demo-scale", "0.05", "--ano-mes", "202609"])
+            .args(args)
+            .env("AWS_ACCESS_KEY_ID", "testing")
+            .env("AWS_SECRET_ACCESS_KEY", SECRET)
+            .env("AWS_REGION", "us-east-1")
+            .env("AWS_ENDPOINT_URL", endpoint)
+            .env("AWS_ALLOW_HTTP", "true")
+            .output()
+            .unwrap()
+    }
+}
+
+fn no_secret_in(o: &std::process::Output, dir: &Path) {
+    for text in [&o.stdout, &o.stderr] {
+        assert!(!String::from_utf8_lossy(text).contains(SECRET), "the secret was printed");
+    }
+    fn walk(dir: &Path) {
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p);
+            } else {
+                let bytes = std::fs::read(&p).unwrap();
+                assert!(
+                    !bytes.windows(SECRET.len()).any(|w| w == SECRET.as_bytes()),
+                    "{} holds the secret",
+                    p.display()
+                );
+            }
+        }
+    }
+    walk(dir);
+}
+
+#[test]
+fn a_run_uploads_its_outputs_whole_with_the_manifest_last() {
+    let Some(s3) = S3Server::start() else { return };
+    s3.python("s3.create_bucket(Bucket='runs')");
+    let dir = tempfile::tempdir().unwrap();
+    let o = s3.run(dir.path(), &s3.url, &["--out", "s3://runs/2026-09"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    no_secret_in(&o, dir.path());
+    // Every object the manifest names is there with its size and sha256, and nothing else.
+    let checked = s3.python(
+        "m = json.loads(s3.get_object(Bucket='runs', Key='2026-09/manifest.json')['Body'].read())\n\
+         keys = {o['Key'] for o in s3.list_objects_v2(Bucket='runs', Prefix='2026-09/', MaxKeys=1000)['Contents']}\n\
+         want = {'2026-09/' + f['path'] for f in m['files']} | {'2026-09/manifest.json'}\n\
+         assert keys == want, (sorted(keys - want), sorted(want - keys))\n\
+         for f in m['files']:\n\
+         \x20   body = s3.get_object(Bucket='runs', Key='2026-09/' + f['path'])['Body'].read()\n\
+         \x20   assert len(body) == f['bytes'] and hashlib.sha256(body).hexdigest() == f['sha256'], f['path']\n\
+         print(len(m['files']))",
+    );
+    assert!(checked.trim().parse::<usize>().unwrap() > 50, "{checked}");
+    // pyarrow reads the Parquet from the bucket as it reads it from a disk.
+    let rows = s3.python(&format!(
+        "import pyarrow.dataset as ds, pyarrow.fs as fs\n\
+         f = fs.S3FileSystem(endpoint_override='{}', scheme='http', access_key='testing', secret_key='testing', region='us-east-1')\n\
+         print(ds.dataset('runs/2026-09/aggregates/carteira_exposicao.parquet', filesystem=f, format='parquet').count_rows())",
+        s3.url
+    ));
+    assert!(rows.trim().parse::<usize>().unwrap() > 0);
+    // The bucket holds the run: the local work dir is gone, so the next run of this URL starts clean.
+    assert!(!dir.path().join(".fiscal-report-work/runs/2026-09").exists());
+}
+
+#[test]
+fn a_missing_bucket_and_an_unreachable_endpoint_keep_the_outputs_and_say_how_to_finish() {
+    let Some(s3) = S3Server::start() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let o = s3.run(dir.path(), &s3.url, &["--out", "s3://nowhere/2026-09"]);
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("the bucket nowhere does not exist") && err.contains("--resume"), "{err}");
+    no_secret_in(&o, dir.path());
+    // Once the bucket exists, --resume finishes it without fetching again.
+    s3.python("s3.create_bucket(Bucket='nowhere')");
+    let o = s3.run(dir.path(), &s3.url, &["--out", "s3://nowhere/2026-09", "--resume"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("0 requests"));
+    s3.python("s3.head_object(Bucket='nowhere', Key='2026-09/manifest.json')");
+
+    let closed = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let o = s3.run(dir.path(), &format!("http://127.0.0.1:{closed}"), &["--out", "s3://nowhere/2026-10"]);
+    assert_eq!(o.status.code(), Some(6), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(dir.path().join(".fiscal-report-work/nowhere/2026-10/manifest.json").is_file());
+    no_secret_in(&o, dir.path());
+}
