@@ -145,9 +145,15 @@ impl RemoteOut {
         let mut sent = futures::stream::iter(files.iter().map(|(rel, _)| put(rel.clone())))
             .buffer_unordered(UPLOADS_IN_FLIGHT);
         let (mut objects, mut bytes) = (0usize, 0u64);
+        let abort_after: Option<usize> =
+            std::env::var("FISCAL_REPORT_TEST_ABORT_AFTER_UPLOADS").ok().and_then(|v| v.parse().ok());
         while let Some(r) = sent.next().await {
             bytes += r?;
             objects += 1;
+            if abort_after == Some(objects) {
+                // Fault injection for the crash test: die as a SIGKILL would, uploads in flight.
+                std::process::abort();
+            }
         }
         // Last: its presence says every object it names is there.
         bytes += put("manifest.json".to_string()).await?;

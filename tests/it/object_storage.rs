@@ -126,6 +126,50 @@ fn a_run_uploads_its_outputs_whole_with_the_manifest_last() {
     assert!(!dir.path().join(".fiscal-report-work/runs/2026-09").exists());
 }
 
+/// Killed mid-upload: every object visible is whole (it equals the manifest's sha256), the
+/// manifest is not there, and the same command with `--resume` finishes without fetching.
+#[test]
+fn a_kill_during_the_upload_leaves_no_partial_object_and_no_manifest() {
+    let Some(s3) = S3Server::start() else { return };
+    s3.python("s3.create_bucket(Bucket='runs')");
+    let dir = tempfile::tempdir().unwrap();
+    let mut cmd = bin();
+    cmd.current_dir(dir.path())
+        .args(["--quiet", "run", "--demo-scale", "0.05", "--ano-mes", "202609", "--out", "s3://runs/killed"])
+        .env("AWS_ACCESS_KEY_ID", "testing")
+        .env("AWS_SECRET_ACCESS_KEY", SECRET)
+        .env("AWS_REGION", "us-east-1")
+        .env("AWS_ENDPOINT_URL", &s3.url)
+        .env("AWS_ALLOW_HTTP", "true")
+        .env("FISCAL_REPORT_TEST_ABORT_AFTER_UPLOADS", "10");
+    let o = cmd.output().unwrap();
+    assert!(!o.status.success() && o.status.code().is_none(), "it died by a signal");
+    let local = dir.path().join(".fiscal-report-work/runs/killed/manifest.json");
+    let seen = s3.python(&format!(
+        "m = json.load(open('{}'))\n\
+         want = {{f['path']: f['sha256'] for f in m['files']}}\n\
+         found = s3.list_objects_v2(Bucket='runs', Prefix='killed/').get('Contents', [])\n\
+         keys = [o['Key'][len('killed/'):] for o in found]\n\
+         assert 'manifest.json' not in keys, 'a manifest naming objects that are missing'\n\
+         for k in keys:\n\
+         \x20   body = s3.get_object(Bucket='runs', Key='killed/' + k)['Body'].read()\n\
+         \x20   assert hashlib.sha256(body).hexdigest() == want[k], k\n\
+         print(len(keys), len(want))",
+        local.display()
+    ));
+    let counts: Vec<usize> = seen.split_whitespace().map(|n| n.parse().unwrap()).collect();
+    assert!(counts[0] >= 10 && counts[0] < counts[1], "{seen}");
+    let o = s3.run(dir.path(), &s3.url, &["--out", "s3://runs/killed", "--resume"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("0 requests"));
+    s3.python(
+        "m = json.loads(s3.get_object(Bucket='runs', Key='killed/manifest.json')['Body'].read())\n\
+         for f in m['files']:\n\
+         \x20   body = s3.get_object(Bucket='runs', Key='killed/' + f['path'])['Body'].read()\n\
+         \x20   assert hashlib.sha256(body).hexdigest() == f['sha256'], f['path']",
+    );
+}
+
 #[test]
 fn a_missing_bucket_and_an_unreachable_endpoint_keep_the_outputs_and_say_how_to_finish() {
     let Some(s3) = S3Server::start() else { return };
