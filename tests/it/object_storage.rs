@@ -192,3 +192,65 @@ fn a_missing_bucket_and_an_unreachable_endpoint_keep_the_outputs_and_say_how_to_
     assert!(dir.path().join(".fiscal-report-work/nowhere/2026-10/manifest.json").is_file());
     no_secret_in(&o, dir.path());
 }
+
+/// A wrong secret: the bucket refuses, the run exits 2 naming the bucket and the variables to
+/// check, and the secret is in no output and no file. The server checks signatures here
+/// (moto's auth mode, after the requests that create the bucket and the user).
+#[test]
+fn a_wrong_secret_is_refused_without_being_shown() {
+    if !python_with("moto.server, boto3") {
+        return;
+    }
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let child = Command::new("python3")
+        .args(["-m", "moto.server", "-H", "127.0.0.1", "-p", &port.to_string()])
+        // The first 4 requests (bucket, user, key, policy) go unchecked; every later one is.
+        .env("INITIAL_NO_AUTH_ACTION_COUNT", "4")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "the S3 server did not start");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let s3 = S3Server { child, url: format!("http://127.0.0.1:{port}") };
+    let key_id = s3.python(
+        "iam = boto3.client('iam', endpoint_url=s3.meta.endpoint_url, aws_access_key_id='testing', \
+         aws_secret_access_key='testing', region_name='us-east-1')\n\
+         s3.create_bucket(Bucket='locked')\n\
+         iam.create_user(UserName='job')\n\
+         k = iam.create_access_key(UserName='job')['AccessKey']\n\
+         iam.put_user_policy(UserName='job', PolicyName='all', PolicyDocument=json.dumps({'Version': '2012-10-17', \
+         'Statement': [{'Effect': 'Allow', 'Action': 's3:*', 'Resource': '*'}]}))\n\
+         print(k['AccessKeyId'])",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let o = bin()
+        .current_dir(dir.path())
+        .args([
+            "--quiet",
+            "run",
+            "--demo-scale",
+            "0.05",
+            "--ano-mes",
+            "202609",
+            "--out",
+            "s3://locked/2026-09",
+        ])
+        .env("AWS_ACCESS_KEY_ID", key_id.trim())
+        .env("AWS_SECRET_ACCESS_KEY", SECRET)
+        .env("AWS_REGION", "us-east-1")
+        .env("AWS_ENDPOINT_URL", &s3.url)
+        .env("AWS_ALLOW_HTTP", "true")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("the bucket locked refused the upload") && err.contains("AWS_SECRET_ACCESS_KEY"),
+        "{err}"
+    );
+    no_secret_in(&o, dir.path());
+}
