@@ -37,7 +37,7 @@ pub async fn dossie(args: DossieArgs) -> Result<ExitStatus> {
     let codes = CodeTables::load(default_codes_dir(args.folders.codes.as_deref()).as_deref())?;
     let queries = load_queries(default_queries_dir(args.folders.queries.as_deref()).as_deref())?;
     let source = super::source::open(&SourceSettings::from_service_args(&args.service)).await?;
-    // The monthly fetch's pool: retries with backoff, the service's rate limit respected.
+    // The monthly fetch's pool: retries with backoff, 429s waited out (no --max-rps here).
     let fetcher = crate::extract::PageFetcher::new(
         source.client.clone(),
         DOSSIER_CONCURRENCY,

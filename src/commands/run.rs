@@ -118,7 +118,7 @@ pub(super) async fn analyze_and_commit(
     match assemble(fetched, frames).await? {
         Ok(mut assembled) => {
             if expand_groups {
-                expand_into(fetched, &mut assembled.frames, report).await?;
+                expand_or_warn(fetched, &mut assembled.frames, report).await?;
             }
             let analysis =
                 analyze(&mut assembled.frames, assembled.previous.as_ref(), report, &mut fetched.manifest)?;
@@ -129,10 +129,34 @@ pub(super) async fn analyze_and_commit(
         }
         Err(mut frames) => {
             if expand_groups {
-                expand_into(fetched, &mut frames, report).await?;
+                expand_or_warn(fetched, &mut frames, report).await?;
             }
             let analysis = analyze(&mut frames, None, report, &mut fetched.manifest)?;
             Ok((frames, analysis))
+        }
+    }
+}
+
+/// `expand_into`, whose failure costs the expansion only: the portfolio was fetched, and its
+/// snapshot, aggregates and report go on with the groups its own partners lists give. Only a
+/// rejected key stops the run, as it stops a fetch.
+async fn expand_or_warn(fetched: &mut Fetched, frames: &mut Frames, report: &ReportArgs) -> Result<()> {
+    match expand_into(fetched, frames, report).await {
+        Ok(()) => Ok(()),
+        Err(e)
+            if e.downcast_ref::<crate::api::ApiError>()
+                .is_some_and(|a| matches!(a, crate::api::ApiError::KeyRejected { .. })) =>
+        {
+            Err(e)
+        }
+        Err(e) => {
+            let w = format!(
+                "economic groups not expanded: {e:#}; the groups count the portfolio's companies only"
+            );
+            tracing::warn!("{w}");
+            fetched.manifest.fetch.warnings.push(w);
+            frames.tables.remove(crate::transform::groups::SOCIAS_EXPOSICAO);
+            Ok(())
         }
     }
 }
@@ -142,7 +166,6 @@ pub(super) async fn analyze_and_commit(
 /// exposure (the run's own portfolio-exposure query over their records) and their place in the
 /// economic groups.
 async fn expand_into(fetched: &mut Fetched, frames: &mut Frames, report: &ReportArgs) -> Result<()> {
-    use crate::tables::Table;
     use crate::transform::groups::{SOCIAS_EXPOSICAO, attach_groups, company_roots, partner_companies};
     let started = std::time::Instant::now();
     let known = company_roots(frames)?;
@@ -154,9 +177,8 @@ async fn expand_into(fetched: &mut Fetched, frames: &mut Frames, report: &Report
         tracing::warn!("{w}");
         fetched.manifest.fetch.warnings.push(w);
     }
-    let tables =
-        [Table::Empresas, Table::DividasPgfn, Table::ParcelamentosRfb, Table::TransacoesRfb, Table::Socios];
-    let partners = crate::transform::frames::frames_from_rows(&expansion.rows, &tables)?;
+    let partners =
+        crate::transform::frames::frames_from_rows(&expansion.rows, &crate::store::snapshot::COMPANY_TABLES)?;
     let queries = crate::analyze::load_queries(
         crate::analyze::default_queries_dir(report.folders.queries.as_deref()).as_deref(),
     )?;

@@ -26,7 +26,9 @@ pub const EXPANSION_DEPTH: usize = 3;
 pub struct Expansion {
     /// The staged rows of every company it found, by table (as a monthly fetch stages them).
     pub rows: BTreeMap<Table, Vec<Row>>,
+    /// Companies fetched (the service knew them).
     pub found: usize,
+    /// Companies a partners list named that the service does not know.
     pub not_found: usize,
     /// Companies whose fetch failed after retries, with why: their group counts without them.
     pub failed: Vec<(Cnpj, String)>,

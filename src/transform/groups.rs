@@ -4,7 +4,7 @@
 //! is a partner of. Closing those links transitively is a graph question SQL cannot answer, so
 //! it is answered here (union-find over roots) and handed to the queries as the
 //! `grupos_economicos` table: one row per member company. What a group owes is the queries'
-//! business (`25_grupos_economicos.sql`), not this module's.
+//! business (`25_grupos_exposicao.sql`), not this module's.
 //!
 //! Members come from the portfolio's own rows and, with `--expand-groups`, from the partner
 //! companies fetched for that purpose (`extract::groups`); a partner company named but not

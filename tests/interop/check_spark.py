@@ -270,6 +270,10 @@ def run_queries(spark, run: Path, queries: Path, manifest: dict | None) -> list[
             # cached so they read these very rows rather than recomputing them.
             df.cache()
             df.createOrReplaceTempView(name)
+            # As the job does: without `--expand-groups` no partner company was fetched, and
+            # the groups query reads their exposure as an empty table of this one's columns.
+            if name == "carteira_exposicao" and not (run / "socias_exposicao").is_dir():
+                df.where("false").createOrReplaceTempView("socias_exposicao")
             schema, rows = df.schema, [tuple(r) for r in df.collect()]
         except Exception as e:  # noqa: BLE001 - analysis and execution errors alike
             lines = spark_error(e)

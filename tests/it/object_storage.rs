@@ -26,12 +26,18 @@ impl Drop for S3Server {
 
 impl S3Server {
     fn start() -> Option<S3Server> {
+        Self::start_with(&[])
+    }
+
+    /// The server with `env` (moto's settings) in its environment.
+    fn start_with(env: &[(&str, &str)]) -> Option<S3Server> {
         if !python_with("moto.server, boto3, pyarrow") {
             return None;
         }
         let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let child = Command::new("python3")
             .args(["-m", "moto.server", "-H", "127.0.0.1", "-p", &port.to_string()])
+            .envs(env.iter().copied())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -198,24 +204,8 @@ fn a_missing_bucket_and_an_unreachable_endpoint_keep_the_outputs_and_say_how_to_
 /// (moto's auth mode, after the requests that create the bucket and the user).
 #[test]
 fn a_wrong_secret_is_refused_without_being_shown() {
-    if !python_with("moto.server, boto3") {
-        return;
-    }
-    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let child = Command::new("python3")
-        .args(["-m", "moto.server", "-H", "127.0.0.1", "-p", &port.to_string()])
-        // The first 4 requests (bucket, user, key, policy) go unchecked; every later one is.
-        .env("INITIAL_NO_AUTH_ACTION_COUNT", "4")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "the S3 server did not start");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let s3 = S3Server { child, url: format!("http://127.0.0.1:{port}") };
+    // The first 4 requests (bucket, user, key, policy) go unchecked; every later one is.
+    let Some(s3) = S3Server::start_with(&[("INITIAL_NO_AUTH_ACTION_COUNT", "4")]) else { return };
     let key_id = s3.python(
         "iam = boto3.client('iam', endpoint_url=s3.meta.endpoint_url, aws_access_key_id='testing', \
          aws_secret_access_key='testing', region_name='us-east-1')\n\
