@@ -167,9 +167,9 @@ fn empty_table(table: crate::tables::Table) -> Result<polars::prelude::DataFrame
 }
 
 /// The queries of `all` named `tables` (the analyst's edited copies when --queries gave them).
-fn only(all: &[Query], tables: &[&str]) -> Vec<Query> {
+pub(super) fn only(all: &[Query], tables: &[&str]) -> Vec<Query> {
     all.iter().filter(|q| tables.contains(&q.table.as_str())).cloned().collect()
 }
 
 /// The query whose `exposicao_total` the history follows.
-const EXPOSURE_QUERY: &str = "carteira_exposicao";
+pub(super) const EXPOSURE_QUERY: &str = "carteira_exposicao";

@@ -118,8 +118,22 @@ pub fn analyze(
     args: &ReportArgs,
     manifest: &mut Manifest,
 ) -> Result<Analysis> {
+    analyze_with(frames, previous, report_queries(args)?, manifest)
+}
+
+/// The queries `args` name (`--queries`, else `./queries`, else the built-in ones).
+pub fn report_queries(args: &ReportArgs) -> Result<Vec<crate::analyze::Query>> {
+    Ok(load_queries(default_queries_dir(args.folders.queries.as_deref()).as_deref())?)
+}
+
+/// `analyze` with the queries already loaded.
+pub fn analyze_with(
+    frames: &mut Frames,
+    previous: Option<&PreviousSnapshot>,
+    queries: Vec<crate::analyze::Query>,
+    manifest: &mut Manifest,
+) -> Result<Analysis> {
     let started = std::time::Instant::now();
-    let queries = load_queries(default_queries_dir(args.folders.queries.as_deref()).as_deref())?;
     crate::transform::groups::attach_groups(frames, None)?;
     let aggregates = run_queries_with(frames, previous, &queries)?;
     manifest.time_stage("analyze", started);

@@ -10,7 +10,9 @@ use std::collections::BTreeMap;
 
 use polars::prelude::DataFrame;
 
-use super::finish::{Analysis, RawTables, Watch, analyze, export_report};
+use super::dossie::{EXPOSURE_QUERY, only};
+use super::finish::{Analysis, RawTables, Watch, analyze_with, export_report, report_queries};
+use crate::analyze::Query;
 use crate::api::Cnpj;
 use crate::cli::{ReportArgs, RunArgs};
 use crate::exit::ExitStatus;
@@ -78,8 +80,7 @@ pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
     if let Some(remote) = &fetched.remote {
         // After every output is written: the manifest uploaded is the one on disk, untouched.
         let manifest = crate::export::manifest::Manifest::read(&fetched.out)?;
-        let files: Vec<(String, u64)> = manifest.files.iter().map(|f| (f.path.clone(), f.bytes)).collect();
-        let (objects, bytes) = remote.publish(&fetched.out, &files).await?;
+        let (objects, bytes) = remote.publish(&fetched.out, &manifest).await?;
         tracing::info!("uploaded {objects} objects ({bytes} bytes) to {}", remote.url);
         // The bucket holds the run now; the work dir would only stop the next run of this URL.
         if let Err(e) = std::fs::remove_dir_all(&fetched.out) {
@@ -115,13 +116,15 @@ pub(super) async fn analyze_and_commit(
     report: &ReportArgs,
     expand_groups: bool,
 ) -> Result<(Frames, Analysis)> {
+    // Loaded once: the expansion prices the partner companies with the run's own exposure query.
+    let queries = report_queries(report)?;
     match assemble(fetched, frames).await? {
         Ok(mut assembled) => {
             if expand_groups {
-                expand_or_warn(fetched, &mut assembled.frames, report).await?;
+                expand_or_warn(fetched, &mut assembled.frames, &queries).await?;
             }
-            let analysis =
-                analyze(&mut assembled.frames, assembled.previous.as_ref(), report, &mut fetched.manifest)?;
+            let previous = assembled.previous.as_ref();
+            let analysis = analyze_with(&mut assembled.frames, previous, queries, &mut fetched.manifest)?;
             let started = std::time::Instant::now();
             let frames = commit_to_store(fetched, assembled, &analysis).await?;
             fetched.manifest.time_stage("store", started);
@@ -129,9 +132,9 @@ pub(super) async fn analyze_and_commit(
         }
         Err(mut frames) => {
             if expand_groups {
-                expand_or_warn(fetched, &mut frames, report).await?;
+                expand_or_warn(fetched, &mut frames, &queries).await?;
             }
-            let analysis = analyze(&mut frames, None, report, &mut fetched.manifest)?;
+            let analysis = analyze_with(&mut frames, None, queries, &mut fetched.manifest)?;
             Ok((frames, analysis))
         }
     }
@@ -140,8 +143,8 @@ pub(super) async fn analyze_and_commit(
 /// `expand_into`, whose failure costs the expansion only: the portfolio was fetched, and its
 /// snapshot, aggregates and report go on with the groups its own partners lists give. Only a
 /// rejected key stops the run, as it stops a fetch.
-async fn expand_or_warn(fetched: &mut Fetched, frames: &mut Frames, report: &ReportArgs) -> Result<()> {
-    match expand_into(fetched, frames, report).await {
+async fn expand_or_warn(fetched: &mut Fetched, frames: &mut Frames, queries: &[Query]) -> Result<()> {
+    match expand_into(fetched, frames, queries).await {
         Ok(()) => Ok(()),
         Err(e)
             if e.downcast_ref::<crate::api::ApiError>()
@@ -165,7 +168,7 @@ async fn expand_or_warn(fetched: &mut Fetched, frames: &mut Frames, report: &Rep
 /// the store carried in the partners of unchanged companies), and adds to `frames` their
 /// exposure (the run's own portfolio-exposure query over their records) and their place in the
 /// economic groups.
-async fn expand_into(fetched: &mut Fetched, frames: &mut Frames, report: &ReportArgs) -> Result<()> {
+async fn expand_into(fetched: &mut Fetched, frames: &mut Frames, queries: &[Query]) -> Result<()> {
     use crate::transform::groups::{SOCIAS_EXPOSICAO, attach_groups, company_roots, partner_companies};
     let started = std::time::Instant::now();
     let known = company_roots(frames)?;
@@ -179,14 +182,9 @@ async fn expand_into(fetched: &mut Fetched, frames: &mut Frames, report: &Report
     }
     let partners =
         crate::transform::frames::frames_from_rows(&expansion.rows, &crate::store::snapshot::COMPANY_TABLES)?;
-    let queries = crate::analyze::load_queries(
-        crate::analyze::default_queries_dir(report.folders.queries.as_deref()).as_deref(),
-    )?;
-    if let Some(q) = queries.iter().find(|q| q.table == "carteira_exposicao") {
-        let aggs = crate::analyze::run_queries(&partners, std::slice::from_ref(q))?;
-        if let Some(df) = aggs.get("carteira_exposicao") {
-            frames.tables.insert(SOCIAS_EXPOSICAO, df.clone());
-        }
+    let exposure = crate::analyze::run_queries(&partners, &only(queries, &[EXPOSURE_QUERY]))?;
+    if let Some(df) = exposure.get(EXPOSURE_QUERY) {
+        frames.tables.insert(SOCIAS_EXPOSICAO, df.clone());
     }
     attach_groups(frames, Some(&partners))?;
     tracing::info!(

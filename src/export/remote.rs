@@ -73,10 +73,12 @@ impl std::fmt::Debug for RemoteOut {
     }
 }
 
+/// The URL schemes `--out` takes for object storage (each one of `RemoteOut::parse`'s clients).
+const SCHEMES: [&str; 5] = ["s3", "s3a", "gs", "az", "abfs"];
+
 /// Whether `out` names object storage rather than a local directory.
 pub fn is_remote(out: &Path) -> bool {
-    out.to_str()
-        .is_some_and(|s| ["s3://", "s3a://", "gs://", "az://", "abfs://"].iter().any(|p| s.starts_with(p)))
+    out.to_str().and_then(|s| s.split_once("://")).is_some_and(|(scheme, _)| SCHEMES.contains(&scheme))
 }
 
 impl RemoteOut {
@@ -133,7 +135,11 @@ impl RemoteOut {
 
     /// Uploads every file `manifest` names from `local`, then the manifest itself; returns the
     /// number of objects and bytes.
-    pub async fn publish(&self, local: &Path, files: &[(String, u64)]) -> Result<(usize, u64), RemoteError> {
+    pub async fn publish(
+        &self,
+        local: &Path,
+        manifest: &crate::export::manifest::Manifest,
+    ) -> Result<(usize, u64), RemoteError> {
         let put = |rel: String| async move {
             let path = local.join(&rel);
             let bytes = tokio::fs::read(&path).await.map_err(|source| RemoteError::Read { path, source })?;
@@ -142,7 +148,7 @@ impl RemoteOut {
             self.store.put(&key, PutPayload::from(bytes)).await.map_err(|e| self.classify(e, local))?;
             Ok::<u64, RemoteError>(n)
         };
-        let mut sent = futures::stream::iter(files.iter().map(|(rel, _)| put(rel.clone())))
+        let mut sent = futures::stream::iter(manifest.files.iter().map(|f| put(f.path.clone())))
             .buffer_unordered(UPLOADS_IN_FLIGHT);
         let (mut objects, mut bytes) = (0usize, 0u64);
         let abort_after: Option<usize> =

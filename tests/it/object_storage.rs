@@ -64,6 +64,17 @@ impl S3Server {
     }
 
     fn run(&self, cwd: &Path, endpoint: &str, args: &[&str]) -> std::process::Output {
+        self.run_with(cwd, endpoint, args, &[])
+    }
+
+    /// `run` with more (or other) environment variables.
+    fn run_with(
+        &self,
+        cwd: &Path,
+        endpoint: &str,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> std::process::Output {
         bin()
             .current_dir(cwd)
             .args(["--quiet", "run", "--demo-scale", "0.05", "--ano-mes", "202609"])
@@ -73,6 +84,7 @@ impl S3Server {
             .env("AWS_REGION", "us-east-1")
             .env("AWS_ENDPOINT_URL", endpoint)
             .env("AWS_ALLOW_HTTP", "true")
+            .envs(env.iter().copied())
             .output()
             .unwrap()
     }
@@ -139,16 +151,8 @@ fn a_kill_during_the_upload_leaves_no_partial_object_and_no_manifest() {
     let Some(s3) = S3Server::start() else { return };
     s3.python("s3.create_bucket(Bucket='runs')");
     let dir = tempfile::tempdir().unwrap();
-    let mut cmd = bin();
-    cmd.current_dir(dir.path())
-        .args(["--quiet", "run", "--demo-scale", "0.05", "--ano-mes", "202609", "--out", "s3://runs/killed"])
-        .env("AWS_ACCESS_KEY_ID", "testing")
-        .env("AWS_SECRET_ACCESS_KEY", SECRET)
-        .env("AWS_REGION", "us-east-1")
-        .env("AWS_ENDPOINT_URL", &s3.url)
-        .env("AWS_ALLOW_HTTP", "true")
-        .env("FISCAL_REPORT_TEST_ABORT_AFTER_UPLOADS", "10");
-    let o = cmd.output().unwrap();
+    let abort = [("FISCAL_REPORT_TEST_ABORT_AFTER_UPLOADS", "10")];
+    let o = s3.run_with(dir.path(), &s3.url, &["--out", "s3://runs/killed"], &abort);
     assert!(!o.status.success() && o.status.code().is_none(), "it died by a signal");
     let local = dir.path().join(".fiscal-report-work/runs/killed/manifest.json");
     let seen = s3.python(&format!(
@@ -217,25 +221,8 @@ fn a_wrong_secret_is_refused_without_being_shown() {
          print(k['AccessKeyId'])",
     );
     let dir = tempfile::tempdir().unwrap();
-    let o = bin()
-        .current_dir(dir.path())
-        .args([
-            "--quiet",
-            "run",
-            "--demo-scale",
-            "0.05",
-            "--ano-mes",
-            "202609",
-            "--out",
-            "s3://locked/2026-09",
-        ])
-        .env("AWS_ACCESS_KEY_ID", key_id.trim())
-        .env("AWS_SECRET_ACCESS_KEY", SECRET)
-        .env("AWS_REGION", "us-east-1")
-        .env("AWS_ENDPOINT_URL", &s3.url)
-        .env("AWS_ALLOW_HTTP", "true")
-        .output()
-        .unwrap();
+    let key = [("AWS_ACCESS_KEY_ID", key_id.trim())];
+    let o = s3.run_with(dir.path(), &s3.url, &["--out", "s3://locked/2026-09"], &key);
     assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
