@@ -14,7 +14,7 @@ use crate::cli::FetchArgs;
 use crate::config::{RunConfig, SchemaContract};
 use crate::exit::{Classified, ExitStatus, OutputError};
 use crate::export::manifest::Manifest;
-use crate::export::remote::{RemoteOut, is_remote};
+use crate::export::remote::{RemoteOut, is_remote, work_root};
 use crate::extract::accounting::Accounting;
 use crate::extract::incremental::{ListsPolicy, ListsReason};
 use crate::extract::plan::portfolio_hash;
@@ -64,7 +64,7 @@ pub(super) enum FetchStage {
 
 /// `fiscal-report fetch`: the fetch stage alone.
 pub async fn fetch(args: FetchArgs, quiet: bool) -> Result<ExitStatus> {
-    match fetch_stage(&args, quiet, false).await? {
+    match fetch_stage(&args, quiet).await? {
         FetchStage::Fetched(mut fetched) => {
             // With a store, `fetch` commits the new snapshot too, with its changes (the default
             // queries'); it leaves the report to `run`.
@@ -73,10 +73,53 @@ pub async fn fetch(args: FetchArgs, quiet: bool) -> Result<ExitStatus> {
                 super::run::analyze_and_commit(&mut fetched, frames, &Default::default(), false).await?;
                 fetched.manifest.write(&fetched.out)?;
             }
+            if fetched.remote.is_some() {
+                publish_staging(&mut fetched).await?;
+            }
             summarize(&fetched)
         }
         FetchStage::Interrupted => Ok(ExitStatus::Interrupted),
     }
+}
+
+/// `fetch --out s3://…`: the finished staging is the fetch's output (what `merge` and `report
+/// --from` read), so its manifest names every staged file and the lot is published as a run.
+async fn publish_staging(fetched: &mut Fetched) -> Result<()> {
+    let mut files = Vec::new();
+    let mut pending = vec![fetched.out.join(".staging")];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir)? {
+            let path = entry?.path();
+            if path.is_dir() {
+                pending.push(path);
+                continue;
+            }
+            let rel = path.strip_prefix(&fetched.out)?.to_string_lossy().replace('\\', "/");
+            files.push(crate::export::manifest::FileEntry::of_content(&rel, 0, &std::fs::read(&path)?));
+        }
+    }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    fetched.manifest.files = files;
+    fetched.manifest.write(&fetched.out)?;
+    publish(fetched).await
+}
+
+/// Uploads the finished run in the work dir to its URL, then removes the work dir unless tasks
+/// failed (a `--resume` there fetches only those, and uploads again).
+pub(super) async fn publish(fetched: &Fetched) -> Result<()> {
+    let Some(remote) = &fetched.remote else { return Ok(()) };
+    // The manifest uploaded is the one on disk, untouched.
+    let manifest = Manifest::read(&fetched.out)?;
+    let (objects, bytes) = remote.publish(&fetched.out, &manifest).await?;
+    tracing::info!("uploaded {objects} objects ({bytes} bytes) to {}", remote.url);
+    if manifest.fetch.tasks_failed.is_empty() {
+        // The bucket holds the run now; the work dir would only stop the next run of this URL.
+        if let Err(e) = std::fs::remove_dir_all(&fetched.out) {
+            tracing::warn!("could not remove the work dir {}: {e}", fetched.out.display());
+        }
+    }
+    eprintln!("uploaded {objects} objects to {}", remote.url);
+    Ok(())
 }
 
 /// With a store: the store (locked), how each company's lists are decided, and the months
@@ -114,28 +157,15 @@ impl Incremental {
     }
 }
 
-/// Fetches what `args` ask; `finishes_run` when the caller goes on to the outputs (`run`), the
-/// only caller that can upload them to object storage.
-pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool, finishes_run: bool) -> Result<FetchStage> {
+/// Fetches what `args` ask; with `--out s3://…` into a local work dir the caller publishes
+/// from when it has finished (`publish`).
+pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchStage> {
     let mut cfg = RunConfig::resolve(args)?;
     // Object storage: the run works in a local directory of its own, uploaded when finished.
     let remote = match cfg.out.as_deref().filter(|o| is_remote(o)) {
-        Some(url) if !finishes_run => {
-            return Err(Classified::new(
-                ExitStatus::BadInput,
-                format!(
-                    "fetch --out {}: a fetch stages records for `run`, `merge` or `report --from` on this machine; \
-                     give it a local directory (only `run` uploads its finished outputs to object storage)",
-                    url.display()
-                ),
-            )
-            .into());
-        }
         Some(url) => {
             let remote = RemoteOut::parse(&url.to_string_lossy())?;
-            let root = std::env::var_os("FISCAL_REPORT_WORK_DIR")
-                .map_or_else(|| PathBuf::from(".fiscal-report-work"), PathBuf::from);
-            cfg.out = Some(remote.work_dir(&root));
+            cfg.out = Some(remote.work_dir(&work_root()));
             Some(remote)
         }
         None => None,

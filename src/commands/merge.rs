@@ -15,6 +15,7 @@ use super::finish::{RawTables, Watch, analyze_export_report};
 use crate::cli::ReportArgs;
 use crate::exit::{Classified, ExitStatus, OutputError};
 use crate::export::manifest::Manifest;
+use crate::export::remote::{RemoteError, RemoteOut, is_remote, work_root};
 use crate::extract::runner::{FailedTask, tally};
 use crate::extract::staging::{ReadLock, StagedFetch, StagingError};
 use crate::extract::{FetchSummary, PlanSpec};
@@ -113,7 +114,70 @@ fn journal_mismatches(manifest: &FetchSummary, staged: &StagedFetch) -> Vec<Stri
     out
 }
 
+/// `merge OUT SHARD...`, each of them a directory or an object-storage URL: shards in a bucket
+/// are downloaded (checked against their manifests) and merged here; an OUT in a bucket is
+/// written in a local work dir and uploaded, manifest last.
 pub async fn merge(
+    out: &Path,
+    shards: &[PathBuf],
+    report: &ReportArgs,
+    contract: Option<crate::config::SchemaContract>,
+) -> Result<ExitStatus> {
+    let root = work_root();
+    let mut local_shards = Vec::with_capacity(shards.len());
+    let mut downloads = Vec::new();
+    let removed = |dirs: &[PathBuf]| {
+        for d in dirs {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    };
+    for shard in shards {
+        if !is_remote(shard) {
+            local_shards.push(shard.clone());
+            continue;
+        }
+        let remote = RemoteOut::parse(&shard.to_string_lossy())?;
+        let dir = remote.download_dir(&root);
+        downloads.push(dir.clone());
+        if let Err(e) = remote.download(&dir).await {
+            removed(&downloads);
+            return Err(e.into());
+        }
+        local_shards.push(dir);
+    }
+    let remote_out = match out.to_str().filter(|_| is_remote(out)) {
+        Some(url) => {
+            let remote = RemoteOut::parse(url)?;
+            if remote.holds_run().await? {
+                removed(&downloads);
+                return Err(RemoteError::HoldsRun { url: remote.url.clone() }.into());
+            }
+            let dir = remote.work_dir(&root);
+            // What a merge left there before its upload failed: made again from the shards.
+            let _ = std::fs::remove_dir_all(&dir);
+            Some((remote, dir))
+        }
+        None => None,
+    };
+    let local_out = remote_out.as_ref().map_or(out, |(_, dir)| dir.as_path());
+    let merged = merge_local(local_out, &local_shards, report, contract).await;
+    removed(&downloads);
+    let Some((remote, dir)) = remote_out else { return merged };
+    // A merge with failed tasks wrote its outputs too: they go up, and its status stands.
+    let wrote = match &merged {
+        Ok(_) => true,
+        Err(e) => super::error::classify(e) == ExitStatus::PartialFailure,
+    };
+    if wrote {
+        let manifest = Manifest::read(&dir)?;
+        let (objects, _) = remote.publish(&dir, &manifest).await?;
+        removed(&[dir]);
+        eprintln!("uploaded {objects} objects to {}", remote.url);
+    }
+    merged
+}
+
+async fn merge_local(
     out: &Path,
     shards: &[PathBuf],
     report: &ReportArgs,

@@ -8,9 +8,36 @@ use anyhow::{Context, Result};
 use super::finish::{RawTables, Watch, analyze_export_report};
 use crate::cli::ReportArgs;
 use crate::exit::{Classified, ExitStatus};
+use crate::export::remote::{RemoteOut, is_remote, work_root};
 
-/// `fiscal-report report --from DIR`: everything after the fetch, from the Parquet in DIR.
+/// `fiscal-report report --from DIR` (or `s3://…`: the run is downloaded, checked against its
+/// manifest, re-rendered in a local copy and uploaded back, manifest last).
 pub async fn report_from(
+    from: &Path,
+    report: &ReportArgs,
+    contract: Option<crate::config::SchemaContract>,
+) -> Result<ExitStatus> {
+    let Some(url) = from.to_str().filter(|_| is_remote(from)) else {
+        return report_from_dir(from, report, contract).await;
+    };
+    let remote = RemoteOut::parse(url)?;
+    let dir = remote.download_dir(&work_root());
+    // Nothing is lost when this fails part-way: the run stays in the bucket as it was.
+    let done = async {
+        remote.download(&dir).await?;
+        let status = report_from_dir(&dir, report, contract).await?;
+        let manifest = crate::export::manifest::Manifest::read(&dir)?;
+        let (objects, _) = remote.publish(&dir, &manifest).await?;
+        eprintln!("uploaded {objects} objects to {}", remote.url);
+        Ok::<ExitStatus, anyhow::Error>(status)
+    }
+    .await;
+    let _ = std::fs::remove_dir_all(&dir);
+    done
+}
+
+/// Everything after the fetch, from the Parquet (or the staged records) in DIR.
+async fn report_from_dir(
     dir: &Path,
     report: &ReportArgs,
     contract: Option<crate::config::SchemaContract>,

@@ -25,7 +25,7 @@ use futures::future::join_all;
 pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
     args.report = crate::config::report_with_file(args.report, args.fetch.config.as_deref())?;
     let watch = Watch::load(&args.report.watch)?;
-    let mut fetched = match fetch_stage(&args.fetch, quiet, true).await? {
+    let mut fetched = match fetch_stage(&args.fetch, quiet).await? {
         FetchStage::Fetched(fetched) => fetched,
         FetchStage::Interrupted => return Ok(ExitStatus::Interrupted),
     };
@@ -77,17 +77,7 @@ pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
         &watch,
         RawTables::Write,
     )?;
-    if let Some(remote) = &fetched.remote {
-        // After every output is written: the manifest uploaded is the one on disk, untouched.
-        let manifest = crate::export::manifest::Manifest::read(&fetched.out)?;
-        let (objects, bytes) = remote.publish(&fetched.out, &manifest).await?;
-        tracing::info!("uploaded {objects} objects ({bytes} bytes) to {}", remote.url);
-        // The bucket holds the run now; the work dir would only stop the next run of this URL.
-        if let Err(e) = std::fs::remove_dir_all(&fetched.out) {
-            tracing::warn!("could not remove the work dir {}: {e}", fetched.out.display());
-        }
-        eprintln!("uploaded {objects} objects to {}", remote.url);
-    }
+    super::fetch::publish(&fetched).await?;
     let done = summarize(&fetched)?;
     watch.conclude(outputs, done).await
 }

@@ -1,11 +1,13 @@
-//! Finished outputs to object storage (`run --out s3://bucket/prefix`, `gs://`, `az://`). The
-//! run works in a local directory as it always does (staging, `--resume`, every output), then
-//! every file its manifest names is uploaded as one object each (one PUT: a reader sees it whole
-//! or not at all) and the manifest last, so a reader that finds the manifest finds every object
-//! it names, with the size and sha256 it says. Staging stays local: `--resume` continues from
-//! it on the machine that ran, and the bucket only ever holds finished runs.
+//! Finished runs to and from object storage (`s3://bucket/prefix`, `gs://`, `az://`). A run
+//! works in a local directory as it always does (staging, `--resume`, every output), then every
+//! file its manifest names is uploaded as one object each (one PUT: a reader sees it whole or
+//! not at all) and the manifest last, so a reader that finds the manifest finds every object it
+//! names, with the size and sha256 it says. Staging stays local: `--resume` continues from it
+//! on the machine that ran, and the bucket only ever holds finished runs (a fetch's finished
+//! staging is one: `merge` and `report --from` download it, checking every object against the
+//! manifest, and work on the copy).
 //!
-//! It owns the upload and what its failures mean; what is written is the other stages'
+//! It owns the transfers and what their failures mean; what is written is the other stages'
 //! business. Credentials come from each cloud's standard environment variables (object_store's
 //! `from_env`: `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`, `AWS_ENDPOINT_URL`,
 //! ...) and never appear in a message or a file.
@@ -19,43 +21,68 @@ use object_store::path::Path as ObjectPath;
 use object_store::{ObjectStore, ObjectStoreExt, PutPayload, RetryConfig};
 
 use crate::exit::{ExitStatus, HasExitStatus};
+use crate::export::manifest::{FileEntry, Manifest};
 
 /// Objects uploaded at once.
 const UPLOADS_IN_FLIGHT: usize = 8;
 
 #[derive(Debug, thiserror::Error)]
 pub enum RemoteError {
-    #[error("--out {url}: {reason}; write s3://BUCKET/PREFIX, gs://BUCKET/PREFIX or az://CONTAINER/PREFIX")]
+    #[error("{url}: {reason}; write s3://BUCKET/PREFIX, gs://BUCKET/PREFIX or az://CONTAINER/PREFIX")]
     BadUrl { url: String, reason: String },
     #[error(
-        "the bucket {bucket} does not exist (or is not visible with these credentials); create it and run the \
-         same command with --resume (nothing is fetched again), or fix the bucket name in --out. The run's \
-         outputs are kept in {local}"
+        "the bucket {bucket} does not exist (or is not visible with these credentials); create it, or fix the \
+         bucket name in the URL{then}"
     )]
-    MissingBucket { bucket: String, local: PathBuf },
+    MissingBucket { bucket: String, then: String },
     #[error(
-        "the bucket {bucket} refused the upload (permission or credentials): {message}; check the credentials in \
-         the environment (for S3: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY) and their rights on the bucket, then \
-         run the same command with --resume (nothing is fetched again). The run's outputs are kept in {local}"
+        "the bucket {bucket} refused the request (permission or credentials): {message}; check the credentials \
+         in the environment (for S3: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY) and their rights on the bucket{then}"
     )]
-    Refused { bucket: String, message: String, local: PathBuf },
+    Refused { bucket: String, message: String, then: String },
+    #[error("reaching {bucket} failed after retries: {message}; check the endpoint and the network{then}")]
+    Unreachable { bucket: String, message: String, then: String },
     #[error(
-        "uploading to {bucket} failed after retries: {message}; check the endpoint and the network, then run the \
-         same command with --resume: nothing is fetched again. The run's outputs are kept in {local}"
+        "{url} holds no finished run (there is no {url}/manifest.json): pass the --out of a finished `run` or \
+         `fetch`, or wait for it to finish (its manifest is uploaded last)"
     )]
-    Unreachable { bucket: String, message: String, local: PathBuf },
+    NoRun { url: String },
+    #[error("{url} already holds a run (its manifest.json is there); write to a new prefix")]
+    HoldsRun { url: String },
+    #[error(
+        "{url}/{path} does not match its manifest ({reason}): the prefix was changed after its run wrote it; \
+         run that run again into a new prefix"
+    )]
+    Damaged { url: String, path: String, reason: String },
     #[error("reading {path} to upload it: {source}")]
     Read { path: PathBuf, source: std::io::Error },
+    #[error(
+        "writing {path} (a downloaded copy): {source}; free disk space or set FISCAL_REPORT_WORK_DIR elsewhere"
+    )]
+    Write { path: PathBuf, source: std::io::Error },
 }
 
 impl HasExitStatus for RemoteError {
     fn exit_status(&self) -> ExitStatus {
         match self {
-            Self::BadUrl { .. } | Self::MissingBucket { .. } | Self::Refused { .. } => ExitStatus::BadInput,
+            Self::BadUrl { .. }
+            | Self::MissingBucket { .. }
+            | Self::Refused { .. }
+            | Self::NoRun { .. }
+            | Self::HoldsRun { .. }
+            | Self::Damaged { .. } => ExitStatus::BadInput,
             Self::Unreachable { .. } => ExitStatus::ServiceUnavailable,
             Self::Read { .. } => ExitStatus::Internal,
+            Self::Write { source, .. } => crate::exit::io_status(source),
         }
     }
+}
+
+/// The local directory under which runs to object storage work and downloads land:
+/// `FISCAL_REPORT_WORK_DIR`, else `.fiscal-report-work` in the working directory.
+pub fn work_root() -> PathBuf {
+    std::env::var_os("FISCAL_REPORT_WORK_DIR")
+        .map_or_else(|| PathBuf::from(".fiscal-report-work"), PathBuf::from)
 }
 
 /// Where a run's finished outputs go: a bucket and a prefix in it.
@@ -133,19 +160,107 @@ impl RemoteOut {
         dir
     }
 
+    /// The local directory a copy of this URL's run is downloaded to (apart from `work_dir`,
+    /// which may hold an unfinished run to this URL waiting for its `--resume`).
+    pub fn download_dir(&self, root: &Path) -> PathBuf {
+        self.work_dir(&root.join(".downloads"))
+    }
+
+    fn key(&self, rel: &str) -> ObjectPath {
+        rel.split('/').fold(self.prefix.clone(), |p, part| p.clone().join(part))
+    }
+
+    /// Whether a run's manifest is already at this URL.
+    pub async fn holds_run(&self) -> Result<bool, RemoteError> {
+        match self.store.head(&self.key("manifest.json")).await {
+            Ok(_) => Ok(true),
+            Err(object_store::Error::NotFound { .. }) => Ok(false),
+            Err(e) => Err(self.classify(e, String::new())),
+        }
+    }
+
+    /// Downloads the run at this URL into `local` (emptied first): its manifest, then every
+    /// object it names, each checked against the manifest's size and sha256; the manifest is
+    /// written last, so a copy cut short is never taken for a whole one.
+    pub async fn download(&self, local: &Path) -> Result<Manifest, RemoteError> {
+        let manifest_bytes = match self.store.get(&self.key("manifest.json")).await {
+            Ok(r) => r.bytes().await.map_err(|e| self.classify(e, String::new()))?,
+            Err(e) => {
+                return Err(match self.classify(e, String::new()) {
+                    RemoteError::MissingBucket { .. } => RemoteError::NoRun { url: self.url.clone() },
+                    other => other,
+                });
+            }
+        };
+        let manifest: Manifest =
+            serde_json::from_slice(&manifest_bytes).map_err(|e| RemoteError::Damaged {
+                url: self.url.clone(),
+                path: "manifest.json".into(),
+                reason: e.to_string(),
+            })?;
+        let write_err = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| RemoteError::Write { path, source }
+        };
+        match std::fs::remove_dir_all(local) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(write_err(local)(e)),
+            _ => {}
+        }
+        let get = |entry: FileEntry| async move {
+            let missing = |e| match e {
+                object_store::Error::NotFound { .. } => RemoteError::Damaged {
+                    url: self.url.clone(),
+                    path: entry.path.clone(),
+                    reason: "the object is missing".into(),
+                },
+                e => self.classify(e, String::new()),
+            };
+            let bytes = self
+                .store
+                .get(&self.key(&entry.path))
+                .await
+                .map_err(missing)?
+                .bytes()
+                .await
+                .map_err(missing)?;
+            let found = FileEntry::of_content(&entry.path, entry.rows, &bytes);
+            if found.bytes != entry.bytes || found.sha256 != entry.sha256 {
+                return Err(RemoteError::Damaged {
+                    url: self.url.clone(),
+                    path: entry.path.clone(),
+                    reason: format!("{} bytes, sha256 {}", found.bytes, found.sha256),
+                });
+            }
+            let path = local.join(&entry.path);
+            if let Some(dir) = path.parent() {
+                tokio::fs::create_dir_all(dir).await.map_err(write_err(dir))?;
+            }
+            tokio::fs::write(&path, &bytes).await.map_err(write_err(&path))?;
+            Ok::<(), RemoteError>(())
+        };
+        let mut got = futures::stream::iter(manifest.files.clone().into_iter().map(get))
+            .buffer_unordered(UPLOADS_IN_FLIGHT);
+        while let Some(r) = got.next().await {
+            r?;
+        }
+        drop(got);
+        let path = local.join("manifest.json");
+        crate::fsutil::write_atomic(&path, &manifest_bytes).map_err(write_err(&path))?;
+        Ok(manifest)
+    }
+
     /// Uploads every file `manifest` names from `local`, then the manifest itself; returns the
     /// number of objects and bytes.
-    pub async fn publish(
-        &self,
-        local: &Path,
-        manifest: &crate::export::manifest::Manifest,
-    ) -> Result<(usize, u64), RemoteError> {
+    pub async fn publish(&self, local: &Path, manifest: &Manifest) -> Result<(usize, u64), RemoteError> {
         let put = |rel: String| async move {
             let path = local.join(&rel);
             let bytes = tokio::fs::read(&path).await.map_err(|source| RemoteError::Read { path, source })?;
             let n = bytes.len() as u64;
-            let key = rel.split('/').fold(self.prefix.clone(), |p, part| p.clone().join(part));
-            self.store.put(&key, PutPayload::from(bytes)).await.map_err(|e| self.classify(e, local))?;
+            let key = self.key(&rel);
+            self.store
+                .put(&key, PutPayload::from(bytes))
+                .await
+                .map_err(|e| self.classify(e, resume_hint(local)))?;
             Ok::<u64, RemoteError>(n)
         };
         let mut sent = futures::stream::iter(manifest.files.iter().map(|f| put(f.path.clone())))
@@ -166,25 +281,35 @@ impl RemoteOut {
         Ok((objects + 1, bytes))
     }
 
-    fn classify(&self, e: object_store::Error, local: &Path) -> RemoteError {
-        let (bucket, local) = (self.bucket.clone(), local.to_path_buf());
+    /// What `e` means for this bucket; `then` is what to do after the fix (empty when running
+    /// the same command again is all there is to it).
+    fn classify(&self, e: object_store::Error, then: String) -> RemoteError {
+        let bucket = self.bucket.clone();
         // The service's own words, short: an S3 error body is a page of XML.
         let message: String = e.to_string().chars().take(300).collect();
         match e {
-            object_store::Error::NotFound { .. } => RemoteError::MissingBucket { bucket, local },
+            object_store::Error::NotFound { .. } => RemoteError::MissingBucket { bucket, then },
             object_store::Error::PermissionDenied { .. } | object_store::Error::Unauthenticated { .. } => {
-                RemoteError::Refused { bucket, message, local }
+                RemoteError::Refused { bucket, message, then }
             }
-            _ if message.contains("NoSuchBucket") => RemoteError::MissingBucket { bucket, local },
+            _ if message.contains("NoSuchBucket") => RemoteError::MissingBucket { bucket, then },
             _ if message.contains("AccessDenied")
                 || message.contains("SignatureDoesNotMatch")
                 || message.contains("InvalidAccessKeyId") =>
             {
-                RemoteError::Refused { bucket, message, local }
+                RemoteError::Refused { bucket, message, then }
             }
-            _ => RemoteError::Unreachable { bucket, message, local },
+            _ => RemoteError::Unreachable { bucket, message, then },
         }
     }
+}
+
+/// What to do after fixing a failed upload: the outputs wait in `local`.
+fn resume_hint(local: &Path) -> String {
+    format!(
+        ", then run the same command with --resume (nothing is fetched again). The run's outputs are kept in {}",
+        local.display()
+    )
 }
 
 #[cfg(test)]

@@ -10,6 +10,8 @@ use std::time::{Duration, Instant};
 
 use crate::common_bin::*;
 
+mod shards;
+
 const SECRET: &str = "not-a-real-secret-5f1c2a";
 
 struct S3Server {
@@ -75,18 +77,37 @@ impl S3Server {
         args: &[&str],
         env: &[(&str, &str)],
     ) -> std::process::Output {
-        bin()
-            .current_dir(cwd)
+        self.command(cwd, endpoint)
             .args(["--quiet", "run", "--demo-scale", "0.05", "--ano-mes", "202609"])
             .args(args)
+            .envs(env.iter().copied())
+            .output()
+            .unwrap()
+    }
+
+    /// The binary in `cwd` with credentials for this server (at `endpoint`) in its environment.
+    fn command(&self, cwd: &Path, endpoint: &str) -> Command {
+        let mut c = bin();
+        c.current_dir(cwd)
             .env("AWS_ACCESS_KEY_ID", "testing")
             .env("AWS_SECRET_ACCESS_KEY", SECRET)
             .env("AWS_REGION", "us-east-1")
             .env("AWS_ENDPOINT_URL", endpoint)
-            .env("AWS_ALLOW_HTTP", "true")
-            .envs(env.iter().copied())
-            .output()
-            .unwrap()
+            .env("AWS_ALLOW_HTTP", "true");
+        c
+    }
+
+    /// Every object under `prefix` in `bucket`, downloaded into `dir` (a reader's copy).
+    fn download(&self, bucket: &str, prefix: &str, dir: &Path) {
+        self.python(&format!(
+            "import os\n\
+             for page in s3.get_paginator('list_objects_v2').paginate(Bucket='{bucket}', Prefix='{prefix}/'):\n\
+             \x20   for o in page.get('Contents', []):\n\
+             \x20       path = os.path.join('{}', o['Key'][len('{prefix}/'):])\n\
+             \x20       os.makedirs(os.path.dirname(path), exist_ok=True)\n\
+             \x20       s3.download_file('{bucket}', o['Key'], path)",
+            dir.display()
+        ));
     }
 }
 
@@ -226,7 +247,7 @@ fn a_wrong_secret_is_refused_without_being_shown() {
     assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains("the bucket locked refused the upload") && err.contains("AWS_SECRET_ACCESS_KEY"),
+        err.contains("the bucket locked refused the request") && err.contains("AWS_SECRET_ACCESS_KEY"),
         "{err}"
     );
     no_secret_in(&o, dir.path());
