@@ -9,6 +9,7 @@
 
 pub mod analyze;
 pub mod api;
+pub mod bucket;
 pub mod builtin;
 pub mod cli;
 pub mod codes;

@@ -14,11 +14,10 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 use futures::StreamExt;
 use object_store::path::Path as ObjectPath;
-use object_store::{ObjectStore, ObjectStoreExt, PutPayload, RetryConfig};
+use object_store::{ObjectStore, ObjectStoreExt, PutPayload};
 
 use crate::exit::{ExitStatus, HasExitStatus};
 use crate::export::manifest::{FileEntry, Manifest};
@@ -100,54 +99,16 @@ impl std::fmt::Debug for RemoteOut {
     }
 }
 
-/// The URL schemes `--out` takes for object storage (each one of `RemoteOut::parse`'s clients).
-const SCHEMES: [&str; 5] = ["s3", "s3a", "gs", "az", "abfs"];
-
-/// Whether `out` names object storage rather than a local directory.
-pub fn is_remote(out: &Path) -> bool {
-    out.to_str().and_then(|s| s.split_once("://")).is_some_and(|(scheme, _)| SCHEMES.contains(&scheme))
-}
+pub use crate::bucket::is_remote;
 
 impl RemoteOut {
     /// The bucket and prefix of `url`, with a client configured from the environment. Nothing
-    /// is sent yet: a missing bucket or a refused credential shows at the upload.
+    /// is sent yet: a missing bucket or a refused credential shows at the first request.
     pub fn parse(url: &str) -> Result<Self, RemoteError> {
         let bad = |reason: String| RemoteError::BadUrl { url: url.to_string(), reason };
-        let parsed = url::Url::parse(url).map_err(|e| bad(e.to_string()))?;
-        let bucket =
-            parsed.host_str().filter(|b| !b.is_empty()).ok_or_else(|| bad("it names no bucket".into()))?;
-        let prefix = ObjectPath::parse(parsed.path().trim_matches('/')).map_err(|e| bad(e.to_string()))?;
-        if prefix.as_ref().is_empty() {
-            return Err(bad("it names no prefix: give the run its own folder in the bucket".into()));
-        }
-        // Bounded so an unreachable endpoint fails within the run's patience, not object_store's 3 minutes.
-        let retry =
-            RetryConfig { max_retries: 4, retry_timeout: Duration::from_secs(30), ..Default::default() };
-        let store: Arc<dyn ObjectStore> = match parsed.scheme() {
-            "s3" | "s3a" => Arc::new(
-                object_store::aws::AmazonS3Builder::from_env()
-                    .with_url(url)
-                    .with_retry(retry)
-                    .build()
-                    .map_err(|e| bad(e.to_string()))?,
-            ),
-            "gs" => Arc::new(
-                object_store::gcp::GoogleCloudStorageBuilder::from_env()
-                    .with_url(url)
-                    .with_retry(retry)
-                    .build()
-                    .map_err(|e| bad(e.to_string()))?,
-            ),
-            "az" | "abfs" => Arc::new(
-                object_store::azure::MicrosoftAzureBuilder::from_env()
-                    .with_url(url)
-                    .with_retry(retry)
-                    .build()
-                    .map_err(|e| bad(e.to_string()))?,
-            ),
-            other => return Err(bad(format!("{other}:// is not an object store this job writes to"))),
-        };
-        Ok(Self { url: url.to_string(), bucket: bucket.to_string(), prefix, store })
+        let (parsed, bucket, prefix) = crate::bucket::parse(url).map_err(bad)?;
+        let store = crate::bucket::client(&parsed).map_err(bad)?;
+        Ok(Self { url: url.to_string(), bucket, prefix, store })
     }
 
     /// The local directory the run works in before the upload: one per URL, under `root`, so
@@ -317,12 +278,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn urls_name_a_bucket_and_a_prefix() {
-        assert!(is_remote(Path::new("s3://b/p")) && !is_remote(Path::new("output/s3")));
+    fn a_run_works_in_a_directory_named_after_its_url() {
         let r = RemoteOut::parse("s3://my-bucket/runs/2026-09").unwrap();
         assert_eq!(r.bucket, "my-bucket");
         assert_eq!(r.work_dir(Path::new("w")), Path::new("w/my-bucket/runs/2026-09"));
+        assert_eq!(r.download_dir(Path::new("w")), Path::new("w/.downloads/my-bucket/runs/2026-09"));
         assert!(RemoteOut::parse("s3://my-bucket").is_err(), "a prefix is required");
-        assert!(RemoteOut::parse("ftp://x/y").is_err());
     }
 }

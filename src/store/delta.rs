@@ -6,7 +6,6 @@
 //! to arrow-rs through an in-memory Parquet file, the one format both sides read exactly.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
 
 use deltalake::kernel::transaction::CommitBuilder;
 use deltalake::kernel::{Action, StructType};
@@ -15,22 +14,14 @@ use deltalake::writer::{DeltaWriter, RecordBatchWriter};
 use deltalake::{DeltaTable, DeltaTableError};
 use polars::prelude::*;
 
-use super::StoreError;
+use super::{StoreError, StoreRoot};
 
-/// A table of the store at `dir`, partitioned by `partition`.
+/// Table `name` of the store at `root`, partitioned by `partition`.
 #[derive(Debug, Clone)]
 pub struct TableRef {
     pub name: &'static str,
-    pub dir: PathBuf,
+    pub root: StoreRoot,
     pub partition: &'static str,
-}
-
-fn url_of(dir: &Path) -> Result<url::Url, StoreError> {
-    let abs = std::path::absolute(dir).map_err(|e| StoreError::io(dir, e))?;
-    url::Url::from_directory_path(&abs).map_err(|()| StoreError::Delta {
-        table: dir.display().to_string(),
-        message: "not a usable path".into(),
-    })
 }
 
 fn delta_err(table: &str) -> impl Fn(DeltaTableError) -> StoreError + '_ {
@@ -42,30 +33,34 @@ fn polars_err(table: &str) -> impl Fn(PolarsError) -> StoreError + '_ {
 }
 
 impl TableRef {
-    pub fn exists(&self) -> bool {
-        self.dir.join("_delta_log").is_dir()
+    fn url(&self) -> Result<url::Url, StoreError> {
+        self.root.table_url(self.name)
+    }
+
+    pub async fn exists(&self) -> Result<bool, StoreError> {
+        self.root.has_dir(&format!("{}/_delta_log", self.name)).await
     }
 
     /// The newest version, or `None` when the table was never created.
     pub async fn latest_version(&self) -> Result<Option<u64>, StoreError> {
-        if !self.exists() {
+        if !self.exists().await? {
             return Ok(None);
         }
         // The newest commit's number, without loading the table's state.
-        let t = deltalake::DeltaTableBuilder::from_url(url_of(&self.dir)?)
+        let t = deltalake::DeltaTableBuilder::from_url(self.url()?)
             .and_then(|b| b.build())
             .map_err(delta_err(self.name))?;
         Ok(Some(t.get_latest_version().await.map_err(delta_err(self.name))?))
     }
 
     async fn open_at(&self, version: u64) -> Result<DeltaTable, StoreError> {
-        deltalake::open_table_with_version(url_of(&self.dir)?, version).await.map_err(delta_err(self.name))
+        deltalake::open_table_with_version(self.url()?, version).await.map_err(delta_err(self.name))
     }
 
     /// Commits a copy of `version` as the newest version: what an interrupted run committed
     /// after it stops being current, and no file is deleted (time travel still reads it).
     pub async fn restore(&self, version: u64) -> Result<u64, StoreError> {
-        let t = deltalake::open_table(url_of(&self.dir)?).await.map_err(delta_err(self.name))?;
+        let t = deltalake::open_table(self.url()?).await.map_err(delta_err(self.name))?;
         let (t, _) = t.restore().with_version_to_restore(version).await.map_err(delta_err(self.name))?;
         t.version().ok_or_else(|| StoreError::Delta { table: self.name.into(), message: "no version".into() })
     }
@@ -98,14 +93,18 @@ impl TableRef {
             if let Some(Some(v)) = f.partition_values_map().get(self.partition)
                 && values.contains(v)
             {
-                files.push((v.clone(), self.dir.join(f.object_store_path().as_ref())));
+                files.push((v.clone(), format!("{}/{}", self.name, f.object_store_path().as_ref())));
             }
         }
         files.sort();
         let mut out: Option<DataFrame> = None;
-        for (value, path) in files {
-            let file = std::fs::File::open(&path).map_err(|e| StoreError::io(&path, e))?;
-            let mut df = ParquetReader::new(file).finish().map_err(polars_err(self.name))?;
+        for (value, rel) in files {
+            let bytes = self.root.read(&rel).await?.ok_or_else(|| StoreError::Corrupt {
+                path: self.root.path_of(&rel),
+                message: "a data file the table's log names is missing".into(),
+            })?;
+            let mut df =
+                ParquetReader::new(std::io::Cursor::new(bytes)).finish().map_err(polars_err(self.name))?;
             let n = df.height();
             df.with_column(Column::new(self.partition.into(), vec![value.as_str(); n]))
                 .map_err(polars_err(self.name))?;
@@ -126,17 +125,20 @@ impl TableRef {
         let name = self.name;
         let batches =
             record_batches(frame).map_err(|message| StoreError::Delta { table: name.into(), message })?;
-        let table = if self.exists() {
-            deltalake::open_table(url_of(&self.dir)?).await.map_err(delta_err(name))?
+        let table = if self.exists().await? {
+            deltalake::open_table(self.url()?).await.map_err(delta_err(name))?
         } else {
-            std::fs::create_dir_all(&self.dir).map_err(|e| StoreError::io(&self.dir, e))?;
+            if let StoreRoot::Local(root) = &self.root {
+                let dir = root.join(name);
+                std::fs::create_dir_all(&dir).map_err(|e| StoreError::io(&dir, e))?;
+            }
             let schema: StructType =
                 deltalake::kernel::engine::arrow_conversion::TryIntoKernel::try_into_kernel(
                     batches.0.as_ref(),
                 )
                 .map_err(|e| StoreError::Delta { table: name.into(), message: e.to_string() })?;
             deltalake::operations::create::CreateBuilder::new()
-                .with_location(url_of(&self.dir)?.as_str())
+                .with_location(self.url()?.as_str())
                 .with_table_name(name)
                 .with_columns(schema.fields().cloned())
                 .with_partition_columns([self.partition])

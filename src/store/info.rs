@@ -4,14 +4,15 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::{StoreError, TABLES, read_runs, table};
+use super::{StoreError, StoreRoot, TABLES, read_runs, table};
 
 /// The text `store info` prints.
-pub async fn describe(root: &Path) -> Result<String, StoreError> {
-    super::check_layout(root, false)?;
-    let runs = read_runs(root)?;
+pub async fn describe(location: &Path) -> Result<String, StoreError> {
+    let root = &StoreRoot::new(location)?;
+    super::check_layout(root, false).await?;
+    let runs = read_runs(root).await?;
     let mut out = String::new();
-    let _ = writeln!(out, "store {}", root.display());
+    let _ = writeln!(out, "store {root}");
     let Some(last) = runs.last() else {
         let _ = writeln!(out, "no version yet: no run has committed to it");
         return Ok(out);

@@ -14,10 +14,10 @@
 
 pub mod delta;
 pub mod info;
+pub mod root;
 pub mod snapshot;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -26,6 +26,8 @@ use crate::api::AnoMes;
 use crate::exit::{ExitStatus, HasExitStatus};
 use crate::extract::incremental::{KnownCompany, ResumoSeen};
 use delta::TableRef;
+use root::StoreLock;
+pub use root::StoreRoot;
 
 /// The layout this binary writes and reads.
 pub const LAYOUT: u32 = 1;
@@ -66,6 +68,25 @@ pub enum StoreError {
     Io { path: PathBuf, source: std::io::Error },
     #[error("store table {table}: {message}")]
     Delta { table: String, message: String },
+    #[error(
+        "--store {url}: {message}; write s3://BUCKET/PREFIX, gs://BUCKET/PREFIX or az://CONTAINER/PREFIX"
+    )]
+    BucketUrl { url: String, message: String },
+    #[error(
+        "the store {url} is in use by another run (its lock object {url}/.lock says: {holder}); wait for that \
+         run to finish, or give this one another --store. If no run is using it (one was killed), delete \
+         {url}/.lock and run again: the store rolls back whatever the killed run half-committed"
+    )]
+    BucketBusy { url: String, holder: String },
+    #[error(
+        "the store's bucket refused the request ({url}): {message}; check that the bucket exists and the \
+         credentials in the environment (for S3: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY) and their rights on it"
+    )]
+    BucketRefused { url: String, message: String },
+    #[error(
+        "reaching the store {url} failed after retries: {message}; check the endpoint and the network, then run again"
+    )]
+    BucketUnreachable { url: String, message: String },
     #[error("store file {path} cannot be read: {message}; the store is left as it is")]
     Corrupt { path: PathBuf, message: String },
 }
@@ -79,8 +100,13 @@ impl StoreError {
 impl HasExitStatus for StoreError {
     fn exit_status(&self) -> ExitStatus {
         match self {
-            Self::Busy { .. } => ExitStatus::StoreBusy,
-            Self::NewerLayout { .. } | Self::NotAStore { .. } | Self::Corrupt { .. } => ExitStatus::BadInput,
+            Self::Busy { .. } | Self::BucketBusy { .. } => ExitStatus::StoreBusy,
+            Self::NewerLayout { .. }
+            | Self::NotAStore { .. }
+            | Self::Corrupt { .. }
+            | Self::BucketUrl { .. }
+            | Self::BucketRefused { .. } => ExitStatus::BadInput,
+            Self::BucketUnreachable { .. } => ExitStatus::ServiceUnavailable,
             Self::Io { source, .. } => crate::exit::io_status(source),
             Self::Delta { .. } => ExitStatus::Internal,
         }
@@ -116,9 +142,9 @@ pub struct RunRecord {
 
 /// An open store, locked for this process.
 pub struct Store {
-    root: PathBuf,
+    root: StoreRoot,
     runs: Vec<RunRecord>,
-    _lock: File,
+    _lock: StoreLock,
 }
 
 impl std::fmt::Debug for Store {
@@ -129,15 +155,15 @@ impl std::fmt::Debug for Store {
 
 /// Table `name` of the store at `root`: credits are partitioned by month, every other table
 /// by snapshot.
-pub fn table(root: &Path, name: &'static str) -> TableRef {
+pub fn table(root: &StoreRoot, name: &'static str) -> TableRef {
     let partition = if name == "creditos_ativos" { "ano_mes" } else { "snapshot" };
-    TableRef { name, dir: root.join(name), partition }
+    TableRef { name, root: root.clone(), partition }
 }
 
 /// One store version's tables, for reading (see `Store::reader`).
 #[derive(Debug, Clone)]
 pub struct StoreReader {
-    root: PathBuf,
+    root: StoreRoot,
     versions: BTreeMap<String, u64>,
 }
 
@@ -156,86 +182,61 @@ impl StoreReader {
 }
 
 /// The run records of `root`, oldest first (none for a new store).
-pub fn read_runs(root: &Path) -> Result<Vec<RunRecord>, StoreError> {
-    let dir = root.join("runs");
-    let mut runs = Vec::new();
-    let entries = match std::fs::read_dir(&dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(runs),
-        Err(e) => return Err(StoreError::io(&dir, e)),
-    };
-    let mut paths: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    paths.sort();
-    for p in paths {
-        let text = std::fs::read_to_string(&p).map_err(|e| StoreError::io(&p, e))?;
-        let r: RunRecord = serde_json::from_str(&text)
-            .map_err(|e| StoreError::Corrupt { path: p.clone(), message: e.to_string() })?;
+pub async fn read_runs(root: &StoreRoot) -> Result<Vec<RunRecord>, StoreError> {
+    let mut names: Vec<String> =
+        root.list("runs").await?.into_iter().filter(|n| n.ends_with(".json")).collect();
+    names.sort();
+    let mut runs = Vec::with_capacity(names.len());
+    for name in names {
+        let rel = format!("runs/{name}");
+        let Some(bytes) = root.read(&rel).await? else { continue };
+        let r: RunRecord = serde_json::from_slice(&bytes)
+            .map_err(|e| StoreError::Corrupt { path: root.path_of(&rel), message: e.to_string() })?;
         runs.push(r);
     }
     Ok(runs)
 }
 
 /// Checks the layout file of `root` (writing it for a new store).
-fn check_layout(root: &Path, create: bool) -> Result<(), StoreError> {
-    let path = root.join(LAYOUT_FILE);
-    match std::fs::read_to_string(&path) {
-        Ok(text) => {
-            let l: LayoutFile = serde_json::from_str(&text)
-                .map_err(|e| StoreError::Corrupt { path: path.clone(), message: e.to_string() })?;
+async fn check_layout(root: &StoreRoot, create: bool) -> Result<(), StoreError> {
+    match root.read(LAYOUT_FILE).await? {
+        Some(bytes) => {
+            let l: LayoutFile = serde_json::from_slice(&bytes).map_err(|e| StoreError::Corrupt {
+                path: root.path_of(LAYOUT_FILE),
+                message: e.to_string(),
+            })?;
             if l.layout > LAYOUT {
-                return Err(StoreError::NewerLayout { dir: root.to_path_buf(), found: l.layout });
+                return Err(StoreError::NewerLayout { dir: root.path_of(""), found: l.layout });
             }
             Ok(())
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            let foreign = std::fs::read_dir(root)
-                .map_err(|e| StoreError::io(root, e))?
-                .filter_map(Result::ok)
-                .any(|e| e.file_name() != ".lock");
-            if foreign {
-                return Err(StoreError::NotAStore { dir: root.to_path_buf() });
+        None => {
+            if root.holds_other_than(".lock").await? {
+                return Err(StoreError::NotAStore { dir: root.path_of("") });
             }
             if create {
                 let l = LayoutFile { layout: LAYOUT, tool: "fiscal-report".into() };
-                let json = serde_json::to_vec_pretty(&l).unwrap_or_default();
-                crate::fsutil::write_atomic(&path, &json).map_err(|e| StoreError::io(&path, e))?;
+                root.write(LAYOUT_FILE, serde_json::to_vec_pretty(&l).unwrap_or_default()).await?;
             }
             Ok(())
         }
-        Err(e) => Err(StoreError::io(&path, e)),
     }
 }
 
 impl Store {
     /// Opens (or creates) the store at `root` for a run: takes its lock, checks its layout and
     /// rolls back any table a killed run committed past the last store version.
-    pub async fn open(root: &Path) -> Result<Store, StoreError> {
-        std::fs::create_dir_all(root).map_err(|e| StoreError::io(root, e))?;
-        let lock_path = root.join(".lock");
-        let lock = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(|e| StoreError::io(&lock_path, e))?;
-        match lock.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(StoreError::Busy { dir: root.to_path_buf() });
-            }
-            Err(std::fs::TryLockError::Error(e)) => return Err(StoreError::io(&lock_path, e)),
-        }
-        check_layout(root, true)?;
-        let mut store = Store { root: root.to_path_buf(), runs: read_runs(root)?, _lock: lock };
+    pub async fn open(location: &Path) -> Result<Store, StoreError> {
+        let root = StoreRoot::new(location)?;
+        let lock = root.lock().await?;
+        check_layout(&root, true).await?;
+        let runs = read_runs(&root).await?;
+        let mut store = Store { root, runs, _lock: lock };
         store.roll_back_interrupted().await?;
         Ok(store)
     }
 
-    pub fn root(&self) -> &Path {
+    pub fn root(&self) -> &StoreRoot {
         &self.root
     }
 
@@ -276,7 +277,7 @@ impl Store {
                 let v = t.restore(current).await?;
                 tracing::warn!(
                     "store {}: table {name} had version {latest} from an interrupted run; restored version {current} as {v}",
-                    self.root.display()
+                    self.root
                 );
                 moved.insert(name.to_string(), v);
             }
@@ -288,16 +289,15 @@ impl Store {
         record.tables.extend(moved);
         record.kind = "restore".into();
         record.committed_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-        self.append(record).map(drop)
+        self.append(record).await.map(drop)
     }
 
     /// Writes `record` as the next store version (the moment a run is committed) and returns
     /// it numbered.
-    fn append(&mut self, mut record: RunRecord) -> Result<RunRecord, StoreError> {
+    async fn append(&mut self, mut record: RunRecord) -> Result<RunRecord, StoreError> {
         record.version = self.last().map_or(1, |r| r.version + 1);
-        let path = self.root.join("runs").join(format!("{:06}.json", record.version));
-        let json = serde_json::to_vec_pretty(&record).unwrap_or_default();
-        crate::fsutil::write_atomic(&path, &json).map_err(|e| StoreError::io(&path, e))?;
+        let rel = format!("runs/{:06}.json", record.version);
+        self.root.write(&rel, serde_json::to_vec_pretty(&record).unwrap_or_default()).await?;
         self.runs.push(record.clone());
         Ok(record)
     }

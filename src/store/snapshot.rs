@@ -213,19 +213,21 @@ pub async fn commit_snapshot(
             std::process::abort();
         }
     }
-    let record = store.append(RunRecord {
-        kind: "run".into(),
-        run_id: plan.run_id.clone(),
-        snapshot,
-        committed_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-        ufs: plan.ufs.clone(),
-        months: plan.months.iter().map(ToString::to_string).collect(),
-        credit_months_fetched: fetched.into_iter().collect(),
-        tables: versions,
-        company_lists: plan.company_lists.clone(),
-        requests: plan.requests,
-        ..RunRecord::default()
-    })?;
+    let record = store
+        .append(RunRecord {
+            kind: "run".into(),
+            run_id: plan.run_id.clone(),
+            snapshot,
+            committed_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            ufs: plan.ufs.clone(),
+            months: plan.months.iter().map(ToString::to_string).collect(),
+            credit_months_fetched: fetched.into_iter().collect(),
+            tables: versions,
+            company_lists: plan.company_lists.clone(),
+            requests: plan.requests,
+            ..RunRecord::default()
+        })
+        .await?;
     Ok((frames, record))
 }
 

@@ -25,7 +25,7 @@ fn run(out: &Path, extra: &[&str]) -> String {
 
 /// Full runs (no store) at 202608 (`full_m`) and 202609 (`full_m1`): what the store's versions
 /// are compared with, made once for every test here.
-fn full_runs() -> &'static Path {
+pub(crate) fn full_runs() -> &'static Path {
     static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
     DIR.get_or_init(|| {
         let d = tempfile::tempdir().unwrap();
@@ -38,7 +38,7 @@ fn full_runs() -> &'static Path {
 
 /// Runs tests/interop/check_store.py on `store` for each (Delta version or `latest`, snapshot,
 /// full run) and asserts that its `checks` checks all pass.
-fn check_store(store: &Path, moments: &[(&str, &str, PathBuf)], checks: usize) {
+pub(crate) fn check_store(store: &Path, moments: &[(&str, &str, PathBuf)], checks: usize) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut c = std::process::Command::new("python3");
     c.arg(root.join("tests/interop/check_store.py")).arg(store);
@@ -82,7 +82,7 @@ fn manifest(out: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap()
 }
 
-fn sorted_frame(path: &Path) -> polars::prelude::DataFrame {
+pub(crate) fn sorted_frame(path: &Path) -> polars::prelude::DataFrame {
     use polars::prelude::*;
     let df = ParquetReader::new(std::fs::File::open(path).unwrap()).finish().unwrap();
     let mut names: Vec<PlSmallStr> = df.get_column_names().into_iter().cloned().collect();

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use crate::common_bin::*;
 
 mod shards;
+mod store;
 
 const SECRET: &str = "not-a-real-secret-5f1c2a";
 

@@ -1,0 +1,82 @@
+//! `--store s3://…`: the Delta store in a bucket. A first run at M and an incremental run at
+//! M+1 equal full runs (no store) at the same moments: the incremental run's aggregates, and
+//! every table of the store's versions as the `deltalake` package and Polars read them from a
+//! copy of the bucket. A lock object left in the bucket stops a run with exit 8, naming it.
+
+use std::path::Path;
+
+use super::{S3Server, no_secret_in};
+use crate::store::{check_store, full_runs, sorted_frame};
+
+#[test]
+fn a_store_in_a_bucket_builds_month_on_month_equal_to_full_runs() {
+    let Some(s3) = S3Server::start() else { return };
+    s3.python("s3.create_bucket(Bucket='lake')");
+    let dir = tempfile::tempdir().unwrap();
+    let run = |out: &str, extra: &[&str]| {
+        let o = s3
+            .command(dir.path(), &s3.url)
+            .args(["run", "--quiet", "--uf", "SP,RJ", "--store", "s3://lake/fiscal/store", "--out"])
+            .arg(dir.path().join(out))
+            .args(extra)
+            .output()
+            .unwrap();
+        no_secret_in(&o, dir.path());
+        o
+    };
+    let o = run("m", &["--as-of", "202608"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run("m1", &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("unchanged (their lists carried from the store)"), "{stderr}");
+
+    // The incremental run fetched only what moved, and its aggregates equal the full run's.
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("m1/manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["store"]["version"], 2);
+    assert_eq!(manifest["store"]["dir"], "s3://lake/fiscal/store");
+    assert_eq!(manifest["store"]["credit_months_fetched"].as_array().unwrap().len(), 2);
+    let full = full_runs();
+    let compares = ["mudancas.parquet", "variacao_exposicao.parquet", "situacao_fiscal_por_retrato.parquet"];
+    for entry in std::fs::read_dir(full.join("full_m1/aggregates")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_owned();
+        if path.extension().is_some_and(|e| e == "parquet") && !compares.iter().any(|c| name == *c) {
+            let other = dir.path().join("m1/aggregates").join(&name);
+            assert_eq!(sorted_frame(&path), sorted_frame(&other), "{name:?}");
+        }
+    }
+
+    // No lock is left behind, and `store info` reads the bucket.
+    let keys = s3.python(
+        "print(len(s3.list_objects_v2(Bucket='lake', Prefix='fiscal/store/.lock').get('Contents', [])))",
+    );
+    assert_eq!(keys.trim(), "0", "the lock object was not removed");
+    let o =
+        s3.command(dir.path(), &s3.url).args(["store", "info", "s3://lake/fiscal/store"]).output().unwrap();
+    let info = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        info.contains("versions (2)") && info.contains("snapshot=202608: 200, snapshot=202609: 200"),
+        "{info}"
+    );
+
+    // What is in the bucket is the truth at both moments, as other readers see it.
+    if crate::common_bin::python_with("deltalake, polars") {
+        let copy = dir.path().join("copy");
+        s3.download("lake", "fiscal/store", &copy);
+        check_store(
+            &copy,
+            &[("1", "202608", full.join("full_m")), ("latest", "202609", full.join("full_m1"))],
+            20,
+        );
+    }
+
+    // A lock object (a run in progress, or one that was killed) stops the next run, named.
+    s3.python("s3.put_object(Bucket='lake', Key='fiscal/store/.lock', Body=b'{\"host\": \"elsewhere\"}')");
+    let o = run("m1_again", &[]);
+    assert_eq!(o.status.code(), Some(8), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("s3://lake/fiscal/store/.lock") && err.contains("elsewhere"), "{err}");
+    assert!(!Path::new(&dir.path().join("m1_again/manifest.json")).exists());
+}
