@@ -54,12 +54,12 @@ dividas_mantidas AS (
 -- date and amount, which together name it; a transaction's process number) and its balance.
 saldos AS (
     SELECT cnpj, 'parcelamentos_rfb' AS tabela,
-           CONCAT(CAST(adesao_deferimento AS VARCHAR), ' ', CAST(valor_parcelado AS VARCHAR)) AS chave,
+           CONCAT(CAST(adesao_deferimento AS STRING), ' ', CAST(valor_parcelado AS STRING)) AS chave,
            saldo_devedor, 'agora' AS retrato
     FROM parcelamentos_rfb
     UNION ALL
     SELECT cnpj, 'parcelamentos_rfb' AS tabela,
-           CONCAT(CAST(adesao_deferimento AS VARCHAR), ' ', CAST(valor_parcelado AS VARCHAR)) AS chave,
+           CONCAT(CAST(adesao_deferimento AS STRING), ' ', CAST(valor_parcelado AS STRING)) AS chave,
            saldo_devedor, 'antes' AS retrato
     FROM parcelamentos_rfb_anterior
     UNION ALL
@@ -96,8 +96,8 @@ mudancas AS (
            'entrou na carteira' AS mudanca,
            'empresas' AS tabela,
            e.cnpj AS chave,
-           CAST(NULL AS VARCHAR) AS valor_anterior,
-           CAST(NULL AS VARCHAR) AS valor_novo,
+           CAST(NULL AS STRING) AS valor_anterior,
+           CAST(NULL AS STRING) AS valor_novo,
            CAST(NULL AS DECIMAL(18, 2)) AS variacao
     FROM empresas e LEFT JOIN empresas_anterior a ON a.cnpj = e.cnpj
     WHERE a.cnpj IS NULL
@@ -106,8 +106,8 @@ mudancas AS (
            'saiu da carteira' AS mudanca,
            'empresas' AS tabela,
            a.cnpj AS chave,
-           CAST(NULL AS VARCHAR) AS valor_anterior,
-           CAST(NULL AS VARCHAR) AS valor_novo,
+           CAST(NULL AS STRING) AS valor_anterior,
+           CAST(NULL AS STRING) AS valor_novo,
            CAST(NULL AS DECIMAL(18, 2)) AS variacao
     FROM empresas_anterior a LEFT JOIN empresas e ON e.cnpj = a.cnpj
     WHERE e.cnpj IS NULL
@@ -141,8 +141,8 @@ mudancas AS (
            'nova inscrição' AS mudanca,
            'dividas_pgfn' AS tabela,
            n.numero_inscricao AS chave,
-           CAST(NULL AS VARCHAR) AS valor_anterior,
-           CAST(n.valor_consolidado AS VARCHAR) AS valor_novo,
+           CAST(NULL AS STRING) AS valor_anterior,
+           CAST(n.valor_consolidado AS STRING) AS valor_novo,
            n.valor_consolidado AS variacao
     FROM dividas_agora n
     LEFT JOIN dividas_antes o ON o.cnpj = n.cnpj AND o.numero_inscricao = n.numero_inscricao
@@ -152,8 +152,8 @@ mudancas AS (
            'inscrição encerrada' AS mudanca,
            'dividas_pgfn' AS tabela,
            o.numero_inscricao AS chave,
-           CAST(o.valor_consolidado AS VARCHAR) AS valor_anterior,
-           CAST(NULL AS VARCHAR) AS valor_novo,
+           CAST(o.valor_consolidado AS STRING) AS valor_anterior,
+           CAST(NULL AS STRING) AS valor_novo,
            -o.valor_consolidado AS variacao
     FROM dividas_antes o
     LEFT JOIN dividas_agora n ON n.cnpj = o.cnpj AND n.numero_inscricao = o.numero_inscricao
@@ -163,8 +163,8 @@ mudancas AS (
            'valor da inscrição alterado' AS mudanca,
            'dividas_pgfn' AS tabela,
            numero_inscricao AS chave,
-           CAST(valor_antes AS VARCHAR) AS valor_anterior,
-           CAST(valor_agora AS VARCHAR) AS valor_novo,
+           CAST(valor_antes AS STRING) AS valor_anterior,
+           CAST(valor_agora AS STRING) AS valor_novo,
            valor_agora - valor_antes AS variacao
     FROM dividas_mantidas
     WHERE valor_antes <> valor_agora
@@ -193,8 +193,8 @@ mudancas AS (
            k.iniciado AS mudanca,
            n.tabela AS tabela,
            n.chave AS chave,
-           CAST(NULL AS VARCHAR) AS valor_anterior,
-           CAST(n.saldo_devedor AS VARCHAR) AS valor_novo,
+           CAST(NULL AS STRING) AS valor_anterior,
+           CAST(n.saldo_devedor AS STRING) AS valor_novo,
            n.saldo_devedor AS variacao
     FROM saldos_agora n
     JOIN nomes_das_mudancas k ON k.tabela = n.tabela
@@ -205,8 +205,8 @@ mudancas AS (
            k.encerrado AS mudanca,
            o.tabela AS tabela,
            o.chave AS chave,
-           CAST(o.saldo_devedor AS VARCHAR) AS valor_anterior,
-           CAST(NULL AS VARCHAR) AS valor_novo,
+           CAST(o.saldo_devedor AS STRING) AS valor_anterior,
+           CAST(NULL AS STRING) AS valor_novo,
            -o.saldo_devedor AS variacao
     FROM saldos_antes o
     JOIN nomes_das_mudancas k ON k.tabela = o.tabela
@@ -217,8 +217,8 @@ mudancas AS (
            k.saldo_alterado AS mudanca,
            n.tabela AS tabela,
            n.chave AS chave,
-           CAST(o.saldo_devedor AS VARCHAR) AS valor_anterior,
-           CAST(n.saldo_devedor AS VARCHAR) AS valor_novo,
+           CAST(o.saldo_devedor AS STRING) AS valor_anterior,
+           CAST(n.saldo_devedor AS STRING) AS valor_novo,
            n.saldo_devedor - o.saldo_devedor AS variacao
     FROM saldos_agora n
     JOIN nomes_das_mudancas k ON k.tabela = n.tabela

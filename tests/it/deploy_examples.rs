@@ -12,12 +12,13 @@ fn deploy(file: &str) -> String {
     std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy").join(file)).unwrap()
 }
 
-const FILES: [&str; 6] = [
+const FILES: [&str; 7] = [
     "cron.txt",
     "systemd/fiscal-report.service",
     "systemd/fiscal-report.timer",
     "kubernetes/cronjob.yaml",
     "kubernetes/indexed-job.yaml",
+    "kubernetes/indexed-job-bucket.yaml",
     "airflow/fiscal_report_dag.py",
 ];
 
@@ -89,8 +90,51 @@ print("ok")
         .args(["-c", script])
         .arg(dir.join("kubernetes/cronjob.yaml"))
         .arg(dir.join("kubernetes/indexed-job.yaml"))
+        .arg(dir.join("kubernetes/indexed-job-bucket.yaml"))
         .arg(dir.join("airflow/fiscal_report_dag.py"))
+        .arg(dir.join("spark/fiscal_report_queries.py"))
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// The bucket example shares no volume: the shards write to the bucket, the merge reads the
+/// very prefixes they wrote, and every credential comes from a Secret.
+#[test]
+fn the_bucket_example_shares_no_volume_and_takes_credentials_from_secrets() {
+    let text = deploy("kubernetes/indexed-job-bucket.yaml");
+    assert!(!text.contains("persistentVolumeClaim"), "a shared volume in the bucket example");
+    for var in ["AWS_SECRET_ACCESS_KEY", "AWS_ACCESS_KEY_ID", "REGISTRY_API_KEY"] {
+        for (i, _) in text.match_indices(&format!("name: {var}")) {
+            let next = &text[i..(i + 160).min(text.len())];
+            assert!(next.contains("secretKeyRef"), "{var} not from a Secret: {next}");
+        }
+    }
+    let out = "s3://fiscal-lake/runs/RUN/shard-$(JOB_COMPLETION_INDEX)";
+    assert!(text.contains(out));
+    for k in 0..4 {
+        assert!(text.contains(&format!("\"s3://fiscal-lake/runs/RUN/shard-{k}\"")), "merge lacks shard {k}");
+    }
+    assert!(text.contains("completions: 4") && text.contains("\"$(JOB_COMPLETION_INDEX)/4\""));
+}
+
+/// The Dockerfile, parsed by Docker's own parser, keeps the image's promises (tests/interop/
+/// check_dockerfile.py: multi-stage, pinned bases, non-root, CA roots, a context that builds).
+#[test]
+fn the_dockerfile_keeps_its_rules() {
+    if !python_with("dockerfile") {
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let o = std::process::Command::new("python3")
+        .arg(root.join("tests/interop/check_dockerfile.py"))
+        .arg(root)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success() && stdout.contains("10 passed, 0 failed"),
+        "{stdout}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }
