@@ -80,3 +80,39 @@ fn a_store_in_a_bucket_builds_month_on_month_equal_to_full_runs() {
     assert!(err.contains("s3://lake/fiscal/store/.lock") && err.contains("elsewhere"), "{err}");
     assert!(!Path::new(&dir.path().join("m1_again/manifest.json")).exists());
 }
+
+/// A store in a missing bucket is bad input (exit 2) and an unreachable endpoint a service
+/// failure (exit 6); both say which store, neither shows the secret.
+#[test]
+fn a_store_in_a_missing_bucket_or_behind_a_closed_endpoint_exits_with_its_code() {
+    let Some(s3) = S3Server::start() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let run = |endpoint: &str| {
+        let o = s3
+            .command(dir.path(), endpoint)
+            .args([
+                "run",
+                "--quiet",
+                "--demo-scale",
+                "0.05",
+                "--ano-mes",
+                "202609",
+                "--store",
+                "s3://absent/store",
+            ])
+            .arg("--out")
+            .arg(dir.path().join("out"))
+            .output()
+            .unwrap();
+        no_secret_in(&o, dir.path());
+        o
+    };
+    let o = run(&s3.url);
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("s3://absent/store") && err.contains("bucket exists"), "{err}");
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let o = run(&format!("http://127.0.0.1:{closed}"));
+    assert_eq!(o.status.code(), Some(6), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("s3://absent/store"));
+}
