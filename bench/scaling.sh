@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# How cost grows with work: the embedded registry at scale 0.25, 1 and 4 with portfolios of
-# 200, 2,000 and 20,000 companies (12 months x 27 states of credits each). The fetch and the
+# How cost grows with work: the embedded registry at scale 0.25, 1, 4 and 40 with portfolios
+# of 200, 2,000, 20,000 and 200,000 companies (12 months x 27 states of credits each; CONFIGS
+# overrides the list, e.g. CONFIGS="0.25:200 1:2000"). The fetch and the
 # stages after it (`report --from`: transform, analyze, export, report) run as separate
 # processes so each gets its own wall time and peak memory (/usr/bin/time). Writes
 # bench/results/scaling.md and bench/results/scaling.svg.
@@ -14,9 +15,8 @@ tmp=$(mktemp -d)
 trap 'kill $SERVE_PID 2>/dev/null || true; rm -rf "$tmp"' EXIT
 SERVE_PID=
 rows=()
-for cfg in "0.25 200" "1 2000" "4 20000"; do
-  set -- $cfg
-  scale=$1 companies=$2
+for cfg in ${CONFIGS:-0.25:200 1:2000 4:20000 40:200000}; do
+  scale=${cfg%%:*} companies=${cfg##*:}
   "$BIN" serve --scale "$scale" --dump-portfolio "$tmp/p.csv" --portfolio-size "$companies" 2>/dev/null
   REGISTRY_API_KEY=k "$BIN" serve --addr 127.0.0.1:0 --scale "$scale" >"$tmp/serve.out" 2>/dev/null &
   SERVE_PID=$!
@@ -33,7 +33,7 @@ for cfg in "0.25 200" "1 2000" "4 20000"; do
   rows+=("$scale $companies $req $recs $fw $fm $rw $rm")
   rm -rf "$out"
 done
-python3 - "$@" <<PY
+python3 - <<PY
 rows = [r.split() for r in """$(printf '%s\n' "${rows[@]}")""".strip().splitlines()]
 md = ["# Scaling", "",
       "Measured $(date -u +%Y-%m-%d) on $(nproc) cores (release build); 12 months x 27 states of credits,",
@@ -48,7 +48,7 @@ md += ["", "Records are streamed to staging in batches, so the fetch's memory st
        "", "![scaling](scaling.svg)", "", "Reproduce: \`bench/scaling.sh\`.", ""]
 open("bench/results/scaling.md", "w").write("\n".join(md))
 # A small bar chart: peak memory of each stage per configuration.
-W, H, pad = 560, 220, 40
+W, H, pad = 40 + 170 * len(rows) + 20, 220, 40
 mx = max(max(int(r[5]), int(r[7])) for r in rows) / 1024
 bars = []
 for i, (s, c, *_rest) in enumerate(rows):
