@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 use super::source::SourceSettings;
 use crate::api::{AnoMes, Cnpj};
@@ -26,6 +26,7 @@ use crate::extract::{
 };
 use crate::store::snapshot::{SnapshotPlan, StoreReads, read_ahead};
 use crate::store::{Store, StoreError};
+use crate::transform::pretype::SegmentTyper;
 use tokio::task::JoinHandle;
 
 /// A fetch that finished: what it staged, its manifest (written) and where.
@@ -40,6 +41,9 @@ pub(super) struct Fetched {
     pub _source: super::source::Source,
     /// With `--out s3://…`: where the finished outputs go (`out` is then the local work dir).
     pub remote: Option<RemoteOut>,
+    /// Typing the segments as they were committed, when a later stage reads them (taken by
+    /// the first `frames_from_staging`).
+    pub typer: Option<SegmentTyper>,
     /// The pool the fetch ran through: `--expand-groups` fetches through it too, with its
     /// retries, rate limit and accounting.
     pub fetcher: Arc<PageFetcher>,
@@ -69,9 +73,14 @@ pub async fn fetch(args: FetchArgs, quiet: bool) -> Result<ExitStatus> {
             // With a store, `fetch` commits the new snapshot too, with its changes (the default
             // queries'); it leaves the report to `run`.
             if fetched.store.is_some() {
-                let frames = crate::transform::staged::frames_from_staging(&fetched.outcome)?;
+                let frames =
+                    crate::transform::staged::frames_from_staging(&fetched.outcome, fetched.typer.take())?;
                 super::run::analyze_and_commit(&mut fetched, frames, &Default::default(), false).await?;
                 fetched.manifest.write(&fetched.out)?;
+            }
+            // Typed copies of every segment, before the fetch says it is done (and uploads).
+            if let Some(typer) = fetched.typer.take() {
+                typer.finish();
             }
             if fetched.remote.is_some() {
                 publish_staging(&mut fetched).await?;
@@ -158,7 +167,8 @@ impl Incremental {
 }
 
 /// Fetches what `args` ask; with `--out s3://…` into a local work dir the caller publishes
-/// from when it has finished (`publish`).
+/// from when it has finished (`publish`). Records are typed as their segments are committed,
+/// for whichever command reads them next (`run`, `merge`, `report --from`).
 pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchStage> {
     let mut cfg = RunConfig::resolve(args)?;
     // Object storage: the run works in a local directory of its own, uploaded when finished.
@@ -248,12 +258,14 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
             String::new()
         }
     );
+    let typer = Some(SegmentTyper::start().context("starting the typing thread")?);
     let job = FetchJob {
         tasks,
         quiet,
         commit_rows: 50_000,
         commit_every: Duration::from_secs(2),
         lists_policy: incremental.as_ref().map(|i| i.lists.clone()),
+        on_commit: typer.as_ref().map(SegmentTyper::sink),
     };
     let outcome = match run_fetch(fetcher.clone(), staging, job).await {
         Ok(o) => o,
@@ -312,6 +324,7 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
         _source: source,
         fetcher,
         remote,
+        typer,
     })))
 }
 

@@ -30,7 +30,7 @@ pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
         FetchStage::Interrupted => return Ok(ExitStatus::Interrupted),
     };
     let started = std::time::Instant::now();
-    let frames = frames_from_staging(&fetched.outcome)?;
+    let frames = frames_from_staging(&fetched.outcome, fetched.typer.take())?;
     fetched.manifest.time_stage("transform", started);
     // The demo shows everything the job makes: whole economic groups and the dossiers of its
     // ten largest exposures.

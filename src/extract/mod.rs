@@ -17,4 +17,4 @@ pub mod staging;
 
 pub use plan::{PlanSpec, Task, plan_tasks};
 pub use pool::{PageFetcher, RetryPolicy};
-pub use runner::{FetchJob, FetchOutcome, FetchSummary, run_fetch};
+pub use runner::{FetchJob, FetchOutcome, FetchSummary, SegmentSink, run_fetch};

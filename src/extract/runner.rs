@@ -20,7 +20,7 @@ use super::plan::MonthSelection;
 use super::plan::{CompanyList, CompanyTask, CreditTask, Task};
 use super::pool::PageFetcher;
 use super::progress::Progress;
-use super::staging::{Staging, StagingError, TaskEntry, TaskStatus};
+use super::staging::{CommittedSegment, Staging, StagingError, TaskEntry, TaskStatus};
 use crate::api::models::{
     CompanyProfile, CreditoAtivo, DividaPgfn, Fonte, ParcelamentoRfb, Socio, TransacaoRfb,
 };
@@ -276,7 +276,14 @@ pub struct FetchJob {
     pub commit_every: Duration,
     /// With a store: how each company's lists are decided (`None`: always fetched).
     pub lists_policy: Option<Arc<ListsPolicy>>,
+    /// Given every segment once it is committed (durable), with its rows: the later stages
+    /// type them while the fetch goes on. Called on the writer thread, so it should only hand
+    /// them on.
+    pub on_commit: Option<SegmentSink>,
 }
+
+/// Where committed segments go (see `FetchJob::on_commit`).
+pub type SegmentSink = Box<dyn FnMut(CommittedSegment) + Send>;
 
 /// A finished task on its way to the writer.
 type Finished = (TaskEntry, BTreeMap<Table, Vec<Row>>);
@@ -286,6 +293,7 @@ fn writer_thread(
     rx: std::sync::mpsc::Receiver<Finished>,
     commit_rows: usize,
     commit_every: Duration,
+    mut on_commit: Option<SegmentSink>,
 ) -> Result<Staging, StagingError> {
     let mut rows: BTreeMap<Table, Vec<Row>> = BTreeMap::new();
     let mut entries = Vec::new();
@@ -302,7 +310,10 @@ fn writer_thread(
             entries.push(entry);
         }
         if closed || buffered >= commit_rows || last.elapsed() >= commit_every {
-            staging.commit(std::mem::take(&mut rows), std::mem::take(&mut entries))?;
+            let committed = staging.commit(std::mem::take(&mut rows), std::mem::take(&mut entries))?;
+            if let Some(sink) = on_commit.as_mut() {
+                committed.into_iter().for_each(sink);
+            }
             buffered = 0;
             last = Instant::now();
         }
@@ -329,7 +340,9 @@ pub async fn run_fetch(
     }
     let (tx, rx) = std::sync::mpsc::channel::<Finished>();
     let (commit_rows, commit_every) = (job.commit_rows, job.commit_every);
-    let writer = tokio::task::spawn_blocking(move || writer_thread(staging, rx, commit_rows, commit_every));
+    let on_commit = job.on_commit;
+    let writer =
+        tokio::task::spawn_blocking(move || writer_thread(staging, rx, commit_rows, commit_every, on_commit));
     let progress = Progress::start(todo.len() as u64, acct.clone(), job.quiet);
 
     // More tasks than slots: a task waits on its first page before it fans out.

@@ -469,29 +469,66 @@ pub fn portfolio_frame(companies: &[(String, CompanyStatus)]) -> PolarsResult<Da
     )
 }
 
-/// All tables, from the staged segment files of each and the portfolio's outcome.
+/// All tables, from the staged segment files of each and the portfolio's outcome. A segment
+/// typed while the fetch ran is read typed (`pretype`); the others are read and typed here,
+/// one by one, the same way.
 pub fn build_frames(
     segments: &BTreeMap<Table, Vec<PathBuf>>,
     companies: &[(String, CompanyStatus)],
 ) -> Result<Frames, TransformError> {
-    let mut tables = BTreeMap::new();
-    let mut quality = Vec::new();
+    use super::pretype::TypedSegment;
+    let mut frames = Frames::default();
     for table in Table::ALL {
+        let err = |source| TransformError::Frame { table: table.name(), source };
         let paths = segments.get(&table).map(Vec::as_slice).unwrap_or(&[]);
-        let staged = read_staged(table, paths)?;
-        let (df, q) = type_table(table, &staged)?;
-        tables.insert(table.name(), df);
-        quality.extend(q);
-        if table == Table::Empresas {
-            let (df, q) = super::resumos::resumos_frame(&staged)?;
-            tables.insert(super::resumos::RESUMOS, df);
-            quality.extend(q);
+        let mut chunks = Vec::with_capacity(paths.len());
+        for path in paths {
+            let chunk = match TypedSegment::load(path) {
+                Some(chunk) => chunk,
+                None => TypedSegment::of(table, read_staged(table, std::slice::from_ref(path))?)?,
+            };
+            chunks.push(chunk);
+        }
+        if chunks.is_empty() {
+            chunks.push(TypedSegment::of(table, staged_frame(table, &[]).map_err(err)?)?);
+        }
+        let several = chunks.len() > 1;
+        let mut df: Option<DataFrame> = None;
+        let mut resumos: Option<DataFrame> = None;
+        for chunk in chunks {
+            frames.add_quality(chunk.quality);
+            match &mut df {
+                None => df = Some(chunk.typed),
+                Some(acc) => {
+                    acc.vstack_mut_owned(chunk.typed).map_err(err)?;
+                }
+            }
+            match (&mut resumos, chunk.resumos) {
+                (None, r) => resumos = r,
+                (Some(acc), Some(r)) => {
+                    acc.vstack_mut_owned(r)
+                        .map_err(|source| TransformError::Frame { table: super::resumos::RESUMOS, source })?;
+                }
+                (Some(_), None) => {}
+            }
+        }
+        let mut df = df.unwrap_or_default();
+        if several {
+            // Each segment chose its vocabulary spellings alone: choose them over all rows.
+            respell_vocabulary(table, &mut df).map_err(err)?;
+            // One chunk per segment is many small ones: the queries scan one.
+            df.rechunk_mut();
+        }
+        frames.tables.insert(table.name(), df);
+        if let Some(mut r) = resumos {
+            r.rechunk_mut();
+            frames.tables.insert(super::resumos::RESUMOS, r);
         }
     }
     let carteira =
         portfolio_frame(companies).map_err(|source| TransformError::Frame { table: CARTEIRA, source })?;
-    tables.insert(CARTEIRA, carteira);
-    Ok(Frames { tables, quality })
+    frames.tables.insert(CARTEIRA, carteira);
+    Ok(frames)
 }
 
 #[cfg(test)]

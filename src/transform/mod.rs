@@ -6,6 +6,7 @@ pub mod dossier;
 pub mod frames;
 pub mod groups;
 pub mod parse;
+pub mod pretype;
 pub mod resumos;
 pub mod schema;
 pub mod staged;

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
+use super::pretype::SegmentTyper;
 use super::{CompanyStatus, Frames, build_frames};
 use crate::extract::FetchOutcome;
 use crate::extract::staging::{StagedFetch, TaskStatus};
@@ -37,7 +38,11 @@ fn company_status(s: TaskStatus) -> CompanyStatus {
     }
 }
 
-/// Typed frames from a finished fetch's staging.
-pub fn frames_from_staging(outcome: &FetchOutcome) -> Result<Frames> {
+/// Typed frames from a finished fetch's staging, once `typer` has typed the segments this
+/// fetch committed (those it did not get to are typed here).
+pub fn frames_from_staging(outcome: &FetchOutcome, typer: Option<SegmentTyper>) -> Result<Frames> {
+    if let Some(t) = typer {
+        t.finish();
+    }
     frames_from_staged(std::slice::from_ref(outcome.staging.staged()))
 }

@@ -33,4 +33,5 @@ mod report_render;
 mod schema_drift;
 mod soak;
 mod store;
+mod typed_staging;
 mod workbook;

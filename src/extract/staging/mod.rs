@@ -226,14 +226,15 @@ impl Staging {
         &self.staged
     }
 
-    /// Writes one commit: the rows as one segment per table, then the journal line.
+    /// Writes one commit: the rows as one segment per table, then the journal line. Hands the
+    /// rows back with the segment each went to, for whoever types them while the fetch goes on.
     pub fn commit(
         &mut self,
         rows: BTreeMap<Table, Vec<Row>>,
         tasks: Vec<TaskEntry>,
-    ) -> Result<(), StagingError> {
+    ) -> Result<Vec<CommittedSegment>, StagingError> {
         if tasks.is_empty() {
-            return Ok(());
+            return Ok(Vec::new());
         }
         let n = self.next_commit;
         let mut names = Vec::new();
@@ -259,8 +260,25 @@ impl Staging {
         for t in tasks {
             self.staged.tasks.insert(t.task.clone(), t);
         }
-        Ok(())
+        let dir = &self.staged.dir;
+        Ok(rows
+            .into_iter()
+            .filter(|(_, r)| !r.is_empty())
+            .map(|(table, rows)| CommittedSegment {
+                path: dir.join(format!("{}-{n:06}.parquet", table.name())),
+                table,
+                rows,
+            })
+            .collect())
     }
+}
+
+/// A segment a commit made durable, with the rows it holds.
+#[derive(Debug)]
+pub struct CommittedSegment {
+    pub table: Table,
+    pub path: PathBuf,
+    pub rows: Vec<Row>,
 }
 
 #[cfg(test)]

@@ -1,0 +1,213 @@
+//! Typing while the fetch goes on: each segment the fetch commits is typed on a thread of its
+//! own as soon as it is durable and written beside it, typed, in `.staging/typed/`, so that when
+//! the last response arrives only the last commit's segments are left to type, and the typed
+//! rows wait on disk rather than in memory.
+//!
+//! It owns that thread and the typed files; how rows are typed is `frames`' business, which
+//! segments make up the run is the staging journal's. A typed file is derived data: only
+//! committed segments are typed, a typed file counts only once its sidecar (written last) is
+//! there and names this binary's typing, and a segment without one (a kill before it was typed,
+//! a fetch that typed nothing) is typed from its text when the frames are built. So the
+//! journal's guarantees and `--resume` are what they were.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+
+use polars::prelude::*;
+
+use super::frames::{QualityCount, TransformError, staged_frame, type_table};
+use crate::extract::SegmentSink;
+use crate::extract::staging::CommittedSegment;
+use crate::tables::Table;
+
+/// Bumped whenever typing changes what a staged row becomes: typed files of another layout are
+/// typed again from their text (a `--resume` across an upgrade).
+const TYPED_LAYOUT: u32 = 1;
+
+/// One segment typed: its frame, what did not parse, and for `empresas` its profiles'
+/// summaries (`resumos`, read from the text).
+pub struct TypedSegment {
+    pub typed: DataFrame,
+    pub quality: Vec<QualityCount>,
+    pub resumos: Option<DataFrame>,
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Sidecar {
+    layout: u32,
+    version: String,
+    rows: usize,
+    quality: Vec<QualityCount>,
+    resumos_rows: Option<usize>,
+}
+
+impl TypedSegment {
+    /// Types one segment's staged text frame.
+    pub fn of(table: Table, text: DataFrame) -> Result<Self, TransformError> {
+        let (typed, mut quality) = type_table(table, &text)?;
+        let resumos = if table == Table::Empresas {
+            let (df, q) = super::resumos::resumos_frame(&text)?;
+            quality.extend(q);
+            Some(df)
+        } else {
+            None
+        };
+        Ok(Self { typed, quality, resumos })
+    }
+
+    /// The typed files of the staged segment `segment`.
+    fn paths(segment: &Path) -> (PathBuf, PathBuf, PathBuf) {
+        let dir = segment.parent().unwrap_or(Path::new(".")).join("typed");
+        let name = segment.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+        let stem = name.trim_end_matches(".parquet");
+        (dir.join(&name), dir.join(format!("{stem}.resumos.parquet")), dir.join(format!("{stem}.json")))
+    }
+
+    /// Writes this segment's typed files, the sidecar last.
+    fn save(mut self, segment: &Path) -> std::io::Result<()> {
+        let (typed, resumos, sidecar) = Self::paths(segment);
+        write_frame(&typed, &mut self.typed)?;
+        let resumos_rows = match &mut self.resumos {
+            Some(df) => {
+                write_frame(&resumos, df)?;
+                Some(df.height())
+            }
+            None => None,
+        };
+        let note = Sidecar {
+            layout: TYPED_LAYOUT,
+            version: env!("CARGO_PKG_VERSION").into(),
+            rows: self.typed.height(),
+            quality: self.quality,
+            resumos_rows,
+        };
+        crate::fsutil::write_atomic(&sidecar, &serde_json::to_vec(&note).map_err(std::io::Error::other)?)
+    }
+
+    /// The typed files of `segment`, when they are whole and of this binary's typing.
+    pub fn load(segment: &Path) -> Option<Self> {
+        let (typed, resumos, sidecar) = Self::paths(segment);
+        let note: Sidecar = serde_json::from_slice(&std::fs::read(sidecar).ok()?).ok()?;
+        if note.layout != TYPED_LAYOUT || note.version != env!("CARGO_PKG_VERSION") {
+            return None;
+        }
+        let read = |p: &Path| ParquetReader::new(std::fs::File::open(p).ok()?).finish().ok();
+        let df = read(&typed).filter(|df| df.height() == note.rows)?;
+        let resumos = match note.resumos_rows {
+            Some(n) => Some(read(&resumos).filter(|df| df.height() == n)?),
+            None => None,
+        };
+        Some(Self { typed: df, quality: note.quality, resumos })
+    }
+}
+
+fn write_frame(path: &Path, df: &mut DataFrame) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let tmp = dir.join(format!(
+        ".{}.tmp-{}",
+        path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default(),
+        std::process::id()
+    ));
+    // Fast over small: read back once, on this machine, right after the fetch.
+    let written = std::fs::File::create(&tmp).and_then(|f| {
+        ParquetWriter::new(f)
+            .with_compression(ParquetCompression::Lz4Raw)
+            .finish(df)
+            .map(drop)
+            .map_err(|e| std::io::Error::other(e.to_string()))
+    });
+    match written {
+        Ok(()) => std::fs::rename(&tmp, path),
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            Err(e)
+        }
+    }
+}
+
+/// The typing thread and the way segments reach it.
+pub struct SegmentTyper {
+    tx: mpsc::Sender<CommittedSegment>,
+    worker: JoinHandle<()>,
+}
+
+impl SegmentTyper {
+    pub fn start() -> std::io::Result<Self> {
+        let (tx, rx) = mpsc::channel::<CommittedSegment>();
+        let worker = std::thread::Builder::new().name("typing".into()).spawn(move || {
+            for segment in rx {
+                let typed = staged_frame(segment.table, &segment.rows)
+                    .map_err(|source| TransformError::Frame { table: segment.table.name(), source })
+                    .and_then(|text| {
+                        drop(segment.rows);
+                        TypedSegment::of(segment.table, text)
+                    });
+                // A segment not typed here is typed from its text when the frames are built,
+                // where an error in it is reported.
+                match typed.map(|t| t.save(&segment.path)) {
+                    Ok(Ok(())) => {}
+                    Ok(Err(e)) => tracing::debug!("typed copy of {} not kept: {e}", segment.path.display()),
+                    Err(e) => tracing::debug!("{} left to type after the fetch: {e}", segment.path.display()),
+                }
+            }
+        })?;
+        Ok(Self { tx, worker })
+    }
+
+    /// What the fetch calls with each committed segment.
+    pub fn sink(&self) -> SegmentSink {
+        let tx = self.tx.clone();
+        Box::new(move |segment| drop(tx.send(segment)))
+    }
+
+    /// Waits for the segments sent so far to be typed.
+    pub fn finish(self) {
+        let Self { tx, worker } = self;
+        drop(tx);
+        let _ = worker.join();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(values: &[&str]) -> crate::tables::Row {
+        values.iter().map(|v| Some(v.to_string())).collect()
+    }
+
+    /// A segment typed on the thread and read back is the segment typed from its text: rows,
+    /// types, values and data-quality counts; a sidecar of another layout is not trusted.
+    #[test]
+    fn a_typed_copy_reads_back_as_the_text_types() {
+        let tmp = tempfile::tempdir().unwrap();
+        let segment = tmp.path().join("dividas_pgfn-000003.parquet");
+        let table = Table::DividasPgfn;
+        let width = table.columns().len();
+        let mut a = vec!["x"; width];
+        let mut b = vec!["y"; width];
+        for (i, name) in table.columns().iter().enumerate() {
+            if name.as_str().contains("valor") {
+                a[i] = "1.234,56";
+                b[i] = "not money";
+            }
+        }
+        let rows = vec![row(&a), row(&b)];
+        let direct = TypedSegment::of(table, staged_frame(table, &rows).unwrap()).unwrap();
+        TypedSegment::of(table, staged_frame(table, &rows).unwrap()).unwrap().save(&segment).unwrap();
+        let loaded = TypedSegment::load(&segment).expect("the typed copy");
+        assert!(loaded.typed.equals_missing(&direct.typed));
+        assert_eq!(loaded.typed.schema(), direct.typed.schema());
+        assert_eq!(loaded.quality, direct.quality);
+        assert!(direct.quality.iter().any(|q| q.failures > 0), "the bad amount is counted");
+
+        let (_, _, sidecar) = TypedSegment::paths(&segment);
+        let text = std::fs::read_to_string(&sidecar).unwrap().replace("\"layout\":1", "\"layout\":0");
+        std::fs::write(&sidecar, text).unwrap();
+        assert!(TypedSegment::load(&segment).is_none(), "another layout's typing is typed again");
+        std::fs::remove_file(&sidecar).unwrap();
+        assert!(TypedSegment::load(&segment).is_none(), "no sidecar, no typed copy");
+    }
+}
