@@ -258,7 +258,7 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
             String::new()
         }
     );
-    let typer = Some(SegmentTyper::start().context("starting the typing thread")?);
+    let typer = Some(SegmentTyper::start(accounting.clone()).context("starting the typing thread")?);
     let job = FetchJob {
         tasks,
         quiet,

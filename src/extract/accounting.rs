@@ -20,6 +20,9 @@ pub struct Accounting {
     pub records: AtomicU64,
     pub rate_limited: AtomicU64,
     pub tasks_done: AtomicU64,
+    /// Records typed so far while the fetch goes on (the typing half; `records` is the
+    /// network's): the progress display shows how far behind the network typing is.
+    pub typed: AtomicU64,
     /// (operation, outcome) -> requests; outcome is the status code or a fault label.
     by_outcome: Mutex<BTreeMap<(String, String), u64>>,
 }

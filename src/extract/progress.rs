@@ -81,8 +81,9 @@ fn status_line(a: &Accounting, elapsed: Duration) -> String {
     let req = a.requests.load(Ordering::Relaxed);
     let rate = req as f64 / elapsed.as_secs_f64().max(0.001);
     format!(
-        "{req} requests ({rate:.0}/s), {} records, {} retries, {} rate-limited, {} failed tasks",
+        "{req} requests ({rate:.0}/s), {} records ({} typed), {} retries, {} rate-limited, {} failed tasks",
         a.records.load(Ordering::Relaxed),
+        a.typed.load(Ordering::Relaxed),
         a.retries.load(Ordering::Relaxed),
         a.rate_limited.load(Ordering::Relaxed),
         a.failed_tasks.load(Ordering::Relaxed)

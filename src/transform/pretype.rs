@@ -134,7 +134,9 @@ pub struct SegmentTyper {
 }
 
 impl SegmentTyper {
-    pub fn start() -> std::io::Result<Self> {
+    /// Starts the thread; it counts the records it types in `acct.typed` (for the progress
+    /// display).
+    pub fn start(acct: std::sync::Arc<crate::extract::accounting::Accounting>) -> std::io::Result<Self> {
         let (tx, rx) = mpsc::channel::<CommittedSegment>();
         let worker = std::thread::Builder::new().name("typing".into()).spawn(move || {
             for segment in rx {
@@ -146,8 +148,11 @@ impl SegmentTyper {
                     });
                 // A segment not typed here is typed from its text when the frames are built,
                 // where an error in it is reported.
+                let rows = typed.as_ref().map_or(0, |t| t.typed.height() as u64);
                 match typed.map(|t| t.save(&segment.path)) {
-                    Ok(Ok(())) => {}
+                    Ok(Ok(())) => {
+                        acct.typed.fetch_add(rows, std::sync::atomic::Ordering::Relaxed);
+                    }
                     Ok(Err(e)) => tracing::debug!("typed copy of {} not kept: {e}", segment.path.display()),
                     Err(e) => tracing::debug!("{} left to type after the fetch: {e}", segment.path.display()),
                 }
