@@ -42,7 +42,9 @@ pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
         let started = std::time::Instant::now();
         let cnpjs = largest_exposures(&analysis.aggregates, n);
         // A dossier that cannot be fetched costs that dossier only (and its link), not the run.
+        let sent = fetched.fetcher.accounting.requests.load(std::sync::atomic::Ordering::Relaxed);
         let fetched_dossiers = join_all(cnpjs.iter().map(|c| fetch_dossier(&fetched.fetcher, c))).await;
+        note_requests_since(&mut fetched, "dossies", sent);
         for (cnpj, result) in cnpjs.iter().zip(fetched_dossiers) {
             match result {
                 Ok(records) => analysis.dossiers.push(records),
@@ -80,6 +82,12 @@ pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
     super::fetch::publish(&fetched).await?;
     let done = summarize(&fetched)?;
     watch.conclude(outputs, done).await
+}
+
+/// Records in the manifest the requests sent for `what` since the pool had sent `before`.
+fn note_requests_since(fetched: &mut Fetched, what: &str, before: u64) {
+    let now = fetched.fetcher.accounting.requests.load(std::sync::atomic::Ordering::Relaxed);
+    *fetched.manifest.requests_after_fetch.entry(what.to_string()).or_default() += now.saturating_sub(before);
 }
 
 /// Dossiers the demo run writes when `--dossies` is not given.
@@ -164,7 +172,10 @@ async fn expand_into(fetched: &mut Fetched, frames: &mut Frames, queries: &[Quer
     let known = company_roots(frames)?;
     let first = partner_companies(frames, &known)?;
     let asked = first.len();
-    let expansion = crate::extract::groups::expand_groups(&fetched.fetcher, first, known).await?;
+    let sent = fetched.fetcher.accounting.requests.load(std::sync::atomic::Ordering::Relaxed);
+    let expansion = crate::extract::groups::expand_groups(&fetched.fetcher, first, known).await;
+    note_requests_since(fetched, "grupos", sent);
+    let expansion = expansion?;
     for (cnpj, e) in &expansion.failed {
         let w = format!("partner company {cnpj} not fetched for its economic group: {e}");
         tracing::warn!("{w}");

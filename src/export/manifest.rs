@@ -55,6 +55,11 @@ pub struct Manifest {
     /// `report`), in the order they ran; the fetch's own is `fetch.wall_seconds`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stages: Vec<StageTime>,
+    /// Requests sent after the fetch, by what for (`grupos`: the partner companies of
+    /// `--expand-groups`; `dossies`: the dossiers' records): not in `fetch.requests`, which is
+    /// the planned fetch the store and the benchmarks count.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub requests_after_fetch: std::collections::BTreeMap<String, u64>,
     /// With `--rules`: how many alerts the rules raised, per rule (they are in `alertas.jsonl`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alertas: Option<AlertsNote>,
@@ -114,6 +119,7 @@ impl Manifest {
             schema_contract: None,
             store: None,
             stages: Vec::new(),
+            requests_after_fetch: Default::default(),
             alertas: None,
         }
     }

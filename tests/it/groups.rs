@@ -90,6 +90,11 @@ fn group_exposure_equals_the_truth_with_and_without_the_expansion() {
     let out = demo_run_into(dir.path(), &text, &args);
     assert_groups_equal_truth(&out, &linked);
     assert!(!out.join("socias_exposicao").exists(), "nothing fetched without --expand-groups");
+    let manifest = |out: &std::path::Path| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap()
+    };
+    let plain = manifest(&out);
+    assert!(plain.get("requests_after_fetch").is_none(), "{}", plain["requests_after_fetch"]);
 
     let expanded = d.groups_truth(&cnpjs, 3);
     let counted = |g: &[GroupTruth]| g.iter().map(|g| g.counted.len()).sum::<usize>();
@@ -104,6 +109,13 @@ fn group_exposure_equals_the_truth_with_and_without_the_expansion() {
     let portfolio_roots: BTreeSet<String> = cnpjs.iter().map(|c| c.basico().to_string()).collect();
     assert!(texts(&exposure, "cnpj").iter().all(|c| portfolio_roots.contains(&c[..8])));
     assert!(read(&out.join("socias_exposicao/part-0.parquet")).height() > 0);
+    // The expansion's requests are counted apart: the planned fetch is the same request for
+    // request, and the partner companies' (a profile and six lists each, at least) come after.
+    let m = manifest(&out);
+    assert_eq!(m["fetch"]["requests"]["requests"], plain["fetch"]["requests"]["requests"]);
+    let partners = read(&out.join("socias_exposicao/part-0.parquet")).height() as u64;
+    let after = m["requests_after_fetch"]["grupos"].as_u64().unwrap();
+    assert!(after >= 7 * partners, "{after} requests for {partners} partner companies");
 
     // The report names the groups, in both forms.
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
