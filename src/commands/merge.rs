@@ -153,6 +153,16 @@ pub async fn merge(
                 return Err(RemoteError::HoldsRun { url: remote.url.clone() }.into());
             }
             let dir = remote.work_dir(&root);
+            if dir.join(".staging").exists() {
+                removed(&downloads);
+                return Err(bad(format!(
+                    "{} holds an unfinished run to {} (its staging, waiting for --resume); finish that run \
+                     with --resume, or delete {} and merge again",
+                    dir.display(),
+                    remote.url,
+                    dir.display()
+                )));
+            }
             // What a merge left there before its upload failed: made again from the shards.
             let _ = std::fs::remove_dir_all(&dir);
             Some((remote, dir))

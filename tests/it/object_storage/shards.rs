@@ -132,6 +132,22 @@ fn shards_in_a_bucket_merge_into_a_bucket_equal_to_one_local_run() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("already holds a run"));
+    // Nor does a merge clear the work dir of an unfinished run to the same URL.
+    let waiting = work.join("lake/2026-09/merged2/.staging");
+    std::fs::create_dir_all(&waiting).unwrap();
+    let o = s3
+        .command(dir.path(), &s3.url)
+        .args(["--quiet", "merge", "s3://lake/2026-09/merged2"])
+        .args(&shards)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("unfinished run"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(waiting.is_dir(), "the unfinished run's staging is kept");
 }
 
 fn walkdir(dir: &Path) -> Vec<std::path::PathBuf> {
