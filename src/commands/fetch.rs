@@ -242,6 +242,7 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
             store_version: i.store.data_version(),
             credit_months: credit_months.iter().map(ToString::to_string).collect(),
         }),
+        lists: crate::extract::plan::company_list_names(),
     };
     let staging = Staging::open(&out, &spec, cfg.resume)?;
     let tasks = plan_tasks(&cfg.ufs, credit_months, &cnpjs, cfg.shard);

@@ -83,6 +83,29 @@ impl CompanyTask {
     ];
 }
 
+/// The names of the lists every known company's task fetches, as plans and run records keep
+/// them: a run or a snapshot made with other lists (before partners were fetched) is told apart.
+pub fn company_list_names() -> Vec<String> {
+    CompanyTask::LISTS.iter().map(|l| l.name()).collect()
+}
+
+/// The lists of plans written before they said which (the partners came later).
+fn lists_before_partners() -> Vec<String> {
+    CompanyTask::LISTS.iter().filter(|l| **l != CompanyList::Socios).map(|l| l.name()).collect()
+}
+
+impl CompanyList {
+    /// `dividas_pgfn/fgts`, `parcelamentos_rfb`, `socios`, ...
+    pub fn name(self) -> String {
+        match self {
+            Self::Dividas(c) => format!("dividas_pgfn/{}", c.as_str()),
+            Self::Parcelamentos => "parcelamentos_rfb".into(),
+            Self::Transacoes => "transacoes_rfb".into(),
+            Self::Socios => "socios".into(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CompanyList {
     Dividas(Categoria),
@@ -125,6 +148,10 @@ pub struct PlanSpec {
     /// fetches (the others come from the store).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub incremental: Option<IncrementalSpec>,
+    /// The lists fetched for each company (`company_list_names`): a staging of another list
+    /// set is not resumed, and shards of another list set are not merged.
+    #[serde(default = "lists_before_partners")]
+    pub lists: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -153,8 +180,17 @@ impl PartialEq for PlanSpec {
     fn eq(&self, other: &Self) -> bool {
         // Destructured in full so that a field added later cannot silently drop out of the
         // identity `--resume` and `merge` check.
-        let Self { base_url, months, ufs: _, portfolio_sha256, portfolio_size, shard, demo, incremental } =
-            self;
+        let Self {
+            base_url,
+            months,
+            ufs: _,
+            portfolio_sha256,
+            portfolio_size,
+            shard,
+            demo,
+            incremental,
+            lists,
+        } = self;
         *base_url == other.base_url
             && *months == other.months
             && self.uf_set() == other.uf_set()
@@ -163,6 +199,7 @@ impl PartialEq for PlanSpec {
             && *shard == other.shard
             && *demo == other.demo
             && *incremental == other.incremental
+            && *lists == other.lists
     }
 }
 
@@ -253,7 +290,19 @@ mod tests {
             shard: Shard { index: 0, count: 1 },
             incremental: None,
             demo: true,
+            lists: company_list_names(),
         }
+    }
+
+    /// A plan written before it named its lists (before partners were fetched) is another
+    /// run: its staging is not resumed, nor its shards merged, with this binary's.
+    #[test]
+    fn a_plan_without_lists_is_one_without_partners() {
+        let mut text = serde_json::to_value(spec(&["SP"])).unwrap();
+        text.as_object_mut().unwrap().remove("lists");
+        let old: PlanSpec = serde_json::from_value(text).unwrap();
+        assert!(!old.lists.contains(&"socios".to_string()) && old.lists.len() == 5, "{:?}", old.lists);
+        assert_ne!(old, spec(&["SP"]));
     }
 
     #[test]

@@ -138,6 +138,11 @@ pub struct RunRecord {
     /// Companies by what happened to their lists (`inalterada`, `nova`, `fingerprint`, ...).
     pub company_lists: BTreeMap<String, u64>,
     pub requests: u64,
+    /// The lists every company of this snapshot holds (`extract::plan::company_list_names`);
+    /// empty in records written before partners were fetched, and in those an older binary
+    /// writes on this store: the next run then trusts no company's lists to be complete.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lists: Vec<String>,
 }
 
 /// An open store, locked for this process.
@@ -179,6 +184,11 @@ impl StoreReader {
             _ => Ok(None),
         }
     }
+}
+
+/// Whether the snapshot of `record` holds every list this binary fetches for a company.
+fn holds_every_list(record: &RunRecord) -> bool {
+    crate::extract::plan::company_list_names().iter().all(|l| record.lists.contains(l))
 }
 
 /// The run records of `root`, oldest first (none for a new store).
@@ -331,9 +341,10 @@ impl Store {
     /// What the current snapshot holds about each company (for the fetch's decisions).
     pub async fn known_companies(&self) -> Result<HashMap<String, KnownCompany>, StoreError> {
         let Some(last) = self.last().filter(|r| !r.snapshot.is_empty()) else { return Ok(HashMap::new()) };
-        // A store written before partners were fetched knows no company whole: every company's
-        // lists are fetched again, so none is carried without its partners.
-        if !last.tables.contains_key(crate::tables::Table::Socios.name()) {
+        // A snapshot that does not say it holds every list this binary fetches (one written
+        // before partners were fetched, or by an older binary since) knows no company whole:
+        // every company's lists are fetched again, so none is carried incomplete.
+        if !holds_every_list(last) {
             return Ok(HashMap::new());
         }
         let bad = |m: String| StoreError::Delta { table: "controle_empresas".into(), message: m };

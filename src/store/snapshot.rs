@@ -225,6 +225,8 @@ pub async fn commit_snapshot(
             tables: versions,
             company_lists: plan.company_lists.clone(),
             requests: plan.requests,
+            // Carried or fetched, every company of the snapshot has every list.
+            lists: crate::extract::plan::company_list_names(),
             ..RunRecord::default()
         })
         .await?;

@@ -323,3 +323,22 @@ fn a_run_killed_during_its_fetch_leaves_the_store_as_it_was_and_its_resume_compl
 
     check_store_holds_m_then_m1(&store);
 }
+
+/// A snapshot whose run record does not name every list this binary fetches (written before
+/// partners were fetched, or by an older binary since) carries no company's lists: the next
+/// run fetches every company's lists again rather than carry them incomplete.
+#[test]
+fn a_snapshot_that_does_not_name_its_lists_carries_none() {
+    let (tmp, store) = store_at_m();
+    let record = store.join("runs/000001.json");
+    let mut json: serde_json::Value = serde_json::from_slice(&std::fs::read(&record).unwrap()).unwrap();
+    assert!(json["lists"].as_array().is_some_and(|l| l.iter().any(|x| x == "socios")), "{json}");
+    json.as_object_mut().unwrap().remove("lists");
+    std::fs::write(&record, serde_json::to_vec_pretty(&json).unwrap()).unwrap();
+
+    run(&tmp.path().join("m1"), &["--store", store.to_str().unwrap()]);
+    let lists = manifest(&tmp.path().join("m1"))["store"]["company_lists"].clone();
+    let carried = lists.get("inalterada").and_then(serde_json::Value::as_u64).unwrap_or(0);
+    assert_eq!(carried, 0, "{lists}");
+    assert_eq!(lists.as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum::<u64>(), 200, "{lists}");
+}
