@@ -1,7 +1,7 @@
-//! `--store s3://…`: the Delta store in a bucket. A first run at M and an incremental run at
-//! M+1 equal full runs (no store) at the same moments: the incremental run's aggregates, and
-//! every table of the store's versions as the `deltalake` package and Polars read them from a
-//! copy of the bucket. A lock object left in the bucket stops a run with exit 8, naming it.
+//! `--store s3://…`: the Delta store in a bucket. A first run at M-1, then incremental runs at
+//! M and M+1, equal full runs (no store) at the same moments: the last incremental run's
+//! aggregates, and every table of the store's versions at M and M+1 as the `deltalake` package
+//! and Polars read them from a copy of the bucket. A lock object left in the bucket stops a run with exit 8, naming it.
 
 use std::path::Path;
 
@@ -24,6 +24,8 @@ fn a_store_in_a_bucket_builds_month_on_month_equal_to_full_runs() {
         no_secret_in(&o, dir.path());
         o
     };
+    let o = run("m0", &["--as-of", "202607"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let o = run("m", &["--as-of", "202608"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let o = run("m1", &[]);
@@ -34,7 +36,7 @@ fn a_store_in_a_bucket_builds_month_on_month_equal_to_full_runs() {
     // The incremental run fetched only what moved, and its aggregates equal the full run's.
     let manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.path().join("m1/manifest.json")).unwrap()).unwrap();
-    assert_eq!(manifest["store"]["version"], 2);
+    assert_eq!(manifest["store"]["version"], 3);
     assert_eq!(manifest["store"]["dir"], "s3://lake/fiscal/store");
     assert_eq!(manifest["store"]["credit_months_fetched"].as_array().unwrap().len(), 2);
     let full = full_runs();
@@ -57,7 +59,8 @@ fn a_store_in_a_bucket_builds_month_on_month_equal_to_full_runs() {
         s3.command(dir.path(), &s3.url).args(["store", "info", "s3://lake/fiscal/store"]).output().unwrap();
     let info = String::from_utf8_lossy(&o.stdout);
     assert!(
-        info.contains("versions (2)") && info.contains("snapshot=202608: 200, snapshot=202609: 200"),
+        info.contains("versions (3)")
+            && info.contains("snapshot=202607: 200, snapshot=202608: 200, snapshot=202609: 200"),
         "{info}"
     );
 
@@ -67,7 +70,7 @@ fn a_store_in_a_bucket_builds_month_on_month_equal_to_full_runs() {
         s3.download("lake", "fiscal/store", &copy);
         check_store(
             &copy,
-            &[("1", "202608", full.join("full_m")), ("latest", "202609", full.join("full_m1"))],
+            &[("2", "202608", full.join("full_m")), ("latest", "202609", full.join("full_m1"))],
             20,
         );
     }
