@@ -121,10 +121,11 @@ impl RemoteOut {
         dir
     }
 
-    /// The local directory a copy of this URL's run is downloaded to (apart from `work_dir`,
-    /// which may hold an unfinished run to this URL waiting for its `--resume`).
+    /// The local directory a copy of this URL's run is downloaded to: apart from `work_dir`
+    /// (which may hold an unfinished run to this URL waiting for its `--resume`), and this
+    /// process's own, so two commands reading the same URL at once keep their own copies.
     pub fn download_dir(&self, root: &Path) -> PathBuf {
-        self.work_dir(&root.join(".downloads"))
+        self.work_dir(&root.join(".downloads").join(std::process::id().to_string()))
     }
 
     fn key(&self, rel: &str) -> ObjectPath {
@@ -282,7 +283,9 @@ mod tests {
         let r = RemoteOut::parse("s3://my-bucket/runs/2026-09").unwrap();
         assert_eq!(r.bucket, "my-bucket");
         assert_eq!(r.work_dir(Path::new("w")), Path::new("w/my-bucket/runs/2026-09"));
-        assert_eq!(r.download_dir(Path::new("w")), Path::new("w/.downloads/my-bucket/runs/2026-09"));
+        let own =
+            Path::new("w/.downloads").join(std::process::id().to_string()).join("my-bucket/runs/2026-09");
+        assert_eq!(r.download_dir(Path::new("w")), own);
         assert!(RemoteOut::parse("s3://my-bucket").is_err(), "a prefix is required");
     }
 }
