@@ -23,23 +23,77 @@ pub fn is_remote(location: &Path) -> bool {
     location.to_str().and_then(|s| s.split_once("://")).is_some_and(|(scheme, _)| SCHEMES.contains(&scheme))
 }
 
-/// A bucket URL, checked: a scheme of `SCHEMES`, a bucket and a non-empty prefix (a run or a
-/// store owns its folder; the bucket's root is nobody's).
-pub fn parse(text: &str) -> Result<(Url, String, ObjectPath), String> {
-    let url = Url::parse(text).map_err(|e| e.to_string())?;
-    if !SCHEMES.contains(&url.scheme()) {
-        return Err(format!("{}:// is not an object store this job writes to", url.scheme()));
+/// A folder in a bucket (a run's or a store's), with a client for its bucket.
+pub struct Prefix {
+    /// As given, without a trailing slash (credentials are never in it: they come from the
+    /// environment).
+    pub url: String,
+    pub bucket: String,
+    /// The folder's path from the bucket's root.
+    pub path: ObjectPath,
+    /// The folder as a directory URL (`s3://bucket/path/`), for delta-rs to join table names on.
+    pub dir_url: Url,
+    pub store: Arc<dyn ObjectStore>,
+}
+
+impl Prefix {
+    /// The folder `text` names, checked: a scheme of `SCHEMES`, a bucket and a non-empty path (a
+    /// run or a store owns its folder; the bucket's root is nobody's). Nothing is sent yet.
+    pub fn open(text: &str) -> Result<Self, String> {
+        let url = text.trim_end_matches('/').to_string();
+        let mut dir_url = Url::parse(&url).map_err(|e| e.to_string())?;
+        if !SCHEMES.contains(&dir_url.scheme()) {
+            return Err(format!("{}:// is not an object store this job writes to", dir_url.scheme()));
+        }
+        let bucket = dir_url.host_str().filter(|b| !b.is_empty()).ok_or("it names no bucket")?.to_string();
+        let path = ObjectPath::parse(dir_url.path().trim_matches('/')).map_err(|e| e.to_string())?;
+        if path.as_ref().is_empty() {
+            return Err("it names no prefix: give it its own folder in the bucket".into());
+        }
+        dir_url.set_path(&format!("{path}/"));
+        let store = client(&dir_url)?;
+        Ok(Self { url, bucket, path, dir_url, store })
     }
-    let bucket = url.host_str().filter(|b| !b.is_empty()).ok_or("it names no bucket")?.to_string();
-    let prefix = ObjectPath::parse(url.path().trim_matches('/')).map_err(|e| e.to_string())?;
-    if prefix.as_ref().is_empty() {
-        return Err("it names no prefix: give it its own folder in the bucket".into());
+
+    /// The key of `rel` (a `/`-separated path inside the folder).
+    pub fn key(&self, rel: &str) -> ObjectPath {
+        rel.split('/').filter(|p| !p.is_empty()).fold(self.path.clone(), |p, part| p.clone().join(part))
     }
-    Ok((url, bucket, prefix))
+}
+
+/// What an object-store error means for the person who gave the URL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Failure {
+    /// No such bucket (or object).
+    Missing,
+    /// Credentials or rights.
+    Refused,
+    /// Anything else, after the client's retries: the endpoint or the network.
+    Unreachable,
+}
+
+/// `e` classified, with the service's own words kept short (an S3 error body is a page of XML).
+pub fn failure(e: &object_store::Error) -> (Failure, String) {
+    let message: String = e.to_string().chars().take(300).collect();
+    let kind = match e {
+        object_store::Error::NotFound { .. } => Failure::Missing,
+        object_store::Error::PermissionDenied { .. } | object_store::Error::Unauthenticated { .. } => {
+            Failure::Refused
+        }
+        _ if message.contains("NoSuchBucket") => Failure::Missing,
+        _ if ["AccessDenied", "SignatureDoesNotMatch", "InvalidAccessKeyId"]
+            .iter()
+            .any(|m| message.contains(m)) =>
+        {
+            Failure::Refused
+        }
+        _ => Failure::Unreachable,
+    };
+    (kind, message)
 }
 
 /// A client for the bucket of `url` (paths in it are from the bucket's root).
-pub fn client(url: &Url) -> Result<Arc<dyn ObjectStore>, String> {
+fn client(url: &Url) -> Result<Arc<dyn ObjectStore>, String> {
     // Bounded so an unreachable endpoint fails within a run's patience, not object_store's
     // default 3 minutes; backoff between the attempts is object_store's.
     let retry = RetryConfig { max_retries: 4, retry_timeout: Duration::from_secs(30), ..Default::default() };
@@ -121,9 +175,14 @@ mod tests {
     #[test]
     fn urls_name_a_scheme_a_bucket_and_a_prefix() {
         assert!(is_remote(Path::new("s3://b/p")) && !is_remote(Path::new("output/s3")));
-        let (_, bucket, prefix) = parse("s3://my-bucket/runs/2026-09/").unwrap();
-        assert_eq!((bucket.as_str(), prefix.as_ref()), ("my-bucket", "runs/2026-09"));
-        assert!(parse("s3://my-bucket").unwrap_err().contains("no prefix"));
-        assert!(parse("ftp://x/y").unwrap_err().contains("ftp://"));
+        let p = Prefix::open("s3://my-bucket/runs/2026-09/").unwrap();
+        assert_eq!(
+            (p.url.as_str(), p.bucket.as_str(), p.path.as_ref()),
+            ("s3://my-bucket/runs/2026-09", "my-bucket", "runs/2026-09")
+        );
+        assert_eq!(p.dir_url.as_str(), "s3://my-bucket/runs/2026-09/");
+        assert_eq!(p.key("a/b.parquet").as_ref(), "runs/2026-09/a/b.parquet");
+        assert!(Prefix::open("s3://my-bucket").err().unwrap().contains("no prefix"));
+        assert!(Prefix::open("ftp://x/y").err().unwrap().contains("ftp://"));
     }
 }

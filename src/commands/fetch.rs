@@ -92,8 +92,10 @@ pub async fn fetch(args: FetchArgs, quiet: bool) -> Result<ExitStatus> {
 }
 
 /// `fetch --out s3://…`: the finished staging is the fetch's output (what `merge` and `report
-/// --from` read), so its manifest names every staged file and the lot is published as a run.
+/// --from` read). Every staged file is uploaded, read once for its upload and its entry; then
+/// the manifest, naming them all, goes last.
 async fn publish_staging(fetched: &mut Fetched) -> Result<()> {
+    let Some(remote) = fetched.remote.as_ref() else { return Ok(()) };
     let mut files = Vec::new();
     let mut pending = vec![fetched.out.join(".staging")];
     while let Some(dir) = pending.pop() {
@@ -101,34 +103,46 @@ async fn publish_staging(fetched: &mut Fetched) -> Result<()> {
             let path = entry?.path();
             if path.is_dir() {
                 pending.push(path);
-                continue;
+            } else {
+                files.push(path.strip_prefix(&fetched.out)?.to_string_lossy().replace('\\', "/"));
             }
-            let rel = path.strip_prefix(&fetched.out)?.to_string_lossy().replace('\\', "/");
-            files.push(crate::export::manifest::FileEntry::of_content(&rel, 0, &std::fs::read(&path)?));
         }
     }
-    files.sort_by(|a, b| a.path.cmp(&b.path));
-    fetched.manifest.files = files;
+    let sent = remote.upload(&fetched.out, files).await?;
+    let bytes: u64 = sent.iter().map(|e| e.bytes).sum();
+    let objects = sent.len() + 1;
+    fetched.manifest.files = sent;
     fetched.manifest.write(&fetched.out)?;
-    publish(fetched).await
+    let Some(remote) = fetched.remote.as_ref() else { return Ok(()) };
+    let last = remote.upload_manifest(&fetched.out).await?;
+    uploaded(remote, objects, bytes + last.bytes);
+    remove_work_dir(fetched, &fetched.manifest);
+    Ok(())
 }
 
-/// Uploads the finished run in the work dir to its URL, then removes the work dir unless tasks
-/// failed (a `--resume` there fetches only those, and uploads again).
+/// Uploads the finished run in the work dir to its URL, manifest last, then removes the work
+/// dir unless tasks failed (a `--resume` there fetches only those, and uploads again).
 pub(super) async fn publish(fetched: &Fetched) -> Result<()> {
     let Some(remote) = &fetched.remote else { return Ok(()) };
-    // The manifest uploaded is the one on disk, untouched.
-    let manifest = Manifest::read(&fetched.out)?;
-    let (objects, bytes) = remote.publish(&fetched.out, &manifest).await?;
-    tracing::info!("uploaded {objects} objects ({bytes} bytes) to {}", remote.url);
-    if manifest.fetch.tasks_failed.is_empty() {
-        // The bucket holds the run now; the work dir would only stop the next run of this URL.
-        if let Err(e) = std::fs::remove_dir_all(&fetched.out) {
-            tracing::warn!("could not remove the work dir {}: {e}", fetched.out.display());
-        }
-    }
-    eprintln!("uploaded {objects} objects to {}", remote.url);
+    let (manifest, objects, bytes) = remote.publish(&fetched.out).await?;
+    uploaded(remote, objects, bytes);
+    remove_work_dir(fetched, &manifest);
     Ok(())
+}
+
+fn remove_work_dir(fetched: &Fetched, manifest: &Manifest) {
+    // The bucket holds the run now; the work dir would only stop the next run of this URL.
+    if manifest.fetch.tasks_failed.is_empty()
+        && let Err(e) = std::fs::remove_dir_all(&fetched.out)
+    {
+        tracing::warn!("could not remove the work dir {}: {e}", fetched.out.display());
+    }
+}
+
+/// Says what went up to `remote`: a line for people, the bytes in the log.
+pub(super) fn uploaded(remote: &RemoteOut, objects: usize, bytes: u64) {
+    tracing::info!("uploaded {objects} objects ({bytes} bytes) to {}", remote.url());
+    eprintln!("uploaded {objects} objects to {}", remote.url());
 }
 
 /// With a store: the store (locked), how each company's lists are decided, and the months

@@ -125,41 +125,30 @@ pub async fn merge(
 ) -> Result<ExitStatus> {
     let root = work_root();
     let mut local_shards = Vec::with_capacity(shards.len());
-    let mut downloads = Vec::new();
-    let removed = |dirs: &[PathBuf]| {
-        for d in dirs {
-            let _ = std::fs::remove_dir_all(d);
-        }
-    };
+    // Each downloaded copy goes when this is dropped, whichever way the merge ends.
+    let mut copies = Vec::new();
     for shard in shards {
         if !is_remote(shard) {
             local_shards.push(shard.clone());
             continue;
         }
-        let remote = RemoteOut::parse(&shard.to_string_lossy())?;
-        let dir = remote.download_dir(&root);
-        downloads.push(dir.clone());
-        if let Err(e) = remote.download(&dir).await {
-            removed(&downloads);
-            return Err(e.into());
-        }
-        local_shards.push(dir);
+        let copy = RemoteOut::parse(&shard.to_string_lossy())?.download(&root).await?;
+        local_shards.push(copy.dir.clone());
+        copies.push(copy);
     }
     let remote_out = match out.to_str().filter(|_| is_remote(out)) {
         Some(url) => {
             let remote = RemoteOut::parse(url)?;
             if remote.holds_run().await? {
-                removed(&downloads);
-                return Err(RemoteError::HoldsRun { url: remote.url.clone() }.into());
+                return Err(RemoteError::HoldsRun { url: remote.url().to_string() }.into());
             }
             let dir = remote.work_dir(&root);
             if dir.join(".staging").exists() {
-                removed(&downloads);
                 return Err(bad(format!(
                     "{} holds an unfinished run to {} (its staging, waiting for --resume); finish that run \
                      with --resume, or delete {} and merge again",
                     dir.display(),
-                    remote.url,
+                    remote.url(),
                     dir.display()
                 )));
             }
@@ -171,7 +160,7 @@ pub async fn merge(
     };
     let local_out = remote_out.as_ref().map_or(out, |(_, dir)| dir.as_path());
     let merged = merge_local(local_out, &local_shards, report, contract).await;
-    removed(&downloads);
+    drop(copies);
     let Some((remote, dir)) = remote_out else { return merged };
     // A merge with failed tasks wrote its outputs too: they go up, and its status stands.
     let wrote = match &merged {
@@ -179,10 +168,9 @@ pub async fn merge(
         Err(e) => super::error::classify(e) == ExitStatus::PartialFailure,
     };
     if wrote {
-        let manifest = Manifest::read(&dir)?;
-        let (objects, _) = remote.publish(&dir, &manifest).await?;
-        removed(&[dir]);
-        eprintln!("uploaded {objects} objects to {}", remote.url);
+        let (_, objects, bytes) = remote.publish(&dir).await?;
+        let _ = std::fs::remove_dir_all(&dir);
+        super::fetch::uploaded(&remote, objects, bytes);
     }
     merged
 }

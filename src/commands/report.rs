@@ -21,19 +21,13 @@ pub async fn report_from(
         return report_from_dir(from, report, contract).await;
     };
     let remote = RemoteOut::parse(url)?;
-    let dir = remote.download_dir(&work_root());
-    // Nothing is lost when this fails part-way: the run stays in the bucket as it was.
-    let done = async {
-        remote.download(&dir).await?;
-        let status = report_from_dir(&dir, report, contract).await?;
-        let manifest = crate::export::manifest::Manifest::read(&dir)?;
-        let (objects, _) = remote.publish(&dir, &manifest).await?;
-        eprintln!("uploaded {objects} objects to {}", remote.url);
-        Ok::<ExitStatus, anyhow::Error>(status)
-    }
-    .await;
-    let _ = std::fs::remove_dir_all(&dir);
-    done
+    // Nothing is lost when this fails part-way: the run stays in the bucket as it was, and the
+    // copy goes when `copy` is dropped.
+    let copy = remote.download(&work_root()).await?;
+    let status = report_from_dir(&copy.dir, report, contract).await?;
+    let (_, objects, bytes) = remote.publish(&copy.dir).await?;
+    super::fetch::uploaded(&remote, objects, bytes);
+    Ok(status)
 }
 
 /// Everything after the fetch, from the Parquet (or the staged records) in DIR.

@@ -42,7 +42,7 @@ pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
         let started = std::time::Instant::now();
         let cnpjs = largest_exposures(&analysis.aggregates, n);
         // A dossier that cannot be fetched costs that dossier only (and its link), not the run.
-        let sent = fetched.fetcher.accounting.requests.load(std::sync::atomic::Ordering::Relaxed);
+        let sent = requests_sent(&fetched);
         let fetched_dossiers = join_all(cnpjs.iter().map(|c| fetch_dossier(&fetched.fetcher, c))).await;
         note_requests_since(&mut fetched, "dossies", sent);
         for (cnpj, result) in cnpjs.iter().zip(fetched_dossiers) {
@@ -84,9 +84,14 @@ pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
     watch.conclude(outputs, done).await
 }
 
+/// Requests the pool has sent so far, this run.
+fn requests_sent(fetched: &Fetched) -> u64 {
+    fetched.fetcher.accounting.requests.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Records in the manifest the requests sent for `what` since the pool had sent `before`.
 fn note_requests_since(fetched: &mut Fetched, what: &str, before: u64) {
-    let now = fetched.fetcher.accounting.requests.load(std::sync::atomic::Ordering::Relaxed);
+    let now = requests_sent(fetched);
     *fetched.manifest.requests_after_fetch.entry(what.to_string()).or_default() += now.saturating_sub(before);
 }
 
@@ -172,7 +177,7 @@ async fn expand_into(fetched: &mut Fetched, frames: &mut Frames, queries: &[Quer
     let known = company_roots(frames)?;
     let first = partner_companies(frames, &known)?;
     let asked = first.len();
-    let sent = fetched.fetcher.accounting.requests.load(std::sync::atomic::Ordering::Relaxed);
+    let sent = requests_sent(fetched);
     let expansion = crate::extract::groups::expand_groups(&fetched.fetcher, first, known).await;
     note_requests_since(fetched, "grupos", sent);
     let expansion = expansion?;

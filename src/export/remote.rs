@@ -13,17 +13,16 @@
 //! ...) and never appear in a message or a file.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use futures::StreamExt;
-use object_store::path::Path as ObjectPath;
-use object_store::{ObjectStore, ObjectStoreExt, PutPayload};
+use object_store::{ObjectStoreExt, PutPayload};
 
+use crate::bucket::{Failure, Prefix};
 use crate::exit::{ExitStatus, HasExitStatus};
 use crate::export::manifest::{FileEntry, Manifest};
 
-/// Objects uploaded at once.
-const UPLOADS_IN_FLIGHT: usize = 8;
+/// Objects sent or fetched at once.
+const TRANSFERS_IN_FLIGHT: usize = 8;
 
 #[derive(Debug, thiserror::Error)]
 pub enum RemoteError {
@@ -84,38 +83,49 @@ pub fn work_root() -> PathBuf {
         .map_or_else(|| PathBuf::from(".fiscal-report-work"), PathBuf::from)
 }
 
-/// Where a run's finished outputs go: a bucket and a prefix in it.
+/// Where a run's finished outputs go, or a finished run is read from: a folder in a bucket.
 pub struct RemoteOut {
-    /// As given (no credentials can be in it: they come from the environment).
-    pub url: String,
-    pub bucket: String,
-    prefix: ObjectPath,
-    store: Arc<dyn ObjectStore>,
+    at: Prefix,
 }
 
 impl std::fmt::Debug for RemoteOut {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RemoteOut").field("url", &self.url).finish_non_exhaustive()
+        f.debug_struct("RemoteOut").field("url", &self.at.url).finish_non_exhaustive()
     }
 }
 
 pub use crate::bucket::is_remote;
 
+/// A downloaded copy of a run, removed when dropped (the run stays in the bucket).
+#[derive(Debug)]
+pub struct LocalCopy {
+    pub dir: PathBuf,
+}
+
+impl Drop for LocalCopy {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
 impl RemoteOut {
-    /// The bucket and prefix of `url`, with a client configured from the environment. Nothing
-    /// is sent yet: a missing bucket or a refused credential shows at the first request.
+    /// The folder `url` names, with a client configured from the environment. Nothing is sent
+    /// yet: a missing bucket or a refused credential shows at the first request.
     pub fn parse(url: &str) -> Result<Self, RemoteError> {
-        let bad = |reason: String| RemoteError::BadUrl { url: url.to_string(), reason };
-        let (parsed, bucket, prefix) = crate::bucket::parse(url).map_err(bad)?;
-        let store = crate::bucket::client(&parsed).map_err(bad)?;
-        Ok(Self { url: url.to_string(), bucket, prefix, store })
+        let at = Prefix::open(url).map_err(|reason| RemoteError::BadUrl { url: url.to_string(), reason })?;
+        Ok(Self { at })
+    }
+
+    /// The URL as given, for messages.
+    pub fn url(&self) -> &str {
+        &self.at.url
     }
 
     /// The local directory the run works in before the upload: one per URL, under `root`, so
     /// the same command run again (`--resume`) finds its staging.
     pub fn work_dir(&self, root: &Path) -> PathBuf {
-        let mut dir = root.join(&self.bucket);
-        for part in self.prefix.parts() {
+        let mut dir = root.join(&self.at.bucket);
+        for part in self.at.path.parts() {
             dir.push(part.as_ref());
         }
         dir
@@ -124,39 +134,36 @@ impl RemoteOut {
     /// The local directory a copy of this URL's run is downloaded to: apart from `work_dir`
     /// (which may hold an unfinished run to this URL waiting for its `--resume`), and this
     /// process's own, so two commands reading the same URL at once keep their own copies.
-    pub fn download_dir(&self, root: &Path) -> PathBuf {
+    fn download_dir(&self, root: &Path) -> PathBuf {
         self.work_dir(&root.join(".downloads").join(std::process::id().to_string()))
-    }
-
-    fn key(&self, rel: &str) -> ObjectPath {
-        rel.split('/').fold(self.prefix.clone(), |p, part| p.clone().join(part))
     }
 
     /// Whether a run's manifest is already at this URL.
     pub async fn holds_run(&self) -> Result<bool, RemoteError> {
-        match self.store.head(&self.key("manifest.json")).await {
+        match self.at.store.head(&self.at.key("manifest.json")).await {
             Ok(_) => Ok(true),
             Err(object_store::Error::NotFound { .. }) => Ok(false),
-            Err(e) => Err(self.classify(e, String::new())),
+            Err(e) => Err(self.classify(&e, String::new())),
         }
     }
 
-    /// Downloads the run at this URL into `local` (emptied first): its manifest, then every
-    /// object it names, each checked against the manifest's size and sha256; the manifest is
-    /// written last, so a copy cut short is never taken for a whole one.
-    pub async fn download(&self, local: &Path) -> Result<Manifest, RemoteError> {
-        let manifest_bytes = match self.store.get(&self.key("manifest.json")).await {
-            Ok(r) => r.bytes().await.map_err(|e| self.classify(e, String::new()))?,
+    /// Downloads the run at this URL into a copy of this process's own under `root`: its
+    /// manifest, then every object it names, each checked against the manifest's size and
+    /// sha256; the manifest is written last, so a copy cut short is never taken for a whole one.
+    pub async fn download(&self, root: &Path) -> Result<LocalCopy, RemoteError> {
+        let local = self.download_dir(root);
+        let manifest_bytes = match self.at.store.get(&self.at.key("manifest.json")).await {
+            Ok(r) => r.bytes().await.map_err(|e| self.classify(&e, String::new()))?,
             Err(e) => {
-                return Err(match self.classify(e, String::new()) {
-                    RemoteError::MissingBucket { .. } => RemoteError::NoRun { url: self.url.clone() },
+                return Err(match self.classify(&e, String::new()) {
+                    RemoteError::MissingBucket { .. } => RemoteError::NoRun { url: self.at.url.clone() },
                     other => other,
                 });
             }
         };
         let manifest: Manifest =
             serde_json::from_slice(&manifest_bytes).map_err(|e| RemoteError::Damaged {
-                url: self.url.clone(),
+                url: self.at.url.clone(),
                 path: "manifest.json".into(),
                 reason: e.to_string(),
             })?;
@@ -164,104 +171,104 @@ impl RemoteOut {
             let path = path.to_path_buf();
             move |source| RemoteError::Write { path, source }
         };
-        match std::fs::remove_dir_all(local) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(write_err(local)(e)),
+        match std::fs::remove_dir_all(&local) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(write_err(&local)(e)),
             _ => {}
         }
+        // From here on, whatever happens, the copy goes when it is dropped.
+        let copy = LocalCopy { dir: local };
+        let dir = &copy.dir;
         let get = |entry: FileEntry| async move {
             let missing = |e| match e {
                 object_store::Error::NotFound { .. } => RemoteError::Damaged {
-                    url: self.url.clone(),
+                    url: self.at.url.clone(),
                     path: entry.path.clone(),
                     reason: "the object is missing".into(),
                 },
-                e => self.classify(e, String::new()),
+                e => self.classify(&e, String::new()),
             };
-            let bytes = self
-                .store
-                .get(&self.key(&entry.path))
-                .await
-                .map_err(missing)?
-                .bytes()
-                .await
-                .map_err(missing)?;
+            let key = self.at.key(&entry.path);
+            let bytes = self.at.store.get(&key).await.map_err(missing)?.bytes().await.map_err(missing)?;
             let found = FileEntry::of_content(&entry.path, entry.rows, &bytes);
             if found.bytes != entry.bytes || found.sha256 != entry.sha256 {
                 return Err(RemoteError::Damaged {
-                    url: self.url.clone(),
+                    url: self.at.url.clone(),
                     path: entry.path.clone(),
                     reason: format!("{} bytes, sha256 {}", found.bytes, found.sha256),
                 });
             }
-            let path = local.join(&entry.path);
+            let path = dir.join(&entry.path);
             if let Some(dir) = path.parent() {
                 tokio::fs::create_dir_all(dir).await.map_err(write_err(dir))?;
             }
-            tokio::fs::write(&path, &bytes).await.map_err(write_err(&path))?;
-            Ok::<(), RemoteError>(())
+            tokio::fs::write(&path, &bytes).await.map_err(write_err(&path))
         };
         let mut got = futures::stream::iter(manifest.files.clone().into_iter().map(get))
-            .buffer_unordered(UPLOADS_IN_FLIGHT);
+            .buffer_unordered(TRANSFERS_IN_FLIGHT);
         while let Some(r) = got.next().await {
             r?;
         }
         drop(got);
-        let path = local.join("manifest.json");
+        let path = copy.dir.join("manifest.json");
         crate::fsutil::write_atomic(&path, &manifest_bytes).map_err(write_err(&path))?;
-        Ok(manifest)
+        Ok(copy)
     }
 
-    /// Uploads every file `manifest` names from `local`, then the manifest itself; returns the
-    /// number of objects and bytes.
-    pub async fn publish(&self, local: &Path, manifest: &Manifest) -> Result<(usize, u64), RemoteError> {
+    /// Uploads each of `files` (paths relative to `local`) as one object, and returns their
+    /// entries: the size and sha256 of what was sent, read once.
+    pub async fn upload(&self, local: &Path, files: Vec<String>) -> Result<Vec<FileEntry>, RemoteError> {
         let put = |rel: String| async move {
             let path = local.join(&rel);
             let bytes = tokio::fs::read(&path).await.map_err(|source| RemoteError::Read { path, source })?;
-            let n = bytes.len() as u64;
-            let key = self.key(&rel);
-            self.store
-                .put(&key, PutPayload::from(bytes))
+            let entry = FileEntry::of_content(&rel, 0, &bytes);
+            self.at
+                .store
+                .put(&self.at.key(&rel), PutPayload::from(bytes))
                 .await
-                .map_err(|e| self.classify(e, resume_hint(local)))?;
-            Ok::<u64, RemoteError>(n)
+                .map_err(|e| self.classify(&e, resume_hint(local)))?;
+            Ok::<FileEntry, RemoteError>(entry)
         };
-        let mut sent = futures::stream::iter(manifest.files.iter().map(|f| put(f.path.clone())))
-            .buffer_unordered(UPLOADS_IN_FLIGHT);
-        let (mut objects, mut bytes) = (0usize, 0u64);
+        let mut sent =
+            futures::stream::iter(files.into_iter().map(put)).buffer_unordered(TRANSFERS_IN_FLIGHT);
         let abort_after: Option<usize> =
             std::env::var("FISCAL_REPORT_TEST_ABORT_AFTER_UPLOADS").ok().and_then(|v| v.parse().ok());
+        let mut entries = Vec::new();
         while let Some(r) = sent.next().await {
-            bytes += r?;
-            objects += 1;
-            if abort_after == Some(objects) {
+            entries.push(r?);
+            if abort_after == Some(entries.len()) {
                 // Fault injection for the crash test: die as a SIGKILL would, uploads in flight.
                 std::process::abort();
             }
         }
-        // Last: its presence says every object it names is there.
-        bytes += put("manifest.json".to_string()).await?;
-        Ok((objects + 1, bytes))
+        entries.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(entries)
+    }
+
+    /// Uploads `local/manifest.json` alone: last, its presence says every object it names is there.
+    pub async fn upload_manifest(&self, local: &Path) -> Result<FileEntry, RemoteError> {
+        let mut sent = self.upload(local, vec!["manifest.json".into()]).await?;
+        Ok(sent.remove(0))
+    }
+
+    /// Uploads every file the manifest in `local` names, then the manifest itself (the one on
+    /// disk, untouched); returns that manifest and the number of objects and bytes sent.
+    pub async fn publish(&self, local: &Path) -> Result<(Manifest, usize, u64), RemoteError> {
+        let path = local.join("manifest.json");
+        let manifest = Manifest::read(local).map_err(|source| RemoteError::Read { path, source })?;
+        let mut sent = self.upload(local, manifest.files.iter().map(|f| f.path.clone()).collect()).await?;
+        sent.push(self.upload_manifest(local).await?);
+        let bytes = sent.iter().map(|e| e.bytes).sum();
+        Ok((manifest, sent.len(), bytes))
     }
 
     /// What `e` means for this bucket; `then` is what to do after the fix (empty when running
     /// the same command again is all there is to it).
-    fn classify(&self, e: object_store::Error, then: String) -> RemoteError {
-        let bucket = self.bucket.clone();
-        // The service's own words, short: an S3 error body is a page of XML.
-        let message: String = e.to_string().chars().take(300).collect();
-        match e {
-            object_store::Error::NotFound { .. } => RemoteError::MissingBucket { bucket, then },
-            object_store::Error::PermissionDenied { .. } | object_store::Error::Unauthenticated { .. } => {
-                RemoteError::Refused { bucket, message, then }
-            }
-            _ if message.contains("NoSuchBucket") => RemoteError::MissingBucket { bucket, then },
-            _ if message.contains("AccessDenied")
-                || message.contains("SignatureDoesNotMatch")
-                || message.contains("InvalidAccessKeyId") =>
-            {
-                RemoteError::Refused { bucket, message, then }
-            }
-            _ => RemoteError::Unreachable { bucket, message, then },
+    fn classify(&self, e: &object_store::Error, then: String) -> RemoteError {
+        let bucket = self.at.bucket.clone();
+        match crate::bucket::failure(e) {
+            (Failure::Missing, _) => RemoteError::MissingBucket { bucket, then },
+            (Failure::Refused, message) => RemoteError::Refused { bucket, message, then },
+            (Failure::Unreachable, message) => RemoteError::Unreachable { bucket, message, then },
         }
     }
 }
@@ -281,7 +288,7 @@ mod tests {
     #[test]
     fn a_run_works_in_a_directory_named_after_its_url() {
         let r = RemoteOut::parse("s3://my-bucket/runs/2026-09").unwrap();
-        assert_eq!(r.bucket, "my-bucket");
+        assert_eq!(r.url(), "s3://my-bucket/runs/2026-09");
         assert_eq!(r.work_dir(Path::new("w")), Path::new("w/my-bucket/runs/2026-09"));
         let own =
             Path::new("w/.downloads").join(std::process::id().to_string()).join("my-bucket/runs/2026-09");

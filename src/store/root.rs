@@ -14,7 +14,9 @@ use std::sync::Arc;
 
 use futures::TryStreamExt;
 use object_store::path::Path as ObjectPath;
-use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload};
+use object_store::{ObjectStoreExt, PutMode, PutOptions, PutPayload};
+
+use crate::bucket::{Failure, Prefix};
 
 use super::StoreError;
 
@@ -22,15 +24,7 @@ use super::StoreError;
 #[derive(Clone)]
 pub enum StoreRoot {
     Local(PathBuf),
-    Bucket(Arc<BucketRoot>),
-}
-
-pub struct BucketRoot {
-    /// As given, without a trailing slash (credentials are never in it).
-    url: String,
-    base: url::Url,
-    store: Arc<dyn ObjectStore>,
-    prefix: ObjectPath,
+    Bucket(Arc<Prefix>),
 }
 
 impl std::fmt::Display for StoreRoot {
@@ -54,13 +48,11 @@ impl StoreRoot {
         if !crate::bucket::is_remote(location) {
             return Ok(Self::Local(location.to_path_buf()));
         }
-        let text = location.to_string_lossy().trim_end_matches('/').to_string();
-        let bad = |message: String| StoreError::BucketUrl { url: text.clone(), message };
-        let (mut base, _, prefix) = crate::bucket::parse(&text).map_err(bad)?;
-        base.set_path(&format!("{prefix}/"));
-        let store = crate::bucket::client(&base).map_err(bad)?;
+        let text = location.to_string_lossy();
+        let at = Prefix::open(&text)
+            .map_err(|message| StoreError::BucketUrl { url: text.to_string(), message })?;
         crate::bucket::register_with_delta();
-        Ok(Self::Bucket(Arc::new(BucketRoot { url: text, base, store, prefix })))
+        Ok(Self::Bucket(Arc::new(at)))
     }
 
     /// A path of the store, for messages: the local path, or the object's URL.
@@ -82,7 +74,7 @@ impl StoreRoot {
                 })
             }
             Self::Bucket(b) => b
-                .base
+                .dir_url
                 .join(&format!("{name}/"))
                 .map_err(|e| StoreError::Delta { table: name.to_string(), message: e.to_string() }),
         }
@@ -97,9 +89,9 @@ impl StoreRoot {
                 Err(e) => Err(StoreError::io(&dir.join(rel), e)),
             },
             Self::Bucket(b) => match b.store.get(&b.key(rel)).await {
-                Ok(r) => Ok(Some(r.bytes().await.map_err(|e| b.error(e))?.to_vec())),
+                Ok(r) => Ok(Some(r.bytes().await.map_err(|e| bucket_error(b, &e))?.to_vec())),
                 Err(object_store::Error::NotFound { .. }) => Ok(None),
-                Err(e) => Err(b.error(e)),
+                Err(e) => Err(bucket_error(b, &e)),
             },
         }
     }
@@ -111,9 +103,12 @@ impl StoreRoot {
                 let path = dir.join(rel);
                 crate::fsutil::write_atomic(&path, &bytes).map_err(|e| StoreError::io(&path, e))
             }
-            Self::Bucket(b) => {
-                b.store.put(&b.key(rel), PutPayload::from(bytes)).await.map(drop).map_err(|e| b.error(e))
-            }
+            Self::Bucket(b) => b
+                .store
+                .put(&b.key(rel), PutPayload::from(bytes))
+                .await
+                .map(drop)
+                .map_err(|e| bucket_error(b, &e)),
         }
     }
 
@@ -133,8 +128,11 @@ impl StoreRoot {
                 }
             }
             Self::Bucket(b) => {
-                let listed =
-                    b.store.list_with_delimiter(Some(&b.key(rel_dir))).await.map_err(|e| b.error(e))?;
+                let listed = b
+                    .store
+                    .list_with_delimiter(Some(&b.key(rel_dir)))
+                    .await
+                    .map_err(|e| bucket_error(b, &e))?;
                 Ok(listed.objects.iter().filter_map(|o| o.location.filename().map(str::to_string)).collect())
             }
         }
@@ -148,7 +146,8 @@ impl StoreRoot {
                 .filter_map(Result::ok)
                 .any(|e| e.file_name() != except)),
             Self::Bucket(b) => {
-                let listed = b.store.list_with_delimiter(Some(&b.prefix)).await.map_err(|e| b.error(e))?;
+                let listed =
+                    b.store.list_with_delimiter(Some(&b.path)).await.map_err(|e| bucket_error(b, &e))?;
                 Ok(!listed.common_prefixes.is_empty()
                     || listed.objects.iter().any(|o| o.location.filename() != Some(except)))
             }
@@ -161,7 +160,7 @@ impl StoreRoot {
             Self::Local(dir) => Ok(dir.join(rel_dir).is_dir()),
             Self::Bucket(b) => {
                 let key = b.key(rel_dir);
-                let first = b.store.list(Some(&key)).try_next().await.map_err(|e| b.error(e))?;
+                let first = b.store.list(Some(&key)).try_next().await.map_err(|e| bucket_error(b, &e))?;
                 Ok(first.is_some())
             }
         }
@@ -206,7 +205,7 @@ impl StoreRoot {
                         };
                         Err(StoreError::BucketBusy { url: b.url.clone(), holder: held })
                     }
-                    Err(e) => Err(b.error(e)),
+                    Err(e) => Err(bucket_error(b, &e)),
                 }
             }
         }
@@ -220,33 +219,19 @@ fn hostname() -> String {
         .unwrap_or_else(|| "?".into())
 }
 
-impl BucketRoot {
-    fn key(&self, rel: &str) -> ObjectPath {
-        rel.split('/').filter(|p| !p.is_empty()).fold(self.prefix.clone(), |p, part| p.clone().join(part))
-    }
-
-    fn error(&self, e: object_store::Error) -> StoreError {
-        let message: String = e.to_string().chars().take(300).collect();
-        let refused = matches!(
-            e,
-            object_store::Error::NotFound { .. }
-                | object_store::Error::PermissionDenied { .. }
-                | object_store::Error::Unauthenticated { .. }
-        ) || ["NoSuchBucket", "AccessDenied", "SignatureDoesNotMatch", "InvalidAccessKeyId"]
-            .iter()
-            .any(|m| message.contains(m));
-        if refused {
-            StoreError::BucketRefused { url: self.url.clone(), message }
-        } else {
-            StoreError::BucketUnreachable { url: self.url.clone(), message }
-        }
+/// What `e`, met on the store's bucket, means.
+fn bucket_error(at: &Prefix, e: &object_store::Error) -> StoreError {
+    let url = at.url.clone();
+    match crate::bucket::failure(e) {
+        (Failure::Missing | Failure::Refused, message) => StoreError::BucketRefused { url, message },
+        (Failure::Unreachable, message) => StoreError::BucketUnreachable { url, message },
     }
 }
 
 /// The store's lock, held while it lives.
 pub enum StoreLock {
     File(#[allow(dead_code)] File),
-    Bucket { root: Arc<BucketRoot>, key: ObjectPath },
+    Bucket { root: Arc<Prefix>, key: ObjectPath },
 }
 
 impl Drop for StoreLock {

@@ -469,6 +469,16 @@ pub fn portfolio_frame(companies: &[(String, CompanyStatus)]) -> PolarsResult<Da
     )
 }
 
+/// `frames` one under the other, or `None` when there are none.
+fn stacked(frames: Vec<DataFrame>) -> PolarsResult<Option<DataFrame>> {
+    let mut frames = frames.into_iter();
+    let Some(mut acc) = frames.next() else { return Ok(None) };
+    for df in frames {
+        acc.vstack_mut_owned(df)?;
+    }
+    Ok(Some(acc))
+}
+
 /// All tables, from the staged segment files of each and the portfolio's outcome. A segment
 /// typed while the fetch ran is read typed (`pretype`); the others are read and typed here,
 /// one by one, the same way.
@@ -493,26 +503,15 @@ pub fn build_frames(
             chunks.push(TypedSegment::of(table, staged_frame(table, &[]).map_err(err)?)?);
         }
         let several = chunks.len() > 1;
-        let mut df: Option<DataFrame> = None;
-        let mut resumos: Option<DataFrame> = None;
+        let (mut typed, mut resumos) = (Vec::with_capacity(chunks.len()), Vec::new());
         for chunk in chunks {
             frames.add_quality(chunk.quality);
-            match &mut df {
-                None => df = Some(chunk.typed),
-                Some(acc) => {
-                    acc.vstack_mut_owned(chunk.typed).map_err(err)?;
-                }
-            }
-            match (&mut resumos, chunk.resumos) {
-                (None, r) => resumos = r,
-                (Some(acc), Some(r)) => {
-                    acc.vstack_mut_owned(r)
-                        .map_err(|source| TransformError::Frame { table: super::resumos::RESUMOS, source })?;
-                }
-                (Some(_), None) => {}
-            }
+            typed.push(chunk.typed);
+            resumos.extend(chunk.resumos);
         }
-        let mut df = df.unwrap_or_default();
+        let mut df = stacked(typed).map_err(err)?.unwrap_or_default();
+        let resumos = stacked(resumos)
+            .map_err(|source| TransformError::Frame { table: super::resumos::RESUMOS, source })?;
         if several {
             // Each segment chose its vocabulary spellings alone: choose them over all rows.
             respell_vocabulary(table, &mut df).map_err(err)?;

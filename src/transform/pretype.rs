@@ -103,28 +103,13 @@ impl TypedSegment {
 }
 
 fn write_frame(path: &Path, df: &mut DataFrame) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let tmp = dir.join(format!(
-        ".{}.tmp-{}",
-        path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default(),
-        std::process::id()
-    ));
     // Fast over small: read back once, on this machine, right after the fetch.
-    let written = std::fs::File::create(&tmp).and_then(|f| {
-        ParquetWriter::new(f)
-            .with_compression(ParquetCompression::Lz4Raw)
-            .finish(df)
-            .map(drop)
-            .map_err(|e| std::io::Error::other(e.to_string()))
-    });
-    match written {
-        Ok(()) => std::fs::rename(&tmp, path),
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            Err(e)
-        }
-    }
+    let mut bytes = Vec::new();
+    ParquetWriter::new(&mut bytes)
+        .with_compression(ParquetCompression::Lz4Raw)
+        .finish(df)
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
+    crate::fsutil::write_atomic(path, &bytes)
 }
 
 /// The typing thread and the way segments reach it.

@@ -256,19 +256,17 @@ impl Staging {
             .and_then(|()| j.sync_data())
             .map_err(io_err(&path))?;
         self.next_commit += 1;
-        self.staged.segments.extend(names);
+        self.staged.segments.extend(names.iter().cloned());
         for t in tasks {
             self.staged.tasks.insert(t.task.clone(), t);
         }
         let dir = &self.staged.dir;
+        // `names` followed the same non-empty tables in the same order.
         Ok(rows
             .into_iter()
             .filter(|(_, r)| !r.is_empty())
-            .map(|(table, rows)| CommittedSegment {
-                path: dir.join(format!("{}-{n:06}.parquet", table.name())),
-                table,
-                rows,
-            })
+            .zip(names)
+            .map(|((table, rows), name)| CommittedSegment { path: dir.join(name), table, rows })
             .collect())
     }
 }

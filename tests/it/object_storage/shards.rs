@@ -51,12 +51,10 @@ fn shards_in_a_bucket_merge_into_a_bucket_equal_to_one_local_run() {
         outputs.push(o);
     }
     let shards: Vec<String> = (0..3).map(|k| format!("s3://lake/2026-09/shard-{k}")).collect();
-    let o = s3
-        .command(dir.path(), &s3.url)
-        .args(["--quiet", "merge", "s3://lake/2026-09/merged"])
-        .args(&shards)
-        .output()
-        .unwrap();
+    let merge_into = |out: &str| {
+        s3.command(dir.path(), &s3.url).args(["--quiet", "merge", out]).args(&shards).output().unwrap()
+    };
+    let o = merge_into("s3://lake/2026-09/merged");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     outputs.push(o);
     // Nothing stays behind on the machine: no work dir, no downloaded shard.
@@ -124,23 +122,13 @@ fn shards_in_a_bucket_merge_into_a_bucket_equal_to_one_local_run() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    let o = s3
-        .command(dir.path(), &s3.url)
-        .args(["--quiet", "merge", "s3://lake/2026-09/merged"])
-        .args(&shards)
-        .output()
-        .unwrap();
+    let o = merge_into("s3://lake/2026-09/merged");
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("already holds a run"));
     // Nor does a merge clear the work dir of an unfinished run to the same URL.
     let waiting = work.join("lake/2026-09/merged2/.staging");
     std::fs::create_dir_all(&waiting).unwrap();
-    let o = s3
-        .command(dir.path(), &s3.url)
-        .args(["--quiet", "merge", "s3://lake/2026-09/merged2"])
-        .args(&shards)
-        .output()
-        .unwrap();
+    let o = merge_into("s3://lake/2026-09/merged2");
     assert_eq!(o.status.code(), Some(2));
     assert!(
         String::from_utf8_lossy(&o.stderr).contains("unfinished run"),
