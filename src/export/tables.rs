@@ -89,13 +89,15 @@ pub fn write_raw_table(
 ) -> Result<Vec<FileEntry>, ExportError> {
     let base = out.join(name);
     let parts = partition_columns(name);
-    let df = sorted(df, parts, &base)?;
     let meta = meta.with("fiscal_report.table", name);
     if parts.is_empty() || df.height() == 0 {
-        let mut df = df;
+        let mut df = sorted(df, parts, &base)?;
         return Ok(vec![write_parquet(&mut df, &base.join("part-0.parquet"), out, &meta)?]);
     }
-    // Sorted by the partition columns first, so each partition is one contiguous run.
+    // Each partition is taken out and sorted alone, so a writer copies one partition, never
+    // the whole table. The order is the one a sort of the whole table by partition first
+    // would give: rows keep their table order into the partition, and ties broken by more
+    // columns only where the partition has ties change nothing where it has none.
     // The keys are read once, as whole columns: a row-by-row lookup costs a walk over the
     // column's chunks each time, seconds on a table assembled from many segments.
     let key_columns: Vec<Vec<Option<&str>>> = parts
@@ -105,27 +107,32 @@ pub fn write_raw_table(
             _ => vec![None; df.height()],
         })
         .collect();
-    let same_key = |a: usize, b: usize| key_columns.iter().all(|col| col[a] == col[b]);
-    let mut runs: Vec<(usize, usize, PathBuf)> = Vec::new();
+    let key_of = |row: usize| key_columns.iter().map(|col| col[row]).collect::<Vec<_>>();
+    let mut rows_of: BTreeMap<Vec<Option<&str>>, Vec<IdxSize>> = BTreeMap::new();
     let mut start = 0usize;
+    // Rows arrive in runs of one key (a task's pages): one map lookup per run.
     while start < df.height() {
         let mut end = start + 1;
-        while end < df.height() && same_key(start, end) {
+        while end < df.height() && key_columns.iter().all(|col| col[start] == col[end]) {
             end += 1;
         }
+        rows_of.entry(key_of(start)).or_default().extend(start as IdxSize..end as IdxSize);
+        start = end;
+    }
+    let mut runs: Vec<(IdxCa, PathBuf)> = Vec::with_capacity(rows_of.len());
+    for (key, rows) in rows_of {
         let mut dir = base.clone();
-        for (c, col) in parts.iter().zip(&key_columns) {
-            dir = dir.join(partition_segment(c, col[start]));
+        for (c, value) in parts.iter().zip(&key) {
+            dir = dir.join(partition_segment(c, *value));
         }
         // One file per partition: a second write would replace the first one's rows.
-        if runs.iter().any(|(_, _, d)| *d == dir) {
+        if runs.iter().any(|(_, d)| *d == dir) {
             return Err(ExportError::Parquet {
                 path: dir,
-                message: "partition written twice: the rows were not grouped by partition".into(),
+                message: "two partitions have the same directory name".into(),
             });
         }
-        runs.push((start, end, dir));
-        start = end;
+        runs.push((IdxCa::from_vec("row".into(), rows), dir));
     }
     // Partitions are written by a few threads at once: each file is small (a year of credits
     // is 324 of them), so waiting on its flush to disk, not compressing it, is most of its cost.
@@ -134,8 +141,9 @@ pub fn write_raw_table(
         let mut written = Vec::new();
         loop {
             let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let Some((start, end, dir)) = runs.get(i) else { return Ok(written) };
-            let mut part = df.slice(*start as i64, end - start).drop_many(parts.iter().copied());
+            let Some((rows, dir)) = runs.get(i) else { return Ok(written) };
+            let part = df.take(rows).map_err(|e| polars_err(dir, e))?;
+            let mut part = sorted(&part, parts, dir)?.drop_many(parts.iter().copied());
             written.push(write_parquet(&mut part, &dir.join("part-0.parquet"), out, &meta)?);
         }
     };

@@ -518,6 +518,12 @@ pub fn build_frames(
             // One chunk per segment is many small ones: the queries scan one.
             df.rechunk_mut();
         }
+        tracing::debug!(
+            "{}: {} rows, {} MiB in memory",
+            table.name(),
+            df.height(),
+            df.estimated_size() >> 20
+        );
         frames.tables.insert(table.name(), df);
         if let Some(mut r) = resumos {
             r.rechunk_mut();
