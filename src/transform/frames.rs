@@ -518,8 +518,9 @@ pub fn build_frames(
             // One chunk per segment is many small ones: the queries scan one.
             df.rechunk_mut();
         }
+        // Polars' own estimate: at 200,000 companies the process holds about 2.5 times it.
         tracing::debug!(
-            "{}: {} rows, {} MiB in memory",
+            "{}: {} rows, {} MiB by Polars' estimate",
             table.name(),
             df.height(),
             df.estimated_size() >> 20
