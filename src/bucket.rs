@@ -57,7 +57,7 @@ impl Prefix {
 
     /// The key of `rel` (a `/`-separated path inside the folder).
     pub fn key(&self, rel: &str) -> ObjectPath {
-        rel.split('/').filter(|p| !p.is_empty()).fold(self.path.clone(), |p, part| p.clone().join(part))
+        rel.split('/').filter(|p| !p.is_empty()).fold(self.path.clone(), |p, part| p.join(part))
     }
 }
 

@@ -95,7 +95,7 @@ pub async fn fetch(args: FetchArgs, quiet: bool) -> Result<ExitStatus> {
 /// --from` read). Every staged file is uploaded, read once for its upload and its entry; then
 /// the manifest, naming them all, goes last.
 async fn publish_staging(fetched: &mut Fetched) -> Result<()> {
-    let Some(remote) = fetched.remote.as_ref() else { return Ok(()) };
+    let Some(remote) = &fetched.remote else { return Ok(()) };
     let mut files = Vec::new();
     let mut pending = vec![fetched.out.join(".staging")];
     while let Some(dir) = pending.pop() {
@@ -108,14 +108,10 @@ async fn publish_staging(fetched: &mut Fetched) -> Result<()> {
             }
         }
     }
-    let sent = remote.upload(&fetched.out, files).await?;
-    let bytes: u64 = sent.iter().map(|e| e.bytes).sum();
-    let objects = sent.len() + 1;
-    fetched.manifest.files = sent;
+    fetched.manifest.files = remote.upload(&fetched.out, files).await?;
     fetched.manifest.write(&fetched.out)?;
-    let Some(remote) = fetched.remote.as_ref() else { return Ok(()) };
-    let last = remote.upload_manifest(&fetched.out).await?;
-    uploaded(remote, objects, bytes + last.bytes);
+    let (objects, bytes) = remote.upload_manifest(&fetched.out, &fetched.manifest.files).await?;
+    uploaded(remote, objects, bytes);
     remove_work_dir(fetched, &fetched.manifest);
     Ok(())
 }

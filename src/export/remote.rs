@@ -203,8 +203,8 @@ impl RemoteOut {
             }
             tokio::fs::write(&path, &bytes).await.map_err(write_err(&path))
         };
-        let mut got = futures::stream::iter(manifest.files.clone().into_iter().map(get))
-            .buffer_unordered(TRANSFERS_IN_FLIGHT);
+        let mut got =
+            futures::stream::iter(manifest.files.into_iter().map(get)).buffer_unordered(TRANSFERS_IN_FLIGHT);
         while let Some(r) = got.next().await {
             r?;
         }
@@ -244,10 +244,16 @@ impl RemoteOut {
         Ok(entries)
     }
 
-    /// Uploads `local/manifest.json` alone: last, its presence says every object it names is there.
-    pub async fn upload_manifest(&self, local: &Path) -> Result<FileEntry, RemoteError> {
-        let mut sent = self.upload(local, vec!["manifest.json".into()]).await?;
-        Ok(sent.remove(0))
+    /// Uploads `local/manifest.json` once the files it names (`sent`) are up: last, its
+    /// presence says every object it names is there. Returns the objects and bytes sent in all.
+    pub async fn upload_manifest(
+        &self,
+        local: &Path,
+        sent: &[FileEntry],
+    ) -> Result<(usize, u64), RemoteError> {
+        let manifest = self.upload(local, vec!["manifest.json".into()]).await?;
+        let bytes = sent.iter().chain(&manifest).map(|e| e.bytes).sum();
+        Ok((sent.len() + manifest.len(), bytes))
     }
 
     /// Uploads every file the manifest in `local` names, then the manifest itself (the one on
@@ -255,10 +261,9 @@ impl RemoteOut {
     pub async fn publish(&self, local: &Path) -> Result<(Manifest, usize, u64), RemoteError> {
         let path = local.join("manifest.json");
         let manifest = Manifest::read(local).map_err(|source| RemoteError::Read { path, source })?;
-        let mut sent = self.upload(local, manifest.files.iter().map(|f| f.path.clone()).collect()).await?;
-        sent.push(self.upload_manifest(local).await?);
-        let bytes = sent.iter().map(|e| e.bytes).sum();
-        Ok((manifest, sent.len(), bytes))
+        let sent = self.upload(local, manifest.files.iter().map(|f| f.path.clone()).collect()).await?;
+        let (objects, bytes) = self.upload_manifest(local, &sent).await?;
+        Ok((manifest, objects, bytes))
     }
 
     /// What `e` means for this bucket; `then` is what to do after the fix (empty when running

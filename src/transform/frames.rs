@@ -491,24 +491,22 @@ pub fn build_frames(
     for table in Table::ALL {
         let err = |source| TransformError::Frame { table: table.name(), source };
         let paths = segments.get(&table).map(Vec::as_slice).unwrap_or(&[]);
-        let mut chunks = Vec::with_capacity(paths.len());
-        for path in paths {
-            let chunk = match TypedSegment::load(path) {
-                Some(chunk) => chunk,
-                None => TypedSegment::of(table, read_staged(table, std::slice::from_ref(path))?)?,
-            };
-            chunks.push(chunk);
-        }
-        if chunks.is_empty() {
-            chunks.push(TypedSegment::of(table, staged_frame(table, &[]).map_err(err)?)?);
-        }
-        let several = chunks.len() > 1;
-        let (mut typed, mut resumos) = (Vec::with_capacity(chunks.len()), Vec::new());
-        for chunk in chunks {
+        let (mut typed, mut resumos) = (Vec::with_capacity(paths.len().max(1)), Vec::new());
+        let mut add = |chunk: TypedSegment| {
             frames.add_quality(chunk.quality);
             typed.push(chunk.typed);
             resumos.extend(chunk.resumos);
+        };
+        for path in paths {
+            add(match TypedSegment::load(path) {
+                Some(chunk) => chunk,
+                None => TypedSegment::of(table, read_staged(table, std::slice::from_ref(path))?)?,
+            });
         }
+        if paths.is_empty() {
+            add(TypedSegment::of(table, staged_frame(table, &[]).map_err(err)?)?);
+        }
+        let several = typed.len() > 1;
         let mut df = stacked(typed).map_err(err)?.unwrap_or_default();
         let resumos = stacked(resumos)
             .map_err(|source| TransformError::Frame { table: super::resumos::RESUMOS, source })?;
