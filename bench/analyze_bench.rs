@@ -3,8 +3,9 @@
 //! - `analyze_bench gen DIR COPIES`: credit rows of the embedded registry at scale 4 (36
 //!   months), COPIES times with the years shifted, staged as text, typed by the real transform
 //!   (timed: the transform throughput figure) and exported as hive-partitioned Parquet.
-//! - `analyze_bench analyze DIR QUERIES`: reads DIR/creditos_ativos and runs every .sql in
-//!   QUERIES with Polars SQL, as `run` does.
+//! - `analyze_bench analyze DIR QUERIES`: scans DIR/creditos_ativos and runs every .sql in
+//!   QUERIES with Polars SQL, as `report --from` does (the table stays on disk, each query reads
+//!   what it names).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -71,7 +72,8 @@ fn generate(dir: &Path, copies: i32) {
 
 fn analyze(dir: &Path, queries: &Path) {
     let t = Instant::now();
-    let creditos = fiscal_report::export::tables::read_exported_table(dir, "creditos_ativos").expect("read");
+    let scan = fiscal_report::export::tables::scan_exported_table(dir, "creditos_ativos").expect("scan");
+    let creditos = fiscal_report::transform::disk::DiskTable::exported(scan).expect("read");
     let read_secs = t.elapsed().as_secs_f64();
     let mut tables = BTreeMap::new();
     for table in [Table::Empresas, Table::DividasPgfn, Table::ParcelamentosRfb, Table::TransacoesRfb] {
@@ -83,9 +85,9 @@ fn analyze(dir: &Path, queries: &Path) {
         );
     }
     let rows = creditos.height();
-    tables.insert("creditos_ativos", creditos);
     tables.insert("carteira", portfolio_frame(&[]).expect("carteira"));
-    let frames = Frames { tables, quality: vec![] };
+    let disk = BTreeMap::from([("creditos_ativos", creditos)]);
+    let frames = Frames { tables, disk, quality: vec![] };
     let qs = load_queries(Some(queries)).expect("queries");
     if std::env::var_os("PER_QUERY").is_some() {
         for q in &qs {

@@ -31,6 +31,8 @@ pub enum AnalyzeError {
         "query {file} failed: {message}\n  The query must be SQL that Polars SQL, DuckDB and Spark all run; tables: {tables}"
     )]
     Query { file: String, message: String, tables: String },
+    #[error("cannot read the typed {table} table: {message}")]
+    Read { table: String, message: String },
     #[error("cannot compare with the previous snapshot's {table}: {message}")]
     Previous { table: String, message: String },
     #[error(
@@ -47,6 +49,8 @@ impl crate::exit::HasExitStatus for AnalyzeError {
         match self {
             // The store's own rows that did not take this run's types: not the analyst's input.
             Self::Previous { .. } => crate::exit::ExitStatus::Internal,
+            // The typed tables this run wrote: not the analyst's input either.
+            Self::Read { .. } => crate::exit::ExitStatus::Internal,
             _ => crate::exit::ExitStatus::BadInput,
         }
     }
@@ -243,13 +247,20 @@ fn run_queries_here(
     previous: Option<&PreviousSnapshot>,
     queries: &[Query],
 ) -> Result<Aggregates, AnalyzeError> {
-    let mut tables: BTreeMap<String, LazyFrame> =
-        frames.tables.iter().map(|(name, df)| (name.to_string(), df.clone().lazy())).collect();
+    // The tables on disk are scanned by every query that reads them: each query reads only
+    // the columns it names, and no table is held whole.
+    let mut tables: BTreeMap<String, LazyFrame> = BTreeMap::new();
+    for name in frames.names() {
+        let Some(scan) = frames.scan(name) else { continue };
+        let lf = scan.map_err(|e| AnalyzeError::Read { table: name.to_string(), message: e.to_string() })?;
+        tables.insert(name.to_string(), lf);
+    }
     if let Ok(dq) = frames.data_quality() {
         tables.insert("data_quality".to_string(), dq.lazy());
     }
     for name in COMPANY_TABLES.map(Table::name) {
-        let Some(now) = frames.get(name) else { continue };
+        let Some(now) = frames.empty_like(name) else { continue };
+        let now = &now;
         let before =
             previous.and_then(|p| p.tables.get(name)).map_or_else(|| Ok(now.clear()), |b| conform(b, now));
         let before =
@@ -271,7 +282,7 @@ fn run_queries_here(
         for (name, lf) in &tables {
             ctx.register(name, lf.clone());
         }
-        let df = ctx.execute(&q.sql).and_then(LazyFrame::collect).map_err(|e| AnalyzeError::Query {
+        let df = ctx.execute(&q.sql).and_then(collect).map_err(|e| AnalyzeError::Query {
             file: q.origin.clone(),
             message: e.to_string(),
             tables: table_names.clone(),
@@ -285,6 +296,20 @@ fn run_queries_here(
         results.push((q.clone(), df));
     }
     Ok(Aggregates { results, previous_snapshot: previous.map(|p| p.snapshot.clone()) })
+}
+
+/// A query's result. The streaming engine reads the tables on disk a batch at a time, so a
+/// query holds its widest intermediate result, not the tables it reads; a plan that engine
+/// refuses runs in memory, whose error (if it has one too) is the one reported.
+fn collect(plan: LazyFrame) -> PolarsResult<DataFrame> {
+    match plan.clone().collect_with_engine(Engine::Streaming) {
+        // One plan gives one frame (several come only from a plan of several sinks).
+        Ok(result) => Ok(result.unwrap_single()),
+        Err(e) => {
+            tracing::debug!("a query ran in memory: the streaming engine said {e}");
+            plan.collect()
+        }
+    }
 }
 
 /// `previous` in the columns and types of `like`: a column the older snapshot did not have is

@@ -144,7 +144,7 @@ pub(super) async fn exposure_history(
             };
             tables.insert(table.name(), df);
         }
-        let frames = crate::transform::Frames { tables, quality: Vec::new() };
+        let frames = crate::transform::Frames { tables, ..Default::default() };
         let aggs = run_queries_with(&frames, None, &queries)?;
         let Some(df) = aggs.get(EXPOSURE_QUERY) else { continue };
         for i in 0..df.height() {

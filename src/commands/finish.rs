@@ -185,7 +185,7 @@ pub fn export_report(
         RawTables::Keep => manifest
             .files
             .iter()
-            .filter(|f| f.path.split('/').next().is_some_and(|top| frames.tables.contains_key(top)))
+            .filter(|f| f.path.split('/').next().is_some_and(|top| frames.contains(top)))
             .cloned()
             .collect(),
     };

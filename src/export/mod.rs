@@ -7,6 +7,7 @@ pub mod dictionary;
 pub mod manifest;
 pub mod parquet;
 pub mod remote;
+mod spill;
 pub mod tables;
 pub mod workbook;
 

@@ -67,7 +67,7 @@ fn order_columns(df: &DataFrame, partitions: &[&str]) -> Vec<PlSmallStr> {
     keys
 }
 
-fn sorted(df: &DataFrame, partitions: &[&str], path: &Path) -> Result<DataFrame, ExportError> {
+pub(super) fn sorted(df: &DataFrame, partitions: &[&str], path: &Path) -> Result<DataFrame, ExportError> {
     let keys = order_columns(df, partitions);
     if keys.is_empty() || df.height() == 0 {
         return Ok(df.clone());
@@ -76,7 +76,7 @@ fn sorted(df: &DataFrame, partitions: &[&str], path: &Path) -> Result<DataFrame,
         .map_err(|e| polars_err(path, e))
 }
 
-fn polars_err(path: &Path, e: PolarsError) -> ExportError {
+pub(super) fn polars_err(path: &Path, e: PolarsError) -> ExportError {
     ExportError::Parquet { path: path.to_path_buf(), message: e.to_string() }
 }
 
@@ -98,6 +98,23 @@ pub fn write_raw_table(
     // the whole table. The order is the one a sort of the whole table by partition first
     // would give: rows keep their table order into the partition, and ties broken by more
     // columns only where the partition has ties change nothing where it has none.
+    let mut runs: Vec<(IdxCa, PathBuf)> = Vec::new();
+    for (key, rows) in partition_rows(df, parts) {
+        let dir = partition_dir(&base, parts, &key, runs.iter().map(|(_, d)| d))?;
+        runs.push((IdxCa::from_vec("row".into(), rows), dir));
+    }
+    let runs = std::sync::Mutex::new(runs.into_iter());
+    write_partitions(&runs, PARTITION_WRITERS, |(rows, dir)| {
+        let part = df.take(&rows).map_err(|e| polars_err(&dir, e))?;
+        write_partition(part, parts, &dir, out, &meta)
+    })
+}
+
+/// The rows of each partition of `df` (by the values of its `parts` columns), in table order.
+pub(super) fn partition_rows<'a>(
+    df: &'a DataFrame,
+    parts: &[&str],
+) -> BTreeMap<Vec<Option<&'a str>>, Vec<IdxSize>> {
     // The keys are read once, as whole columns: a row-by-row lookup costs a walk over the
     // column's chunks each time, seconds on a table assembled from many segments.
     let key_columns: Vec<Vec<Option<&str>>> = parts
@@ -119,40 +136,63 @@ pub fn write_raw_table(
         rows_of.entry(key_of(start)).or_default().extend(start as IdxSize..end as IdxSize);
         start = end;
     }
-    let mut runs: Vec<(IdxCa, PathBuf)> = Vec::with_capacity(rows_of.len());
-    for (key, rows) in rows_of {
-        let mut dir = base.clone();
-        for (c, value) in parts.iter().zip(&key) {
-            dir = dir.join(partition_segment(c, *value));
-        }
-        // One file per partition: a second write would replace the first one's rows.
-        if runs.iter().any(|(_, d)| *d == dir) {
-            return Err(ExportError::Parquet {
-                path: dir,
-                message: "two partitions have the same directory name".into(),
-            });
-        }
-        runs.push((IdxCa::from_vec("row".into(), rows), dir));
+    rows_of
+}
+
+/// The directory of the partition `key` under `base`; refused when one of `taken` has it.
+pub(super) fn partition_dir<'a>(
+    base: &Path,
+    parts: &[&str],
+    key: &[Option<&str>],
+    mut taken: impl Iterator<Item = &'a PathBuf>,
+) -> Result<PathBuf, ExportError> {
+    let mut dir = base.to_path_buf();
+    for (c, value) in parts.iter().zip(key) {
+        dir = dir.join(partition_segment(c, *value));
     }
-    // Partitions are written by a few threads at once: each file is small (a year of credits
-    // is 324 of them), so waiting on its flush to disk, not compressing it, is most of its cost.
-    let next = std::sync::atomic::AtomicUsize::new(0);
+    // One file per partition: a second write would replace the first one's rows.
+    if taken.any(|d| *d == dir) {
+        return Err(ExportError::Parquet {
+            path: dir,
+            message: "two partitions have the same directory name".into(),
+        });
+    }
+    Ok(dir)
+}
+
+/// One partition's rows sorted, without the partition columns, as `dir/part-0.parquet`.
+pub(super) fn write_partition(
+    part: DataFrame,
+    parts: &[&str],
+    dir: &Path,
+    out: &Path,
+    meta: &FileMetadata,
+) -> Result<FileEntry, ExportError> {
+    let mut part = sorted(&part, parts, dir)?.drop_many(parts.iter().copied());
+    write_parquet(&mut part, &dir.join("part-0.parquet"), out, meta)
+}
+
+/// Runs `write` on each of `work` on a few threads at once: each file is small (a year of
+/// credits is 324 of them), so waiting on its flush to disk, not compressing it, is most of
+/// its cost. The entries come back in path order.
+pub(super) fn write_partitions<T: Send>(
+    work: &std::sync::Mutex<impl Iterator<Item = T> + Send>,
+    writers: usize,
+    write: impl Fn(T) -> Result<FileEntry, ExportError> + Sync,
+) -> Result<Vec<FileEntry>, ExportError> {
     let write_next = || -> Result<Vec<FileEntry>, ExportError> {
         let mut written = Vec::new();
         loop {
-            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let Some((rows, dir)) = runs.get(i) else { return Ok(written) };
-            let part = df.take(rows).map_err(|e| polars_err(dir, e))?;
-            let mut part = sorted(&part, parts, dir)?.drop_many(parts.iter().copied());
-            written.push(write_parquet(&mut part, &dir.join("part-0.parquet"), out, &meta)?);
+            let next = work.lock().unwrap_or_else(std::sync::PoisonError::into_inner).next();
+            let Some(item) = next else { return Ok(written) };
+            written.push(write(item)?);
         }
     };
     let results: Vec<Result<Vec<FileEntry>, ExportError>> = std::thread::scope(|scope| {
-        let workers: Vec<_> =
-            (0..PARTITION_WRITERS.min(runs.len())).map(|_| scope.spawn(write_next)).collect();
+        let workers: Vec<_> = (0..writers).map(|_| scope.spawn(write_next)).collect();
         workers.into_iter().map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
     });
-    let mut files = Vec::with_capacity(runs.len());
+    let mut files = Vec::new();
     for r in results {
         files.extend(r?);
     }
@@ -161,17 +201,21 @@ pub fn write_raw_table(
 }
 
 /// Partition files written at once.
-const PARTITION_WRITERS: usize = 4;
+pub(super) const PARTITION_WRITERS: usize = 4;
 
 /// Writes every raw table of `frames`.
 pub fn write_raw(frames: &Frames, out: &Path, meta: &FileMetadata) -> Result<Vec<FileEntry>, ExportError> {
     let mut files = Vec::new();
-    for (name, df) in &frames.tables {
+    for name in frames.names() {
         let dir = out.join(name);
         if dir.exists() {
             std::fs::remove_dir_all(&dir).map_err(|source| ExportError::Io { path: dir.clone(), source })?;
         }
-        files.extend(write_raw_table(name, df, out, meta)?);
+        match (frames.tables.get(name), frames.disk.get(name)) {
+            (Some(df), _) => files.extend(write_raw_table(name, df, out, meta)?),
+            (None, Some(table)) => files.extend(super::spill::write_raw_on_disk(name, table, out, meta)?),
+            (None, None) => {}
+        }
     }
     Ok(files)
 }
@@ -282,6 +326,12 @@ fn parquet_files(dir: &Path, out: &mut Vec<PathBuf>) {
 /// percent-encoded partition values the exporter writes.
 pub fn read_exported_table(dir: &Path, table: &str) -> anyhow::Result<DataFrame> {
     let root = dir.join(table);
+    scan_exported_table(dir, table)?.collect().map_err(|e| anyhow::anyhow!("reading {}: {e}", root.display()))
+}
+
+/// `read_exported_table` as a lazy scan.
+pub fn scan_exported_table(dir: &Path, table: &str) -> anyhow::Result<LazyFrame> {
+    let root = dir.join(table);
     let mut files = Vec::new();
     parquet_files(&root, &mut files);
     if files.is_empty() {
@@ -305,15 +355,13 @@ pub fn read_exported_table(dir: &Path, table: &str) -> anyhow::Result<DataFrame>
         }
     };
     let pattern = format!("{}/**/*.parquet", root.display());
-    let df = LazyFrame::scan_parquet(PlRefPath::new(pattern), args)
-        .and_then(LazyFrame::collect)
-        .map_err(|e| anyhow::anyhow!("reading {}: {e}", root.display()))?;
-    Ok(df)
+    LazyFrame::scan_parquet(PlRefPath::new(pattern), args)
+        .map_err(|e| anyhow::anyhow!("reading {}: {e}", root.display()))
 }
 
 /// Typed frames rebuilt from a run's exported Parquet (for `report --from`).
 pub fn frames_from_export(dir: &Path) -> anyhow::Result<Frames> {
-    let mut tables = BTreeMap::new();
+    let (mut tables, mut disk) = (BTreeMap::new(), BTreeMap::new());
     let mut quality = Vec::new();
     use crate::transform::groups::{GRUPOS_ECONOMICOS, SOCIAS_EXPOSICAO};
     let names: Vec<&'static str> = Table::ALL
@@ -328,7 +376,26 @@ pub fn frames_from_export(dir: &Path) -> anyhow::Result<Frames> {
         if optional.contains(&name) && !dir.join(name).is_dir() {
             continue;
         }
-        let df = read_exported_table(dir, name)?;
+        let on_disk = crate::transform::disk::ON_DISK.iter().any(|t| t.name() == name);
+        let held = if on_disk {
+            // Scanned where used, like a fresh run's: only the rows that kept a text are read here.
+            let scan = scan_exported_table(dir, name)?;
+            let table = crate::transform::disk::DiskTable::exported(scan.clone())
+                .map_err(|e| anyhow::anyhow!("reading {}: {e}", dir.join(name).display()))?;
+            let raw: Vec<Expr> =
+                table.schema().iter_names().filter(|c| c.ends_with("_raw")).map(|c| col(c.clone())).collect();
+            let kept = raw.iter().map(|c| c.clone().is_not_null()).reduce(|a, b| a.or(b));
+            let rejected = match kept {
+                Some(kept) => scan.select(raw).filter(kept).collect(),
+                None => Ok(DataFrame::empty()),
+            };
+            let rejected =
+                rejected.map_err(|e| anyhow::anyhow!("reading {}: {e}", dir.join(name).display()))?;
+            (rejected, Some(table))
+        } else {
+            (read_exported_table(dir, name)?, None)
+        };
+        let (df, on_disk) = held;
         // A value that failed to parse kept its text in `<column>_raw`: count those again.
         for col in df.columns() {
             let Some(base) = col.name().strip_suffix("_raw") else { continue };
@@ -353,10 +420,17 @@ pub fn frames_from_export(dir: &Path) -> anyhow::Result<Frames> {
                 });
             }
         }
-        tables.insert(name, df);
+        match on_disk {
+            Some(table) => {
+                disk.insert(name, table);
+            }
+            None => {
+                tables.insert(name, df);
+            }
+        }
     }
     add_placeholder_counts(dir, &mut quality);
-    Ok(Frames { tables, quality })
+    Ok(Frames { tables, disk, quality })
 }
 
 /// Placeholders leave no trace in the exported tables (they read as null): take their counts

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use chrono::{Datelike, NaiveDate};
 use polars::prelude::*;
 
+use super::disk::DiskTable;
 use super::parse::{
     cnae_section, is_date_placeholder, normalise_uf, parse_ano_mes, parse_brl_amount, parse_registry_date,
     to_cents_scale, uf_outside_states,
@@ -77,13 +78,56 @@ impl CompanyStatus {
 /// The typed tables of one run, by table name; the transform stage's output.
 #[derive(Default)]
 pub struct Frames {
+    /// The tables held in memory.
     pub tables: BTreeMap<&'static str, DataFrame>,
+    /// The tables that stay on disk (`disk::ON_DISK`), scanned where they are read.
+    pub disk: BTreeMap<&'static str, DiskTable>,
     pub quality: Vec<QualityCount>,
 }
 
 impl Frames {
+    /// A table held in memory (a table on disk is read through `scan`).
     pub fn get(&self, name: &str) -> Option<&DataFrame> {
         self.tables.get(name)
+    }
+
+    /// Whether the run has the table, in memory or on disk.
+    pub fn contains(&self, name: &str) -> bool {
+        self.tables.contains_key(name) || self.disk.contains_key(name)
+    }
+
+    /// Every table's name, in memory or on disk, in name order.
+    pub fn names(&self) -> Vec<&'static str> {
+        let mut names: Vec<&'static str> = self.tables.keys().chain(self.disk.keys()).copied().collect();
+        names.sort_unstable();
+        names
+    }
+
+    /// A lazy read of a table, wherever it is held.
+    pub fn scan(&self, name: &str) -> Option<PolarsResult<LazyFrame>> {
+        match (self.tables.get(name), self.disk.get(name)) {
+            (Some(df), _) => Some(Ok(df.clone().lazy())),
+            (None, Some(t)) => Some(t.scan()),
+            (None, None) => None,
+        }
+    }
+
+    /// A table's columns and types, as an empty frame.
+    pub fn empty_like(&self, name: &str) -> Option<DataFrame> {
+        match (self.tables.get(name), self.disk.get(name)) {
+            (Some(df), _) => Some(df.clear()),
+            (None, Some(t)) => Some(DataFrame::empty_with_arc_schema(t.schema().clone())),
+            (None, None) => None,
+        }
+    }
+
+    /// Reads the tables on disk into memory, for the stages that change tables whole (a store
+    /// run carries rows in and commits them).
+    pub fn load_disk(&mut self) -> PolarsResult<()> {
+        for (name, table) in std::mem::take(&mut self.disk) {
+            self.tables.insert(name, table.load()?);
+        }
+        Ok(())
     }
 
     /// Adds counts of more rows of the same tables (one entry per table and column, examples
@@ -122,7 +166,7 @@ impl Frames {
     }
 }
 
-fn read_staged(table: Table, paths: &[PathBuf]) -> Result<DataFrame, TransformError> {
+pub(super) fn read_staged(table: Table, paths: &[PathBuf]) -> Result<DataFrame, TransformError> {
     let mut out: Option<DataFrame> = None;
     for path in paths {
         let err = |m: String| TransformError::Read { table: table.name(), path: path.clone(), message: m };
@@ -208,7 +252,7 @@ fn fold_vocabulary(text: &str) -> String {
 /// the first in text order, with its spaces collapsed. How many rows use each spelling does
 /// not count, so months, states or shards with other mixes of spellings still show the same
 /// one, and a warehouse that keeps several runs sees one label per group.
-fn vocabulary_spellings(src: &StringChunked) -> std::collections::HashMap<&str, String> {
+pub(super) fn vocabulary_spellings(src: &StringChunked) -> std::collections::HashMap<&str, String> {
     // A vocabulary has few distinct values among many rows: fold each distinct one once.
     let distinct: std::collections::HashSet<&str> = src.iter().filter_map(trimmed).collect();
     let mut groups: BTreeMap<String, Vec<&str>> = BTreeMap::new();
@@ -244,7 +288,15 @@ fn note_example(examples: &mut Vec<String>, text: &str) {
 
 /// A vocabulary column: each published text shown as its group's spelling.
 fn vocabulary_column(name: PlSmallStr, src: &StringChunked) -> Column {
-    let spelling = vocabulary_spellings(src);
+    spelled_column(name, src, &vocabulary_spellings(src))
+}
+
+/// `src` with each published text shown as `spelling` says (a text it does not name, trimmed).
+pub(super) fn spelled_column(
+    name: PlSmallStr,
+    src: &StringChunked,
+    spelling: &std::collections::HashMap<&str, String>,
+) -> Column {
     let vals = src.iter().map(|v| trimmed(v).map(|t| spelling.get(t).map_or(t, String::as_str)));
     StringChunked::from_iter_options(name, vals).into_column()
 }
@@ -491,6 +543,19 @@ pub fn build_frames(
     for table in Table::ALL {
         let err = |source| TransformError::Frame { table: table.name(), source };
         let paths = segments.get(&table).map(Vec::as_slice).unwrap_or(&[]);
+        if super::disk::ON_DISK.contains(&table)
+            && let Some((on_disk, quality)) = super::disk::disk_table(table, paths)?
+        {
+            tracing::debug!(
+                "{}: {} rows in {} files, read where used",
+                table.name(),
+                on_disk.height(),
+                paths.len()
+            );
+            frames.add_quality(quality);
+            frames.disk.insert(table.name(), on_disk);
+            continue;
+        }
         let (mut typed, mut resumos) = (Vec::with_capacity(paths.len().max(1)), Vec::new());
         let mut add = |chunk: TypedSegment| {
             frames.add_quality(chunk.quality);

@@ -287,7 +287,7 @@ mod tests {
             ],
         )
         .unwrap();
-        Frames { tables: BTreeMap::from([("empresas", e), ("socios", s)]), quality: vec![] }
+        Frames { tables: BTreeMap::from([("empresas", e), ("socios", s)]), ..Default::default() }
     }
 
     fn column(df: &DataFrame, name: &str) -> Vec<String> {

@@ -2,6 +2,7 @@
 //! dates, codes with their leading zeros). The parsers live in `parse`, the table schemas in
 //! `schema`.
 
+pub mod disk;
 pub mod dossier;
 pub mod frames;
 pub mod groups;

@@ -65,7 +65,7 @@ impl TypedSegment {
     }
 
     /// Writes this segment's typed files, the sidecar last.
-    fn save(mut self, segment: &Path) -> std::io::Result<()> {
+    pub(super) fn save(mut self, segment: &Path) -> std::io::Result<()> {
         let (typed, resumos, sidecar) = Self::paths(segment);
         write_frame(&typed, &mut self.typed)?;
         let resumos_rows = match &mut self.resumos {
@@ -85,6 +85,18 @@ impl TypedSegment {
         crate::fsutil::write_atomic(&sidecar, &serde_json::to_vec(&note).map_err(std::io::Error::other)?)
     }
 
+    /// The typed file of `segment` and what its typing counted, without reading its rows: when
+    /// the sidecar names this binary's typing and the file's footer the rows it says.
+    pub(super) fn whole_file(segment: &Path) -> Option<(PathBuf, usize, Vec<QualityCount>)> {
+        let (typed, _, sidecar) = Self::paths(segment);
+        let note: Sidecar = serde_json::from_slice(&std::fs::read(sidecar).ok()?).ok()?;
+        if note.layout != TYPED_LAYOUT || note.version != env!("CARGO_PKG_VERSION") {
+            return None;
+        }
+        let rows = ParquetReader::new(std::fs::File::open(&typed).ok()?).num_rows().ok()?;
+        (rows == note.rows).then_some((typed, rows, note.quality))
+    }
+
     /// The typed files of `segment`, when they are whole and of this binary's typing.
     pub fn load(segment: &Path) -> Option<Self> {
         let (typed, resumos, sidecar) = Self::paths(segment);
@@ -102,7 +114,7 @@ impl TypedSegment {
     }
 }
 
-fn write_frame(path: &Path, df: &mut DataFrame) -> std::io::Result<()> {
+pub(super) fn write_frame(path: &Path, df: &mut DataFrame) -> std::io::Result<()> {
     // Fast over small: read back once, on this machine, right after the fetch.
     let mut bytes = Vec::new();
     ParquetWriter::new(&mut bytes)

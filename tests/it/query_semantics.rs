@@ -33,7 +33,7 @@ fn frames(rows: &[Row]) -> Frames {
     )
     .unwrap();
     let (df, quality) = type_table(Table::CreditosAtivos, &staged).unwrap();
-    Frames { tables: BTreeMap::from([(Table::CreditosAtivos.name(), df)]), quality }
+    Frames { tables: BTreeMap::from([(Table::CreditosAtivos.name(), df)]), quality, ..Default::default() }
 }
 
 /// Runs the shipped query files that read only the credits table.
