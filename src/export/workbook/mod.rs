@@ -5,9 +5,13 @@
 //! as text so their leading zeros stay.
 //!
 //! It owns the layout of a sheet (header row frozen, autofilter, fitted widths) and the file.
+//! A table's sheet is a low-memory one: its rows go to a temporary file as they are written
+//! (a table of 200,000 companies held as cells would cost hundreds of MiB), so it is written
+//! row by row and its widths are measured as it goes.
 //! What the summary says, which tables go in, in which order and under which names, is the
 //! report stage's choice: it hands a [`WorkbookContent`] built from its view model.
 
+mod columns;
 mod sheet;
 #[cfg(test)]
 mod tests;
@@ -148,10 +152,11 @@ pub fn build_workbook(content: &WorkbookContent<'_>) -> Result<Vec<u8>, Workbook
         ws.set_name(summary_name).map_err(build(summary_name))?;
     }
     for (table, name) in content.sheets.iter().zip(table_names) {
-        let ws = book.add_worksheet();
+        let ws = book.add_worksheet_with_low_memory().map_err(build(name))?;
         ws.set_name(name).map_err(build(name))?;
         cut.push(sheet::write_table(ws, table.frame, &formats).map_err(build(name))?);
     }
+    // The summary, an ordinary sheet, is written last: its index names the rows each table lost.
     let ws = book.worksheet_from_index(0).map_err(build(summary_name))?;
     sheet::write_summary(ws, content, table_names, &cut, &formats).map_err(build(summary_name))?;
     book.save_to_buffer().map_err(build(summary_name))

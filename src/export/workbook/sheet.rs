@@ -1,4 +1,4 @@
-//! One sheet at a time: a frame's columns written as typed cells, and the summary sheet.
+//! One sheet at a time: a frame's rows written as typed cells, and the summary sheet.
 
 use chrono::{Datelike, NaiveDate};
 use polars::prelude::*;
@@ -6,6 +6,7 @@ use rust_decimal::Decimal;
 use rust_decimal::prelude::ToPrimitive;
 use rust_xlsxwriter::{ExcelDateTime, Url, Worksheet, XlsxError};
 
+use super::columns::{TableColumn, Widths};
 use super::{Formats, SummaryValue, WorkbookContent};
 
 /// Excel's last row (1,048,576 rows, the header among them).
@@ -45,7 +46,7 @@ pub(crate) fn money_cell(amount: Decimal) -> f64 {
         .unwrap_or(f64::NAN)
 }
 
-fn excel_date(date: NaiveDate) -> Option<ExcelDateTime> {
+pub(super) fn excel_date(date: NaiveDate) -> Option<ExcelDateTime> {
     let year = u16::try_from(date.year()).ok()?;
     ExcelDateTime::from_ymd(year, date.month() as u8, date.day() as u8).ok()
 }
@@ -58,123 +59,39 @@ pub fn month_start(ano_mes: &str) -> Option<NaiveDate> {
     NaiveDate::from_ymd_opt(ano_mes[..4].parse().ok()?, ano_mes[4..].parse().ok()?, 1)
 }
 
-/// Whether a text column holds months (`ano_mes`, `YYYYMM`): those become Excel dates.
-fn is_month_column(name: &str) -> bool {
-    name == "ano_mes"
-}
-
-const EPOCH: NaiveDate = NaiveDate::from_ymd_opt(1970, 1, 1).expect("a valid date");
-
 /// Writes `frame` with its column names as the header; returns how many rows did not fit.
+///
+/// The sheet may keep only the row being written (a low-memory sheet: a cell written above that
+/// row is lost), so the cells go row by row, left to right; and as its autofit would see that
+/// row alone, the widths are measured while writing, as autofit measures them.
 pub(crate) fn write_table(ws: &mut Worksheet, frame: &DataFrame, f: &Formats) -> Result<usize, XlsxError> {
     let height = frame.height().min(MAX_DATA_ROWS);
-    for (col, column) in frame.columns().iter().enumerate() {
-        let col = u16::try_from(col).map_err(|_| XlsxError::RowColumnLimitError)?;
-        ws.write_string_with_format(0, col, column.name().as_str(), &f.header)?;
-        write_column(ws, column, col, height, f)?;
+    let mut widths = Widths::new(frame.width(), MAX_COLUMN_PIXELS);
+    let mut columns = Vec::with_capacity(frame.width());
+    for (i, column) in frame.columns().iter().enumerate() {
+        let col = u16::try_from(i).map_err(|_| XlsxError::RowColumnLimitError)?;
+        let name = column.name().as_str();
+        ws.write_string_with_format(0, col, name, &f.header)?;
+        widths.header(i, name);
+        columns.push((col, TableColumn::new(column)?));
+    }
+    for i in 0..height {
+        for (c, (col, column)) in columns.iter().enumerate() {
+            let cell = column.cell(i, f);
+            widths.cell(c, &cell);
+            cell.write(ws, row(i), *col, &f.text)?;
+        }
     }
     let last_col = u16::try_from(frame.width().max(1) - 1).map_err(|_| XlsxError::RowColumnLimitError)?;
     ws.set_freeze_panes(1, 0)?;
     ws.autofilter(0, 0, height as u32, last_col)?;
-    ws.set_autofit_max_width(MAX_COLUMN_PIXELS).autofit();
+    widths.apply(ws)?;
     Ok(frame.height() - height)
 }
 
 /// Row `i` of the data is Excel row `i + 1` (under the header).
 fn row(i: usize) -> u32 {
     (i + 1) as u32
-}
-
-fn write_column(
-    ws: &mut Worksheet,
-    column: &Column,
-    col: u16,
-    height: usize,
-    f: &Formats,
-) -> Result<(), XlsxError> {
-    let cast = |dt: &DataType| column.cast(dt).map_err(|e| XlsxError::ParameterError(e.to_string()));
-    match column.dtype() {
-        DataType::Decimal(_, scale) => {
-            let scale = *scale as u32;
-            let values = column.decimal().map_err(|e| XlsxError::ParameterError(e.to_string()))?;
-            for (i, v) in values.physical().iter().take(height).enumerate() {
-                if let Some(amount) = v.and_then(|v| Decimal::try_from_i128_with_scale(v, scale).ok()) {
-                    ws.write_number_with_format(row(i), col, money_cell(amount), &f.money)?;
-                }
-            }
-        }
-        DataType::Date => {
-            let days = cast(&DataType::Int32)?;
-            for (i, d) in days
-                .i32()
-                .map_err(|e| XlsxError::ParameterError(e.to_string()))?
-                .iter()
-                .take(height)
-                .enumerate()
-            {
-                let Some(date) = d.and_then(|d| EPOCH.checked_add_signed(chrono::Duration::days(d.into())))
-                else {
-                    continue;
-                };
-                match excel_date(date) {
-                    Some(x) => ws.write_datetime_with_format(row(i), col, x, &f.date)?,
-                    // Before 1900 Excel has no date: the ISO text keeps the value readable.
-                    None => ws.write_string_with_format(row(i), col, date.to_string(), &f.text)?,
-                };
-            }
-        }
-        DataType::Boolean => {
-            let values = column.bool().map_err(|e| XlsxError::ParameterError(e.to_string()))?;
-            for (i, v) in values.iter().take(height).enumerate() {
-                if let Some(v) = v {
-                    ws.write_boolean(row(i), col, v)?;
-                }
-            }
-        }
-        dt if dt.is_integer() => {
-            let values = cast(&DataType::Int64)?;
-            let values = values.i64().map_err(|e| XlsxError::ParameterError(e.to_string()))?;
-            write_numbers(ws, col, values.iter().take(height).map(|v| v.map(|v| v as f64)), &f.integer)?;
-        }
-        dt if dt.is_float() => {
-            let values = cast(&DataType::Float64)?;
-            let values = values.f64().map_err(|e| XlsxError::ParameterError(e.to_string()))?;
-            write_numbers(ws, col, values.iter().take(height), &f.decimal)?;
-        }
-        _ => {
-            let values = cast(&DataType::String)?;
-            let months = is_month_column(column.name());
-            for (i, v) in values
-                .str()
-                .map_err(|e| XlsxError::ParameterError(e.to_string()))?
-                .iter()
-                .take(height)
-                .enumerate()
-            {
-                let Some(v) = v else { continue };
-                match months.then(|| month_start(v).and_then(excel_date)).flatten() {
-                    Some(x) => ws.write_datetime_with_format(row(i), col, x, &f.month)?,
-                    None => ws.write_string_with_format(row(i), col, v, &f.text)?,
-                };
-            }
-        }
-    }
-    Ok(())
-}
-
-/// A column of numbers from row 1 down; empty and non-finite values stay empty cells.
-fn write_numbers(
-    ws: &mut Worksheet,
-    col: u16,
-    values: impl Iterator<Item = Option<f64>>,
-    format: &rust_xlsxwriter::Format,
-) -> Result<(), XlsxError> {
-    for (i, v) in values.enumerate() {
-        if let Some(v) = v.filter(|v| v.is_finite()) {
-            ws.write_number_with_format(row(i), col, v, format)?;
-        }
-    }
-    Ok(())
 }
 
 fn write_value(
