@@ -120,10 +120,11 @@ async fn credit_task(f: &PageFetcher, t: &CreditTask) -> TaskOutput {
                 Table::CreditosAtivos,
                 w.items.iter().map(|r| flat_row(Table::CreditosAtivos, r, &[])),
             );
-            let fontes = w.fonte.map(|fo| (op.kind().name().to_string(), fo)).into_iter().collect();
+            let fontes =
+                w.fonte.map(|fo| (op.kind().name().to_string(), fo)).into_iter().collect::<BTreeMap<_, _>>();
             let entry = TaskEntry {
                 pages: u64::from(w.pages),
-                fontes,
+                fontes: fontes.into(),
                 warnings: w.warnings,
                 shapes: shapes.into_inner(),
                 ..TaskEntry::new(t.key(), TaskStatus::Done)
@@ -172,7 +173,7 @@ pub(super) async fn company_task(
     }
     let entry = TaskEntry {
         pages,
-        fontes,
+        fontes: fontes.into(),
         warnings,
         shapes: shapes.into_inner(),
         lists: reason,
@@ -468,7 +469,7 @@ pub fn tally<'a>(entries: impl IntoIterator<Item = &'a TaskEntry>) -> FetchSumma
         for (t, n) in &e.records {
             *s.records.entry(t.name().to_string()).or_default() += n;
         }
-        for (k, v) in &e.fontes {
+        for (k, v) in e.fontes.iter() {
             s.fontes.entry(k.clone()).or_insert_with(|| v.clone());
         }
         for (op, drift) in &e.shapes {
