@@ -20,6 +20,7 @@ pub mod export;
 pub mod extract;
 pub mod fsutil;
 pub mod logging;
+pub mod memory;
 pub mod monitor;
 pub mod report;
 pub mod shutdown;

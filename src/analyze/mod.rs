@@ -15,6 +15,7 @@ use polars::sql::SQLContext;
 use crate::store::snapshot::{COMPANY_TABLES, PreviousSnapshot};
 use crate::tables::Table;
 use crate::transform::Frames;
+use crate::transform::disk::collect_streaming;
 use crate::transform::groups::SOCIAS_EXPOSICAO;
 
 #[derive(Debug, thiserror::Error)]
@@ -282,7 +283,7 @@ fn run_queries_here(
         for (name, lf) in &tables {
             ctx.register(name, lf.clone());
         }
-        let df = ctx.execute(&q.sql).and_then(collect).map_err(|e| AnalyzeError::Query {
+        let df = ctx.execute(&q.sql).and_then(collect_streaming).map_err(|e| AnalyzeError::Query {
             file: q.origin.clone(),
             message: e.to_string(),
             tables: table_names.clone(),
@@ -293,23 +294,15 @@ fn run_queries_here(
             tables.insert(SOCIAS_EXPOSICAO.to_string(), df.clear().lazy());
         }
         tables.insert(q.table.clone(), df.clone().lazy());
+        tracing::debug!(
+            "query {}: {} rows (process peak so far {:?} MiB)",
+            q.name,
+            df.height(),
+            crate::memory::peak_mib()
+        );
         results.push((q.clone(), df));
     }
     Ok(Aggregates { results, previous_snapshot: previous.map(|p| p.snapshot.clone()) })
-}
-
-/// A query's result. The streaming engine reads the tables on disk a batch at a time, so a
-/// query holds its widest intermediate result, not the tables it reads; a plan that engine
-/// refuses runs in memory, whose error (if it has one too) is the one reported.
-fn collect(plan: LazyFrame) -> PolarsResult<DataFrame> {
-    match plan.clone().collect_with_engine(Engine::Streaming) {
-        // One plan gives one frame (several come only from a plan of several sinks).
-        Ok(result) => Ok(result.unwrap_single()),
-        Err(e) => {
-            tracing::debug!("a query ran in memory: the streaming engine said {e}");
-            plan.collect()
-        }
-    }
 }
 
 /// `previous` in the columns and types of `like`: a column the older snapshot did not have is

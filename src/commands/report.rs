@@ -74,8 +74,13 @@ async fn report_from_dir(
     let (frames, raw) = if exported {
         (crate::export::tables::frames_from_export(dir)?, RawTables::Keep)
     } else {
-        let staged = crate::extract::staging::StagedFetch::read(dir)
+        let staged = crate::extract::staging::StagedFetch::read_outline(dir)
             .with_context(|| format!("reading the staged records of {}", dir.display()))?;
+        tracing::debug!(
+            "staging journal read: {} tasks (process peak so far {:?} MiB)",
+            staged.tasks.len(),
+            crate::memory::peak_mib()
+        );
         (crate::transform::staged::frames_from_staged(std::slice::from_ref(&staged))?, RawTables::Write)
     };
     manifest.time_stage("transform", started);

@@ -77,21 +77,13 @@ impl Manifest {
     /// shows its stages after the fetch as they finish).
     pub fn time_stage(&mut self, stage: &str, started: std::time::Instant) {
         let seconds = (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0;
-        match peak_memory_mib() {
+        match crate::memory::peak_mib() {
             Some(mib) => tracing::info!("{stage}: done in {seconds:.2} s (process peak so far {mib} MiB)"),
             None => tracing::info!("{stage}: done in {seconds:.2} s"),
         }
         self.stages.retain(|s| s.stage != stage);
         self.stages.push(StageTime { stage: stage.to_string(), seconds });
     }
-}
-
-/// The process's peak resident memory so far (Linux), for the stage log: it says at which
-/// stage the peak was reached.
-fn peak_memory_mib() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let kib = status.lines().find_map(|l| l.strip_prefix("VmHWM:"))?.trim().trim_end_matches("kB").trim();
-    Some(kib.parse::<u64>().ok()? / 1024)
 }
 
 /// What the watch rules found, for a scheduler that reads the manifest only.

@@ -68,6 +68,62 @@ pub fn write_parquet(
     root: &Path,
     meta: &FileMetadata,
 ) -> Result<FileEntry, ExportError> {
+    write_rows(Rows::Whole(df), path, root, meta)
+}
+
+/// `write_parquet` of `df`'s rows in `order` (every row once), gathered a row group at a time:
+/// the file of `df` sorted, without a sorted copy of `df` (a third of the debts at 200,000
+/// companies is ~300 MB).
+pub fn write_parquet_in_order(
+    df: &DataFrame,
+    order: &IdxCa,
+    path: &Path,
+    root: &Path,
+    meta: &FileMetadata,
+) -> Result<FileEntry, ExportError> {
+    write_rows(Rows::InOrder(df, order), path, root, meta)
+}
+
+/// What `write_rows` writes.
+enum Rows<'a> {
+    Whole(&'a mut DataFrame),
+    InOrder(&'a DataFrame, &'a IdxCa),
+}
+
+impl Rows<'_> {
+    fn height(&self) -> usize {
+        match self {
+            Rows::Whole(df) => df.height(),
+            Rows::InOrder(_, order) => order.len(),
+        }
+    }
+
+    /// Writes the rows; a batch of `ROW_GROUP_ROWS` rows is one row group either way, so both
+    /// give the same file for the same rows.
+    fn write<W: std::io::Write>(self, writer: ParquetWriter<W>) -> PolarsResult<u64> {
+        match self {
+            Rows::Whole(df) => writer.finish(df),
+            Rows::InOrder(df, order) => {
+                let mut batched = writer.batched(df.schema())?;
+                let mut start = 0;
+                while start < order.len() {
+                    let len = ROW_GROUP_ROWS.min(order.len() - start);
+                    batched.write_batch(&df.take(&order.slice(start as i64, len))?)?;
+                    start += len;
+                }
+                batched.finish()
+            }
+        }
+    }
+}
+
+fn write_rows(
+    rows: Rows<'_>,
+    path: &Path,
+    root: &Path,
+    meta: &FileMetadata,
+) -> Result<FileEntry, ExportError> {
+    let height = rows.height();
     let io = |source| ExportError::Io { path: path.to_path_buf(), source };
     let pq =
         |e: &dyn std::fmt::Display| ExportError::Parquet { path: path.to_path_buf(), message: e.to_string() };
@@ -83,12 +139,13 @@ pub fn write_parquet(
     let file = std::io::BufWriter::with_capacity(1 << 20, File::create(&tmp).map_err(io)?);
     // Hashed and counted as it is written, so the file is not read again for its sha256.
     let mut file = HashingWriter { inner: file, hash: Sha256::new(), bytes: 0 };
-    let written = ParquetWriter::new(&mut file)
+    let writer = ParquetWriter::new(&mut file)
         .with_compression(ParquetCompression::Zstd(None))
         .with_statistics(StatisticsOptions::default())
         .with_row_group_size(Some(ROW_GROUP_ROWS))
-        .with_key_value_metadata(Some(KeyValueMetadata::from_static(meta.pairs.clone())))
-        .finish(df)
+        .with_key_value_metadata(Some(KeyValueMetadata::from_static(meta.pairs.clone())));
+    let written = rows
+        .write(writer)
         .map_err(|e| match &e {
             // A full disk or a lost mount is the machine's, not ours: keep it an I/O error.
             PolarsError::IO { error, .. } => io(std::io::Error::new(error.kind(), error.to_string())),
@@ -105,9 +162,9 @@ pub fn write_parquet(
     }
     // The footer read back by an independent reader (arrow-rs): the rows it says are there.
     let read = read_row_count(&tmp).map_err(|e| pq(&e))?;
-    if read != df.height() as u64 {
+    if read != height as u64 {
         let _ = std::fs::remove_file(&tmp);
-        return Err(ExportError::Verify { path: path.to_path_buf(), written: df.height() as u64, read });
+        return Err(ExportError::Verify { path: path.to_path_buf(), written: height as u64, read });
     }
     std::fs::rename(&tmp, path).map_err(io)?;
     let rel = path.strip_prefix(root).unwrap_or(path).to_string_lossy().replace('\\', "/");

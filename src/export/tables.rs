@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use polars::prelude::*;
 
 use super::manifest::FileEntry;
-use super::parquet::{ExportError, FileMetadata, partition_segment, write_parquet};
+use super::parquet::{ExportError, FileMetadata, partition_segment, write_parquet, write_parquet_in_order};
 use crate::analyze::Aggregates;
 use crate::codes::CodeTables;
 use crate::exit::{Classified, ExitStatus};
@@ -67,15 +67,6 @@ fn order_columns(df: &DataFrame, partitions: &[&str]) -> Vec<PlSmallStr> {
     keys
 }
 
-pub(super) fn sorted(df: &DataFrame, partitions: &[&str], path: &Path) -> Result<DataFrame, ExportError> {
-    let keys = order_columns(df, partitions);
-    if keys.is_empty() || df.height() == 0 {
-        return Ok(df.clone());
-    }
-    df.sort(keys, SortMultipleOptions::default().with_maintain_order(true).with_nulls_last(true))
-        .map_err(|e| polars_err(path, e))
-}
-
 pub(super) fn polars_err(path: &Path, e: PolarsError) -> ExportError {
     ExportError::Parquet { path: path.to_path_buf(), message: e.to_string() }
 }
@@ -90,9 +81,12 @@ pub fn write_raw_table(
     let base = out.join(name);
     let parts = partition_columns(name);
     let meta = meta.with("fiscal_report.table", name);
-    if parts.is_empty() || df.height() == 0 {
-        let mut df = sorted(df, parts, &base)?;
+    if df.height() == 0 {
+        let mut df = df.clone();
         return Ok(vec![write_parquet(&mut df, &base.join("part-0.parquet"), out, &meta)?]);
+    }
+    if parts.is_empty() {
+        return Ok(vec![write_partition(df.clone(), parts, &base, out, &meta)?]);
     }
     // Each partition is taken out and sorted alone, so a writer copies one partition, never
     // the whole table. The order is the one a sort of the whole table by partition first
@@ -160,7 +154,9 @@ pub(super) fn partition_dir<'a>(
     Ok(dir)
 }
 
-/// One partition's rows sorted, without the partition columns, as `dir/part-0.parquet`.
+/// One partition's rows sorted, without the partition columns, as `dir/part-0.parquet`. Only
+/// the sort keys are sorted (with each row's place); the rows are gathered in that order a
+/// row group at a time as they are written.
 pub(super) fn write_partition(
     part: DataFrame,
     parts: &[&str],
@@ -168,8 +164,23 @@ pub(super) fn write_partition(
     out: &Path,
     meta: &FileMetadata,
 ) -> Result<FileEntry, ExportError> {
-    let mut part = sorted(&part, parts, dir)?.drop_many(parts.iter().copied());
-    write_parquet(&mut part, &dir.join("part-0.parquet"), out, meta)
+    let path = dir.join("part-0.parquet");
+    let keys = order_columns(&part, parts);
+    if keys.is_empty() {
+        let mut part = part.drop_many(parts.iter().copied());
+        return write_parquet(&mut part, &path, out, meta);
+    }
+    let rows: PlSmallStr = "__fiscal_report_row".into();
+    let order = part
+        .select(keys.iter().cloned())
+        .and_then(|k| k.with_row_index(rows.clone(), None))
+        .and_then(|k| {
+            k.sort(keys, SortMultipleOptions::default().with_maintain_order(true).with_nulls_last(true))
+        })
+        .and_then(|k| k.column(&rows).and_then(|c| c.idx()).cloned())
+        .map_err(|e| polars_err(dir, e))?;
+    let part = part.drop_many(parts.iter().copied());
+    write_parquet_in_order(&part, &order, &path, out, meta)
 }
 
 /// Runs `write` on each of `work` on a few threads at once: each file is small (a year of
@@ -216,6 +227,7 @@ pub fn write_raw(frames: &Frames, out: &Path, meta: &FileMetadata) -> Result<Vec
             (None, Some(table)) => files.extend(super::spill::write_raw_on_disk(name, table, out, meta)?),
             (None, None) => {}
         }
+        tracing::debug!("{name} written (process peak so far {:?} MiB)", crate::memory::peak_mib());
     }
     Ok(files)
 }

@@ -87,6 +87,21 @@ impl DiskTable {
     }
 }
 
+/// A plan's result from Polars' streaming engine, which reads a table on disk a batch at a
+/// time, so that the plan holds its widest intermediate result rather than the tables it
+/// reads; a plan that engine refuses runs in memory, whose error (if it has one too) is the one
+/// reported.
+pub fn collect_streaming(plan: LazyFrame) -> PolarsResult<DataFrame> {
+    match plan.clone().collect_with_engine(Engine::Streaming) {
+        // One plan gives one frame (several come only from a plan of several sinks).
+        Ok(result) => Ok(result.unwrap_single()),
+        Err(e) => {
+            tracing::debug!("a plan ran in memory: the streaming engine said {e}");
+            plan.collect()
+        }
+    }
+}
+
 fn scan_files(files: &[PathBuf], schema: Option<SchemaRef>) -> PolarsResult<LazyFrame> {
     let paths = files.iter().map(|p| PlRefPath::new(p.to_string_lossy().as_ref())).collect();
     let args = ScanArgsParquet {
@@ -156,8 +171,9 @@ fn respell(table: Table, files: &mut [PathBuf], schema: &SchemaRef) -> PolarsRes
     let mut published = Vec::with_capacity(vocab.len());
     for name in &vocab {
         let original = format!("{name}_original");
-        let distinct =
-            scan_files(files, Some(schema.clone()))?.select([col(original.as_str()).unique()]).collect()?;
+        let distinct = collect_streaming(
+            scan_files(files, Some(schema.clone()))?.select([col(original.as_str()).unique()]),
+        )?;
         published.push(distinct.column(&original)?.str()?.clone());
     }
     let spellings: Vec<_> = published.iter().map(vocabulary_spellings).collect();

@@ -547,10 +547,11 @@ pub fn build_frames(
             && let Some((on_disk, quality)) = super::disk::disk_table(table, paths)?
         {
             tracing::debug!(
-                "{}: {} rows in {} files, read where used",
+                "{}: {} rows in {} files, read where used (process peak so far {:?} MiB)",
                 table.name(),
                 on_disk.height(),
-                paths.len()
+                paths.len(),
+                crate::memory::peak_mib()
             );
             frames.add_quality(quality);
             frames.disk.insert(table.name(), on_disk);
@@ -578,19 +579,18 @@ pub fn build_frames(
         if several {
             // Each segment chose its vocabulary spellings alone: choose them over all rows.
             respell_vocabulary(table, &mut df).map_err(err)?;
-            // One chunk per segment is many small ones: the queries scan one.
-            df.rechunk_mut();
         }
-        // Polars' own estimate: at 200,000 companies the process holds about 2.5 times it.
+        // Left in one chunk per segment: a copy into one chunk would hold the table twice
+        // for a moment, and nothing reads these tables faster for it.
         tracing::debug!(
-            "{}: {} rows, {} MiB by Polars' estimate",
+            "{}: {} rows, {} MiB by Polars' estimate (process peak so far {:?} MiB)",
             table.name(),
             df.height(),
-            df.estimated_size() >> 20
+            df.estimated_size() >> 20,
+            crate::memory::peak_mib()
         );
         frames.tables.insert(table.name(), df);
-        if let Some(mut r) = resumos {
-            r.rechunk_mut();
+        if let Some(r) = resumos {
             frames.tables.insert(super::resumos::RESUMOS, r);
         }
     }

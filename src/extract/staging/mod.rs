@@ -103,6 +103,16 @@ impl StagedFetch {
         Ok(Self { dir, tasks: journal.tasks, segments: journal.segments })
     }
 
+    /// `read`, each task's entry holding its task and status only: what building the frames
+    /// needs, in a fraction of the memory (not for a fetch's summary or a store's decisions).
+    pub fn read_outline(out: &Path) -> Result<Self, StagingError> {
+        let dir = out.join(".staging");
+        let (segments, statuses) = journal::read_outline(&dir.join("journal.jsonl"))?;
+        let tasks =
+            statuses.into_iter().map(|(task, status)| (task.clone(), TaskEntry::new(task, status))).collect();
+        Ok(Self { dir, tasks, segments })
+    }
+
     pub fn segment_paths(&self, table: Table) -> Vec<PathBuf> {
         let prefix = format!("{}-", table.name());
         self.segments.iter().filter(|s| s.starts_with(&prefix)).map(|s| self.dir.join(s)).collect()
