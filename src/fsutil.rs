@@ -42,3 +42,14 @@ pub fn explicit_or_local(explicit: Option<&Path>, local: &str) -> Option<PathBuf
         local.is_dir().then_some(local)
     })
 }
+
+/// A name part no other process (nor another call in this one) uses at the same time, for
+/// scratch directories that several readers of one folder may make at once: the process id
+/// alone repeats across containers (each one's first process is 1).
+pub fn process_unique() -> String {
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let nanos =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!("{}-{nanos:x}-{call}", std::process::id())
+}

@@ -98,8 +98,9 @@ impl Rows<'_> {
         }
     }
 
-    /// Writes the rows; a batch of `ROW_GROUP_ROWS` rows is one row group either way, so both
-    /// give the same file for the same rows.
+    /// Writes the rows. In order, each batch of `ROW_GROUP_ROWS` rows is one row group (the
+    /// last one shorter), where the whole frame's writer splits rows into groups of equal size:
+    /// the same rows in the same order, in row groups cut elsewhere past 128k rows.
     fn write<W: std::io::Write>(self, writer: ParquetWriter<W>) -> PolarsResult<u64> {
         match self {
             Rows::Whole(df) => writer.finish(df),

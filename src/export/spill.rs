@@ -70,7 +70,7 @@ fn write_buffering(
     };
     let base = out.join(name);
     let meta = meta.with("fiscal_report.table", name);
-    let spill = SpillDir(out.join(format!(".spill-{name}-{}", std::process::id())));
+    let spill = SpillDir(out.join(format!(".spill-{name}-{}", crate::fsutil::process_unique())));
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| ExportError::Io { path, source }

@@ -155,7 +155,15 @@ pub fn disk_table(
         return Ok(None);
     }
     let schema = scan_files(&files, None).and_then(|mut lf| lf.collect_schema()).map_err(err)?;
-    let scratch = respell(table, &mut files, &schema).map_err(err)?;
+    // A respelled copy that cannot be written (a full disk, a read-only shard) costs the
+    // table's place on disk only: the caller types it in memory, as before tables stayed there.
+    let scratch = match respell(table, &mut files, &schema) {
+        Ok(scratch) => scratch,
+        Err(e) => {
+            tracing::debug!("{} typed in memory: its respelled copy was not written: {e}", table.name());
+            return Ok(None);
+        }
+    };
     Ok(Some((DiskTable { held: Held::Files(files), rows, schema, _scratch: scratch }, quality)))
 }
 
@@ -200,7 +208,7 @@ fn respell(table: Table, files: &mut [PathBuf], schema: &SchemaRef) -> PolarsRes
                 let dir = file.parent().unwrap_or(Path::new(".")).join(format!(
                     "respelled-{}-{}",
                     table.name(),
-                    std::process::id()
+                    crate::fsutil::process_unique()
                 ));
                 std::fs::create_dir_all(&dir)?;
                 scratch = Some(Arc::new(ScratchDir(dir.clone())));

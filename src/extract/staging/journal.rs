@@ -148,27 +148,15 @@ pub(super) fn read_journal(path: &Path) -> Result<Journal, StagingError> {
     Ok(j)
 }
 
-/// A commit line read for its segments and its tasks' outcomes only.
-#[derive(Deserialize)]
-struct CommitOutline {
-    segments: Vec<String>,
-    tasks: Vec<TaskOutline>,
-}
-
-#[derive(Deserialize)]
-struct TaskOutline {
-    task: String,
-    status: TaskStatus,
-}
-
 /// The segments of a journal's complete commits and the final status of each task, without
-/// the rest of the entries (at 200,000 companies the entries take ~300 MB; building the
-/// frames needs the companies' outcomes only).
+/// keeping the rest of the entries (at 200,000 companies the entries take ~300 MB; building the
+/// frames needs the companies' outcomes only). Each line is read whole, as `read_journal`
+/// reads it, so both take the same lines for complete commits.
 pub(super) fn read_outline(
     path: &Path,
 ) -> Result<(BTreeSet<String>, BTreeMap<String, TaskStatus>), StagingError> {
     let (mut segments, mut tasks) = (BTreeSet::new(), BTreeMap::new());
-    read_commits(path, |commit: CommitOutline, _| {
+    read_commits(path, |commit: Commit, _| {
         segments.extend(commit.segments);
         for t in commit.tasks {
             tasks.insert(t.task, t.status);
