@@ -73,6 +73,9 @@ fn generate(dir: &Path, copies: i32) {
 fn analyze(dir: &Path, queries: &Path) {
     let t = Instant::now();
     let scan = fiscal_report::export::tables::scan_exported_table(dir, "creditos_ativos").expect("scan");
+    let counted = scan.clone().select([len().alias("rows")]).collect().expect("count");
+    let rows =
+        counted.column("rows").and_then(|c| c.get(0)).ok().and_then(|v| v.extract::<usize>()).unwrap_or(0);
     let creditos = fiscal_report::transform::disk::DiskTable::exported(scan).expect("read");
     let read_secs = t.elapsed().as_secs_f64();
     let mut tables = BTreeMap::new();
@@ -84,7 +87,6 @@ fn analyze(dir: &Path, queries: &Path) {
             type_table(table, &DataFrame::empty_with_schema(&schema)).expect("empty").0,
         );
     }
-    let rows = creditos.height();
     tables.insert("carteira", portfolio_frame(&[]).expect("carteira"));
     let disk = BTreeMap::from([("creditos_ativos", creditos)]);
     let frames = Frames { tables, disk, quality: vec![] };

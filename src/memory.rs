@@ -8,3 +8,8 @@ pub fn peak_mib() -> Option<u64> {
     let kib = status.lines().find_map(|l| l.strip_prefix("VmHWM:"))?.trim().trim_end_matches("kB").trim();
     Some(kib.parse::<u64>().ok()? / 1024)
 }
+
+/// ` (process peak so far N MiB)` for a log line, or nothing where the peak is not known.
+pub fn peak_note() -> String {
+    peak_mib().map(|mib| format!(" (process peak so far {mib} MiB)")).unwrap_or_default()
+}

@@ -294,12 +294,7 @@ fn run_queries_here(
             tables.insert(SOCIAS_EXPOSICAO.to_string(), df.clear().lazy());
         }
         tables.insert(q.table.clone(), df.clone().lazy());
-        tracing::debug!(
-            "query {}: {} rows (process peak so far {:?} MiB)",
-            q.name,
-            df.height(),
-            crate::memory::peak_mib()
-        );
+        tracing::debug!("query {}: {} rows{}", q.name, df.height(), crate::memory::peak_note());
         results.push((q.clone(), df));
     }
     Ok(Aggregates { results, previous_snapshot: previous.map(|p| p.snapshot.clone()) })

@@ -76,11 +76,7 @@ async fn report_from_dir(
     } else {
         let staged = crate::extract::staging::StagedFetch::read_outline(dir)
             .with_context(|| format!("reading the staged records of {}", dir.display()))?;
-        tracing::debug!(
-            "staging journal read: {} tasks (process peak so far {:?} MiB)",
-            staged.tasks.len(),
-            crate::memory::peak_mib()
-        );
+        tracing::debug!("staging journal read: {} tasks{}", staged.tasks.len(), crate::memory::peak_note());
         (crate::transform::staged::frames_from_staged(std::slice::from_ref(&staged))?, RawTables::Write)
     };
     manifest.time_stage("transform", started);

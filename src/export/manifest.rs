@@ -77,10 +77,7 @@ impl Manifest {
     /// shows its stages after the fetch as they finish).
     pub fn time_stage(&mut self, stage: &str, started: std::time::Instant) {
         let seconds = (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0;
-        match crate::memory::peak_mib() {
-            Some(mib) => tracing::info!("{stage}: done in {seconds:.2} s (process peak so far {mib} MiB)"),
-            None => tracing::info!("{stage}: done in {seconds:.2} s"),
-        }
+        tracing::info!("{stage}: done in {seconds:.2} s{}", crate::memory::peak_note());
         self.stages.retain(|s| s.stage != stage);
         self.stages.push(StageTime { stage: stage.to_string(), seconds });
     }

@@ -17,6 +17,7 @@ use super::tables::{
     write_partitions, write_raw_table,
 };
 use crate::transform::disk::DiskTable;
+use crate::transform::frames::stacked;
 
 /// Rows held in the partitions' buffers before they are spilled: about 100 MiB of credits (a
 /// buffered row keeps its file's text buffers too). A year of credits for a portfolio of a few
@@ -92,7 +93,9 @@ fn write_buffering(
             for p in pending.values_mut().filter(|p| !p.buffered.is_empty()) {
                 let path = spill.0.join(format!("{spills:06}.parquet"));
                 spills += 1;
-                let mut df = stack(std::mem::take(&mut p.buffered)).map_err(|e| polars_err(&path, e))?;
+                let mut df = stacked(std::mem::take(&mut p.buffered))
+                    .map_err(|e| polars_err(&path, e))?
+                    .unwrap_or_default();
                 let mut bytes = Vec::new();
                 // Fast over small: read back once, by this process, moments later.
                 ParquetWriter::new(&mut bytes)
@@ -122,7 +125,8 @@ fn write_buffering(
             let _ = std::fs::remove_file(path);
         }
         frames.extend(p.buffered);
-        let part = stack(frames).map_err(|e| polars_err(&dir, e))?;
+        // Not copied into one chunk: the sort that follows gathers the rows anyway.
+        let part = stacked(frames).map_err(|e| polars_err(&dir, e))?.unwrap_or_default();
         write_partition(part, parts, &dir, out, &meta)
     };
     let mut files = write_partitions(&std::sync::Mutex::new(large.into_iter()), 1, write)?;
@@ -130,16 +134,6 @@ fn write_buffering(
     files.sort_by(|a, b| a.path.cmp(&b.path));
     drop(spill);
     Ok(files)
-}
-
-/// `frames` one under the other (not copied into one chunk: the sort that follows copies them).
-fn stack(frames: Vec<DataFrame>) -> PolarsResult<DataFrame> {
-    let mut frames = frames.into_iter();
-    let mut acc = frames.next().unwrap_or_default();
-    for df in frames {
-        acc.vstack_mut_owned(df)?;
-    }
-    Ok(acc)
 }
 
 #[cfg(test)]

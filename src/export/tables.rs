@@ -227,7 +227,7 @@ pub fn write_raw(frames: &Frames, out: &Path, meta: &FileMetadata) -> Result<Vec
             (None, Some(table)) => files.extend(super::spill::write_raw_on_disk(name, table, out, meta)?),
             (None, None) => {}
         }
-        tracing::debug!("{name} written (process peak so far {:?} MiB)", crate::memory::peak_mib());
+        tracing::debug!("{name} written{}", crate::memory::peak_note());
     }
     Ok(files)
 }
@@ -388,9 +388,10 @@ pub fn frames_from_export(dir: &Path) -> anyhow::Result<Frames> {
         if optional.contains(&name) && !dir.join(name).is_dir() {
             continue;
         }
-        let on_disk = crate::transform::disk::ON_DISK.iter().any(|t| t.name() == name);
-        let held = if on_disk {
-            // Scanned where used, like a fresh run's: only the rows that kept a text are read here.
+        let scanned = crate::transform::disk::ON_DISK.iter().any(|t| t.name() == name);
+        // `df` holds the rows whose texts are counted below: the whole table, or for a table
+        // scanned where used only its rows that kept a rejected text.
+        let (df, on_disk) = if scanned {
             let scan = scan_exported_table(dir, name)?;
             let table = crate::transform::disk::DiskTable::exported(scan.clone())
                 .map_err(|e| anyhow::anyhow!("reading {}: {e}", dir.join(name).display()))?;
@@ -407,7 +408,6 @@ pub fn frames_from_export(dir: &Path) -> anyhow::Result<Frames> {
         } else {
             (read_exported_table(dir, name)?, None)
         };
-        let (df, on_disk) = held;
         // A value that failed to parse kept its text in `<column>_raw`: count those again.
         for col in df.columns() {
             let Some(base) = col.name().strip_suffix("_raw") else { continue };
@@ -432,13 +432,10 @@ pub fn frames_from_export(dir: &Path) -> anyhow::Result<Frames> {
                 });
             }
         }
-        match on_disk {
-            Some(table) => {
-                disk.insert(name, table);
-            }
-            None => {
-                tables.insert(name, df);
-            }
+        if let Some(table) = on_disk {
+            disk.insert(name, table);
+        } else {
+            tables.insert(name, df);
         }
     }
     add_placeholder_counts(dir, &mut quality);

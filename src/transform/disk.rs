@@ -25,7 +25,6 @@ pub const ON_DISK: [Table; 2] = [Table::CreditosAtivos, Table::DividasPgfn];
 #[derive(Clone)]
 pub struct DiskTable {
     held: Held,
-    rows: usize,
     schema: SchemaRef,
     /// Where respelled copies were written; removed when the last holder of the table is gone.
     _scratch: Option<Arc<ScratchDir>>,
@@ -33,8 +32,8 @@ pub struct DiskTable {
 
 #[derive(Clone)]
 enum Held {
-    /// Typed segment files, each holding whole rows.
-    Files(Vec<PathBuf>),
+    /// Typed segment files, each holding whole rows, and how many rows they hold together.
+    Files(Vec<PathBuf>, usize),
     /// A finished run's exported table (`report --from`): hive-partitioned, so its partition
     /// columns are in its paths; the scan puts them back.
     Exported(Box<LazyFrame>),
@@ -44,22 +43,24 @@ impl DiskTable {
     /// A finished run's exported table, read by `scan` (which puts its partition columns back).
     pub fn exported(mut scan: LazyFrame) -> PolarsResult<Self> {
         let schema = scan.collect_schema()?;
-        let counted = scan.clone().select([len().alias("rows")]).collect()?;
-        let rows = counted.column("rows")?.get(0)?.extract::<usize>().unwrap_or(0);
-        Ok(Self { held: Held::Exported(Box::new(scan)), rows, schema, _scratch: None })
+        Ok(Self { held: Held::Exported(Box::new(scan)), schema, _scratch: None })
     }
 
     /// The files, in the order the table's rows are in, when each holds whole rows (not for
     /// an exported table, whose files lack their partition columns).
     pub fn files(&self) -> Option<&[PathBuf]> {
         match &self.held {
-            Held::Files(files) => Some(files),
+            Held::Files(files, _) => Some(files),
             Held::Exported(_) => None,
         }
     }
 
-    pub fn height(&self) -> usize {
-        self.rows
+    /// Its rows, as the typed files' sidecars count them (an exported table is not counted).
+    pub fn height(&self) -> Option<usize> {
+        match &self.held {
+            Held::Files(_, rows) => Some(*rows),
+            Held::Exported(_) => None,
+        }
     }
 
     pub fn schema(&self) -> &SchemaRef {
@@ -69,7 +70,7 @@ impl DiskTable {
     /// A lazy scan of every row, in file order.
     pub fn scan(&self) -> PolarsResult<LazyFrame> {
         match &self.held {
-            Held::Files(files) => scan_files(files, Some(self.schema.clone())),
+            Held::Files(files, _) => scan_files(files, Some(self.schema.clone())),
             Held::Exported(scan) => Ok(scan.as_ref().clone()),
         }
     }
@@ -164,7 +165,7 @@ pub fn disk_table(
             return Ok(None);
         }
     };
-    Ok(Some((DiskTable { held: Held::Files(files), rows, schema, _scratch: scratch }, quality)))
+    Ok(Some((DiskTable { held: Held::Files(files, rows), schema, _scratch: scratch }, quality)))
 }
 
 /// Each segment chose its vocabulary spellings from its own rows; the table chooses them from
@@ -296,7 +297,7 @@ pub(crate) mod tests {
         let paths = typed_segments(tmp.path(), &segments);
         let (table, quality) = disk_table(Table::CreditosAtivos, &paths).unwrap().expect("rows on disk");
         assert!(quality.is_empty());
-        assert_eq!(table.height(), 5);
+        assert_eq!(table.height(), Some(5));
         let respelled: Vec<_> =
             table.files().unwrap().iter().filter(|f| f.parent() != Some(&tmp.path().join("typed"))).collect();
         assert_eq!(respelled.len(), 1, "only the first segment spelled the status otherwise: {respelled:?}");
@@ -329,7 +330,7 @@ pub(crate) mod tests {
         ParquetWriter::new(std::fs::File::create(&segment).unwrap()).finish(&mut text).unwrap();
         let (table, quality) =
             disk_table(Table::CreditosAtivos, std::slice::from_ref(&segment)).unwrap().unwrap();
-        assert_eq!(table.height(), 1);
+        assert_eq!(table.height(), Some(1));
         assert_eq!(quality.iter().map(|q| q.failures).sum::<u64>(), 1, "the bad amount is counted");
         assert!(TypedSegment::whole_file(&segment).is_some());
         assert!(disk_table(Table::CreditosAtivos, &[]).unwrap().is_none());

@@ -521,8 +521,8 @@ pub fn portfolio_frame(companies: &[(String, CompanyStatus)]) -> PolarsResult<Da
     )
 }
 
-/// `frames` one under the other, or `None` when there are none.
-fn stacked(frames: Vec<DataFrame>) -> PolarsResult<Option<DataFrame>> {
+/// `frames` one under the other (not copied into one chunk), or `None` when there are none.
+pub fn stacked(frames: Vec<DataFrame>) -> PolarsResult<Option<DataFrame>> {
     let mut frames = frames.into_iter();
     let Some(mut acc) = frames.next() else { return Ok(None) };
     for df in frames {
@@ -547,11 +547,11 @@ pub fn build_frames(
             && let Some((on_disk, quality)) = super::disk::disk_table(table, paths)?
         {
             tracing::debug!(
-                "{}: {} rows in {} files, read where used (process peak so far {:?} MiB)",
+                "{}: {} rows in {} files, read where used{}",
                 table.name(),
-                on_disk.height(),
+                on_disk.height().unwrap_or_default(),
                 paths.len(),
-                crate::memory::peak_mib()
+                crate::memory::peak_note()
             );
             frames.add_quality(quality);
             frames.disk.insert(table.name(), on_disk);
@@ -583,11 +583,11 @@ pub fn build_frames(
         // Left in one chunk per segment: a copy into one chunk would hold the table twice
         // for a moment, and nothing reads these tables faster for it.
         tracing::debug!(
-            "{}: {} rows, {} MiB by Polars' estimate (process peak so far {:?} MiB)",
+            "{}: {} rows, {} MiB by Polars' estimate{}",
             table.name(),
             df.height(),
             df.estimated_size() >> 20,
-            crate::memory::peak_mib()
+            crate::memory::peak_note()
         );
         frames.tables.insert(table.name(), df);
         if let Some(r) = resumos {

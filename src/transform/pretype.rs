@@ -42,6 +42,14 @@ struct Sidecar {
     resumos_rows: Option<usize>,
 }
 
+impl Sidecar {
+    /// The sidecar at `path`, when it is there and names this binary's typing.
+    fn of_this_typing(path: &Path) -> Option<Self> {
+        let note: Self = serde_json::from_slice(&std::fs::read(path).ok()?).ok()?;
+        (note.layout == TYPED_LAYOUT && note.version == env!("CARGO_PKG_VERSION")).then_some(note)
+    }
+}
+
 impl TypedSegment {
     /// Types one segment's staged text frame.
     pub fn of(table: Table, text: DataFrame) -> Result<Self, TransformError> {
@@ -89,10 +97,7 @@ impl TypedSegment {
     /// the sidecar names this binary's typing and the file's footer the rows it says.
     pub(super) fn whole_file(segment: &Path) -> Option<(PathBuf, usize, Vec<QualityCount>)> {
         let (typed, _, sidecar) = Self::paths(segment);
-        let note: Sidecar = serde_json::from_slice(&std::fs::read(sidecar).ok()?).ok()?;
-        if note.layout != TYPED_LAYOUT || note.version != env!("CARGO_PKG_VERSION") {
-            return None;
-        }
+        let note = Sidecar::of_this_typing(&sidecar)?;
         let rows = ParquetReader::new(std::fs::File::open(&typed).ok()?).num_rows().ok()?;
         (rows == note.rows).then_some((typed, rows, note.quality))
     }
@@ -100,10 +105,7 @@ impl TypedSegment {
     /// The typed files of `segment`, when they are whole and of this binary's typing.
     pub fn load(segment: &Path) -> Option<Self> {
         let (typed, resumos, sidecar) = Self::paths(segment);
-        let note: Sidecar = serde_json::from_slice(&std::fs::read(sidecar).ok()?).ok()?;
-        if note.layout != TYPED_LAYOUT || note.version != env!("CARGO_PKG_VERSION") {
-            return None;
-        }
+        let note = Sidecar::of_this_typing(&sidecar)?;
         let read = |p: &Path| ParquetReader::new(std::fs::File::open(p).ok()?).finish().ok();
         let df = read(&typed).filter(|df| df.height() == note.rows)?;
         let resumos = match note.resumos_rows {
