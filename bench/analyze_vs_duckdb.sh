@@ -2,7 +2,8 @@
 # Analyze over 5M+ credit rows in Parquet: fiscal-report's Polars SQL next to DuckDB running the
 # same .sql files over the same files. Time and peak memory of each (median of RUNS separate
 # processes, measured by /usr/bin/time) and their ratio, plus the transform throughput, go to
-# bench/results/analyze-vs-duckdb.md.
+# bench/results/analyze-vs-duckdb.md; then bench/export_layout.py measures other cuts of the same
+# files for bench/results/export-layout.md.
 #
 #   bench/analyze_vs_duckdb.sh            # COPIES=2 (~6.8M rows) RUNS=3
 # Needs: python3 with duckdb (tests/requirements.txt), /usr/bin/time (Debian package `time`).
@@ -51,3 +52,25 @@ out=bench/results/analyze-vs-duckdb.md
   echo "Reproduce: \`bench/analyze_vs_duckdb.sh\` (COPIES, RUNS override the defaults)."
 } >"$out"
 cat "$out"
+
+# The same rows cut into files other ways, read by DuckDB, pyarrow, Polars and (when pyspark is
+# installed) Spark: why the export cuts creditos_ativos as it does. LAYOUT=0 skips it.
+[ "${LAYOUT:-1}" = 0 ] && exit 0
+table=$(python3 bench/export_layout.py "$tmp/data/creditos_ativos" "$RUNS" 2>"$tmp/err") || { cat "$tmp/err" >&2; exit 1; }
+spark=$(python3 -c 'import pyspark; print(f"PySpark {pyspark.__version__} (local[2])")' 2>/dev/null || echo "no Spark (pyspark not installed)")
+layout=bench/results/export-layout.md
+history=$(sed -n '/^## /,$p' "$layout" 2>/dev/null || true)
+{
+  echo "# Export layout: how creditos_ativos is cut into files"
+  echo
+  echo "Measured $(date -u +%Y-%m-%d) on $(nproc) cores with DuckDB $(python3 -c 'import duckdb; print(duckdb.__version__)'),"
+  echo "pyarrow $(python3 -c 'import pyarrow; print(pyarrow.__version__)'), Polars $(python3 -c 'import polars; print(polars.__version__)') (Python) and ${spark}. Each cell: the whole"
+  echo "table grouped by state / one month grouped by state, in one warm process."
+  echo
+  echo "$table"
+  echo
+  echo "Reproduce: \`bench/analyze_vs_duckdb.sh\` (writes this file too; COPIES, RUNS)."
+  echo
+  echo "$history"
+} >"$layout"
+cat "$layout"

@@ -20,7 +20,7 @@ def main() -> None:
     # Materialised like Polars' eager read, so both sides time the same work.
     con.execute(
         "CREATE TABLE creditos_ativos AS SELECT * FROM read_parquet(?, hive_partitioning = true, "
-        "hive_types = {'ano_mes': 'VARCHAR', 'uf': 'VARCHAR'})",
+        "hive_types = {'ano_mes': 'VARCHAR'})",
         [str(data / "creditos_ativos" / "**" / "*.parquet")],
     )
     rows = con.execute("SELECT COUNT(*) FROM creditos_ativos").fetchone()[0]

@@ -195,7 +195,7 @@ pandas (with pyarrow):
 
 ```python
 import pyarrow as pa, pyarrow.dataset as ds
-parts = ds.partitioning(pa.schema([("ano_mes", pa.string()), ("uf", pa.string())]), flavor="hive")
+parts = ds.partitioning(pa.schema([("ano_mes", pa.string())]), flavor="hive")
 creditos = ds.dataset(f"{RUN}/creditos_ativos", format="parquet", partitioning=parts).to_table().to_pandas()
 por_uf = creditos.groupby("uf")["valor_total"].sum()      # decimal.Decimal: exact
 ```
@@ -205,7 +205,7 @@ polars:
 ```python
 import polars as pl
 creditos = pl.scan_parquet(f"{RUN}/creditos_ativos/**/*.parquet", hive_partitioning=True,
-                           hive_schema={"ano_mes": pl.String, "uf": pl.String}).collect()
+                           hive_schema={"ano_mes": pl.String}).collect()
 exposicao = pl.read_parquet(f"{RUN}/aggregates/carteira_exposicao.parquet")
 ```
 
@@ -214,7 +214,7 @@ DuckDB:
 ```python
 import duckdb
 duckdb.sql(f"""CREATE VIEW creditos_ativos AS SELECT * FROM read_parquet('{RUN}/creditos_ativos/**/*.parquet',
-           hive_partitioning = true, hive_types = {{'ano_mes': 'VARCHAR', 'uf': 'VARCHAR'}})""")
+           hive_partitioning = true, hive_types = {{'ano_mes': 'VARCHAR'}})""")
 total = duckdb.sql("SELECT ano_mes, SUM(valor_total) FROM creditos_ativos GROUP BY ano_mes ORDER BY ano_mes").fetchall()
 ```
 

@@ -150,7 +150,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let segments: [&[Credit]; 3] = [
             &[("202608", "SP", "EM COBRANCA", "1,00"), ("202609", "SP", "Em cobrança", "2,00")],
-            &[("202609", "SP", "Em cobrança", "3,00"), ("202608", "RJ", "Suspenso", "7,00")],
+            &[("202609", "SP", "Em cobrança", "3,00"), ("202607", "RJ", "Suspenso", "7,00")],
             &[("202609", "SP", "Suspenso", "4,50"), ("202608", "SP", "Em cobrança", "5,00")],
         ];
         let paths = typed_segments(tmp.path(), &segments);

@@ -17,7 +17,10 @@ use crate::transform::{CARTEIRA, Frames, QualityCount, RESUMOS};
 /// Partition columns of each raw table (dropped from the files, as hive layout expects).
 pub fn partition_columns(table: &str) -> &'static [&'static str] {
     match table {
-        "creditos_ativos" => &["ano_mes", "uf"],
+        // By month only: a month of one state is a few thousand rows, and 27 files a month
+        // cost every reader more opening files than reading rows (bench/results/export-layout.md).
+        // `uf` stays in the files, which are sorted by it.
+        "creditos_ativos" => &["ano_mes"],
         "dividas_pgfn" => &["categoria"],
         _ => &[],
     }
@@ -353,12 +356,14 @@ pub fn scan_exported_table(dir: &Path, table: &str) -> anyhow::Result<LazyFrame>
         )
         .into());
     }
-    let parts = partition_columns(table);
+    // The partition keys are read from the paths, not from `partition_columns`: a run written
+    // before `creditos_ativos` was partitioned by month only has `uf=` directories too.
+    let parts = path_partition_keys(&root, &files[0]);
     let mut args = ScanArgsParquet { glob: true, ..Default::default() };
     args.hive_options = if parts.is_empty() {
         HiveOptions::new_disabled()
     } else {
-        let schema: Schema = parts.iter().map(|p| Field::new((*p).into(), DataType::String)).collect();
+        let schema: Schema = parts.iter().map(|p| Field::new(p.as_str().into(), DataType::String)).collect();
         HiveOptions {
             enabled: Some(true),
             hive_start_idx: 0,
@@ -369,6 +374,15 @@ pub fn scan_exported_table(dir: &Path, table: &str) -> anyhow::Result<LazyFrame>
     let pattern = format!("{}/**/*.parquet", root.display());
     LazyFrame::scan_parquet(PlRefPath::new(pattern), args)
         .map_err(|e| anyhow::anyhow!("reading {}: {e}", root.display()))
+}
+
+/// The hive keys (`k` of each `k=v` directory) between `root` and `file`.
+fn path_partition_keys(root: &Path, file: &Path) -> Vec<String> {
+    let Ok(relative) = file.strip_prefix(root) else { return Vec::new() };
+    let Some(dirs) = relative.parent() else { return Vec::new() };
+    dirs.components()
+        .filter_map(|c| c.as_os_str().to_str()?.split_once('=').map(|(k, _)| k.to_string()))
+        .collect()
 }
 
 /// Typed frames rebuilt from a run's exported Parquet (for `report --from`).
@@ -519,5 +533,25 @@ mod tests {
         let uf: Vec<Option<&str>> = back.column("uf").unwrap().str().unwrap().iter().collect();
         assert_eq!(uf, vec![Some("../x y"), Some("SP"), None]);
         assert_eq!(back.column("ano_mes").unwrap().dtype(), &DataType::String);
+    }
+
+    /// A run written when credits were cut by month and state (`uf=` directories, the state
+    /// in no file) reads back with its states, decoded, as strings.
+    #[test]
+    fn a_run_cut_by_month_and_state_reads_back_with_its_states() {
+        let dir = tempfile::tempdir().unwrap();
+        for (n, uf) in [Some("../x y"), Some("SP"), None].into_iter().enumerate() {
+            let part = dir.path().join("creditos_ativos/ano_mes=202401").join(partition_segment("uf", uf));
+            std::fs::create_dir_all(&part).unwrap();
+            let mut df = DataFrame::new(1, vec![Column::new("v".into(), [n as i64])]).unwrap();
+            ParquetWriter::new(std::fs::File::create(part.join("part-0.parquet")).unwrap())
+                .finish(&mut df)
+                .unwrap();
+        }
+        let back = read_exported_table(dir.path(), "creditos_ativos").unwrap();
+        let back = back.sort(["v"], Default::default()).unwrap();
+        let uf: Vec<Option<&str>> = back.column("uf").unwrap().str().unwrap().iter().collect();
+        assert_eq!(uf, vec![Some("../x y"), Some("SP"), None]);
+        assert_eq!(back.column("ano_mes").unwrap().str().unwrap().get(0), Some("202401"));
     }
 }

@@ -158,7 +158,8 @@ def create_views(spark, run: Path) -> list[ce.Check]:
         try:
             df = spark.read.parquet(str((run / table).resolve()))
             # Cached, so the queries scan the files once rather than once per reference
-            # (324 small files of creditos_ativos cost ~2 s a scan); the rows are the same.
+            # (files of creditos_ativos cost ~2 s a scan when they were
+            # one per month and state); the rows are the same.
             df.cache()
             df.createOrReplaceTempView(table)
             rows = df.count()  # the one scan, which fills the cache
