@@ -20,6 +20,11 @@ use fiscal_report::transform::Frames;
 use fiscal_report::transform::frames::{portfolio_frame, type_table};
 use polars::prelude::*;
 
+/// The allocator the fiscal-report binary runs with (src/main.rs), so the bench measures it.
+#[cfg(not(target_env = "msvc"))]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 fn staged_month(rows: &[fiscal_report::api::models::CreditoAtivo], year_shift: i32) -> DataFrame {
     let cols = Table::CreditosAtivos.columns();
     let flat: Vec<_> = rows.iter().map(|r| flat_row(Table::CreditosAtivos, r, &[])).collect();

@@ -5,6 +5,11 @@ use std::process::ExitCode;
 use clap::Parser;
 use fiscal_report::{cli::Cli, commands, exit, logging};
 
+/// jemalloc returns what the stages free to the system, where glibc's per-thread arenas kept it.
+#[cfg(not(target_env = "msvc"))]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     logging::init(cli.log_format.into(), cli.verbose, cli.quiet);
