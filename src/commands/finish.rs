@@ -10,9 +10,9 @@ use crate::analyze::{Aggregates, Query, default_queries_dir, load_queries, run_q
 use crate::cli::{ReportArgs, WatchArgs};
 use crate::codes::{CodeTables, default_codes_dir};
 use crate::exit::{ExitStatus, OutputError};
-use crate::export::FileMetadata;
 use crate::export::manifest::{AlertsNote, Manifest};
 use crate::export::tables::{write_aggregates, write_dimensions, write_raw};
+use crate::export::{DOSSIER_DIR, FileMetadata};
 use crate::monitor::alerts::{Alert, count_by_rule};
 use crate::monitor::rules::Rules;
 use crate::monitor::webhook::Webhook;
@@ -181,13 +181,23 @@ pub fn export_report(
         .with("fiscal_report.fontes", fontes);
     let mut files = match raw {
         RawTables::Write => write_raw(&frames, out, &meta).context("writing the raw tables")?,
-        // The raw tables' entries stay; everything made from them is made again below.
+        // The raw tables' entries stay; everything made from them is made again below. So do
+        // the run's dossiers (pages and tables), which a re-render does not fetch again: they
+        // keep their manifest entries and the report keeps linking them.
         RawTables::Keep => manifest
             .files
             .iter()
-            .filter(|f| f.path.split('/').next().is_some_and(|top| frames.contains(top)))
+            .filter(|f| {
+                let top = f.path.split('/').next();
+                top.is_some_and(|top| frames.contains(top) || (dossiers.is_empty() && top == DOSSIER_DIR))
+            })
             .cloned()
             .collect(),
+    };
+    let linked: std::collections::BTreeSet<String> = if dossiers.is_empty() {
+        files.iter().filter_map(|f| kept_dossier_page(&f.path)).collect()
+    } else {
+        dossiers.iter().map(|d| d.cnpj.as_str().to_string()).collect()
     };
     frames.add_quality(crate::monitor::reconciliation::summary_disagreements(&aggregates));
     let dossier_tables = if dossiers.is_empty() {
@@ -231,7 +241,7 @@ pub fn export_report(
         aggregates: &aggregates,
         quality: &quality,
         alerts: alerts.as_deref(),
-        dossiers: &dossiers.iter().map(|d| d.cnpj.as_str().to_string()).collect(),
+        dossiers: &linked,
         codes: &codes,
         manifest,
         run_id: &run_id,
@@ -284,4 +294,10 @@ pub fn export_report(
         )
     })?;
     Ok(Outputs { alerts: alerts.unwrap_or_default(), pdf })
+}
+
+/// The CNPJ of a kept dossier page's manifest path (`dossies/<cnpj>.html`).
+fn kept_dossier_page(path: &str) -> Option<String> {
+    let page = path.strip_prefix(DOSSIER_DIR)?.strip_prefix('/')?.strip_suffix(".html")?;
+    page.bytes().all(|b| b.is_ascii_digit()).then(|| page.to_string())
 }

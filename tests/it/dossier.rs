@@ -291,6 +291,16 @@ fn a_run_writes_the_largest_exposures_dossiers_and_links_them() {
     // The pages and the six typed tables, each listed in the manifest.
     let manifest = fiscal_report::export::manifest::Manifest::read(&out).unwrap();
     assert_eq!(manifest.files.iter().filter(|f| f.path.starts_with("dossies/")).count(), 12);
+    // Re-rendered from the run, the report keeps its links and the manifest its dossiers.
+    let o = bin().args(["--quiet", "report", "--from"]).arg(&out).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    for i in 0..3 {
+        let cnpj = exposure.column("cnpj").unwrap().str().unwrap().get(i).unwrap().to_string();
+        assert!(md.contains(&format!("(dossies/{cnpj}.md)")), "no link to {cnpj} after report --from");
+    }
+    let manifest = fiscal_report::export::manifest::Manifest::read(&out).unwrap();
+    assert_eq!(manifest.files.iter().filter(|f| f.path.starts_with("dossies/")).count(), 12);
 }
 
 /// With a store, each dossier shows the company's exposure at every snapshot: the values the
