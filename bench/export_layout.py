@@ -20,10 +20,17 @@ import statistics
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 import duckdb
 import polars as pl
+import pyarrow as pa
 import pyarrow.dataset as ds
+
+# The DuckDB read of a hive-partitioned table as the interop checks write it (partition values
+# as text, no partitioning when the path has none).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "interop"))
+from check_engines import read_parquet_sql  # noqa: E402
 
 # (name, partition columns, rows per row group)
 LAYOUTS = [
@@ -63,16 +70,10 @@ def timed(fn, runs: int) -> float:
 
 def readers(root: str, parts: list[str], month: str):
     pattern = f"{root}/**/*.parquet"
-    hive = {p: "VARCHAR" for p in parts}
     con = duckdb.connect()
-    opts = f"hive_partitioning = {'true' if parts else 'false'}"
-    if parts:
-        opts += ", hive_types = {" + ", ".join(f"'{k}': 'VARCHAR'" for k in hive) + "}"
-    con.execute(f"CREATE VIEW c AS SELECT * FROM read_parquet('{pattern}', {opts})")
+    con.execute(f"CREATE VIEW c AS SELECT * FROM {read_parquet_sql(Path(root).parent, Path(root).name, parts)}")
     schema_parts = None
     if parts:
-        import pyarrow as pa
-
         schema_parts = ds.partitioning(pa.schema([(p, pa.string()) for p in parts]), flavor="hive")
     pa_ds = ds.dataset(root, format="parquet", partitioning=schema_parts)
     pl_scan = pl.scan_parquet(

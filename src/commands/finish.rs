@@ -181,24 +181,23 @@ pub fn export_report(
         .with("fiscal_report.fontes", fontes);
     let mut files = match raw {
         RawTables::Write => write_raw(&frames, out, &meta).context("writing the raw tables")?,
-        // The raw tables' entries stay; everything made from them is made again below. So do
-        // the run's dossiers (pages and tables), which a re-render does not fetch again: they
-        // keep their manifest entries and the report keeps linking them.
+        // The raw tables' entries stay, and the dossiers' (pages and tables: a re-render does
+        // not fetch them again); everything made from the raw tables is made again below.
         RawTables::Keep => manifest
             .files
             .iter()
             .filter(|f| {
-                let top = f.path.split('/').next();
-                top.is_some_and(|top| frames.contains(top) || (dossiers.is_empty() && top == DOSSIER_DIR))
+                f.path.split('/').next().is_some_and(|top| frames.contains(top) || top == DOSSIER_DIR)
             })
             .cloned()
             .collect(),
     };
-    let linked: std::collections::BTreeSet<String> = if dossiers.is_empty() {
-        files.iter().filter_map(|f| kept_dossier_page(&f.path)).collect()
-    } else {
-        dossiers.iter().map(|d| d.cnpj.as_str().to_string()).collect()
-    };
+    // The report links the dossiers this run writes and, on a re-render, those it kept.
+    let linked: std::collections::BTreeSet<String> = dossiers
+        .iter()
+        .map(|d| d.cnpj.as_str().to_string())
+        .chain(files.iter().filter_map(|f| kept_dossier_page(&f.path)))
+        .collect();
     frames.add_quality(crate::monitor::reconciliation::summary_disagreements(&aggregates));
     let dossier_tables = if dossiers.is_empty() {
         Vec::new()
