@@ -4,12 +4,25 @@
 
 /// Peak resident memory so far in MiB; `None` where `/proc/self/status` does not say.
 pub fn peak_mib() -> Option<u64> {
+    status_mib("VmHWM:")
+}
+
+/// Resident memory now in MiB (what the allocator holds, in use or freed and not yet returned).
+pub fn resident_mib() -> Option<u64> {
+    status_mib("VmRSS:")
+}
+
+fn status_mib(field: &str) -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let kib = status.lines().find_map(|l| l.strip_prefix("VmHWM:"))?.trim().trim_end_matches("kB").trim();
+    let kib = status.lines().find_map(|l| l.strip_prefix(field))?.trim().trim_end_matches("kB").trim();
     Some(kib.parse::<u64>().ok()? / 1024)
 }
 
-/// ` (process peak so far N MiB)` for a log line, or nothing where the peak is not known.
+/// ` (resident N MiB, process peak so far M MiB)` for a log line, or nothing where the
+/// figures are not known.
 pub fn peak_note() -> String {
-    peak_mib().map(|mib| format!(" (process peak so far {mib} MiB)")).unwrap_or_default()
+    match (resident_mib(), peak_mib()) {
+        (Some(now), Some(peak)) => format!(" (resident {now} MiB, process peak so far {peak} MiB)"),
+        _ => String::new(),
+    }
 }

@@ -84,10 +84,30 @@ pub fn write_parquet_in_order(
     write_rows(Rows::InOrder(df, order), path, root, meta)
 }
 
+/// `write_parquet` of `height` rows that `next_run` gives a run at a time, each run following
+/// the previous one in the file (a partition sorted a key range at a time), with `schema`. The
+/// row groups are cut every `ROW_GROUP_ROWS` rows whatever the runs' lengths, so the file is
+/// the one `write_parquet_in_order` writes of the same rows in the same order.
+pub fn write_parquet_runs(
+    schema: &Schema,
+    height: usize,
+    next_run: &mut dyn FnMut() -> PolarsResult<Option<DataFrame>>,
+    path: &Path,
+    root: &Path,
+    meta: &FileMetadata,
+) -> Result<FileEntry, ExportError> {
+    write_rows(Rows::Runs { schema, height, next_run }, path, root, meta)
+}
+
 /// What `write_rows` writes.
 enum Rows<'a> {
     Whole(&'a mut DataFrame),
     InOrder(&'a DataFrame, &'a IdxCa),
+    Runs {
+        schema: &'a Schema,
+        height: usize,
+        next_run: &'a mut dyn FnMut() -> PolarsResult<Option<DataFrame>>,
+    },
 }
 
 impl Rows<'_> {
@@ -95,6 +115,7 @@ impl Rows<'_> {
         match self {
             Rows::Whole(df) => df.height(),
             Rows::InOrder(_, order) => order.len(),
+            Rows::Runs { height, .. } => *height,
         }
     }
 
@@ -114,8 +135,37 @@ impl Rows<'_> {
                 }
                 batched.finish()
             }
+            Rows::Runs { schema, next_run, .. } => {
+                let mut batched = writer.batched(schema)?;
+                // The rows of the last run not yet in a row group (a slice of it: no copy).
+                let mut carried: Option<DataFrame> = None;
+                while let Some(run) = next_run()? {
+                    let mut rows = match carried.take() {
+                        Some(mut c) => {
+                            c.vstack_mut_owned(run)?;
+                            c
+                        }
+                        None => run,
+                    };
+                    while rows.height() >= ROW_GROUP_ROWS {
+                        batched.write_batch(&one_chunk(rows.slice(0, ROW_GROUP_ROWS)))?;
+                        rows = rows.slice(ROW_GROUP_ROWS as i64, rows.height() - ROW_GROUP_ROWS);
+                    }
+                    carried = Some(rows);
+                }
+                if let Some(rows) = carried.filter(|r| r.height() > 0) {
+                    batched.write_batch(&one_chunk(rows))?;
+                }
+                batched.finish()
+            }
         }
     }
+}
+
+/// The writer makes a row group of each chunk: a group spanning two runs is copied into one.
+fn one_chunk(mut df: DataFrame) -> DataFrame {
+    df.rechunk_mut();
+    df
 }
 
 fn write_rows(
@@ -238,6 +288,43 @@ mod tests {
         let e = write_parquet(&mut df, &p, dir.path(), &FileMetadata::default().with("k", "v")).unwrap();
         assert_eq!((e.path.as_str(), e.rows), ("x/t.parquet", 2));
         assert_eq!(std::fs::read_dir(dir.path().join("x")).unwrap().count(), 1, "no temporary file left");
+    }
+
+    /// Rows handed over in runs of any length make the file that the same rows in one order
+    /// make, byte for byte: row groups are cut every `ROW_GROUP_ROWS` rows either way.
+    #[test]
+    fn runs_of_any_length_write_the_file_of_one_order() {
+        let n = 2 * ROW_GROUP_ROWS + 1000;
+        let key: Vec<i64> = (0..n as i64).map(|i| (i * 7919) % n as i64).collect();
+        let text: Vec<String> = key.iter().map(|k| format!("v{}", k % 1000)).collect();
+        let df =
+            DataFrame::new(n, vec![Column::new("k".into(), key), Column::new("t".into(), text)]).unwrap();
+        let order = df.column("k").unwrap().as_materialized_series().arg_sort(Default::default());
+        let dir = tempfile::tempdir().unwrap();
+        let meta = FileMetadata::default();
+        let whole =
+            write_parquet_in_order(&df, &order, &dir.path().join("a.parquet"), dir.path(), &meta).unwrap();
+        let sorted = df.take(&order).unwrap();
+        let mut start = 0;
+        let mut lengths = [1, 70_000, ROW_GROUP_ROWS, 3, 200_000].into_iter().cycle();
+        let mut next_run = || -> PolarsResult<Option<DataFrame>> {
+            if start >= n {
+                return Ok(None);
+            }
+            let len = lengths.next().unwrap().min(n - start);
+            start += len;
+            Ok(Some(sorted.slice((start - len) as i64, len)))
+        };
+        let runs = write_parquet_runs(
+            df.schema(),
+            n,
+            &mut next_run,
+            &dir.path().join("b.parquet"),
+            dir.path(),
+            &meta,
+        )
+        .unwrap();
+        assert_eq!((runs.rows, runs.bytes, &runs.sha256), (whole.rows, whole.bytes, &whole.sha256));
     }
 
     #[cfg(target_os = "linux")]

@@ -168,22 +168,37 @@ pub(super) fn write_partition(
     meta: &FileMetadata,
 ) -> Result<FileEntry, ExportError> {
     let path = dir.join("part-0.parquet");
-    let keys = order_columns(&part, parts);
-    if keys.is_empty() {
+    let Some(order) = sorted_order(&part, parts).map_err(|e| polars_err(dir, e))? else {
         let mut part = part.drop_many(parts.iter().copied());
         return write_parquet(&mut part, &path, out, meta);
-    }
-    let rows: PlSmallStr = "__fiscal_report_row".into();
-    let order = part
-        .select(keys.iter().cloned())
-        .and_then(|k| k.with_row_index(rows.clone(), None))
-        .and_then(|k| {
-            k.sort(keys, SortMultipleOptions::default().with_maintain_order(true).with_nulls_last(true))
-        })
-        .and_then(|k| k.column(&rows).and_then(|c| c.idx()).cloned())
-        .map_err(|e| polars_err(dir, e))?;
+    };
     let part = part.drop_many(parts.iter().copied());
     write_parquet_in_order(&part, &order, &path, out, meta)
+}
+
+/// The places of `part`'s rows in its file's order (`order_columns`, ties kept in table
+/// order, nulls last); `None` when the rows have no column to sort by.
+pub(super) fn sorted_order(part: &DataFrame, parts: &[&str]) -> PolarsResult<Option<IdxCa>> {
+    let keys = order_columns(part, parts);
+    if keys.is_empty() {
+        return Ok(None);
+    }
+    let rows: PlSmallStr = "__fiscal_report_row".into();
+    let sorted = part
+        .select(keys.iter().cloned())?
+        .with_row_index(rows.clone(), None)?
+        .sort(keys, SortMultipleOptions::default().with_maintain_order(true).with_nulls_last(true))?;
+    Ok(Some(sorted.column(&rows)?.idx()?.clone()))
+}
+
+/// The column a partition's rows are sorted by first (after the partition columns), when it
+/// holds text: the export of a large partition cuts it into ranges of that column's values.
+pub(super) fn first_sort_key(schema: &Schema, parts: &[&str]) -> Option<PlSmallStr> {
+    PREFERRED_KEYS
+        .iter()
+        .find(|c| !parts.contains(c) && schema.get(c).is_some())
+        .filter(|c| schema.get(c) == Some(&DataType::String))
+        .map(|c| PlSmallStr::from(*c))
 }
 
 /// Runs `write` on each of `work` on a few threads at once: each file is small (a year of
@@ -402,7 +417,7 @@ pub fn frames_from_export(dir: &Path) -> anyhow::Result<Frames> {
         if optional.contains(&name) && !dir.join(name).is_dir() {
             continue;
         }
-        let scanned = crate::transform::disk::ON_DISK.iter().any(|t| t.name() == name);
+        let scanned = crate::transform::disk::read_where_used(name);
         // `df` holds the rows whose texts are counted below: the whole table, or for a table
         // scanned where used only its rows that kept a rejected text.
         let (df, on_disk) = if scanned {

@@ -21,6 +21,13 @@ use crate::tables::Table;
 /// The tables kept on disk after the transform: the ones whose rows grow with the data.
 pub const ON_DISK: [Table; 2] = [Table::CreditosAtivos, Table::DividasPgfn];
 
+/// Whether the table `name` is read where used rather than held in memory: the tables of
+/// `ON_DISK`, and `resumos` (five summaries a company, a million rows at 200,000 companies,
+/// read by one query only).
+pub fn read_where_used(name: &str) -> bool {
+    ON_DISK.iter().any(|t| t.name() == name) || name == super::resumos::RESUMOS
+}
+
 /// One typed table as Parquet files of one schema, read by a lazy scan.
 #[derive(Clone)]
 pub struct DiskTable {
@@ -166,6 +173,25 @@ pub fn disk_table(
         }
     };
     Ok(Some((DiskTable { held: Held::Files(files, rows), schema, _scratch: scratch }, quality)))
+}
+
+/// `resumos` on disk: the typed summaries the typing of each `empresas` segment wrote beside
+/// it, when every segment has them (else `None`: the caller reads them with the profiles).
+/// Summaries have no vocabulary columns, so no file is respelled.
+pub fn resumos_table(segments: &[PathBuf]) -> Option<DiskTable> {
+    let (mut files, mut rows) = (Vec::with_capacity(segments.len()), 0);
+    for segment in segments {
+        let (file, n) = TypedSegment::resumos_file(segment)?;
+        if n > 0 {
+            files.push(file);
+            rows += n;
+        }
+    }
+    if rows == 0 {
+        return None;
+    }
+    let schema = scan_files(&files, None).and_then(|mut lf| lf.collect_schema()).ok()?;
+    Some(DiskTable { held: Held::Files(files, rows), schema, _scratch: None })
 }
 
 /// Each segment chose its vocabulary spellings from its own rows; the table chooses them from

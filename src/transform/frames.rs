@@ -80,7 +80,7 @@ impl CompanyStatus {
 pub struct Frames {
     /// The tables held in memory.
     pub tables: BTreeMap<&'static str, DataFrame>,
-    /// The tables that stay on disk (`disk::ON_DISK`), scanned where they are read.
+    /// The tables that stay on disk (`disk::read_where_used`), scanned where they are read.
     pub disk: BTreeMap<&'static str, DiskTable>,
     pub quality: Vec<QualityCount>,
 }
@@ -557,14 +557,17 @@ pub fn build_frames(
             frames.disk.insert(table.name(), on_disk);
             continue;
         }
+        // The profiles' summaries stay on disk when every segment's typing wrote them there.
+        let resumos_on_disk = if table == Table::Empresas { super::disk::resumos_table(paths) } else { None };
+        let in_memory = resumos_on_disk.is_none();
         let (mut typed, mut resumos) = (Vec::with_capacity(paths.len().max(1)), Vec::new());
         let mut add = |chunk: TypedSegment| {
             frames.add_quality(chunk.quality);
             typed.push(chunk.typed);
-            resumos.extend(chunk.resumos);
+            resumos.extend(chunk.resumos.filter(|_| in_memory));
         };
         for path in paths {
-            add(match TypedSegment::load(path) {
+            add(match TypedSegment::load(path, in_memory) {
                 Some(chunk) => chunk,
                 None => TypedSegment::of(table, read_staged(table, std::slice::from_ref(path))?)?,
             });
@@ -590,7 +593,15 @@ pub fn build_frames(
             crate::memory::peak_note()
         );
         frames.tables.insert(table.name(), df);
-        if let Some(r) = resumos {
+        if let Some(r) = resumos_on_disk {
+            tracing::debug!(
+                "{}: {} rows, read where used{}",
+                super::resumos::RESUMOS,
+                r.height().unwrap_or_default(),
+                crate::memory::peak_note()
+            );
+            frames.disk.insert(super::resumos::RESUMOS, r);
+        } else if let Some(r) = resumos {
             frames.tables.insert(super::resumos::RESUMOS, r);
         }
     }

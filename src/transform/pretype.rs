@@ -102,13 +102,23 @@ impl TypedSegment {
         (rows == note.rows).then_some((typed, rows, note.quality))
     }
 
-    /// The typed files of `segment`, when they are whole and of this binary's typing.
-    pub fn load(segment: &Path) -> Option<Self> {
+    /// The typed `resumos` file of an `empresas` segment and its rows, without reading them:
+    /// when the sidecar names this binary's typing and the file's footer the rows it says.
+    pub(super) fn resumos_file(segment: &Path) -> Option<(PathBuf, usize)> {
+        let (_, resumos, sidecar) = Self::paths(segment);
+        let n = Sidecar::of_this_typing(&sidecar)?.resumos_rows?;
+        let rows = ParquetReader::new(std::fs::File::open(&resumos).ok()?).num_rows().ok()?;
+        (rows == n).then_some((resumos, rows))
+    }
+
+    /// The typed files of `segment`, when they are whole and of this binary's typing; the
+    /// summaries only `with_resumos` (they may be read where used instead).
+    pub fn load(segment: &Path, with_resumos: bool) -> Option<Self> {
         let (typed, resumos, sidecar) = Self::paths(segment);
         let note = Sidecar::of_this_typing(&sidecar)?;
         let read = |p: &Path| ParquetReader::new(std::fs::File::open(p).ok()?).finish().ok();
         let df = read(&typed).filter(|df| df.height() == note.rows)?;
-        let resumos = match note.resumos_rows {
+        let resumos = match note.resumos_rows.filter(|_| with_resumos) {
             Some(n) => Some(read(&resumos).filter(|df| df.height() == n)?),
             None => None,
         };
@@ -201,7 +211,7 @@ mod tests {
         let rows = vec![row(&a), row(&b)];
         let direct = TypedSegment::of(table, staged_frame(table, &rows).unwrap()).unwrap();
         TypedSegment::of(table, staged_frame(table, &rows).unwrap()).unwrap().save(&segment).unwrap();
-        let loaded = TypedSegment::load(&segment).expect("the typed copy");
+        let loaded = TypedSegment::load(&segment, true).expect("the typed copy");
         assert!(loaded.typed.equals_missing(&direct.typed));
         assert_eq!(loaded.typed.schema(), direct.typed.schema());
         assert_eq!(loaded.quality, direct.quality);
@@ -210,8 +220,8 @@ mod tests {
         let (_, _, sidecar) = TypedSegment::paths(&segment);
         let text = std::fs::read_to_string(&sidecar).unwrap().replace("\"layout\":1", "\"layout\":0");
         std::fs::write(&sidecar, text).unwrap();
-        assert!(TypedSegment::load(&segment).is_none(), "another layout's typing is typed again");
+        assert!(TypedSegment::load(&segment, true).is_none(), "another layout's typing is typed again");
         std::fs::remove_file(&sidecar).unwrap();
-        assert!(TypedSegment::load(&segment).is_none(), "no sidecar, no typed copy");
+        assert!(TypedSegment::load(&segment, true).is_none(), "no sidecar, no typed copy");
     }
 }
