@@ -22,6 +22,7 @@ pub mod fsutil;
 pub mod logging;
 pub mod memory;
 pub mod monitor;
+pub mod progress;
 pub mod report;
 pub mod shutdown;
 pub mod simulator;

@@ -277,6 +277,7 @@ fn run_queries_here(
     .map_err(|e| AnalyzeError::Previous { table: "comparacao".into(), message: e.to_string() })?;
     tables.insert("comparacao".to_string(), comparacao.lazy());
     let mut results = Vec::with_capacity(queries.len());
+    crate::progress::begin("analyze", "queries", queries.len() as u64);
     for q in queries {
         let table_names = tables.keys().cloned().collect::<Vec<_>>().join(", ");
         let mut ctx = SQLContext::new();
@@ -296,7 +297,9 @@ fn run_queries_here(
         tables.insert(q.table.clone(), df.clone().lazy());
         tracing::debug!("query {}: {} rows{}", q.name, df.height(), crate::memory::peak_note());
         results.push((q.clone(), df));
+        crate::progress::step(&q.name);
     }
+    crate::progress::end();
     Ok(Aggregates { results, previous_snapshot: previous.map(|p| p.snapshot.clone()) })
 }
 

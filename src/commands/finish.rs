@@ -167,6 +167,9 @@ pub fn export_report(
 ) -> Result<Outputs> {
     let Analysis { queries, aggregates, dossiers, dossier_history } = analysis;
     let started = std::time::Instant::now();
+    let raw_tables = if raw == RawTables::Write { frames.names().len() } else { 0 };
+    // The raw tables, then the aggregates, the code tables and the dossiers' tables.
+    crate::progress::begin("export", "tables", raw_tables as u64 + 3);
     let codes = CodeTables::load(default_codes_dir(args.folders.codes.as_deref()).as_deref())?;
     // A run that committed to a store gives its outputs the id its store version carries.
     let run_id = match (raw, &manifest.store) {
@@ -208,11 +211,14 @@ pub fn export_report(
     };
     let quality = frames.data_quality()?;
     files.extend(write_aggregates(&aggregates, &quality, out, &meta).context("writing the aggregates")?);
+    crate::progress::step("aggregates");
     files.extend(write_dimensions(&codes, out, &meta).context("writing the code tables")?);
+    crate::progress::step("dimensoes");
     files.extend(
         crate::export::tables::write_dossier_tables(dossier_tables, out, &meta)
             .context("writing the dossiers' tables")?,
     );
+    crate::progress::step("dossies");
     let alerts = match &watch.rules {
         Some((path, rules)) => {
             let alerts = rules.evaluate(&aggregates);
@@ -235,6 +241,8 @@ pub fn export_report(
     };
     manifest.time_stage("export", started);
     let started = std::time::Instant::now();
+    // report.html, report.md, report.xlsx, then the dossiers' pages.
+    crate::progress::begin("report", "files", 4);
     let inputs = crate::report::ReportInputs {
         frames: &frames,
         aggregates: &aggregates,
@@ -261,6 +269,8 @@ pub fn export_report(
         manifest.demo,
         out,
     )?);
+    crate::progress::step("dossies");
+    crate::progress::end();
     manifest.time_stage("report", started);
     // The PDF last: a missing browser must not cost any other output (the manifest included).
     // An earlier report.pdf would show old figures beside the new ones: it goes first.

@@ -21,6 +21,7 @@ use crate::exit::ExitStatus;
 
 /// Runs one parsed command.
 pub async fn run(cli: Cli) -> Result<ExitStatus> {
+    crate::progress::init(cli.quiet);
     match cli.command {
         Command::Serve(args) => serve::serve(args).await,
         Command::Get(args) => get::get(args).await,

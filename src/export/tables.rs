@@ -246,6 +246,7 @@ pub fn write_raw(frames: &Frames, out: &Path, meta: &FileMetadata) -> Result<Vec
             (None, None) => {}
         }
         tracing::debug!("{name} written{}", crate::memory::peak_note());
+        crate::progress::step(name);
     }
     Ok(files)
 }

@@ -227,6 +227,7 @@ pub fn render_reports(
             reason: e.to_string(),
         })?;
         write(file, 0, text.as_bytes())?;
+        crate::progress::step(file);
     }
     let content = workbook::workbook_content(&view, aggs, quality);
     write(
@@ -234,6 +235,7 @@ pub fn render_reports(
         content.rows(),
         &crate::export::workbook::build_workbook(&content)?,
     )?;
+    crate::progress::step(crate::export::workbook::WORKBOOK_FILE);
     Ok(entries)
 }
 

@@ -540,6 +540,7 @@ pub fn build_frames(
 ) -> Result<Frames, TransformError> {
     use super::pretype::TypedSegment;
     let mut frames = Frames::default();
+    crate::progress::begin("transform", "tables", Table::ALL.len() as u64);
     for table in Table::ALL {
         let err = |source| TransformError::Frame { table: table.name(), source };
         let paths = segments.get(&table).map(Vec::as_slice).unwrap_or(&[]);
@@ -555,6 +556,7 @@ pub fn build_frames(
             );
             frames.add_quality(quality);
             frames.disk.insert(table.name(), on_disk);
+            crate::progress::step(table.name());
             continue;
         }
         // The profiles' summaries stay on disk when every segment's typing wrote them there.
@@ -604,10 +606,12 @@ pub fn build_frames(
         } else if let Some(r) = resumos {
             frames.tables.insert(super::resumos::RESUMOS, r);
         }
+        crate::progress::step(table.name());
     }
     let carteira =
         portfolio_frame(companies).map_err(|source| TransformError::Frame { table: CARTEIRA, source })?;
     frames.tables.insert(CARTEIRA, carteira);
+    crate::progress::end();
     Ok(frames)
 }
 

@@ -1,0 +1,132 @@
+//! Progress of the stages after the fetch (transform, analyze, export, report) for people: the
+//! stage, its steps done of its steps (tables typed, queries run, tables written, reports
+//! rendered) and an ETA from their pace so far. An indicatif bar when stderr is a terminal;
+//! otherwise a log line when a step ends 5 s or more after the last line (a scheduler's log
+//! file gets a heartbeat, not a redrawn bar); nothing with `--quiet`. The fetch's own display
+//! (network and typing) is `extract::progress`.
+//!
+//! The stages report their steps here, wherever they are, rather than carrying a handle
+//! through every call: one process runs one command, whose stages follow one another. It
+//! only shows; nothing here decides anything.
+
+use std::io::IsTerminal;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// How progress is shown, set once per process by `init` (nothing is shown before it).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Bar,
+    Log,
+}
+
+struct Display {
+    mode: Mode,
+    stage: Option<Stage>,
+}
+
+struct Stage {
+    name: &'static str,
+    unit: &'static str,
+    total: u64,
+    done: u64,
+    started: Instant,
+    last_line: Instant,
+    bar: Option<ProgressBar>,
+}
+
+static DISPLAY: Mutex<Option<Display>> = Mutex::new(None);
+
+/// Between two log lines of a stage's progress, at least.
+const LOG_EVERY: Duration = Duration::from_secs(5);
+
+/// Shows the later stages' progress from now on (not with `quiet`).
+pub fn init(quiet: bool) {
+    let mode = match (quiet, std::io::stderr().is_terminal()) {
+        (true, _) => return,
+        (false, true) => Mode::Bar,
+        (false, false) => Mode::Log,
+    };
+    *lock() = Some(Display { mode, stage: None });
+}
+
+fn lock() -> std::sync::MutexGuard<'static, Option<Display>> {
+    DISPLAY.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// `name` begins, with `total` steps of `unit` ("queries"); the stage before it ends.
+pub fn begin(name: &'static str, unit: &'static str, total: u64) {
+    let mut display = lock();
+    let Some(d) = display.as_mut() else { return };
+    if let Some(bar) = d.stage.take().and_then(|s| s.bar) {
+        bar.finish_and_clear();
+    }
+    let bar = (d.mode == Mode::Bar).then(|| {
+        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template(&format!(
+                "{{spinner}} {name} [{{elapsed_precise}}] {{bar:30}} {{pos}}/{{len}} {unit}, ETA {{eta}} {{msg}}"
+            ))
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar.enable_steady_tick(Duration::from_millis(200));
+        bar
+    });
+    let now = Instant::now();
+    d.stage = Some(Stage { name, unit, total, done: 0, started: now, last_line: now, bar });
+}
+
+/// One step of the current stage is done; `what` names it (the query, the table).
+pub fn step(what: &str) {
+    let mut display = lock();
+    let Some(stage) = display.as_mut().and_then(|d| d.stage.as_mut()) else { return };
+    stage.done = (stage.done + 1).min(stage.total);
+    match &stage.bar {
+        Some(bar) => {
+            bar.set_position(stage.done);
+            bar.set_message(what.to_string());
+        }
+        None if stage.last_line.elapsed() >= LOG_EVERY && stage.done < stage.total => {
+            stage.last_line = Instant::now();
+            let eta = eta(stage.started.elapsed(), stage.done, stage.total)
+                .map(|s| format!(", ETA {s:.0} s"))
+                .unwrap_or_default();
+            tracing::info!(
+                "{}: {}/{} {} ({what} done){eta}",
+                stage.name,
+                stage.done,
+                stage.total,
+                stage.unit
+            );
+        }
+        None => {}
+    }
+}
+
+/// The current stage ends (its bar is cleared; the stage's own log line says how long it took).
+pub fn end() {
+    let mut display = lock();
+    if let Some(bar) = display.as_mut().and_then(|d| d.stage.take()).and_then(|s| s.bar) {
+        bar.finish_and_clear();
+    }
+}
+
+/// Seconds left at the pace so far: steps differ in cost, so a guide, not a promise. None
+/// before the first step or after the last.
+fn eta(elapsed: Duration, done: u64, total: u64) -> Option<f64> {
+    (done > 0 && done < total).then(|| elapsed.as_secs_f64() * (total - done) as f64 / done as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_eta_follows_the_pace_of_the_steps_done() {
+        assert_eq!(eta(Duration::from_secs(4), 0, 10), None, "nothing to go on yet");
+        assert_eq!(eta(Duration::from_secs(4), 2, 10), Some(16.0));
+        assert_eq!(eta(Duration::from_secs(4), 10, 10), None, "done");
+    }
+}
