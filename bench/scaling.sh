@@ -44,11 +44,12 @@ md = ["# Scaling", "",
 for s, c, req, recs, fw, fm, rw, rm in rows:
     md.append(f"| {s} | {int(c):,} | {int(req):,} | {int(recs):,} | {float(fw):.1f} | {int(req)/float(fw):,.0f} | {int(fm)//1024} | {float(rw):.1f} | {int(rm)//1024} |")
 md += ["", "Records are streamed to staging in batches and typed on a thread as each batch is committed",
-       "(\`.staging/typed/\`). The later stages keep the two tables that grow with the data (credits and",
-       "debts) there: the queries scan them with Polars' streaming engine and the export copies them a",
-       "partition at a time through bounded buffers; the other tables, the aggregates and the journal's",
-       "outline are held in memory. \`-v\` (or RUST_LOG=fiscal_report=debug for each table and query)",
-       "gives each stage's process peak so far.",
+       "(\`.staging/typed/\`). The later stages keep the tables that grow with the data (credits, debts and",
+       "the profiles' summaries) there: the queries scan them with Polars' streaming engine and the export",
+       "copies them through bounded buffers, a partition cut into ranges of its first sort key sorted a",
+       "range at a time; the other tables, the aggregates and the journal's outline are held in memory.",
+       "\`-v\` (or RUST_LOG=fiscal_report=debug for each table and query) gives each stage's resident",
+       "memory and the process peak so far.",
        "", "![scaling](scaling.svg)", "", "Reproduce: \`bench/scaling.sh\`.", ""]
 open("bench/results/scaling.md", "w").write("\n".join(md))
 # A small bar chart: peak memory of each stage per configuration.
