@@ -22,7 +22,7 @@ pub fn init(format: LogFormat, verbose: u8, quiet: bool) {
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_writer(|| LogWriter)
         .with_target(false)
         .with_ansi(ansi);
     // A second init (tests calling the library twice) keeps the first subscriber.
@@ -30,4 +30,23 @@ pub fn init(format: LogFormat, verbose: u8, quiet: bool) {
         LogFormat::Text => builder.try_init(),
         LogFormat::Json => builder.json().flatten_event(true).try_init(),
     };
+}
+
+/// stderr, with the later stages' progress bar hidden while a line is written
+/// (`progress::suspend`): a log line is not drawn into the bar, and the bar is drawn again
+/// below it.
+struct LogWriter;
+
+impl std::io::Write for LogWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        crate::progress::suspend(|| std::io::stderr().write(buf))
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        crate::progress::suspend(|| std::io::stderr().write_all(buf))
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        std::io::stderr().flush()
+    }
 }

@@ -56,10 +56,13 @@ fn lock() -> std::sync::MutexGuard<'static, Option<Display>> {
     DISPLAY.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// `name` begins, with `total` steps of `unit` ("queries"); the stage before it ends.
-pub fn begin(name: &'static str, unit: &'static str, total: u64) {
+/// `name` begins, with `total` steps of `unit` ("queries"); the stage before it ends. The
+/// stage ends when the returned guard is dropped, on an early return or error too, so that no
+/// bar is left drawn under an error message.
+#[must_use = "the stage ends when this is dropped"]
+pub fn begin(name: &'static str, unit: &'static str, total: u64) -> StageGuard {
     let mut display = lock();
-    let Some(d) = display.as_mut() else { return };
+    let Some(d) = display.as_mut() else { return StageGuard(()) };
     if let Some(bar) = d.stage.take().and_then(|s| s.bar) {
         bar.finish_and_clear();
     }
@@ -76,40 +79,59 @@ pub fn begin(name: &'static str, unit: &'static str, total: u64) {
     });
     let now = Instant::now();
     d.stage = Some(Stage { name, unit, total, done: 0, started: now, last_line: now, bar });
+    StageGuard(())
+}
+
+/// The current stage, until dropped.
+pub struct StageGuard(());
+
+impl Drop for StageGuard {
+    fn drop(&mut self) {
+        let mut display = lock();
+        if let Some(bar) = display.as_mut().and_then(|d| d.stage.take()).and_then(|s| s.bar) {
+            bar.finish_and_clear();
+        }
+    }
 }
 
 /// One step of the current stage is done; `what` names it (the query, the table).
 pub fn step(what: &str) {
-    let mut display = lock();
-    let Some(stage) = display.as_mut().and_then(|d| d.stage.as_mut()) else { return };
-    stage.done = (stage.done + 1).min(stage.total);
-    match &stage.bar {
-        Some(bar) => {
-            bar.set_position(stage.done);
-            bar.set_message(what.to_string());
+    let line = {
+        let mut display = lock();
+        let Some(stage) = display.as_mut().and_then(|d| d.stage.as_mut()) else { return };
+        stage.done = (stage.done + 1).min(stage.total);
+        match &stage.bar {
+            Some(bar) => {
+                bar.set_position(stage.done);
+                bar.set_message(what.to_string());
+                None
+            }
+            None if stage.last_line.elapsed() >= LOG_EVERY && stage.done < stage.total => {
+                stage.last_line = Instant::now();
+                let eta = eta(stage.started.elapsed(), stage.done, stage.total)
+                    .map(|s| format!(", ETA {s:.0} s"))
+                    .unwrap_or_default();
+                Some(format!(
+                    "{}: {}/{} {} ({what} done){eta}",
+                    stage.name, stage.done, stage.total, stage.unit
+                ))
+            }
+            None => None,
         }
-        None if stage.last_line.elapsed() >= LOG_EVERY && stage.done < stage.total => {
-            stage.last_line = Instant::now();
-            let eta = eta(stage.started.elapsed(), stage.done, stage.total)
-                .map(|s| format!(", ETA {s:.0} s"))
-                .unwrap_or_default();
-            tracing::info!(
-                "{}: {}/{} {} ({what} done){eta}",
-                stage.name,
-                stage.done,
-                stage.total,
-                stage.unit
-            );
-        }
-        None => {}
+    };
+    // Logged with the lock released: writing a log line takes it (`suspend`).
+    if let Some(line) = line {
+        tracing::info!("{line}");
     }
 }
 
-/// The current stage ends (its bar is cleared; the stage's own log line says how long it took).
-pub fn end() {
-    let mut display = lock();
-    if let Some(bar) = display.as_mut().and_then(|d| d.stage.take()).and_then(|s| s.bar) {
-        bar.finish_and_clear();
+/// Runs `write` (a log line going to stderr) with the current stage's bar hidden, so that the
+/// line is not drawn into the bar and the bar is drawn again below it.
+pub fn suspend<R>(write: impl FnOnce() -> R) -> R {
+    let bar = lock().as_ref().and_then(|d| d.stage.as_ref()).and_then(|s| s.bar.clone());
+    match bar {
+        Some(bar) => bar.suspend(write),
+        None => write(),
     }
 }
 

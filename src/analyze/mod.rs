@@ -277,7 +277,7 @@ fn run_queries_here(
     .map_err(|e| AnalyzeError::Previous { table: "comparacao".into(), message: e.to_string() })?;
     tables.insert("comparacao".to_string(), comparacao.lazy());
     let mut results = Vec::with_capacity(queries.len());
-    crate::progress::begin("analyze", "queries", queries.len() as u64);
+    let stage = crate::progress::begin("analyze", "queries", queries.len() as u64);
     for q in queries {
         let table_names = tables.keys().cloned().collect::<Vec<_>>().join(", ");
         let mut ctx = SQLContext::new();
@@ -299,7 +299,7 @@ fn run_queries_here(
         results.push((q.clone(), df));
         crate::progress::step(&q.name);
     }
-    crate::progress::end();
+    drop(stage);
     Ok(Aggregates { results, previous_snapshot: previous.map(|p| p.snapshot.clone()) })
 }
 

@@ -169,7 +169,7 @@ pub fn export_report(
     let started = std::time::Instant::now();
     let raw_tables = if raw == RawTables::Write { frames.names().len() } else { 0 };
     // The raw tables, then the aggregates, the code tables and the dossiers' tables.
-    crate::progress::begin("export", "tables", raw_tables as u64 + 3);
+    let stage = crate::progress::begin("export", "tables", raw_tables as u64 + 3);
     let codes = CodeTables::load(default_codes_dir(args.folders.codes.as_deref()).as_deref())?;
     // A run that committed to a store gives its outputs the id its store version carries.
     let run_id = match (raw, &manifest.store) {
@@ -239,10 +239,12 @@ pub fn export_report(
             None
         }
     };
+    // The bar goes before the stage's own line is logged.
+    drop(stage);
     manifest.time_stage("export", started);
     let started = std::time::Instant::now();
     // report.html, report.md, report.xlsx, then the dossiers' pages.
-    crate::progress::begin("report", "files", 4);
+    let stage = crate::progress::begin("report", "files", 4);
     let inputs = crate::report::ReportInputs {
         frames: &frames,
         aggregates: &aggregates,
@@ -270,7 +272,7 @@ pub fn export_report(
         out,
     )?);
     crate::progress::step("dossies");
-    crate::progress::end();
+    drop(stage);
     manifest.time_stage("report", started);
     // The PDF last: a missing browser must not cost any other output (the manifest included).
     // An earlier report.pdf would show old figures beside the new ones: it goes first.

@@ -152,14 +152,24 @@ fn write_buffering(
     }
     let write =
         |(dir, ranges): (PathBuf, Vec<Pending>)| write_ranges(&dir, ranges, parts, &schema, out, &meta);
-    // A partition cut into ranges is written alone: the writer's row groups and the range
-    // being sorted are most of the export's memory, and two of them at once bring nothing on a
-    // machine whose cores the writer already uses. Small partitions, a few files at once.
-    let (large, small): (Vec<_>, Vec<_>) = work.into_iter().partition(|(_, ranges)| ranges.len() > 1);
+    // A large partition is written alone: the writer's row groups and the range being sorted
+    // are most of the export's memory, and two of them at once bring nothing on a machine
+    // whose cores the writer already uses. (A partition whose first key has one value, a
+    // single state or a single debtor, is one range however large it is.) Small partitions,
+    // a few files at once.
+    let small_rows = limits.buffered_rows / PARTITION_WRITERS;
+    let (large, small): (Vec<_>, Vec<_>) =
+        work.into_iter().partition(|(_, ranges)| ranges.iter().map(|p| p.rows).sum::<usize>() > small_rows);
     let mut files = write_partitions(&std::sync::Mutex::new(large.into_iter()), 1, write)?;
     files.extend(write_partitions(&std::sync::Mutex::new(small.into_iter()), PARTITION_WRITERS, write)?);
     files.sort_by(|a, b| a.path.cmp(&b.path));
     drop(spill);
+    // Every row the typed files hold is in one written file: none lost between the files read
+    // and the partitions and ranges they were cut into.
+    let written: u64 = files.iter().map(|f| f.rows).sum();
+    if let Some(rows) = table.height().filter(|rows| *rows as u64 != written) {
+        return Err(ExportError::Verify { path: base, written: rows as u64, read: written });
+    }
     Ok(files)
 }
 

@@ -150,8 +150,9 @@ pub fn assemble_snapshot(
     plan: &SnapshotPlan,
 ) -> Result<Assembled, StoreError> {
     let StoreReads { mut last_lists, kept_credits, previous } = reads;
-    // A store version is committed whole, with rows carried in: its tables are read into memory.
-    fresh.load_disk().map_err(frame_err("the typed tables"))?;
+    // A store version is committed whole, with rows carried in: its tables are read into
+    // memory (the profiles' summaries, which it does not keep, stay on disk).
+    fresh.load_disk(|name| super::TABLES.contains(&name)).map_err(frame_err("the typed tables"))?;
     let snapshot = plan.snapshot.to_string();
     let carried: BTreeSet<String> = entries
         .iter()

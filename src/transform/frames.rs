@@ -121,11 +121,14 @@ impl Frames {
         }
     }
 
-    /// Reads the tables on disk into memory, for the stages that change tables whole (a store
-    /// run carries rows in and commits them).
-    pub fn load_disk(&mut self) -> PolarsResult<()> {
-        for (name, table) in std::mem::take(&mut self.disk) {
-            self.tables.insert(name, table.load()?);
+    /// Reads the tables on disk that `wanted` names into memory, for the stages that change
+    /// tables whole (a store run carries rows in and commits them); the others stay on disk.
+    pub fn load_disk(&mut self, wanted: impl Fn(&str) -> bool) -> PolarsResult<()> {
+        let names: Vec<&'static str> = self.disk.keys().copied().filter(|n| wanted(n)).collect();
+        for name in names {
+            if let Some(table) = self.disk.remove(name) {
+                self.tables.insert(name, table.load()?);
+            }
         }
         Ok(())
     }
@@ -540,7 +543,7 @@ pub fn build_frames(
 ) -> Result<Frames, TransformError> {
     use super::pretype::TypedSegment;
     let mut frames = Frames::default();
-    crate::progress::begin("transform", "tables", Table::ALL.len() as u64);
+    let stage = crate::progress::begin("transform", "tables", Table::ALL.len() as u64);
     for table in Table::ALL {
         let err = |source| TransformError::Frame { table: table.name(), source };
         let paths = segments.get(&table).map(Vec::as_slice).unwrap_or(&[]);
@@ -611,7 +614,7 @@ pub fn build_frames(
     let carteira =
         portfolio_frame(companies).map_err(|source| TransformError::Frame { table: CARTEIRA, source })?;
     frames.tables.insert(CARTEIRA, carteira);
-    crate::progress::end();
+    drop(stage);
     Ok(frames)
 }
 
