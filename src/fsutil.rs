@@ -43,6 +43,31 @@ pub fn explicit_or_local(explicit: Option<&Path>, local: &str) -> Option<PathBuf
     })
 }
 
+/// How the scratch directories of the stages after the fetch begin (`.scratch-spill-…` beside
+/// the exported tables, `.scratch-respelled-…` beside the typed segments): each is removed by
+/// the process that made it, and one a killed process left behind by the next process that
+/// holds the run directory alone (`remove_scratch`).
+pub const SCRATCH_PREFIX: &str = ".scratch-";
+
+/// A scratch directory's name for `what`, unique to this process and call.
+pub fn scratch_name(what: &str) -> String {
+    format!("{SCRATCH_PREFIX}{what}-{}", process_unique())
+}
+
+/// Removes the scratch directories directly under `dir`: only for a process that holds the run
+/// directory alone (its staging lock, exclusive), when none can be another's work in progress.
+/// Best effort: one that cannot be removed stays, as it would have.
+pub fn remove_scratch(dir: &Path) {
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        if e.file_name().to_string_lossy().starts_with(SCRATCH_PREFIX) && e.path().is_dir() {
+            match std::fs::remove_dir_all(e.path()) {
+                Ok(()) => tracing::info!("removed {}, left by a run that was stopped", e.path().display()),
+                Err(err) => tracing::debug!("{} not removed: {err}", e.path().display()),
+            }
+        }
+    }
+}
+
 /// A name part no other process (nor another call in this one) uses at the same time, for
 /// scratch directories that several readers of one folder may make at once: the process id
 /// alone repeats across containers (each one's first process is 1).

@@ -90,7 +90,7 @@ fn write_buffering(
         Some(key) => range_bounds(files, parts, key, limits.range_rows).map_err(|e| polars_err(&base, e))?,
         None => BTreeMap::new(),
     };
-    let spill = SpillDir(out.join(format!(".spill-{name}-{}", crate::fsutil::process_unique())));
+    let spill = SpillDir(out.join(crate::fsutil::scratch_name(&format!("spill-{name}"))));
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| ExportError::Io { path, source }

@@ -232,11 +232,10 @@ fn respell(table: Table, files: &mut [PathBuf], schema: &SchemaRef) -> PolarsRes
         let dir = match &scratch {
             Some(dir) => dir.0.clone(),
             None => {
-                let dir = file.parent().unwrap_or(Path::new(".")).join(format!(
-                    "respelled-{}-{}",
-                    table.name(),
-                    crate::fsutil::process_unique()
-                ));
+                let dir = file
+                    .parent()
+                    .unwrap_or(Path::new("."))
+                    .join(crate::fsutil::scratch_name(&format!("respelled-{}", table.name())));
                 std::fs::create_dir_all(&dir)?;
                 scratch = Some(Arc::new(ScratchDir(dir.clone())));
                 dir

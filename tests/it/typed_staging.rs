@@ -54,3 +54,48 @@ fn typed_copies_equal_typing_from_the_text() {
     // Every aggregate (data_quality.parquet among them) and every raw table.
     crate::merge_shards::assert_same_outputs(&with, &without);
 }
+
+/// Scratch directories a killed process left (spills beside the exported tables, respelled
+/// copies beside the typed segments) are removed by the next process that has the run
+/// directory to itself, `report --from` or a `--resume`, and left alone while another process
+/// holds it.
+#[test]
+fn scratch_left_by_a_killed_process_goes_when_the_directory_is_free() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let fetch = |extra: &[&str]| {
+        let o = bin()
+            .args(["--quiet", "fetch", "--demo-scale", "0.05", "--ano-mes", "202608:202609", "--out"])
+            .arg(&out)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    fetch(&[]);
+    let left = [
+        out.join(".scratch-spill-creditos_ativos-7-1a2b-0"),
+        out.join(".staging/typed/.scratch-respelled-creditos_ativos-7-1a2b-1"),
+    ];
+    let leave = || {
+        for d in &left {
+            std::fs::create_dir_all(d).unwrap();
+            std::fs::write(d.join("000000.parquet"), b"half a spill").unwrap();
+        }
+    };
+    let report = || {
+        let o = bin().args(["--quiet", "report", "--from"]).arg(&out).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    leave();
+    let reader = std::fs::File::open(out.join(".staging/lock")).unwrap();
+    reader.lock_shared().unwrap();
+    report();
+    assert!(left.iter().all(|d| d.is_dir()), "another reader holds the directory: its scratch may be in use");
+    drop(reader);
+    report();
+    assert!(left.iter().all(|d| !d.exists()), "nobody else holds it: the scratch is removed");
+    leave();
+    fetch(&["--resume"]);
+    assert!(left.iter().all(|d| !d.exists()), "a --resume holds the directory alone");
+}

@@ -73,6 +73,13 @@ fn take_lock(lock: &File, lock_path: &Path, out: &Path, shared: bool) -> Result<
     }
 }
 
+/// The scratch directories of the stages after the fetch that a killed process left in `out`
+/// (its spills) and in `out/.staging/typed` (respelled copies): for a holder of the lock alone.
+fn remove_left_scratch(out: &Path) {
+    crate::fsutil::remove_scratch(out);
+    crate::fsutil::remove_scratch(&out.join(".staging").join("typed"));
+}
+
 /// A finished fetch's staging held against writers while it is read; released on drop.
 #[derive(Debug)]
 pub struct ReadLock {
@@ -88,11 +95,16 @@ pub struct StagedFetch {
 
 impl StagedFetch {
     /// Takes `out/.staging/lock` so that no `--resume` commits there until the `ReadLock` is
-    /// dropped. Shared: readers do not exclude each other, only writers. Creates and changes
-    /// nothing, so a staging that has no lock file (or no `.staging`) is a `NotFound` I/O error.
+    /// dropped. Shared: readers do not exclude each other, only writers. Creates nothing, so a
+    /// staging that has no lock file (or no `.staging`) is a `NotFound` I/O error; when no
+    /// other process holds the lock, the scratch directories a killed reader left go first.
     pub fn lock_for_reading(out: &Path) -> Result<ReadLock, StagingError> {
         let lock_path = out.join(".staging").join("lock");
         let lock = File::open(&lock_path).map_err(io_err(&lock_path))?;
+        if lock.try_lock().is_ok() {
+            remove_left_scratch(out);
+            let _ = lock.unlock();
+        }
         take_lock(&lock, &lock_path, out, true)?;
         Ok(ReadLock { _lock: lock })
     }
@@ -183,6 +195,7 @@ impl Staging {
         let mut s = Self { out: out.to_path_buf(), _lock: lock, next_commit: 0, staged };
         s.load_journal()?;
         s.remove_orphans()?;
+        remove_left_scratch(out);
         Ok(s)
     }
 
