@@ -8,6 +8,8 @@ FROM docker.io/library/rust:1.95-slim-bookworm AS build
 WORKDIR /src
 # What the build reads, no more (.dockerignore keeps target/ and outputs out of the context).
 COPY Cargo.toml Cargo.lock build.rs ./
+# The allocator's options (.cargo/config.toml), built into the binary as on every other build.
+COPY .cargo .cargo
 COPY src src
 COPY bench bench
 COPY queries queries
