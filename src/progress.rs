@@ -25,6 +25,8 @@ enum Mode {
 struct Display {
     mode: Mode,
     stage: Option<Stage>,
+    /// Another bar on the screen (the fetch's), hidden like a stage's while a line is logged.
+    other: Option<ProgressBar>,
 }
 
 struct Stage {
@@ -49,7 +51,7 @@ pub fn init(quiet: bool) {
         (false, true) => Mode::Bar,
         (false, false) => Mode::Log,
     };
-    *lock() = Some(Display { mode, stage: None });
+    *lock() = Some(Display { mode, stage: None, other: None });
 }
 
 fn lock() -> std::sync::MutexGuard<'static, Option<Display>> {
@@ -125,10 +127,33 @@ pub fn step(what: &str) {
     }
 }
 
-/// Runs `write` (a log line going to stderr) with the current stage's bar hidden, so that the
+/// `bar`, drawn by another part of the program (the fetch's display), is on the screen until
+/// the guard is dropped: log lines are written past it as past a stage's bar.
+#[must_use = "the bar is forgotten when this is dropped"]
+pub fn drawing(bar: &ProgressBar) -> DrawingGuard {
+    if let Some(d) = lock().as_mut() {
+        d.other = Some(bar.clone());
+    }
+    DrawingGuard(())
+}
+
+/// A bar `drawing` was told of, until dropped.
+pub struct DrawingGuard(());
+
+impl Drop for DrawingGuard {
+    fn drop(&mut self) {
+        if let Some(d) = lock().as_mut() {
+            d.other = None;
+        }
+    }
+}
+
+/// Runs `write` (a log line going to stderr) with the bar on the screen hidden, so that the
 /// line is not drawn into the bar and the bar is drawn again below it.
 pub fn suspend<R>(write: impl FnOnce() -> R) -> R {
-    let bar = lock().as_ref().and_then(|d| d.stage.as_ref()).and_then(|s| s.bar.clone());
+    let bar = lock()
+        .as_ref()
+        .and_then(|d| d.stage.as_ref().and_then(|s| s.bar.clone()).or_else(|| d.other.clone()));
     match bar {
         Some(bar) => bar.suspend(write),
         None => write(),

@@ -31,6 +31,8 @@ impl Progress {
                 );
                 b
             });
+            // Log lines (a warning, `-v`) are written past the bar, not into it.
+            let _drawn = bar.as_ref().map(crate::progress::drawing);
             let every = if interactive { Duration::from_millis(200) } else { Duration::from_secs(5) };
             loop {
                 let done = tokio::select! {
