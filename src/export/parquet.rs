@@ -81,7 +81,17 @@ pub fn write_parquet_in_order(
     root: &Path,
     meta: &FileMetadata,
 ) -> Result<FileEntry, ExportError> {
-    write_rows(Rows::InOrder(df, order), path, root, meta)
+    let mut start = 0;
+    let mut next_group = || -> PolarsResult<Option<DataFrame>> {
+        if start >= order.len() {
+            return Ok(None);
+        }
+        let len = ROW_GROUP_ROWS.min(order.len() - start);
+        let group = df.take(&order.slice(start as i64, len))?;
+        start += len;
+        Ok(Some(group))
+    };
+    write_parquet_runs(df.schema(), order.len(), &mut next_group, path, root, meta)
 }
 
 /// `write_parquet` of `height` rows that `next_run` gives a run at a time, each run following
@@ -102,7 +112,6 @@ pub fn write_parquet_runs(
 /// What `write_rows` writes.
 enum Rows<'a> {
     Whole(&'a mut DataFrame),
-    InOrder(&'a DataFrame, &'a IdxCa),
     Runs {
         schema: &'a Schema,
         height: usize,
@@ -114,27 +123,16 @@ impl Rows<'_> {
     fn height(&self) -> usize {
         match self {
             Rows::Whole(df) => df.height(),
-            Rows::InOrder(_, order) => order.len(),
             Rows::Runs { height, .. } => *height,
         }
     }
 
-    /// Writes the rows. In order, each batch of `ROW_GROUP_ROWS` rows is one row group (the
-    /// last one shorter), where the whole frame's writer splits rows into groups of equal size:
-    /// the same rows in the same order, in row groups cut elsewhere past 128k rows.
+    /// Writes the rows. In runs, each `ROW_GROUP_ROWS` rows are one row group (the last one
+    /// shorter), where the whole frame's writer splits rows into groups of equal size: the same
+    /// rows in the same order, in row groups cut elsewhere past 128k rows.
     fn write<W: std::io::Write>(self, writer: ParquetWriter<W>) -> PolarsResult<u64> {
         match self {
             Rows::Whole(df) => writer.finish(df),
-            Rows::InOrder(df, order) => {
-                let mut batched = writer.batched(df.schema())?;
-                let mut start = 0;
-                while start < order.len() {
-                    let len = ROW_GROUP_ROWS.min(order.len() - start);
-                    batched.write_batch(&df.take(&order.slice(start as i64, len))?)?;
-                    start += len;
-                }
-                batched.finish()
-            }
             Rows::Runs { schema, next_run, .. } => {
                 let mut batched = writer.batched(schema)?;
                 // The rows of the last run not yet in a row group (a slice of it: no copy).

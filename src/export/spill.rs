@@ -34,6 +34,11 @@ const RANGE_ROWS: usize = 64 * 1024;
 /// A partition's values of the partition columns.
 type Key = Vec<Option<String>>;
 
+/// `partition_rows`' key, owned.
+fn owned(key: Vec<Option<&str>>) -> Key {
+    key.into_iter().map(|v| v.map(str::to_string)).collect()
+}
+
 /// Rows of one range of one partition on their way to its file: spilled files first, in
 /// order, then buffered frames.
 #[derive(Default)]
@@ -85,7 +90,9 @@ fn write_buffering(
     };
     let base = out.join(name);
     let meta = meta.with("fiscal_report.table", name);
-    let first_key = first_sort_key(table.schema(), parts);
+    // No partition of a table that fits in one range is cut: its files are not read for bounds.
+    let first_key = first_sort_key(table.schema(), parts)
+        .filter(|_| table.height().is_none_or(|rows| rows > limits.range_rows));
     let ranges = match &first_key {
         Some(key) => range_bounds(files, parts, key, limits.range_rows).map_err(|e| polars_err(&base, e))?,
         None => BTreeMap::new(),
@@ -96,26 +103,26 @@ fn write_buffering(
         move |source| ExportError::Io { path, source }
     };
     // By partition, then by range: the order the ranges follow each other in their file.
-    let mut pending: BTreeMap<(Key, usize), Pending> = BTreeMap::new();
+    let mut pending: BTreeMap<Key, BTreeMap<usize, Pending>> = BTreeMap::new();
     let (mut buffered, mut spills) = (0usize, 0usize);
     for file in files {
         let df = DiskTable::read_file(file).map_err(|e| polars_err(file, e))?;
         for (key, rows) in partition_rows(&df, parts) {
             let part = df.take(&IdxCa::from_vec("row".into(), rows)).map_err(|e| polars_err(file, e))?;
-            let key: Key = key.into_iter().map(|v| v.map(str::to_string)).collect();
+            let key = owned(key);
             let bounds = ranges.get(&key).map(Vec::as_slice).unwrap_or_default();
-            for (range, rows) in
-                split_by_range(part, first_key.as_ref(), bounds).map_err(|e| polars_err(file, e))?
-            {
+            let split = split_by_range(part, first_key.as_ref(), bounds).map_err(|e| polars_err(file, e))?;
+            let of_partition = pending.entry(key).or_default();
+            for (range, rows) in split {
                 buffered += rows.height();
-                let p = pending.entry((key.clone(), range)).or_default();
+                let p = of_partition.entry(range).or_default();
                 p.rows += rows.height();
                 p.buffered.push(rows);
             }
         }
         if buffered > limits.buffered_rows {
             std::fs::create_dir_all(&spill.0).map_err(io(&spill.0))?;
-            for p in pending.values_mut().filter(|p| !p.buffered.is_empty()) {
+            for p in pending.values_mut().flat_map(BTreeMap::values_mut).filter(|p| !p.buffered.is_empty()) {
                 let path = spill.0.join(format!("{spills:06}.parquet"));
                 spills += 1;
                 let mut df = stacked(std::mem::take(&mut p.buffered))
@@ -133,18 +140,11 @@ fn write_buffering(
             buffered = 0;
         }
     }
-    let mut work: Vec<(PathBuf, Vec<Pending>)> = Vec::new();
-    let mut last: Option<Key> = None;
-    for ((key, _), p) in pending {
-        match work.last_mut().filter(|_| last.as_ref() == Some(&key)) {
-            Some((_, ranges)) => ranges.push(p),
-            None => {
-                let values: Vec<Option<&str>> = key.iter().map(Option::as_deref).collect();
-                let dir = partition_dir(&base, parts, &values, work.iter().map(|(d, _)| d))?;
-                work.push((dir, vec![p]));
-                last = Some(key);
-            }
-        }
+    let mut work: Vec<(PathBuf, Vec<Pending>)> = Vec::with_capacity(pending.len());
+    for (key, ranges) in pending {
+        let values: Vec<Option<&str>> = key.iter().map(Option::as_deref).collect();
+        let dir = partition_dir(&base, parts, &values, work.iter().map(|(d, _)| d))?;
+        work.push((dir, ranges.into_values().collect()));
     }
     let mut schema = table.schema().as_ref().clone();
     for p in parts {
@@ -224,8 +224,7 @@ fn range_bounds(
             ParquetReader::new(std::fs::File::open(file)?).with_columns(Some(projection.clone())).finish()?;
         let values: Vec<Option<&str>> = df.column(key)?.str()?.iter().collect();
         for (part, rows) in partition_rows(&df, parts) {
-            let part: Key = part.into_iter().map(|v| v.map(str::to_string)).collect();
-            let (seen, sample) = sampled.entry(part).or_default();
+            let (seen, sample) = sampled.entry(owned(part)).or_default();
             for row in rows {
                 if *seen % every == 0
                     && let Some(v) = values[row as usize]

@@ -50,12 +50,7 @@ const PREFERRED_KEYS: [&str; 13] = [
 /// column, so equal keys still sort one way. (Sorting on every column row-encodes every string
 /// of the table: most of the export's time when the identifying columns already suffice.)
 fn order_columns(df: &DataFrame, partitions: &[&str]) -> Vec<PlSmallStr> {
-    let mut keys: Vec<PlSmallStr> = partitions.iter().map(|c| PlSmallStr::from(*c)).collect();
-    for c in PREFERRED_KEYS.iter().filter(|c| df.get_column_index(c).is_some()) {
-        if !keys.iter().any(|k| k == c) {
-            keys.push(PlSmallStr::from(*c));
-        }
-    }
+    let mut keys = identifying_keys(partitions, |c| df.get_column_index(c).is_some());
     let unique = !keys.is_empty()
         && df.select(keys.iter().cloned()).and_then(|d| d.is_duplicated()).is_ok_and(|dup| !dup.any());
     if unique {
@@ -65,6 +60,17 @@ fn order_columns(df: &DataFrame, partitions: &[&str]) -> Vec<PlSmallStr> {
         if !keys.contains(c) && !matches!(df.column(c).map(|c| c.dtype().clone()), Ok(DataType::Decimal(..)))
         {
             keys.push(c.clone());
+        }
+    }
+    keys
+}
+
+/// The partition columns, then whichever of `PREFERRED_KEYS` the table `has`.
+fn identifying_keys(partitions: &[&str], has: impl Fn(&str) -> bool) -> Vec<PlSmallStr> {
+    let mut keys: Vec<PlSmallStr> = partitions.iter().map(|c| PlSmallStr::from(*c)).collect();
+    for c in PREFERRED_KEYS.iter().filter(|c| has(c)) {
+        if !keys.iter().any(|k| k == c) {
+            keys.push(PlSmallStr::from(*c));
         }
     }
     keys
@@ -194,11 +200,8 @@ pub(super) fn sorted_order(part: &DataFrame, parts: &[&str]) -> PolarsResult<Opt
 /// The column a partition's rows are sorted by first (after the partition columns), when it
 /// holds text: the export of a large partition cuts it into ranges of that column's values.
 pub(super) fn first_sort_key(schema: &Schema, parts: &[&str]) -> Option<PlSmallStr> {
-    PREFERRED_KEYS
-        .iter()
-        .find(|c| !parts.contains(c) && schema.get(c).is_some())
-        .filter(|c| schema.get(c) == Some(&DataType::String))
-        .map(|c| PlSmallStr::from(*c))
+    let key = identifying_keys(parts, |c| schema.get(c).is_some()).into_iter().nth(parts.len())?;
+    (schema.get(&key) == Some(&DataType::String)).then_some(key)
 }
 
 /// Runs `write` on each of `work` on a few threads at once: each file is small (a year of

@@ -124,10 +124,11 @@ impl Frames {
     /// Reads the tables on disk that `wanted` names into memory, for the stages that change
     /// tables whole (a store run carries rows in and commits them); the others stay on disk.
     pub fn load_disk(&mut self, wanted: impl Fn(&str) -> bool) -> PolarsResult<()> {
-        let names: Vec<&'static str> = self.disk.keys().copied().filter(|n| wanted(n)).collect();
-        for name in names {
-            if let Some(table) = self.disk.remove(name) {
+        for (name, table) in std::mem::take(&mut self.disk) {
+            if wanted(name) {
                 self.tables.insert(name, table.load()?);
+            } else {
+                self.disk.insert(name, table);
             }
         }
         Ok(())
