@@ -368,7 +368,8 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 1.0)]
     pub scale: f64,
 
-    /// Latency added to every answer, in milliseconds.
+    /// Latency of every answer, in milliseconds: each is sent that long after its request came
+    /// in (the answer is made meanwhile), to within a tenth of a millisecond.
     #[arg(long, default_value_t = 0)]
     pub latency_ms: u64,
 

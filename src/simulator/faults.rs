@@ -45,6 +45,9 @@ pub struct FaultPlan {
     cfg: FaultConfig,
     rng: Mutex<ChaCha8Rng>,
     limiter: Option<DefaultDirectRateLimiter>,
+    /// Keeps `latency` to the setting; none when there is no latency (or its thread could not
+    /// start: then tokio's coarser timer delays).
+    delay: Option<super::delay::PreciseDelay>,
 }
 
 impl FaultPlan {
@@ -53,11 +56,18 @@ impl FaultPlan {
             .rate_limit
             .and_then(NonZeroU32::new)
             .map(|n| RateLimiter::direct(Quota::per_second(n).allow_burst(n)));
-        Self { cfg, rng: Mutex::new(ChaCha8Rng::seed_from_u64(seed ^ 0x6661_756c_7473)), limiter }
+        let delay = (!cfg.latency.is_zero()).then(super::delay::PreciseDelay::start).and_then(Result::ok);
+        Self { cfg, rng: Mutex::new(ChaCha8Rng::seed_from_u64(seed ^ 0x6661_756c_7473)), limiter, delay }
     }
 
-    pub fn latency(&self) -> Duration {
-        self.cfg.latency
+    /// Waits until `latency` after `arrived`, the moment the request came in.
+    pub async fn wait_latency(&self, arrived: std::time::Instant) {
+        let at = arrived + self.cfg.latency;
+        match &self.delay {
+            Some(delay) => delay.until(at).await,
+            None if !self.cfg.latency.is_zero() => tokio::time::sleep_until(at.into()).await,
+            None => {}
+        }
     }
 
     /// The real debts of `categoria`, if any were given.

@@ -5,6 +5,7 @@
 //! It shares only `api` models and identifiers with the rest of the crate.
 
 pub mod dataset;
+mod delay;
 pub mod faults;
 pub mod real;
 pub mod server;

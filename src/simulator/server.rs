@@ -240,8 +240,11 @@ async fn credits(State(s): State<Shared>, RawQuery(raw): RawQuery) -> Response {
     page_response(items, total, limite, offset, d.fonte_for("rfb"))
 }
 
-/// Key check, rate limit, latency and faults, in the order a real gateway applies them.
+/// Key check, rate limit, latency and faults, in the order a real gateway applies them. The
+/// answer is made while the latency runs and sent when it is over: a service `--latency-ms`
+/// away answers that long after the request, its own work included.
 async fn gate(State(s): State<Shared>, req: Request, next: Next) -> Response {
+    let arrived = std::time::Instant::now();
     s.counters.requests.fetch_add(1, Ordering::Relaxed);
     let key_ok = req.headers().get("x-api-key").map(|v| v.as_bytes() == s.key.expose().as_bytes());
     match key_ok {
@@ -253,10 +256,14 @@ async fn gate(State(s): State<Shared>, req: Request, next: Next) -> Response {
         s.counters.rate_limited.fetch_add(1, Ordering::Relaxed);
         return too_many(wait.as_secs_f64().ceil().max(1.0) as u64);
     }
-    let latency = s.faults.latency();
-    if !latency.is_zero() {
-        tokio::time::sleep(latency).await;
-    }
+    let answer = answer(&s, req, next).await;
+    s.faults.wait_latency(arrived).await;
+    answer
+}
+
+/// The answer to a request past the key check and the rate limit: the route's, or the fault
+/// drawn for it.
+async fn answer(s: &ServerState, req: Request, next: Next) -> Response {
     let fault = s.faults.draw();
     if fault.is_some() {
         s.counters.faults.fetch_add(1, Ordering::Relaxed);
