@@ -134,6 +134,18 @@ impl Frames {
         Ok(())
     }
 
+    /// Reads the tables on disk into memory when together they hold no more than
+    /// `disk::held_whole_rows()` rows: every query would otherwise decode the same files again,
+    /// to save memory no one misses. Tables read back from an export stay where they are.
+    pub fn hold_if_small(&mut self) -> PolarsResult<()> {
+        let rows: Option<usize> = self.disk.values().map(super::disk::DiskTable::height).sum();
+        if let Some(rows) = rows.filter(|rows| *rows > 0 && *rows <= super::disk::held_whole_rows()) {
+            self.load_disk(|_| true)?;
+            tracing::debug!("tables on disk held in memory: {rows} rows{}", crate::memory::peak_note());
+        }
+        Ok(())
+    }
+
     /// Adds counts of more rows of the same tables (one entry per table and column, examples
     /// kept to the first three distinct).
     pub fn add_quality(&mut self, more: Vec<QualityCount>) {

@@ -27,7 +27,9 @@ pub fn frames_from_staged(fetches: &[StagedFetch]) -> Result<Frames> {
         }
     }
     let companies: Vec<(String, CompanyStatus)> = companies.into_iter().collect();
-    Ok(build_frames(&segments, &companies)?)
+    let mut frames = build_frames(&segments, &companies)?;
+    frames.hold_if_small()?;
+    Ok(frames)
 }
 
 fn company_status(s: TaskStatus) -> CompanyStatus {

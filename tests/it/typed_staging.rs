@@ -19,16 +19,21 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// A demo fetch of three months at a twentieth of the scale into `out`.
+fn small_fetch(out: &Path) {
+    let o = bin()
+        .args(["--quiet", "fetch", "--demo-scale", "0.05", "--ano-mes", "202607:202609", "--out"])
+        .arg(out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
 #[test]
 fn typed_copies_equal_typing_from_the_text() {
     let dir = tempfile::tempdir().unwrap();
     let with = dir.path().join("with");
-    let o = bin()
-        .args(["--quiet", "fetch", "--demo-scale", "0.05", "--ano-mes", "202607:202609", "--out"])
-        .arg(&with)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    small_fetch(&with);
     let journal = std::fs::read_to_string(with.join(".staging/journal.jsonl")).unwrap();
     let mut segments = 0;
     for e in std::fs::read_dir(with.join(".staging")).unwrap().flatten() {
@@ -98,4 +103,28 @@ fn scratch_left_by_a_killed_process_goes_when_the_directory_is_free() {
     leave();
     fetch(&["--resume"]);
     assert!(left.iter().all(|d| !d.exists()), "a --resume holds the directory alone");
+}
+
+/// A small run holds its tables in memory after the fetch; a large one keeps credits and debts
+/// on disk (`FISCAL_REPORT_HELD_ROWS=0` makes a small run do the same): both give the same
+/// aggregates and raw tables.
+#[test]
+fn tables_held_in_memory_or_kept_on_disk_give_the_same_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let held = dir.path().join("held");
+    small_fetch(&held);
+    let on_disk = dir.path().join("on-disk");
+    copy_dir(&held, &on_disk);
+    for (d, rows) in [(&held, None), (&on_disk, Some("0"))] {
+        let mut cmd = bin();
+        cmd.env("RUST_LOG", "fiscal_report=debug").args(["report", "--from"]).arg(d);
+        if let Some(rows) = rows {
+            cmd.env("FISCAL_REPORT_HELD_ROWS", rows);
+        }
+        let o = cmd.output().unwrap();
+        let log = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{log}");
+        assert_eq!(log.contains("tables on disk held in memory"), rows.is_none(), "{log}");
+    }
+    crate::merge_shards::assert_same_outputs(&held, &on_disk);
 }
