@@ -6,7 +6,8 @@
 //! It owns which tables stay on disk, the files that hold one (the typed staging segments, or a
 //! respelled copy of those whose vocabulary spellings the whole table chooses otherwise) and
 //! how they are scanned. How rows are typed is `frames`'s and `pretype`'s; how a table is
-//! exported is the export's; a store run reads them into memory first (`Frames::load_disk`).
+//! exported is the export's; a store run reads them into memory first (`Frames::load_disk`),
+//! and a small run holds them there from the start (`HELD_WHOLE_ROWS`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -21,14 +22,14 @@ use crate::tables::Table;
 /// The tables kept on disk after the transform: the ones whose rows grow with the data.
 pub const ON_DISK: [Table; 2] = [Table::CreditosAtivos, Table::DividasPgfn];
 
-/// Rows up to which the tables on disk are read whole instead (about 150 MiB of credits): the
-/// queries then decode them once, not once each, and the export sorts them without a spill
-/// (0.2 s of a 0.9 s `report --from` for 150 companies and 15 months of credits, 423,159 rows;
-/// 2,000 companies and 12 months are 363,189). At 20,000 companies (1.3 million rows) they stay
-/// on disk, and the later stages' memory stays flat.
+/// Rows of credits and debts up to which they are held in memory instead (about 150 MiB of
+/// credits): the queries then decode them once, not once each, and the export sorts them
+/// without a spill (0.2 s of a 0.9 s `report --from` for 150 companies and 15 months of
+/// credits, 422,665 rows; 2,000 companies and 12 months are about 360,000). At 20,000 companies
+/// (1.3 million) they stay on disk, and the later stages' memory stays flat.
 pub const HELD_WHOLE_ROWS: usize = 512 * 1024;
 
-/// `HELD_WHOLE_ROWS`, or `FISCAL_REPORT_HELD_ROWS` when set (0 keeps every such table on disk,
+/// `HELD_WHOLE_ROWS`, or `FISCAL_REPORT_HELD_ROWS` when set (0 keeps credits and debts on disk,
 /// as a large portfolio's run does).
 pub fn held_whole_rows() -> usize {
     const VAR: &str = "FISCAL_REPORT_HELD_ROWS";

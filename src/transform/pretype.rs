@@ -16,7 +16,9 @@ use std::thread::JoinHandle;
 
 use polars::prelude::*;
 
-use super::frames::{QualityCount, TransformError, staged_frame, type_table};
+use super::frames::{
+    PublishedVocabulary, QualityCount, TransformError, published_vocabulary, staged_frame, type_table,
+};
 use crate::extract::SegmentSink;
 use crate::extract::staging::CommittedSegment;
 use crate::tables::Table;
@@ -31,6 +33,9 @@ pub struct TypedSegment {
     pub typed: DataFrame,
     pub quality: Vec<QualityCount>,
     pub resumos: Option<DataFrame>,
+    /// The published texts its vocabulary spellings were chosen from (`None` from a typed copy
+    /// written before they were kept: the table is then respelled over all its rows).
+    pub vocabulary: Option<PublishedVocabulary>,
 }
 
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -40,6 +45,8 @@ struct Sidecar {
     rows: usize,
     quality: Vec<QualityCount>,
     resumos_rows: Option<usize>,
+    #[serde(default)]
+    vocabulary: Option<PublishedVocabulary>,
 }
 
 impl Sidecar {
@@ -61,7 +68,11 @@ impl TypedSegment {
         } else {
             None
         };
-        Ok(Self { typed, quality, resumos })
+        let vocabulary = Some(
+            published_vocabulary(table, &typed)
+                .map_err(|source| TransformError::Frame { table: table.name(), source })?,
+        );
+        Ok(Self { typed, quality, resumos, vocabulary })
     }
 
     /// The typed files of the staged segment `segment`.
@@ -89,6 +100,7 @@ impl TypedSegment {
             rows: self.typed.height(),
             quality: self.quality,
             resumos_rows,
+            vocabulary: self.vocabulary,
         };
         crate::fsutil::write_atomic(&sidecar, &serde_json::to_vec(&note).map_err(std::io::Error::other)?)
     }
@@ -122,7 +134,7 @@ impl TypedSegment {
             Some(n) => Some(read(&resumos).filter(|df| df.height() == n)?),
             None => None,
         };
-        Some(Self { typed: df, quality: note.quality, resumos })
+        Some(Self { typed: df, quality: note.quality, resumos, vocabulary: note.vocabulary })
     }
 }
 
