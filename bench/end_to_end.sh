@@ -68,6 +68,7 @@ lines = [
 lines += [f"| {k} (after the fetch) | {med(k):.2f} s |" for k in names]
 lines += [
     f"| **whole run** | **{med('wall'):.2f} s ({med('wall') / floor:.2f} x floor)** |",
+    f"| whole run, fastest and slowest of the {runs} | {min(r['wall'] for r in rows):.2f} s ({min(r['wall'] for r in rows) / floor:.2f} x), {max(r['wall'] for r in rows):.2f} s ({max(r['wall'] for r in rows) / floor:.2f} x) |",
     f"| peak memory | {statistics.median(r['peak'] for r in rows)} MiB |", "",
     f"Target (issue: overlapped stages): whole run <= 1.15 x floor = {1.15 * floor:.2f} s.",
     "", "Reproduce: `bench/end_to_end.sh` (COMPANIES, MONTHS via FIRST, LAT, CONCURRENCY, RUNS).", "",
