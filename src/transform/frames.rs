@@ -658,8 +658,8 @@ pub fn build_frames(
             // (0.1 s of the later stages for 15 months of credits).
             df.rechunk_mut();
         }
-        // Left in one chunk per segment: a copy into one chunk would hold the table twice
-        // for a moment, and nothing reads these tables faster for it.
+        // The other tables are left in one chunk per segment: a copy into one chunk would hold
+        // the table twice for a moment, and nothing reads these small tables faster for it.
         tracing::debug!(
             "{}: {} rows, {} MiB by Polars' estimate{}",
             table.name(),
@@ -690,11 +690,12 @@ pub fn build_frames(
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     /// Segments typed apart need no respelling only when typing them together would choose
     /// the spellings each chose alone.
     #[test]
     fn segments_agree_on_spellings_only_when_typing_them_together_changes_nothing() {
-        use super::*;
         let table = Table::CreditosAtivos;
         let seen = |texts: &[&str]| -> Option<PublishedVocabulary> {
             let texts: Vec<String> = texts.iter().map(|t| (*t).to_string()).collect();
@@ -712,8 +713,6 @@ mod tests {
         assert!(!spellings_agree(table, &[seen(&["Suspenso"]), None]), "texts not known");
         assert!(spellings_agree(table, &[seen(&["Suspenso"])]));
     }
-
-    use super::*;
 
     #[test]
     fn money_and_dates_convert_exactly_and_failures_keep_their_text() {
