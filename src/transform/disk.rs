@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use polars::prelude::*;
 
-use super::frames::{QualityCount, TransformError, spelled_column, vocabulary_spellings};
+use super::frames::{QualityCount, TransformError, spelled_column, spellings_agree, vocabulary_spellings};
 use super::pretype::{TypedSegment, write_frame};
 use super::schema::{Kind, columns};
 use crate::tables::Table;
@@ -163,6 +163,7 @@ pub fn disk_table(
 ) -> Result<Option<(DiskTable, Vec<QualityCount>)>, TransformError> {
     let err = |source| TransformError::Frame { table: table.name(), source };
     let (mut files, mut rows, mut quality) = (Vec::with_capacity(segments.len()), 0, Vec::new());
+    let mut published = Vec::with_capacity(segments.len());
     for segment in segments {
         let whole = match TypedSegment::whole_file(segment) {
             Some(whole) => whole,
@@ -177,10 +178,10 @@ pub fn disk_table(
                 }
             }
         };
-        let (file, n, q) = whole;
-        files.push(file);
-        rows += n;
-        quality.extend(q);
+        files.push(whole.path);
+        rows += whole.rows;
+        quality.extend(whole.quality);
+        published.push(whole.vocabulary);
     }
     if rows == 0 {
         return Ok(None);
@@ -188,7 +189,10 @@ pub fn disk_table(
     let schema = scan_files(&files, None).and_then(|mut lf| lf.collect_schema()).map_err(err)?;
     // A respelled copy that cannot be written (a full disk, a read-only shard) costs the
     // table's place on disk only: the caller types it in memory, as before tables stayed there.
-    let scratch = match respell(table, &mut files, &schema) {
+    // When every segment's spellings are those of the whole table, no file is read for them.
+    let respelled =
+        if spellings_agree(table, &published) { Ok(None) } else { respell(table, &mut files, &schema) };
+    let scratch = match respelled {
         Ok(scratch) => scratch,
         Err(e) => {
             tracing::debug!("{} typed in memory: its respelled copy was not written: {e}", table.name());

@@ -38,6 +38,14 @@ pub struct TypedSegment {
     pub vocabulary: Option<PublishedVocabulary>,
 }
 
+/// A typed segment's file, as its sidecar describes it (`TypedSegment::whole_file`).
+pub struct TypedFile {
+    pub path: PathBuf,
+    pub rows: usize,
+    pub quality: Vec<QualityCount>,
+    pub vocabulary: Option<PublishedVocabulary>,
+}
+
 #[derive(serde::Serialize, serde::Deserialize)]
 struct Sidecar {
     layout: u32,
@@ -105,13 +113,19 @@ impl TypedSegment {
         crate::fsutil::write_atomic(&sidecar, &serde_json::to_vec(&note).map_err(std::io::Error::other)?)
     }
 
-    /// The typed file of `segment` and what its typing counted, without reading its rows: when
-    /// the sidecar names this binary's typing and the file's footer the rows it says.
-    pub(super) fn whole_file(segment: &Path) -> Option<(PathBuf, usize, Vec<QualityCount>)> {
+    /// The typed file of `segment` and what its typing counted and chose its spellings from,
+    /// without reading its rows: when the sidecar names this binary's typing and the file's
+    /// footer the rows it says.
+    pub(super) fn whole_file(segment: &Path) -> Option<TypedFile> {
         let (typed, _, sidecar) = Self::paths(segment);
         let note = Sidecar::of_this_typing(&sidecar)?;
         let rows = ParquetReader::new(std::fs::File::open(&typed).ok()?).num_rows().ok()?;
-        (rows == note.rows).then_some((typed, rows, note.quality))
+        (rows == note.rows).then_some(TypedFile {
+            path: typed,
+            rows,
+            quality: note.quality,
+            vocabulary: note.vocabulary,
+        })
     }
 
     /// The typed `resumos` file of an `empresas` segment and its rows, without reading them:
