@@ -14,9 +14,10 @@ use std::sync::Arc;
 
 use polars::prelude::*;
 
-use super::frames::{QualityCount, TransformError, spelled_column, spellings_agree, vocabulary_spellings};
+use super::frames::{QualityCount, TransformError};
 use super::pretype::{TypedSegment, write_frame};
 use super::schema::{Kind, columns};
+use super::vocabulary::{spelled_column, spellings_agree, vocabulary_spellings};
 use crate::tables::Table;
 
 /// The tables kept on disk after the transform: the ones whose rows grow with the data.
@@ -282,7 +283,8 @@ fn respell(table: Table, files: &mut [PathBuf], schema: &SchemaRef) -> PolarsRes
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::transform::frames::{respell_vocabulary, staged_frame, type_table};
+    use crate::transform::frames::{staged_frame, type_table};
+    use crate::transform::vocabulary::respell_vocabulary;
 
     /// A credit row as the service writes it: (ano_mes, uf, situacao, valor_total).
     pub(crate) type Credit = (&'static str, &'static str, &'static str, &'static str);

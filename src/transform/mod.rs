@@ -11,6 +11,7 @@ pub mod pretype;
 pub mod resumos;
 pub mod schema;
 pub mod staged;
+pub mod vocabulary;
 
 pub use frames::{CARTEIRA, CompanyStatus, Frames, QualityCount, TransformError, build_frames};
 pub use resumos::RESUMOS;

@@ -16,9 +16,8 @@ use std::thread::JoinHandle;
 
 use polars::prelude::*;
 
-use super::frames::{
-    PublishedVocabulary, QualityCount, TransformError, published_vocabulary, staged_frame, type_table,
-};
+use super::frames::{QualityCount, TransformError, staged_frame, type_table};
+use super::vocabulary::{PublishedVocabulary, published_vocabulary};
 use crate::extract::SegmentSink;
 use crate::extract::staging::CommittedSegment;
 use crate::tables::Table;
