@@ -33,8 +33,13 @@ fn fold_vocabulary(text: &str) -> String {
 /// not count, so months, states or shards with other mixes of spellings still show the same
 /// one, and a warehouse that keeps several runs sees one label per group.
 pub(super) fn vocabulary_spellings(src: &StringChunked) -> std::collections::HashMap<&str, String> {
+    spellings_of(src.iter().filter_map(trimmed))
+}
+
+/// `vocabulary_spellings` of published texts already trimmed.
+fn spellings_of<'a>(texts: impl Iterator<Item = &'a str>) -> std::collections::HashMap<&'a str, String> {
     // A vocabulary has few distinct values among many rows: fold each distinct one once.
-    let distinct: std::collections::HashSet<&str> = src.iter().filter_map(trimmed).collect();
+    let distinct: std::collections::HashSet<&str> = texts.collect();
     let mut groups: BTreeMap<String, Vec<&str>> = BTreeMap::new();
     for t in distinct {
         groups.entry(fold_vocabulary(t)).or_default().push(t);
@@ -108,19 +113,14 @@ pub type PublishedVocabulary = BTreeMap<String, Vec<String>>;
 /// nothing, and costs a pass over every row to find that out.) `None` (a segment whose texts
 /// are not known) is not agreement.
 pub fn spellings_agree(table: Table, published: &[Option<PublishedVocabulary>]) -> bool {
-    let chunked = |texts: &mut dyn Iterator<Item = &String>| {
-        StringChunked::from_iter_values("t".into(), texts.map(String::as_str))
-    };
     columns(table).iter().filter(|c| c.kind == Kind::Vocab).all(|spec| {
         let Some(each) = published.iter().map(|p| p.as_ref()?.get(spec.name)).collect::<Option<Vec<_>>>()
         else {
             return false;
         };
-        let all = chunked(&mut each.iter().flat_map(|v| v.iter()));
-        let whole = vocabulary_spellings(&all);
+        let whole = spellings_of(each.iter().flat_map(|texts| texts.iter().map(String::as_str)));
         each.iter().all(|texts| {
-            let own = chunked(&mut texts.iter());
-            vocabulary_spellings(&own).iter().all(|(t, s)| whole.get(t) == Some(s))
+            spellings_of(texts.iter().map(String::as_str)).iter().all(|(t, s)| whole.get(t) == Some(s))
         })
     })
 }
