@@ -7,15 +7,17 @@
 --   number of companies and the debt filed in court in each section.
 -- answers: How is the portfolio's exposure spread across the companies' CNAE sections, and how many
 --   companies and how much court-filed debt are there in each?
--- Reads the aggregate carteira_exposicao (query 14).
+-- Reads the aggregate carteira_exposicao (query 14), its "contada" columns: an inscription
+-- several portfolio companies owe counts once, in the state or section of the company credited
+-- with it (query 14 says which), so the rows add up to the portfolio's total.
 WITH grupos AS (
     SELECT COALESCE(cnae_secao, '?') AS cnae_secao,
            COUNT(*) AS empresas,
-           SUM(nao_prev_ajuizada + prev_ajuizada + fgts_ajuizada) AS divida_ajuizada,
-           SUM(nao_prev_nao_ajuizada + prev_nao_ajuizada + fgts_nao_ajuizada) AS divida_nao_ajuizada,
-           SUM(parcelamentos_saldo) AS parcelamentos_saldo,
-           SUM(transacoes_saldo) AS transacoes_saldo,
-           SUM(exposicao_total) AS exposicao_total
+           SUM(ajuizada_contada) AS divida_ajuizada,
+           SUM(nao_prev_contada + prev_contada + fgts_contada - ajuizada_contada) AS divida_nao_ajuizada,
+           SUM(parcelamentos_contado) AS parcelamentos_saldo,
+           SUM(transacoes_contado) AS transacoes_saldo,
+           SUM(exposicao_contada) AS exposicao_total
     FROM carteira_exposicao
     GROUP BY COALESCE(cnae_secao, '?')
 ),

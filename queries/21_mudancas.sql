@@ -2,13 +2,15 @@
 -- title: What changed in the portfolio
 -- report: section
 -- descricao: Uma linha por mudança de cada empresa da carteira entre o retrato anterior e este:
---   inscrições em dívida ativa novas ou encerradas, valor, situação ou ajuizamento alterados;
+--   inscrições em dívida ativa novas ou encerradas (como devedora principal, ou como
+--   corresponsável ou solidária: "nova corresponsabilidade"), valor, situação ou ajuizamento alterados;
 --   parcelamentos e transações iniciados, encerrados ou com saldo alterado; situação cadastral e
 --   opção pelo Simples ou MEI alteradas; situação fiscal estimada que piorou ou melhorou. Uma
 --   empresa nova na carteira é uma linha só. Vazia na
 --   primeira execução sobre um armazenamento (não há retrato anterior).
 -- description: One row per change of each portfolio company between the previous snapshot and
---   this one: active-debt inscriptions new or ended, their value, situation or court filing
+--   this one: active-debt inscriptions new or ended (as principal debtor, or as co-responsible or
+--   jointly liable: "nova corresponsabilidade"), their value, situation or court filing
 --   changed; instalment plans and transactions started, ended or with a new balance; cadastral
 --   situation and Simples or MEI option changed; estimated tax standing worse or better. A
 --   company new to the portfolio is one row.
@@ -138,7 +140,8 @@ mudancas AS (
     WHERE gravidade_agora <> gravidade_antes
     UNION ALL
     SELECT n.cnpj AS cnpj,
-           'nova inscrição' AS mudanca,
+           CASE WHEN n.tipo_devedor IN ('CORRESPONSAVEL', 'SOLIDARIO') THEN 'nova corresponsabilidade'
+                ELSE 'nova inscrição' END AS mudanca,
            'dividas_pgfn' AS tabela,
            n.numero_inscricao AS chave,
            CAST(NULL AS STRING) AS valor_anterior,
@@ -149,7 +152,8 @@ mudancas AS (
     WHERE o.numero_inscricao IS NULL
     UNION ALL
     SELECT o.cnpj AS cnpj,
-           'inscrição encerrada' AS mudanca,
+           CASE WHEN o.tipo_devedor IN ('CORRESPONSAVEL', 'SOLIDARIO') THEN 'corresponsabilidade encerrada'
+                ELSE 'inscrição encerrada' END AS mudanca,
            'dividas_pgfn' AS tabela,
            o.numero_inscricao AS chave,
            CAST(o.valor_consolidado AS STRING) AS valor_anterior,

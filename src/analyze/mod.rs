@@ -16,7 +16,7 @@ use crate::store::snapshot::{COMPANY_TABLES, PreviousSnapshot};
 use crate::tables::Table;
 use crate::transform::Frames;
 use crate::transform::disk::collect_streaming;
-use crate::transform::groups::SOCIAS_EXPOSICAO;
+use crate::transform::groups::{INSCRICOES_DA_CARTEIRA, SOCIAS_EXPOSICAO, no_inscriptions};
 
 #[derive(Debug, thiserror::Error)]
 pub enum AnalyzeError {
@@ -259,6 +259,7 @@ fn run_queries_here(
     if let Ok(dq) = frames.data_quality() {
         tables.insert("data_quality".to_string(), dq.lazy());
     }
+    tables.entry(INSCRICOES_DA_CARTEIRA.to_string()).or_insert_with(|| no_inscriptions().lazy());
     for name in COMPANY_TABLES.map(Table::name) {
         let Some(now) = frames.empty_like(name) else { continue };
         let now = &now;

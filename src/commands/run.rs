@@ -172,7 +172,10 @@ async fn expand_or_warn(fetched: &mut Fetched, frames: &mut Frames, queries: &[Q
 /// exposure (the run's own portfolio-exposure query over their records) and their place in the
 /// economic groups.
 async fn expand_into(fetched: &mut Fetched, frames: &mut Frames, queries: &[Query]) -> Result<()> {
-    use crate::transform::groups::{SOCIAS_EXPOSICAO, attach_groups, company_roots, partner_companies};
+    use crate::transform::groups::{
+        INSCRICOES_DA_CARTEIRA, SOCIAS_EXPOSICAO, attach_groups, company_roots, partner_companies,
+        portfolio_inscriptions,
+    };
     let started = std::time::Instant::now();
     let known = company_roots(frames)?;
     let first = partner_companies(frames, &known)?;
@@ -186,8 +189,9 @@ async fn expand_into(fetched: &mut Fetched, frames: &mut Frames, queries: &[Quer
         tracing::warn!("{w}");
         fetched.manifest.fetch.warnings.push(w);
     }
-    let partners =
+    let mut partners =
         crate::transform::frames::frames_from_rows(&expansion.rows, &crate::store::snapshot::COMPANY_TABLES)?;
+    partners.tables.insert(INSCRICOES_DA_CARTEIRA, portfolio_inscriptions(frames)?);
     let exposure = crate::analyze::run_queries(&partners, &only(queries, &[EXPOSURE_QUERY]))?;
     if let Some(df) = exposure.get(EXPOSURE_QUERY) {
         frames.tables.insert(SOCIAS_EXPOSICAO, df.clone());

@@ -50,6 +50,22 @@ fn table_meaning(table: &str) -> &'static str {
     }
 }
 
+/// How the debts are totalled, in the analyst's words: PGFN's files repeat a shared inscription
+/// once per debtor.
+const COUNTED_ONCE: &str = "## Each inscription counted once\n\n\
+PGFN publishes one row per debtor of an inscription: the principal debtor and each co-responsible \
+(`CORRESPONSAVEL`) or jointly liable one (`SOLIDARIO`) repeat the inscription's `numero_inscricao` \
+and value. `dividas_pgfn` keeps every row, each with its `tipo_devedor` (one spelling whatever the \
+file wrote: `PRINCIPAL`, `Principal`, `Corresponsável`). A company's own figures (the eight amounts \
+and `exposicao_total` of `carteira_exposicao`, split into `divida_principal` and \
+`divida_corresponsavel`) hold every inscription it owes in any role, each once. Totals (the \
+portfolio's, each state's, section's and economic group's) add up the `*_contada` columns instead: \
+an inscription (`categoria` + `numero_inscricao`) counts once, for its principal debtor when that \
+company is in the portfolio, else for the smallest portfolio CNPJ that owes it; a company listed \
+under several CNPJs has its plans and settlements counted once, under its smallest CNPJ. \
+`carteira_resumo.contagem_dupla_evitada` is what a plain sum of the companies' own exposures would \
+have counted twice.\n";
+
 /// The whole dictionary. `examples` maps (table, column) to an example value from a demo run.
 pub fn data_dictionary(queries: &[Query], examples: &BTreeMap<(String, String), String>) -> String {
     let mut s = String::new();
@@ -161,6 +177,7 @@ pub fn data_dictionary(queries: &[Query], examples: &BTreeMap<(String, String), 
          `aggregates/carteira_exposicao.parquet`). Those companies are not in the portfolio's tables.\n\n\
          Files: `socias_exposicao/part-0.parquet`\n"
     );
+    let _ = writeln!(s, "{COUNTED_ONCE}");
     let _ = writeln!(
         s,
         "## Aggregates\n\nOne file per query: `aggregates/<table>.parquet`, where `queries/NN_<table>.sql` made it\n\

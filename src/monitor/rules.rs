@@ -37,7 +37,8 @@ impl crate::exit::HasExitStatus for RulesError {
 /// What a rule watches for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RuleKind {
-    /// A new debt inscription of at least `valor_minimo`.
+    /// A new debt inscription of at least `valor_minimo`: one the company owes as principal
+    /// and, unless `somente_principal`, one it now owes as co-responsible or jointly liable.
     NovaInscricao,
     /// A company's exposure grew by at least `percentual_minimo` % (and `valor_minimo` R$).
     AumentoExposicao,
@@ -72,14 +73,15 @@ impl RuleKind {
         }
     }
 
-    /// The `mudancas` kind (as the SQL writes it) a rule of this kind matches, if it reads
+    /// The `mudancas` kinds (as the SQL writes them) a rule of this kind matches, if it reads
     /// `mudancas` by kind.
-    fn change_kind(self) -> Option<&'static str> {
+    fn change_kinds(self, only_as_principal: bool) -> Option<&'static [&'static str]> {
         match self {
-            Self::NovaInscricao => Some("nova inscrição"),
-            Self::RegularidadePiorou => Some("situação fiscal estimada piorou"),
-            Self::SaiuDeAtiva => Some("situação cadastral alterada"),
-            Self::InscricaoAjuizada => Some("inscrição ajuizada"),
+            Self::NovaInscricao if only_as_principal => Some(&["nova inscrição"]),
+            Self::NovaInscricao => Some(&["nova inscrição", "nova corresponsabilidade"]),
+            Self::RegularidadePiorou => Some(&["situação fiscal estimada piorou"]),
+            Self::SaiuDeAtiva => Some(&["situação cadastral alterada"]),
+            Self::InscricaoAjuizada => Some(&["inscrição ajuizada"]),
             Self::AumentoExposicao | Self::QualquerMudanca => None,
         }
     }
@@ -96,6 +98,9 @@ pub struct Rule {
     pub percentual_minimo: Option<f64>,
     /// Only the companies of this watched list.
     pub lista: Option<String>,
+    /// `nova_inscricao` only: only inscriptions the company owes as principal, not the ones it
+    /// comes to owe as co-responsible or jointly liable for another debtor.
+    pub somente_principal: bool,
 }
 
 /// The checked rules file: its rules and its watched lists (label -> CNPJs).
@@ -122,6 +127,7 @@ struct RuleShape {
     valor_minimo: Option<Spanned<toml::Value>>,
     percentual_minimo: Option<Spanned<toml::Value>>,
     lista: Option<Spanned<String>>,
+    somente_principal: Option<Spanned<bool>>,
 }
 
 #[derive(Deserialize)]
@@ -259,7 +265,17 @@ impl Checker<'_> {
                 ));
             }
         };
-        Ok(Rule { nome, kind, valor_minimo, percentual_minimo, lista })
+        if let Some(flag) = &r.somente_principal
+            && kind != RuleKind::NovaInscricao
+        {
+            return Err(self.invalid(
+                flag.span().start,
+                format!("rule {nome:?}: a {} rule takes no somente_principal", kind.name()),
+                "remove somente_principal, or use tipo nova_inscricao",
+            ));
+        }
+        let somente_principal = r.somente_principal.as_ref().is_some_and(|f| *f.get_ref());
+        Ok(Rule { nome, kind, valor_minimo, percentual_minimo, lista, somente_principal })
     }
 }
 
@@ -373,7 +389,7 @@ impl Rules {
         let mut out = Vec::new();
         for i in 0..df.height() {
             let kind = text(df, "mudanca", i).unwrap_or_default();
-            if rule.kind.change_kind().is_some_and(|k| k != kind) {
+            if rule.kind.change_kinds(rule.somente_principal).is_some_and(|ks| !ks.contains(&kind.as_str())) {
                 continue;
             }
             let (before, after) = (text(df, "valor_anterior", i), text(df, "valor_novo", i));

@@ -10,6 +10,7 @@ use std::path::Path;
 use rust_decimal::Decimal;
 use serde::Serialize;
 
+use super::strings::Strings;
 use super::{Locale, ReportError, TemplateSet};
 use crate::api::models::{DividaPgfn, Estabelecimento};
 use crate::codes::CodeTables;
@@ -80,6 +81,11 @@ pub struct Work {
 #[derive(Debug, Clone, Serialize)]
 pub struct Debt {
     pub numero: Option<String>,
+    /// The company's role in the inscription, in the reader's words (`principal`,
+    /// `corresponsável`, `solidária`); the role as published when it is none of these.
+    pub papel: Option<String>,
+    /// It owes the inscription as co-responsible or jointly liable, not as principal.
+    pub corresponsavel: bool,
     pub situacao: Option<String>,
     pub ajuizada: bool,
     pub receita: Option<String>,
@@ -193,6 +199,9 @@ pub struct DossierView {
     pub situacao_fiscal: Option<Standing>,
     pub inscricoes: usize,
     pub divida_total: String,
+    /// Of `divida_total`, what it owes as principal and as co-responsible or jointly liable.
+    pub divida_principal: String,
+    pub divida_corresponsavel: String,
     pub parcelamentos: Vec<Plan>,
     pub parcelamentos_saldo: String,
     pub transacoes: Vec<Deal>,
@@ -244,9 +253,15 @@ fn establishment(e: &Estabelecimento, codes: &CodeTables, locale: Locale) -> Est
     }
 }
 
-fn debt(d: &DividaPgfn, locale: Locale) -> Debt {
+fn debt(d: &DividaPgfn, locale: Locale, strings: &Strings) -> Debt {
+    let role = clean(&d.tipo_devedor).map(|t| crate::transform::parse::debtor_role(&t).map_err(|_| t));
     Debt {
         numero: clean(&d.numero_inscricao),
+        papel: role.clone().map(|r| match r {
+            Ok(role) => strings.get(&format!("dossie_papel_{}", role.to_lowercase())),
+            Err(published) => published,
+        }),
+        corresponsavel: matches!(role, Some(Ok("CORRESPONSAVEL" | "SOLIDARIO"))),
         situacao: clean(&d.situacao_inscricao),
         ajuizada: clean(&d.indicador_ajuizado).is_some_and(|v| v.eq_ignore_ascii_case("SIM")),
         receita: clean(&d.receita_principal),
@@ -293,7 +308,7 @@ pub fn dossier_view(
         .dividas
         .iter()
         .map(|(categoria, rows)| {
-            let rows: Vec<Debt> = rows.iter().map(|d| debt(d, locale)).collect();
+            let rows: Vec<Debt> = rows.iter().map(|d| debt(d, locale, strings)).collect();
             let value = |d: &Debt| d.valor.as_deref().and_then(|v| v.parse::<Decimal>().ok());
             DebtCategory {
                 categoria: strings.get(&format!("dossie_categoria_{}", categoria.as_str())),
@@ -304,6 +319,11 @@ pub fn dossier_view(
         })
         .collect();
     let divida_total: Decimal = dividas.iter().filter_map(|c| c.total.parse::<Decimal>().ok()).sum();
+    let owed = |co_debtor: bool| {
+        let rows = dividas.iter().flat_map(|c| &c.rows).filter(|d| d.corresponsavel == co_debtor);
+        sum(rows.map(|d| d.valor.as_deref().and_then(|v| v.parse::<Decimal>().ok())))
+    };
+    let (divida_principal, divida_corresponsavel) = (owed(false), owed(true));
     let parcelamentos: Vec<Plan> = r
         .parcelamentos
         .iter()
@@ -412,6 +432,8 @@ pub fn dossier_view(
         situacao_fiscal: standing.cloned(),
         inscricoes: dividas.iter().map(|c| c.rows.len()).sum(),
         divida_total: divida_total.to_string(),
+        divida_principal: divida_principal.to_string(),
+        divida_corresponsavel: divida_corresponsavel.to_string(),
         dividas,
         parcelamentos,
         parcelamentos_saldo: parcelamentos_saldo.to_string(),

@@ -60,6 +60,8 @@ fn summary_lines(view: &ReportView, t: &Strings) -> Vec<SummaryLine> {
         lines.push(line(t.get("fgts"), vec![amount("fgts")]));
         lines.push(line(t.get("parcelamentos_saldo"), vec![amount("parcelamentos_saldo")]));
         lines.push(line(t.get("transacoes_saldo"), vec![amount("transacoes_saldo")]));
+        lines.push(line(t.get("divida_como_corresponsavel"), vec![amount("divida_como_corresponsavel")]));
+        lines.push(line(t.get("contagem_dupla_evitada"), vec![amount("contagem_dupla_evitada")]));
     }
     if let Some(c) = view.changes.as_ref().filter(|c| c.compared) {
         let n = |v: usize| Some(SummaryValue::Count(i64::try_from(v).unwrap_or(i64::MAX)));

@@ -71,6 +71,8 @@ use crate::api::models::{
 mod codec;
 #[path = "dataset/company.rs"]
 mod company;
+#[path = "dataset/counted.rs"]
+mod counted;
 #[path = "dataset/credits.rs"]
 mod credits;
 #[path = "dataset/debts.rs"]
@@ -107,6 +109,7 @@ mod truth;
 #[path = "dataset/vocab.rs"]
 mod vocab;
 
+pub use counted::DebtRolesTruth;
 pub use truth::{
     CompanyTruth, CreditCellTruth, DebtRecordTruth, DebtTruth, GroupTruth, MoneyTruth, PortfolioTruth,
     RecordsTruth, Truth,
@@ -502,6 +505,13 @@ impl Dataset {
     /// Per-company truth for the CNPJs given (head offices or branches), in order.
     pub fn portfolio_truth(&self, cnpjs: &[Cnpj]) -> PortfolioTruth {
         truth::portfolio(self, cnpjs)
+    }
+
+    /// Each portfolio CNPJ's debts as principal and as co-debtor, and what of them counts for
+    /// it in the portfolio's totals, each inscription once (see `DebtRolesTruth`); keyed by
+    /// bare CNPJ, CNPJs not in the data left out.
+    pub fn debt_roles_truth(&self, cnpjs: &[Cnpj]) -> BTreeMap<String, DebtRolesTruth> {
+        counted::debt_roles(self, cnpjs, &Default::default())
     }
 
     /// The economic groups of a portfolio (see `GroupTruth`): `depth` 0 links the portfolio's

@@ -12,8 +12,8 @@ use polars::prelude::*;
 
 use super::disk::DiskTable;
 use super::parse::{
-    cnae_section, is_date_placeholder, normalise_uf, parse_ano_mes, parse_brl_amount, parse_registry_date,
-    to_cents_scale, uf_outside_states,
+    cnae_section, debtor_role, is_date_placeholder, normalise_uf, parse_ano_mes, parse_brl_amount,
+    parse_registry_date, to_cents_scale, uf_outside_states,
 };
 use super::schema::{ColumnSpec, Kind, columns};
 use super::vocabulary::{respell_vocabulary, spellings_agree, vocabulary_column};
@@ -264,6 +264,19 @@ fn convert(spec: &ColumnSpec, src: &StringChunked) -> Converted {
         Kind::Code => {
             StringChunked::from_iter_options(name, src.iter().map(|v| trimmed(v).map(str::to_uppercase)))
                 .into_column()
+        }
+        Kind::DebtorRole => {
+            let vals = src.iter().map(|v| {
+                trimmed(v).map(|t| {
+                    debtor_role(t).map(str::to_string).unwrap_or_else(|folded| {
+                        // Counted, and kept folded in the column itself: no `_raw` column.
+                        fail(t, &mut None);
+                        folded
+                    })
+                })
+            });
+            let vals: Vec<Option<String>> = vals.collect();
+            StringChunked::from_iter_options(name, vals.into_iter()).into_column()
         }
         Kind::Uf => {
             let vals: Vec<Option<&'static str>> = src

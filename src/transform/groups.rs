@@ -24,6 +24,30 @@ pub const GRUPOS_ECONOMICOS: &str = "grupos_economicos";
 /// query's result over their records (empty without the expansion).
 pub const SOCIAS_EXPOSICAO: &str = "socias_exposicao";
 
+/// The inscriptions (`categoria`, `numero_inscricao`) the portfolio owes, handed to the
+/// portfolio-exposure query when it runs over the partner companies fetched for the groups, so
+/// that an inscription a portfolio company already counts is not counted again for a partner.
+/// Over the portfolio itself the queries read it empty.
+pub const INSCRICOES_DA_CARTEIRA: &str = "inscricoes_da_carteira";
+
+/// `INSCRICOES_DA_CARTEIRA` of `frames`: each numbered inscription of its debts once.
+pub fn portfolio_inscriptions(frames: &Frames) -> PolarsResult<DataFrame> {
+    let Some(scan) = frames.scan(crate::tables::Table::DividasPgfn.name()) else {
+        return Ok(no_inscriptions());
+    };
+    scan?
+        .select([col("categoria"), col("numero_inscricao")])
+        .filter(col("numero_inscricao").is_not_null())
+        .unique(None, UniqueKeepStrategy::Any)
+        .collect()
+}
+
+/// An `INSCRICOES_DA_CARTEIRA` with no row.
+pub fn no_inscriptions() -> DataFrame {
+    let text = |name: &str| Column::new_empty(name.into(), &DataType::String);
+    DataFrame::new(0, vec![text("categoria"), text("numero_inscricao")]).unwrap_or_default()
+}
+
 /// Adds `grupos_economicos` to `frames` (from its own rows and, when given, the expansion's),
 /// unless it holds one already (a run dir read back by `report --from`) and there is no
 /// expansion to add.

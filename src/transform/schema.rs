@@ -17,6 +17,10 @@ pub enum Kind {
     /// so aggregates group them; `<column>_original` keeps the published text. Only for closed
     /// vocabularies: folding accents would also merge words that differ by one (`país`/`pais`).
     Vocab,
+    /// A debtor's role in an inscription: `PRINCIPAL`, `CORRESPONSAVEL` or `SOLIDARIO` from any
+    /// published spelling (`Principal`, `Co-responsável`); another role is kept folded to
+    /// upper case without accents and counted as a data-quality failure.
+    DebtorRole,
     /// A state: two-letter code, also from spelled-out names (`SAO PAULO`).
     Uf,
     /// Money: Decimal(18,2) from any form in `docs/domain.md`, "Number and date forms a client must expect".
@@ -143,7 +147,12 @@ const DIVIDAS: &[ColumnSpec] = &[
     col("cpf_cnpj", "cpf_cnpj", Text, "Debtor id as published"),
     col("nome_devedor", "nome_devedor", Text, "Debtor name"),
     col("tipo_pessoa", "tipo_pessoa", Vocab, "Pessoa física / jurídica"),
-    col("tipo_devedor", "tipo_devedor", Code, "PRINCIPAL, CORRESPONSAVEL, SOLIDARIO"),
+    col(
+        "tipo_devedor",
+        "tipo_devedor",
+        DebtorRole,
+        "Debtor's role: PRINCIPAL, CORRESPONSAVEL (co-responsible) or SOLIDARIO (jointly liable), whatever the published case or accents",
+    ),
     col("data_inscricao", "data_inscricao", Date, "Registration date"),
     col("indicador_ajuizado", "indicador_ajuizado", Code, "SIM when filed in court"),
     col("receita_principal", "receita_principal", Vocab, "Main revenue (tax)"),

@@ -325,6 +325,12 @@ def create_views(con: duckdb.DuckDBPyConnection, run: Path) -> list[Check]:
         "CREATE VIEW comparacao AS SELECT CAST(NULL AS VARCHAR) AS snapshot, "
         "CAST(NULL AS VARCHAR) AS snapshot_anterior WHERE false"
     )
+    # As the job does over the portfolio: the inscriptions already counted elsewhere (only
+    # filled when query 14 runs over the partner companies of the economic groups) are none.
+    con.execute(
+        "CREATE VIEW inscricoes_da_carteira AS SELECT CAST(NULL AS VARCHAR) AS categoria, "
+        "CAST(NULL AS VARCHAR) AS numero_inscricao WHERE false"
+    )
     return checks
 
 

@@ -182,6 +182,9 @@ def create_views(spark, run: Path) -> list[ce.Check]:
     spark.sql(
         "SELECT CAST(NULL AS STRING) AS snapshot, CAST(NULL AS STRING) AS snapshot_anterior WHERE false"
     ).createOrReplaceTempView("comparacao")
+    spark.sql(
+        "SELECT CAST(NULL AS STRING) AS categoria, CAST(NULL AS STRING) AS numero_inscricao WHERE false"
+    ).createOrReplaceTempView("inscricoes_da_carteira")
     return checks
 
 

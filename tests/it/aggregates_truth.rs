@@ -114,18 +114,16 @@ fn portfolio_exposure_equals_the_ground_truth_to_the_cent() {
     let r = run();
     let d = Dataset::generate(RegistryConfig::DEFAULT_SEED, SCALE);
     let t = d.portfolio_truth(&r.cnpjs);
+    // Each inscription once, however many portfolio companies owe it (principal and co-debtors),
+    // and each company's plans once, however many of its CNPJs the portfolio lists.
+    let roles = d.debt_roles_truth(&r.cnpjs);
     let resumo = read(&r.out.join("aggregates/carteira_resumo.parquet"));
     let debt = |cat: &str| -> i128 {
-        t.companies
-            .iter()
-            .filter_map(|c| c.dividas.get(cat))
-            .map(|x| i128::from(x.ajuizado_sim_cents) + i128::from(x.ajuizado_nao_cents))
-            .sum()
+        roles.values().filter_map(|c| c.counted.get(cat)).map(|(sim, nao)| i128::from(sim + nao)).sum()
     };
-    let filed: i128 =
-        t.companies.iter().flat_map(|c| c.dividas.values()).map(|x| i128::from(x.ajuizado_sim_cents)).sum();
-    let parc: i128 = t.companies.iter().map(|c| i128::from(c.parcelamentos.saldo_devedor_cents)).sum();
-    let trans: i128 = t.companies.iter().map(|c| i128::from(c.transacoes.saldo_devedor_cents)).sum();
+    let filed: i128 = roles.values().flat_map(|c| c.counted.values()).map(|(sim, _)| i128::from(*sim)).sum();
+    let parc: i128 = roles.values().map(|c| i128::from(c.counted_parcelamentos_cents)).sum();
+    let trans: i128 = roles.values().map(|c| i128::from(c.counted_transacoes_cents)).sum();
     assert_eq!(cents(&resumo, "nao_previdenciario", 0), debt("nao_previdenciario"));
     assert_eq!(cents(&resumo, "previdenciario", 0), debt("previdenciario"));
     assert_eq!(cents(&resumo, "fgts", 0), debt("fgts"));

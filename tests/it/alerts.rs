@@ -80,6 +80,12 @@ tipo = "nova_inscricao"
 valor_minimo = 100000
 
 [[regra]]
+nome = "nova como principal"
+tipo = "nova_inscricao"
+valor_minimo = 100000
+somente_principal = true
+
+[[regra]]
 nome = "exposicao +20%"
 tipo = "aumento_exposicao"
 percentual_minimo = 20
@@ -128,8 +134,12 @@ fn expected_alerts(
         let (b, a) = (before.records_truth(cnpj), after.records_truth(cnpj));
         for ch in company_changes(c, b.as_ref(), a.as_ref()) {
             let (kind, table, record, delta) = (&ch.1, &ch.2, &ch.3, ch.6);
-            if kind == "nova inscrição" && delta.is_some_and(|d| d >= 10_000_000) {
+            let new_debt = kind == "nova inscrição" || kind == "nova corresponsabilidade";
+            if new_debt && delta.is_some_and(|d| d >= 10_000_000) {
                 want.insert(key("nova acima de 100 mil", c, kind, record));
+                if kind == "nova inscrição" {
+                    want.insert(key("nova como principal", c, kind, record));
+                }
             }
             if kind == "situação fiscal estimada piorou" {
                 want.insert(key("regularidade piorou", c, kind, c));
@@ -235,8 +245,14 @@ fn each_kind_of_rule_fires_exactly_the_alerts_of_the_truth_and_the_webhook_gets_
     );
     assert_eq!(want.difference(&got).collect::<Vec<_>>(), Vec::<&AlertKey>::new(), "alerts missing");
     assert_eq!(rows.len(), want.len(), "one alert per match");
+    // Both kinds of new debt fire the plain rule; the principal-only rule leaves the
+    // co-responsibilities out.
+    let of_kind = |rule: &str, kind: &str| want.iter().any(|a| a.0 == rule && a.2 == kind);
+    assert!(of_kind("nova acima de 100 mil", "nova corresponsabilidade"), "no new co-responsibility");
+    assert!(!of_kind("nova como principal", "nova corresponsabilidade"));
     for rule in [
         "nova acima de 100 mil",
+        "nova como principal",
         "exposicao +20%",
         "regularidade piorou",
         "deixou de ser ativa",

@@ -101,9 +101,10 @@ pub(super) fn company_changes(cnpj: &str, b: Option<&RecordsTruth>, a: Option<&R
         out.push(row(kind, "situacao_fiscal_estimada", cnpj, Some(fold(was)), Some(fold(is)), None));
     }
     for (numero, d) in &a.dividas {
+        let co_debtor = |t: &Option<String>| matches!(t.as_deref(), Some("CORRESPONSAVEL" | "SOLIDARIO"));
         let Some(old) = b.dividas.get(numero) else {
             out.push(row(
-                "nova inscrição",
+                if co_debtor(&d.tipo_devedor) { "nova corresponsabilidade" } else { "nova inscrição" },
                 "dividas_pgfn",
                 numero,
                 None,
@@ -137,7 +138,9 @@ pub(super) fn company_changes(cnpj: &str, b: Option<&RecordsTruth>, a: Option<&R
     for (numero, old) in &b.dividas {
         if !a.dividas.contains_key(numero) {
             let gone = old.valor_cents.map(|c| -c);
-            out.push(row("inscrição encerrada", "dividas_pgfn", numero, money(old.valor_cents), None, gone));
+            let co_debtor = matches!(old.tipo_devedor.as_deref(), Some("CORRESPONSAVEL" | "SOLIDARIO"));
+            let kind = if co_debtor { "corresponsabilidade encerrada" } else { "inscrição encerrada" };
+            out.push(row(kind, "dividas_pgfn", numero, money(old.valor_cents), None, gone));
         }
     }
     for (table, kinds, before, after, keyed) in [
@@ -268,6 +271,7 @@ fn changes_between_two_months_equal_the_diff_of_their_ground_truth() {
     });
     for kind in [
         "nova inscrição",
+        "nova corresponsabilidade",
         "inscrição encerrada",
         "valor da inscrição alterado",
         "parcelamento iniciado",

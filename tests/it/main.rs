@@ -15,6 +15,7 @@ mod bad_inputs;
 mod changes;
 mod cli_serve_get;
 mod data_dictionary;
+mod debts_counted_once;
 mod deploy_examples;
 mod dossier;
 mod exit_codes;

@@ -8,7 +8,7 @@
 //! The expected values are computed here from the published text, by rules a person would
 //! state, without the code under test.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use crate::common_bin::*;
@@ -39,6 +39,17 @@ fn pgfn_amount(text: &str) -> String {
     let whole: u64 = if whole.is_empty() { 0 } else { whole.parse().unwrap() };
     assert_eq!(cents.len(), 2, "{text}");
     format!("{whole}.{cents}")
+}
+
+/// The role a published `TIPO_DEVEDOR` names, as the files spell it: SIDA in capitals
+/// (`PRINCIPAL`, `CORRESPONSAVEL`), the previdenciário and FGTS files in title case.
+fn published_role(text: &str) -> &'static str {
+    match text.trim() {
+        "PRINCIPAL" | "Principal" => "PRINCIPAL",
+        "CORRESPONSAVEL" | "Corresponsável" | "Corresponsavel" => "CORRESPONSAVEL",
+        "SOLIDARIO" | "Solidário" | "Solidario" => "SOLIDARIO",
+        other => panic!("a TIPO_DEVEDOR the fixtures were not known to hold: {other:?}"),
+    }
 }
 
 /// `DD/MM/YYYY` as ISO, or `None` for the published "no date" (`01/01/1000`).
@@ -326,7 +337,7 @@ fn real_pgfn_files_served_by_the_embedded_registry_come_out_of_a_whole_run_exact
             want.push((
                 Some(cat.to_string()),
                 Some(row["numero_inscricao"].clone()),
-                Some(row["tipo_devedor"].to_uppercase()),
+                Some(published_role(&row["tipo_devedor"]).to_string()),
                 Some(pgfn_amount(&row["valor_consolidado"])),
                 pgfn_date(&row["data_inscricao"]),
             ));
@@ -335,6 +346,44 @@ fn real_pgfn_files_served_by_the_embedded_registry_come_out_of_a_whole_run_exact
     got.sort();
     want.sort();
     assert_eq!(got, want);
+    // All three spellings of the files are there, and read into one vocabulary.
+    let spellings: BTreeSet<String> = files
+        .iter()
+        .flat_map(|(_, file)| published_rows(file))
+        .map(|row| row["tipo_devedor"].clone())
+        .collect();
+    assert!(
+        ["PRINCIPAL", "CORRESPONSAVEL", "Principal"].iter().all(|s| spellings.contains(*s)),
+        "{spellings:?}"
+    );
+    // The company's exposure splits its rows by role, to the cent.
+    let exposure =
+        ParquetReader::new(std::fs::File::open(out.join("aggregates/carteira_exposicao.parquet")).unwrap())
+            .finish()
+            .unwrap();
+    // One company owes each inscription once: as principal when any of its rows says so (the
+    // files hold one inscription whose principal and co-responsible rows both came here).
+    let mut inscriptions: BTreeMap<(String, String), (bool, rust_decimal::Decimal)> = BTreeMap::new();
+    for (cat, file) in files {
+        for row in published_rows(file) {
+            let v: rust_decimal::Decimal = pgfn_amount(&row["valor_consolidado"]).parse().unwrap();
+            let principal = published_role(&row["tipo_devedor"]) == "PRINCIPAL";
+            let e =
+                inscriptions.entry((cat.to_string(), row["numero_inscricao"].clone())).or_insert((false, v));
+            e.0 |= principal;
+            e.1 = e.1.max(v);
+        }
+    }
+    let owed = |as_principal: bool| -> rust_decimal::Decimal {
+        inscriptions.values().filter(|(p, _)| *p == as_principal).map(|(_, v)| *v).sum()
+    };
+    let co_debtor = owed(false);
+    assert!(co_debtor > rust_decimal::Decimal::ZERO, "the fixtures hold co-responsible rows");
+    for (column, want) in [("divida_principal", owed(true)), ("divida_corresponsavel", co_debtor)] {
+        let got = exposure.column(column).unwrap().cast(&DataType::String).unwrap();
+        let got: rust_decimal::Decimal = got.str().unwrap().get(0).unwrap().parse().unwrap();
+        assert_eq!(got, want, "{column}");
+    }
 
     // Nothing the published files say was counted as unreadable.
     let dq = ParquetReader::new(std::fs::File::open(out.join("aggregates/data_quality.parquet")).unwrap())

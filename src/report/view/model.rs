@@ -123,6 +123,9 @@ pub struct TopCompany {
     pub cnae_secao_descr: Option<String>,
     #[serde(flatten)]
     pub exposure: Exposure,
+    /// Its active debt as principal debtor, and as co-responsible or jointly liable.
+    pub as_principal: Option<String>,
+    pub as_co_debtor: Option<String>,
     /// This run wrote the company's dossier (`dossies/<cnpj>.html`).
     pub dossier: bool,
 }

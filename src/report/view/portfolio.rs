@@ -77,6 +77,8 @@ pub(super) fn portfolio(aggs: &Aggregates, frames: &Frames) -> Option<Portfolio>
                         .and_then(|l| cnae_section_name(&l))
                         .map(String::from),
                     exposure: exposure(df, i),
+                    as_principal: s(dec(df, "divida_principal", i)),
+                    as_co_debtor: s(dec(df, "divida_corresponsavel", i)),
                     dossier: false,
                 })
                 .collect()

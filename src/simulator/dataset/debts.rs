@@ -5,6 +5,7 @@
 
 use super::Dataset;
 use super::company::{Core, uf_name};
+use super::groups;
 use super::history::{self, ListHistory};
 use super::rng::{
     DetRng, below, between, entity_rng, heavy_cents, per_mille, pick, scale_cents, stream, weighted,
@@ -27,6 +28,9 @@ pub(super) struct Priced<T> {
 pub(super) struct DebtRow {
     pub priced: Priced<DividaPgfn>,
     pub ajuizado: bool,
+    /// The record's ordinal in its company's list (`history::GONE_ORDINAL` for the ended one):
+    /// which of a principal's inscriptions a co-responsible shares is decided by it.
+    pub ordinal: u32,
 }
 
 /// (situacao_inscricao, tipo_situacao_inscricao, only when ajuizado is this, weight).
@@ -98,7 +102,60 @@ fn region(uf: &str) -> u32 {
     }
 }
 
+/// Operation 5 for one company: its own inscriptions, then the copies of the inscriptions of
+/// other companies it answers for as co-responsible or jointly liable (`co_debtor_of`). As in
+/// PGFN's files, a copy repeats the inscription's number, value and status under the
+/// co-debtor's CNPJ and name.
 pub(super) fn dividas(ds: &Dataset, core: &Core, categoria: Categoria) -> Vec<DebtRow> {
+    let mut rows = own_dividas(ds, core, categoria);
+    for (principal, tipo) in co_debtor_of(core.index, ds.companies) {
+        let principal = Core::generate(ds, principal);
+        let shared = own_dividas(ds, &principal, categoria).into_iter().filter(shared_with_co_debtors);
+        rows.extend(shared.map(|r| co_debtor_copy(r, core, tipo)));
+    }
+    rows
+}
+
+/// The companies whose shared inscriptions company `index` also owes, with its role in them:
+/// inside an economic group, each owner answers as co-responsible for what the companies it
+/// owns inscribed (a group's third subsidiary has two owners, so its inscriptions have three
+/// debtors); across groups, a group's first subsidiary is jointly liable with the next
+/// group's holding; and outside any group, the company at offset 40 of every 61 is
+/// co-responsible for the one after it.
+pub(super) fn co_debtor_of(index: usize, companies: usize) -> Vec<(usize, &'static str)> {
+    let mut of: Vec<(usize, &'static str)> = (index + 1..(index + 5).min(companies))
+        .filter(|&k| groups::owners(k, companies).contains(&index))
+        .map(|k| (k, "CORRESPONSAVEL"))
+        .collect();
+    let offset = index % groups::PERIOD;
+    let next_holding = index + groups::PERIOD - 1;
+    if offset == groups::HOLDING_AT + 1 && groups::is_holding(next_holding, companies) {
+        of.push((next_holding, "SOLIDARIO"));
+    }
+    if offset == 40 && index + 1 < companies {
+        of.push((index + 1, "CORRESPONSAVEL"));
+    }
+    of
+}
+
+/// Whether a principal's inscription is one its co-debtors also owe: every third one the
+/// company is principal of.
+fn shared_with_co_debtors(row: &DebtRow) -> bool {
+    row.ordinal.is_multiple_of(3) && row.priced.item.tipo_devedor.as_deref() == Some("PRINCIPAL")
+}
+
+/// `row` as published for `co_debtor`: the inscription as it is, under the co-debtor's CNPJ,
+/// name and role.
+fn co_debtor_copy(mut row: DebtRow, co_debtor: &Core, tipo: &str) -> DebtRow {
+    let item = &mut row.priced.item;
+    item.cpf_cnpj = Some(co_debtor.cnpj.masked());
+    item.nome_devedor = Some(co_debtor.razao.clone());
+    item.tipo_devedor = Some(tipo.to_string());
+    row
+}
+
+/// A company's own inscriptions, without the ones it shares as a co-debtor.
+pub(super) fn own_dividas(ds: &Dataset, core: &Core, categoria: Categoria) -> Vec<DebtRow> {
     let cat = position(categoria);
     let mut events = entity_rng(ds.seed, history::stream::DEBT_EVENTS + cat as u64, core.index as u64);
     let list = ListHistory {
@@ -156,7 +213,9 @@ fn debt_row(
     let fits = |s: &(&str, &str, Option<bool>, u32)| s.2.is_none_or(|a| a == ajuizado);
     let sit = SITUACOES[weighted(rng, &SITUACOES, |s| if fits(s) { s.3 } else { 0 })];
     let tipo_devedor = ["PRINCIPAL", "CORRESPONSAVEL", "SOLIDARIO"][weighted(rng, &[85u32, 11, 4], |w| *w)];
-    let seq = (core.index as u64 * 409 + u64::from(j)) % 1_000_000;
+    // Unique in the dataset, as a real inscription number is: a company's ordinals stay below
+    // 512 (`history::GONE_ORDINAL` is 500), so no two companies share one by accident.
+    let seq = core.index as u64 * 512 + u64::from(j);
     let yy = inscricao.y % 100;
     let (receita, tipo_credito, numero) = match categoria {
         Categoria::NaoPrevidenciario => {
@@ -165,11 +224,11 @@ fn debt_row(
             (receita.to_string(), String::new(), format!("80 {digit} {yy:02} {seq:06}-{dv:02}"))
         }
         Categoria::Fgts => {
-            let numero = format!("FG{uf}{:04}{:05}", inscricao.y, seq % 100_000);
+            let numero = format!("FG{uf}{:04}{seq:05}", inscricao.y);
             (String::new(), pick(rng, &TIPOS_FGTS).to_string(), numero)
         }
         Categoria::Previdenciario => {
-            let v = (core.index as u64 * 409 + u64::from(j)) % 100_000_000;
+            let v = seq;
             let numero =
                 format!("{:02}.{:03}.{:03}-{}", v / 1_000_000, v / 1000 % 1000, v % 1000, v % 11 % 10);
             (String::new(), pick(rng, &TIPOS_PREV).to_string(), numero)
@@ -208,7 +267,7 @@ fn debt_row(
         )),
         valor_consolidado: Some(valor_str),
     };
-    (inscricao, DebtRow { priced: Priced { item, cents: valor }, ajuizado })
+    (inscricao, DebtRow { priced: Priced { item, cents: valor }, ajuizado, ordinal: j })
 }
 
 fn months_between(a: Date, b: Date) -> i64 {

@@ -8,8 +8,8 @@
 //! It decides who owns whom by index arithmetic, so nothing is kept in memory; the partner
 //! records themselves are built by `registry`.
 
-const PERIOD: usize = 61;
-const HOLDING_AT: usize = 11;
+pub(super) const PERIOD: usize = 61;
+pub(super) const HOLDING_AT: usize = 11;
 
 fn subsidiary_count(holding: usize) -> usize {
     2 + (holding / PERIOD) % 3

@@ -158,6 +158,8 @@ pub struct RecordsTruth {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DebtRecordTruth {
     pub categoria: String,
+    /// As published: `PRINCIPAL`, `CORRESPONSAVEL` or `SOLIDARIO`.
+    pub tipo_devedor: Option<String>,
     pub valor_cents: Option<i64>,
     pub situacao_inscricao: Option<String>,
     pub tipo_situacao_inscricao: Option<String>,
@@ -172,6 +174,7 @@ pub(super) fn records(ds: &Dataset, cnpj: &Cnpj) -> Option<RecordsTruth> {
         for r in dividas(ds, &core, c) {
             let d = DebtRecordTruth {
                 categoria: c.as_str().to_string(),
+                tipo_devedor: r.priced.item.tipo_devedor.clone(),
                 valor_cents: r.priced.cents,
                 situacao_inscricao: r.priced.item.situacao_inscricao.clone(),
                 tipo_situacao_inscricao: r.priced.item.tipo_situacao_inscricao.clone(),
@@ -244,21 +247,33 @@ pub struct GroupTruth {
     /// Portfolio CNPJs in the group (two branches of one company are two).
     pub portfolio_cnpjs: usize,
     /// Debt (readable amounts), instalment and transaction balances of the counted members,
-    /// each company once.
+    /// each company and each inscription once: an inscription a portfolio company owes counts
+    /// for the portfolio company credited with it (its principal first), wherever that one's
+    /// group is; one only the fetched partner companies owe counts among them the same way.
     pub exposure_cents: i64,
 }
 
-fn exposure_cents(ds: &Dataset, core: &Core) -> i64 {
-    let debts: i64 = Categoria::ALL
-        .iter()
-        .map(|c| {
-            let t = debt_truth(ds, core, *c);
-            t.ajuizado_sim_cents + t.ajuizado_nao_cents
-        })
-        .sum();
-    debts
-        + MoneyTruth::of(&parcelamentos(ds, core)).saldo_devedor_cents
-        + MoneyTruth::of(&transacoes(ds, core)).saldo_devedor_cents
+/// What counts for each counted company in its group's exposure: the portfolio's CNPJs credited
+/// first, then the partner companies fetched, with what the portfolio owes already counted.
+fn credited_by_company(
+    ds: &Dataset,
+    portfolio: &[Cnpj],
+    counted: &std::collections::BTreeSet<usize>,
+    in_portfolio: &BTreeMap<usize, usize>,
+) -> BTreeMap<usize, i64> {
+    use super::counted::{debt_roles, inscriptions_of};
+    let mut out: BTreeMap<usize, i64> = BTreeMap::new();
+    for (cnpj, roles) in debt_roles(ds, portfolio, &Default::default()) {
+        let Some(index) = Cnpj::parse(&cnpj).ok().and_then(|c| ds.company_index(&c)) else { continue };
+        *out.entry(index).or_default() += roles.counted_cents();
+    }
+    let partners: Vec<Cnpj> =
+        counted.iter().filter(|i| !in_portfolio.contains_key(i)).map(|i| ds.company_cnpj(*i)).collect();
+    for (cnpj, roles) in debt_roles(ds, &partners, &inscriptions_of(ds, portfolio)) {
+        let Some(index) = Cnpj::parse(&cnpj).ok().and_then(|c| ds.company_index(&c)) else { continue };
+        *out.entry(index).or_default() += roles.counted_cents();
+    }
+    out
 }
 
 /// The groups of two or more members or portfolio CNPJs, by exposure (largest first), then
@@ -313,14 +328,14 @@ pub(super) fn groups(ds: &Dataset, cnpjs: &[Cnpj], depth: usize) -> Vec<GroupTru
         by_root.entry(root(&mut parent, i)).or_default().push(i);
     }
     let basico = |i: usize| ds.company_cnpj(i).basico().to_string();
+    let credited = credited_by_company(ds, cnpjs, &counted, &in_portfolio);
     let mut out: Vec<GroupTruth> = by_root
         .into_values()
         .map(|members| {
             let portfolio_cnpjs = members.iter().filter_map(|m| in_portfolio.get(m)).sum();
             let counted_members: Vec<usize> =
                 members.iter().copied().filter(|m| counted.contains(m)).collect();
-            let exposure_cents =
-                counted_members.iter().map(|m| exposure_cents(ds, &Core::generate(ds, *m))).sum();
+            let exposure_cents = counted_members.iter().filter_map(|m| credited.get(m)).sum();
             let mut members: Vec<String> = members.into_iter().map(basico).collect();
             members.sort();
             let mut counted: Vec<String> = counted_members.into_iter().map(basico).collect();

@@ -310,3 +310,44 @@ mod tests {
         }
     }
 }
+
+/// A debtor's role in a PGFN inscription (`tipo_devedor`), whatever the case, accents, spaces
+/// or hyphens: SIDA writes `PRINCIPAL`, the previdenciário and FGTS files `Principal`, and a
+/// co-debtor may come as `CORRESPONSAVEL`, `Co-responsável` or `Solidário`. `Err` carries the
+/// folded text of a role outside the three, so it is kept and counted, not guessed.
+pub fn debtor_role(text: &str) -> Result<&'static str, String> {
+    use unicode_normalization::UnicodeNormalization;
+    let folded: String = text
+        .nfd()
+        .filter(|c| c.is_alphanumeric() && !unicode_normalization::char::is_combining_mark(*c))
+        .flat_map(char::to_uppercase)
+        .collect();
+    match folded.as_str() {
+        "PRINCIPAL" => Ok("PRINCIPAL"),
+        "CORRESPONSAVEL" | "CORESPONSAVEL" => Ok("CORRESPONSAVEL"),
+        "SOLIDARIO" | "SOLIDARIA" => Ok("SOLIDARIO"),
+        _ => Err(folded),
+    }
+}
+
+#[cfg(test)]
+mod debtor_role_tests {
+    use super::debtor_role;
+
+    #[test]
+    fn every_published_spelling_is_one_role() {
+        for (text, role) in [
+            ("PRINCIPAL", "PRINCIPAL"),
+            ("Principal", "PRINCIPAL"),
+            (" principal ", "PRINCIPAL"),
+            ("CORRESPONSAVEL", "CORRESPONSAVEL"),
+            ("Corresponsável", "CORRESPONSAVEL"),
+            ("CO-RESPONSÁVEL", "CORRESPONSAVEL"),
+            ("SOLIDARIO", "SOLIDARIO"),
+            ("Solidário", "SOLIDARIO"),
+        ] {
+            assert_eq!(debtor_role(text), Ok(role), "{text}");
+        }
+        assert_eq!(debtor_role("Avalista"), Err("AVALISTA".to_string()));
+    }
+}
