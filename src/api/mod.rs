@@ -7,6 +7,7 @@ pub mod ids;
 pub mod models;
 pub mod operation;
 pub mod paginate;
+pub mod published;
 pub mod secret;
 pub mod shape;
 

@@ -8,6 +8,7 @@ pub mod accounting;
 pub mod dossier;
 pub mod groups;
 pub mod incremental;
+pub mod open_data;
 pub mod plan;
 pub mod pool;
 pub mod portfolio;

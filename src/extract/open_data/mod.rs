@@ -1,0 +1,533 @@
+//! The publishers' own files as a source: a folder of PGFN's dívida ativa zips and RFB's CNPJ
+//! zips, as a person downloads them, read into the service's models for a portfolio's
+//! companies (`api::published::Published`). The service mirrors these files field for field,
+//! so what is read here is served to the rest of the run as the service would send it.
+//!
+//! It owns finding the files (by name, in any subfolder), telling what each holds (by name,
+//! then by header or shape), reading zips as streams (never unpacked to disk), decoding
+//! Latin-1, keeping only the portfolio's rows (people's rows never match a company), dating
+//! the release, and accounting for every file read. What is done with the records is not its
+//! business.
+
+pub mod layouts;
+mod release;
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use crate::api::Cnpj;
+use crate::api::models::{DividaPgfn, Empresa, Estabelecimento, Fonte, Simples, Socio};
+use crate::api::published::Published;
+use layouts::{Kind, cnpj_digits, decode, kind_of_name, model, pgfn_header, rfb_shape_fits};
+pub use release::{ReleasePeriod, release_period};
+
+/// A folder or file that cannot be used, named with what is wrong and how to fix it.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenDataError {
+    #[error(
+        "cannot read the open-data folder {dir}: {source}; point --open-data at the folder holding the downloaded files"
+    )]
+    Dir { dir: PathBuf, source: std::io::Error },
+    #[error(
+        "{dir} holds no PGFN or RFB open-data file (Dados_abertos_*.zip, Empresas*.zip, Estabelecimentos*.zip, \
+         Socios*.zip, Simples.zip); point --open-data at the folder the files were downloaded to"
+    )]
+    Empty { dir: PathBuf },
+    #[error(
+        "{path}: not a readable zip ({message}); the download is truncated or corrupt: download it again"
+    )]
+    Zip { path: PathBuf, message: String },
+    #[error("{path}: {problem}; remove the file from the folder or replace it with the publisher's file")]
+    Layout { path: PathBuf, problem: String },
+}
+
+impl crate::exit::HasExitStatus for OpenDataError {
+    fn exit_status(&self) -> crate::exit::ExitStatus {
+        crate::exit::ExitStatus::BadInput
+    }
+}
+
+/// One file of the folder, as the manifest lists it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FileRead {
+    /// Relative to the folder.
+    pub path: String,
+    pub bytes: u64,
+    pub sha256: String,
+    /// The dataset it holds (`pgfn_dividas`, `rfb_empresas`, ...).
+    pub dataset: String,
+    /// Data rows read (headers not counted) and kept for the portfolio.
+    pub rows_read: u64,
+    pub rows_kept: u64,
+    /// Rows whose number of fields is not their layout's: skipped and counted.
+    pub rows_malformed: u64,
+}
+
+/// What a folder gave for a portfolio.
+#[derive(Debug, Default)]
+pub struct Release {
+    pub published: Published,
+    pub files: Vec<FileRead>,
+    /// Files whose name says no dataset (code tables, notes), left alone.
+    pub ignored: Vec<String>,
+    /// Datasets found, and the ones a run reads that no file held.
+    pub found: BTreeSet<String>,
+    pub missing: BTreeSet<String>,
+    pub period: ReleasePeriod,
+}
+
+/// Reads the open-data files under `dir` for `portfolio`.
+pub fn read_release(dir: &Path, portfolio: &[Cnpj]) -> Result<Release, OpenDataError> {
+    let files = find_files(dir)?;
+    let roots: HashSet<[u8; 8]> =
+        portfolio.iter().filter_map(|c| c.basico().as_bytes().try_into().ok()).collect();
+    let mut release = Release::default();
+    let names: Vec<String> = files.iter().map(|(p, _)| relative(dir, p)).collect();
+    release.period = release_period(&names);
+    for (path, kind) in &files {
+        let Some(kind) = kind else {
+            release.ignored.push(relative(dir, path));
+            continue;
+        };
+        let mut reader = TableReader { roots: &roots, period: &release.period, out: &mut release.published };
+        let (counts, sha256) = read_file(path, *kind, &mut reader)?;
+        release.found.insert(kind.dataset().to_string());
+        release.files.push(FileRead {
+            path: relative(dir, path),
+            bytes: std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
+            sha256,
+            dataset: kind.dataset().to_string(),
+            rows_read: counts.read,
+            rows_kept: counts.kept,
+            rows_malformed: counts.malformed,
+        });
+    }
+    if release.files.is_empty() {
+        return Err(OpenDataError::Empty { dir: dir.to_path_buf() });
+    }
+    release.missing =
+        Kind::ALL.iter().map(|k| k.dataset().to_string()).filter(|d| !release.found.contains(d)).collect();
+    release.published.fontes = fontes(&release);
+    Ok(release)
+}
+
+/// The service's `fontes` for what the folder held: PGFN and the CNPJ files with their
+/// period, and `ausente` for the datasets no published file carries (instalment plans,
+/// settlements and credits: `rfb`; works: `cno`; rural properties: `cafir`).
+fn fontes(release: &Release) -> BTreeMap<String, Fonte> {
+    let fonte = |found: bool, versao: Option<String>| Fonte {
+        status: Some(if found { "ok" } else { "ausente" }.to_string()),
+        versao,
+    };
+    let pgfn = release.found.contains(Kind::Pgfn.dataset());
+    let cnpj = release.found.iter().any(|d| d.starts_with("rfb_"));
+    BTreeMap::from([
+        ("pgfn".to_string(), fonte(pgfn, release.period.quarter.clone())),
+        ("cnpj".to_string(), fonte(cnpj, release.period.month.clone())),
+        ("rfb".to_string(), fonte(false, None)),
+        ("cno".to_string(), fonte(false, None)),
+        ("cafir".to_string(), fonte(false, None)),
+    ])
+}
+
+fn relative(dir: &Path, path: &Path) -> String {
+    path.strip_prefix(dir).unwrap_or(path).to_string_lossy().replace('\\', "/")
+}
+
+/// Every file under `dir`, in path order, with the kind its name says.
+fn find_files(dir: &Path) -> Result<Vec<(PathBuf, Option<Kind>)>, OpenDataError> {
+    let mut out = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(d) = pending.pop() {
+        let entries =
+            std::fs::read_dir(&d).map_err(|source| OpenDataError::Dir { dir: d.clone(), source })?;
+        for entry in entries {
+            let path = entry.map_err(|source| OpenDataError::Dir { dir: d.clone(), source })?.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+                let data = name.to_lowercase().ends_with(".zip") || name.to_lowercase().ends_with(".csv");
+                out.push((path, kind_of_name(&name).filter(|_| data)));
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+struct Counts {
+    read: u64,
+    kept: u64,
+    malformed: u64,
+}
+
+/// Reads one file (a zip of one or more tables, or a bare CSV) while another thread hashes it.
+fn read_file(
+    path: &Path,
+    kind: Kind,
+    reader: &mut TableReader<'_>,
+) -> Result<(Counts, String), OpenDataError> {
+    std::thread::scope(|scope| {
+        let hashing = scope.spawn(|| sha256_of(path));
+        let counts = if path.to_string_lossy().to_lowercase().ends_with(".zip") {
+            read_zip(path, kind, reader)
+        } else {
+            let file =
+                std::fs::File::open(path).map_err(|e| layout(path, format!("cannot be opened: {e}")))?;
+            reader.table(file, kind, path)
+        }?;
+        let sha256 = hashing
+            .join()
+            .map_err(|_| layout(path, "its digest could not be computed".into()))?
+            .map_err(|e| layout(path, format!("cannot be read: {e}")))?;
+        Ok((counts, sha256))
+    })
+}
+
+fn sha256_of(path: &Path) -> std::io::Result<String> {
+    use sha2::Digest;
+    let mut file = std::fs::File::open(path)?;
+    let mut hasher = sha2::Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = file.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+    }
+    Ok(hex::encode(hasher.finalize()))
+}
+
+fn layout(path: &Path, problem: String) -> OpenDataError {
+    OpenDataError::Layout { path: path.to_path_buf(), problem }
+}
+
+/// Every data entry of a zip, decompressed as it is read.
+fn read_zip(path: &Path, kind: Kind, reader: &mut TableReader<'_>) -> Result<Counts, OpenDataError> {
+    let zip_error =
+        |e: zip::result::ZipError| OpenDataError::Zip { path: path.to_path_buf(), message: e.to_string() };
+    let file = std::fs::File::open(path).map_err(|e| layout(path, format!("cannot be opened: {e}")))?;
+    let mut archive = zip::ZipArchive::new(std::io::BufReader::new(file)).map_err(zip_error)?;
+    let mut total = Counts::default();
+    let mut tables = 0;
+    for i in 0..archive.len() {
+        let entry = archive.by_index(i).map_err(zip_error)?;
+        if entry.is_dir() {
+            continue;
+        }
+        let inner = path.join(entry.name().map_err(zip_error)?.as_ref());
+        let c = reader.table(entry, kind, &inner)?;
+        tables += 1;
+        total.read += c.read;
+        total.kept += c.kept;
+        total.malformed += c.malformed;
+    }
+    if tables == 0 {
+        return Err(layout(path, "the zip holds no file".into()));
+    }
+    Ok(total)
+}
+
+/// Reads tables into `out`, keeping the rows of `roots`.
+struct TableReader<'a> {
+    roots: &'a HashSet<[u8; 8]>,
+    period: &'a ReleasePeriod,
+    out: &'a mut Published,
+}
+
+impl TableReader<'_> {
+    fn table<R: Read>(&mut self, source: R, kind: Kind, path: &Path) -> Result<Counts, OpenDataError> {
+        let buffered = std::io::BufReader::with_capacity(1 << 20, source);
+        match kind {
+            Kind::Pgfn => self.pgfn(buffered, path),
+            _ => self.rfb(buffered, kind, path),
+        }
+    }
+
+    fn kept(&self, root: &[u8]) -> bool {
+        <&[u8; 8]>::try_from(root).is_ok_and(|r| self.roots.contains(r))
+    }
+
+    /// A PGFN file: `;`-separated, unquoted, a header naming the columns.
+    fn pgfn<R: Read>(&mut self, source: R, path: &Path) -> Result<Counts, OpenDataError> {
+        let mut csv = csv::ReaderBuilder::new()
+            .delimiter(b';')
+            .has_headers(false)
+            .quoting(false)
+            .flexible(true)
+            .from_reader(source);
+        let mut record = csv::ByteRecord::new();
+        let read = |csv: &mut csv::Reader<R>, record: &mut csv::ByteRecord| {
+            csv.read_byte_record(record).map_err(|e| layout(path, format!("cannot be read: {e}")))
+        };
+        if !read(&mut csv, &mut record)? {
+            return Err(layout(path, "it is empty: a PGFN file starts with its header".into()));
+        }
+        let fields: Vec<String> = record.iter().map(decode).collect();
+        let header = pgfn_header(&fields).map_err(|problem| layout(path, problem))?;
+        let mut counts = Counts::default();
+        while read(&mut csv, &mut record)? {
+            counts.read += 1;
+            if record.len() != header.columns.len() {
+                counts.malformed += 1;
+                continue;
+            }
+            let Some(digits) = record.get(header.debtor).and_then(cnpj_digits) else { continue };
+            if !self.kept(&digits[..8]) {
+                continue;
+            }
+            let mut debt: DividaPgfn = model(&header.columns, record.iter().map(decode).collect())
+                .map_err(|e| layout(path, format!("row {} cannot be read: {e}", counts.read + 1)))?;
+            if debt.dataset_trimester.is_none() {
+                debt.dataset_trimester = self.period.quarter.clone();
+            }
+            let root = String::from_utf8_lossy(&digits[..8]).to_string();
+            self.out.dividas.entry((root, header.categoria)).or_default().push(debt);
+            counts.kept += 1;
+        }
+        Ok(counts)
+    }
+
+    /// An RFB file: headerless, every field quoted, `;`-separated, its columns by position.
+    fn rfb<R: Read>(&mut self, source: R, kind: Kind, path: &Path) -> Result<Counts, OpenDataError> {
+        let columns: Vec<String> =
+            kind.rfb_columns().unwrap_or_default().iter().map(|c| c.to_string()).collect();
+        let mut csv =
+            csv::ReaderBuilder::new().delimiter(b';').has_headers(false).flexible(true).from_reader(source);
+        let mut record = csv::ByteRecord::new();
+        let mut counts = Counts::default();
+        loop {
+            match csv.read_byte_record(&mut record) {
+                Ok(true) => {}
+                Ok(false) => break,
+                Err(e) => return Err(layout(path, format!("cannot be read after row {}: {e}", counts.read))),
+            }
+            counts.read += 1;
+            let root = record.get(0).unwrap_or_default();
+            if !rfb_shape_fits(kind, record.len(), root) {
+                if counts.read == 1 {
+                    let problem = format!(
+                        "its first row has {} fields and starts with {:?}: not RFB's {} layout ({} quoted fields, \
+                         an 8-digit root first)",
+                        record.len(),
+                        decode(root),
+                        kind.dataset(),
+                        columns.len()
+                    );
+                    return Err(layout(path, problem));
+                }
+                counts.malformed += 1;
+                continue;
+            }
+            if !self.kept(root) {
+                continue;
+            }
+            let values: Vec<String> = record.iter().map(decode).collect();
+            self.keep_rfb(kind, &columns, values)
+                .map_err(|e| layout(path, format!("row {} cannot be read: {e}", counts.read)))?;
+            counts.kept += 1;
+        }
+        Ok(counts)
+    }
+
+    fn keep_rfb(
+        &mut self,
+        kind: Kind,
+        columns: &[String],
+        values: Vec<String>,
+    ) -> Result<(), serde_json::Error> {
+        let root = values.first().cloned().unwrap_or_default();
+        let month = self.period.month.clone();
+        match kind {
+            Kind::Empresas => {
+                let mut e: Empresa = model(columns, values)?;
+                e.dataset_month = month;
+                self.out.empresas.insert(root, e);
+            }
+            Kind::Estabelecimentos => {
+                let mut e: Estabelecimento = model(columns, values)?;
+                e.cnpj_completo = Some(format!(
+                    "{}{}{}",
+                    e.cnpj_basico.as_deref().unwrap_or(""),
+                    e.cnpj_ordem.as_deref().unwrap_or(""),
+                    e.cnpj_dv.as_deref().unwrap_or("")
+                ));
+                e.dataset_month = month;
+                self.out.estabelecimentos.entry(root).or_default().push(e);
+            }
+            Kind::Socios => {
+                let mut s: Socio = model(columns, values)?;
+                s.dataset_month = month;
+                self.out.socios.entry(root).or_default().push(s);
+            }
+            Kind::Simples => {
+                let mut s: Simples = model(columns, values)?;
+                s.dataset_month = month;
+                self.out.simples.insert(root, s);
+            }
+            Kind::Pgfn => {}
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+    use crate::api::Categoria;
+
+    fn fixture(name: &str) -> Vec<u8> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/real");
+        std::fs::read(dir.join(name)).unwrap()
+    }
+
+    fn zip_of(path: &Path, entries: &[(&str, Vec<u8>)]) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let mut zip = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
+        let options =
+            zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+        for (name, bytes) in entries {
+            zip.start_file(*name, options).unwrap();
+            zip.write_all(bytes).unwrap();
+        }
+        zip.finish().unwrap();
+    }
+
+    /// The fixtures' rows split by `;` as the publisher wrote them (Latin-1), header first.
+    fn published_lines(name: &str) -> Vec<Vec<String>> {
+        let text: String = fixture(name).iter().map(|&b| char::from(b)).collect();
+        text.lines().filter(|l| !l.is_empty()).map(|l| l.split(';').map(String::from).collect()).collect()
+    }
+
+    /// A release folder as a person downloads it, from the real fixtures: two PGFN systems (the
+    /// FGTS zip holding two files of two header versions), the four RFB files, a code table.
+    fn release_folder(dir: &Path) {
+        zip_of(
+            &dir.join("pgfn/2020_trimestre_04/Dados_abertos_Nao_Previdenciario.zip"),
+            &[("arquivo_lai_SIDA_202012.csv", fixture("pgfn_nao_previdenciario.csv"))],
+        );
+        zip_of(
+            &dir.join("pgfn/2020_trimestre_04/Dados_abertos_FGTS.zip"),
+            &[
+                ("arquivo_lai_FGTS_AC_202012.csv", fixture("pgfn_fgts_ac_202012_original.csv")),
+                ("arquivo_lai_FGTS_XX_202012.csv", fixture("pgfn_fgts.csv")),
+            ],
+        );
+        for (zip, entry, file) in [
+            ("Empresas0.zip", "K3241.K03200Y0.D40511.EMPRECSV", "cnpj_empresas.csv"),
+            ("Estabelecimentos0.zip", "K3241.K03200Y0.D40511.ESTABELE", "cnpj_estabelecimentos.csv"),
+            ("Socios0.zip", "K3241.K03200Y0.D40511.SOCIOCSV", "cnpj_socios.csv"),
+            ("Simples.zip", "F.K03200$W.SIMPLES.CSV.D40511", "cnpj_simples.csv"),
+        ] {
+            zip_of(&dir.join("cnpj/2024-05").join(zip), &[(entry, fixture(file))]);
+        }
+        zip_of(
+            &dir.join("cnpj/2024-05/Cnaes.zip"),
+            &[("F.K03200$Z.D40511.CNAECSV", b"\"0111301\";\"x\"\n".to_vec())],
+        );
+    }
+
+    #[test]
+    fn a_release_folder_reads_the_portfolio_rows_exactly_and_no_person() {
+        let tmp = tempfile::tempdir().unwrap();
+        release_folder(tmp.path());
+        // Every company the PGFN fixtures name, and one establishment of the RFB fixtures.
+        let mut portfolio: Vec<Cnpj> =
+            ["pgfn_nao_previdenciario.csv", "pgfn_fgts.csv", "pgfn_fgts_ac_202012_original.csv"]
+                .iter()
+                .flat_map(|f| published_lines(f).into_iter().skip(1))
+                .filter_map(|row| Cnpj::parse(&row[0]).ok())
+                .collect();
+        portfolio.push(Cnpj::parse("07396865000168").unwrap());
+        let release = read_release(tmp.path(), &portfolio).unwrap();
+
+        assert_eq!(release.period.quarter.as_deref(), Some("2020T4"));
+        assert_eq!(release.period.month.as_deref(), Some("2024-05"));
+        assert_eq!(release.files.len(), 6, "{:?}", release.files);
+        assert_eq!(release.ignored, vec!["cnpj/2024-05/Cnaes.zip".to_string()]);
+        assert!(release.missing.is_empty(), "{:?}", release.missing);
+        for f in &release.files {
+            assert_eq!(f.sha256.len(), 64);
+            assert!(f.rows_kept <= f.rows_read && f.rows_malformed == 0, "{f:?}");
+        }
+
+        // PGFN: each company row kept with its amount as published; no person's row.
+        for (file, categoria) in [
+            ("pgfn_nao_previdenciario.csv", Categoria::NaoPrevidenciario),
+            ("pgfn_fgts.csv", Categoria::Fgts),
+            ("pgfn_fgts_ac_202012_original.csv", Categoria::Fgts),
+        ] {
+            let lines = published_lines(file);
+            let (header, rows) = (&lines[0], &lines[1..]);
+            let at = |name: &str| header.iter().position(|h| h == name).unwrap();
+            for row in rows {
+                let numero = &row[at("NUMERO_INSCRICAO")];
+                let kept: Vec<&DividaPgfn> = release
+                    .published
+                    .dividas
+                    .iter()
+                    .filter(|((_, c), _)| *c == categoria)
+                    .flat_map(|(_, v)| v)
+                    .filter(|d| d.numero_inscricao.as_deref() == Some(numero.as_str()))
+                    .filter(|d| d.cpf_cnpj.as_deref() == Some(row[0].as_str()))
+                    .collect();
+                if row[at("TIPO_PESSOA")].starts_with("Pessoa f") {
+                    assert!(kept.is_empty(), "a person's row was kept: {row:?}");
+                    continue;
+                }
+                assert_eq!(kept.len(), 1, "{file}: {row:?}");
+                assert_eq!(kept[0].valor_consolidado.as_deref(), Some(row[at("VALOR_CONSOLIDADO")].as_str()));
+                assert_eq!(kept[0].tipo_devedor.as_deref(), Some(row[at("TIPO_DEVEDOR")].as_str()));
+                assert_eq!(kept[0].dataset_trimester.as_deref(), Some("2020T4"));
+            }
+        }
+
+        // RFB: the establishment asked for, its company, partners and Simples, as published.
+        let cnpj = Cnpj::parse("07396865000168").unwrap();
+        let profile = release.published.profile(&cnpj).unwrap();
+        let e = profile.estabelecimento.unwrap();
+        assert_eq!(e.cnpj_completo.as_deref(), Some("07396865000168"));
+        assert_eq!((e.uf.as_deref(), e.cep.as_deref()), (Some("SC"), Some("89136000")));
+        assert_eq!(e.dataset_month.as_deref(), Some("2024-05"));
+        let socios = release.published.socios_of(&cnpj).unwrap();
+        let want: Vec<String> = published_lines("cnpj_socios.csv")
+            .into_iter()
+            .filter(|r| r[0] == "\"07396865\"")
+            .map(|r| r[2].trim_matches('"').to_string())
+            .collect();
+        let got: Vec<String> = socios.iter().map(|s| s.nome_socio_razao_social.clone().unwrap()).collect();
+        assert_eq!(got, want);
+        assert!(!want.is_empty());
+    }
+
+    #[test]
+    fn a_broken_zip_or_an_unknown_header_names_the_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        release_folder(tmp.path());
+        let sida = tmp.path().join("pgfn/2020_trimestre_04/Dados_abertos_Nao_Previdenciario.zip");
+        let bytes = std::fs::read(&sida).unwrap();
+        std::fs::write(&sida, &bytes[..bytes.len() / 2]).unwrap();
+        let e = read_release(tmp.path(), &[]).unwrap_err();
+        assert!(matches!(e, OpenDataError::Zip { .. }), "{e}");
+        assert!(e.to_string().contains("Dados_abertos_Nao_Previdenciario.zip"), "{e}");
+
+        std::fs::write(&sida, bytes).unwrap();
+        let fgts = tmp.path().join("pgfn/2020_trimestre_04/Dados_abertos_FGTS.zip");
+        zip_of(&fgts, &[("arquivo_lai_FGTS_202012.csv", b"CNPJ;NOME;VALOR\n1;x;2\n".to_vec())]);
+        let e = read_release(tmp.path(), &[]).unwrap_err();
+        assert!(matches!(e, OpenDataError::Layout { .. }), "{e}");
+        assert!(
+            e.to_string().contains("arquivo_lai_FGTS_202012.csv") && e.to_string().contains("CPF_CNPJ"),
+            "{e}"
+        );
+
+        let empty = tempfile::tempdir().unwrap();
+        assert!(matches!(read_release(empty.path(), &[]), Err(OpenDataError::Empty { .. })));
+    }
+}
