@@ -389,6 +389,17 @@ pub struct ServeArgs {
     #[arg(long, value_name = "NAME")]
     pub drop_field: Option<String>,
 
+    /// A source that lags, for testing: its answers report release VERSAO (repeatable), e.g.
+    /// pgfn=2025T4 (the debts' fontes and their dataset_trimester) or cnpj=2026-05 (the
+    /// registry's fontes and its records' dataset_month). Sources: cafir, cno, cnpj, pgfn, rfb.
+    #[arg(long, value_name = "FONTE=VERSAO")]
+    pub fonte_versao: Vec<String>,
+
+    /// A failing source, for testing: its answers report status STATUS (repeatable), e.g.
+    /// cnpj=indisponivel.
+    #[arg(long, value_name = "FONTE=STATUS")]
+    pub fonte_status: Vec<String>,
+
     /// Serve the rows of a published PGFN CSV as the debts of categoria CATEGORIA of the demo
     /// portfolio's first company (repeatable), e.g. fgts=tests/fixtures/real/pgfn_fgts.csv.
     #[arg(long, value_name = "CATEGORIA=FILE")]

@@ -59,6 +59,7 @@ fn add_summary(total: &mut FetchSummary, s: &FetchSummary) {
     for (k, v) in &s.fontes {
         total.fontes.entry(k.clone()).or_insert_with(|| v.clone());
     }
+    crate::extract::runner::add_periods(&mut total.periodos, &s.periodos);
     total.warnings.extend(s.warnings.iter().cloned());
     // The shards ran side by side: the merged fetch took as long as the slowest.
     total.wall_seconds = total.wall_seconds.max(s.wall_seconds);
@@ -322,6 +323,7 @@ mod tests {
             records: BTreeMap::from([("creditos_ativos".to_string(), records)]),
             requests: Default::default(),
             fontes: BTreeMap::new(),
+            periodos: Default::default(),
             warnings: vec![],
             wall_seconds: 1.0,
             interrupted: false,

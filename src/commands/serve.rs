@@ -43,6 +43,8 @@ pub async fn serve(args: ServeArgs) -> Result<ExitStatus> {
             rate_limit: args.rate_limit,
             add_field: args.add_field.clone(),
             drop_field: args.drop_field.clone(),
+            sources: simulator::sources::SourceOverrides::parse(&args.fonte_versao, &args.fonte_status)
+                .map_err(|why| Classified::new(ExitStatus::BadInput, why))?,
             real_debts: real_debts(&args.real_debts)?,
         },
         as_of: match &args.as_of {

@@ -6,6 +6,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::extract::{FetchSummary, PlanSpec};
+use crate::periods::Periodos;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct FileEntry {
@@ -36,6 +37,10 @@ pub struct Manifest {
     pub demo: bool,
     pub plan: PlanSpec,
     pub fetch: FetchSummary,
+    /// Each source's reference period and whether it is stale or failing (`crate::periods`).
+    /// Absent from manifests written before it existed: `periodos()` works it out then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub periodos: Option<Periodos>,
     /// Set once the aggregates and the report are written.
     #[serde(default)]
     pub run_id: Option<String>,
@@ -113,6 +118,7 @@ impl Manifest {
             demo: plan.demo,
             plan: plan.clone(),
             fetch: fetch.clone(),
+            periodos: Some(Periodos::of(&fetch.periodos, &fetch.fontes, &plan.months)),
             run_id: None,
             queries: Default::default(),
             files: Vec::new(),
@@ -122,6 +128,13 @@ impl Manifest {
             requests_after_fetch: Default::default(),
             alertas: None,
         }
+    }
+
+    /// The sources' periods: as recorded, or from the fetch's facts for an older manifest.
+    pub fn periodos(&self) -> Periodos {
+        self.periodos
+            .clone()
+            .unwrap_or_else(|| Periodos::of(&self.fetch.periodos, &self.fetch.fontes, &self.plan.months))
     }
 
     pub fn write(&self, out: &Path) -> std::io::Result<()> {

@@ -27,6 +27,7 @@ use crate::api::models::{
 use crate::api::paginate::{Walk, walk_pages};
 use crate::api::shape::ShapeLog;
 use crate::api::{AnoMes, ApiError, Operation, Page};
+use crate::periods::PeriodsSeen;
 use crate::tables::{Row, Table, flat_row, profile_row};
 
 /// Pages of one list fetched at once. As many as the pool can hold: at the end of a run one
@@ -51,6 +52,10 @@ pub struct FetchSummary {
     pub records: BTreeMap<String, u64>,
     pub requests: AccountingSummary,
     pub fontes: BTreeMap<String, Fonte>,
+    /// The period fields the records carried (`dataset_trimester`, `dataset_month`, `ano_mes`):
+    /// staged table -> every distinct value, as sent.
+    #[serde(default, rename = "periodos_nos_registros", skip_serializing_if = "BTreeMap::is_empty")]
+    pub periodos: PeriodsSeen,
     pub warnings: Vec<String>,
     pub wall_seconds: f64,
     pub interrupted: bool,
@@ -125,6 +130,7 @@ async fn credit_task(f: &PageFetcher, t: &CreditTask) -> TaskOutput {
             let entry = TaskEntry {
                 pages: u64::from(w.pages),
                 fontes: fontes.into(),
+                periodos: periods_seen(&rows).into(),
                 warnings: w.warnings,
                 shapes: shapes.into_inner(),
                 ..TaskEntry::new(t.key(), TaskStatus::Done)
@@ -174,6 +180,7 @@ pub(super) async fn company_task(
     let entry = TaskEntry {
         pages,
         fontes: fontes.into(),
+        periodos: periods_seen(&rows).into(),
         warnings,
         shapes: shapes.into_inner(),
         lists: reason,
@@ -181,6 +188,22 @@ pub(super) async fn company_task(
         ..TaskEntry::new(t.key(), TaskStatus::Done)
     };
     TaskOutput::Done { rows, entry }
+}
+
+/// The distinct values of the period fields of `rows` (`Table::period_columns`), by table:
+/// what the service said each record's release is.
+fn periods_seen(rows: &BTreeMap<Table, Vec<Row>>) -> PeriodsSeen {
+    let mut seen = PeriodsSeen::new();
+    for (table, rows) in rows {
+        for column in table.period_columns() {
+            for v in rows.iter().filter_map(|r| crate::tables::value(*table, r, column)) {
+                if !seen.get(table.name()).is_some_and(|s| s.contains(v)) {
+                    seen.entry(table.name().to_string()).or_default().insert(v.to_string());
+                }
+            }
+        }
+    }
+    seen
 }
 
 type ListResult = (Table, Vec<Row>, u64, Option<Fonte>, Vec<String>, &'static str);
@@ -448,6 +471,7 @@ pub fn tally<'a>(entries: impl IntoIterator<Item = &'a TaskEntry>) -> FetchSumma
         records: BTreeMap::new(),
         requests: Default::default(),
         fontes: BTreeMap::new(),
+        periodos: PeriodsSeen::new(),
         warnings: vec![],
         wall_seconds: 0.0,
         interrupted: false,
@@ -472,12 +496,20 @@ pub fn tally<'a>(entries: impl IntoIterator<Item = &'a TaskEntry>) -> FetchSumma
         for (k, v) in e.fontes.iter() {
             s.fontes.entry(k.clone()).or_insert_with(|| v.clone());
         }
+        add_periods(&mut s.periodos, &e.periodos);
         for (op, drift) in &e.shapes {
             s.requests.schema.entry(op.clone()).or_default().add(drift);
         }
         s.warnings.extend(e.warnings.iter().cloned());
     }
     s
+}
+
+/// Adds the periods of `more` to `total` (each value once).
+pub fn add_periods(total: &mut PeriodsSeen, more: &PeriodsSeen) {
+    for (table, values) in more {
+        total.entry(table.clone()).or_default().extend(values.iter().cloned());
+    }
 }
 
 /// Where `run`/`fetch` write when `--out` is not given.

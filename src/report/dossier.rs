@@ -17,6 +17,7 @@ use crate::codes::CodeTables;
 use crate::export::DOSSIER_DIR;
 use crate::export::manifest::FileEntry;
 use crate::extract::dossier::DossierRecords;
+use crate::periods::{Periodos, PeriodsSeen};
 use crate::transform::parse::{cnae_section, parse_brl_amount, parse_registry_date};
 
 /// A value with the name its code stands for (`2062` — Sociedade Empresária Limitada).
@@ -207,6 +208,9 @@ pub struct DossierView {
     pub transacoes: Vec<Deal>,
     pub transacoes_saldo: String,
     pub exposicao_total: String,
+    /// The periods its figures come from: the debts' quarter and the registry's month as this
+    /// company's records carry them, the profile's `fontes` with their flags.
+    pub fontes: super::view::Sources,
 }
 
 fn clean(s: &Option<String>) -> Option<String> {
@@ -268,6 +272,25 @@ fn debt(d: &DividaPgfn, locale: Locale, strings: &Strings) -> Debt {
         inscricao: date(&d.data_inscricao, locale),
         valor: money(&d.valor_consolidado).map(|v| v.to_string()),
     }
+}
+
+/// The periods of one company's records: its debts' `dataset_trimester`, its profile's
+/// `dataset_month` and `fontes` (`crate::periods`).
+fn periods(r: &DossierRecords) -> Periodos {
+    let mut seen = PeriodsSeen::new();
+    let mut add = |table: &str, value: &Option<String>| {
+        if let Some(v) = clean(value) {
+            seen.entry(table.to_string()).or_default().insert(v);
+        }
+    };
+    r.dividas.iter().flat_map(|(_, rows)| rows).for_each(|d| add("dividas_pgfn", &d.dataset_trimester));
+    if let Some(e) = &r.profile.empresa {
+        add("empresas", &e.dataset_month);
+    }
+    if let Some(e) = &r.profile.estabelecimento {
+        add("empresas", &e.dataset_month);
+    }
+    Periodos::of(&seen, &r.profile.fontes.clone().unwrap_or_default(), &[])
 }
 
 /// What every dossier of one rendering shares: code names, words, language, where the data
@@ -440,6 +463,7 @@ pub fn dossier_view(
         transacoes,
         transacoes_saldo: transacoes_saldo.to_string(),
         exposicao_total: (divida_total + parcelamentos_saldo + transacoes_saldo).to_string(),
+        fontes: super::view::sources(&periods(r), strings),
     }
 }
 

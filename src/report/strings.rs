@@ -11,7 +11,28 @@ use super::ReportError;
 use super::format::Locale;
 
 /// The keys the view builders use (the templates' own keys are checked against pt-BR).
-pub const BUILDER_KEYS: [&str; 9] = [
+pub const BUILDER_KEYS: [&str; 30] = [
+    "fonte_nome_pgfn",
+    "fonte_nome_cnpj",
+    "fonte_nome_creditos",
+    "fonte_nome_rfb",
+    "fonte_nome_cno",
+    "fonte_nome_cafir",
+    "fonte_com_falha",
+    "fonte_situacao_informada",
+    "fonte_defasada",
+    "fonte_trimestres",
+    "fonte_antes_de",
+    "fonte_limite",
+    "fonte_varios_periodos",
+    "fonte_sinalizada",
+    "periodo_creditos",
+    "periodo_divida_ativa",
+    "periodo_cadastro",
+    "periodo_rfb",
+    "periodo_estimativa",
+    "periodo_ate",
+    "meses",
     "rotulo_uf",
     "rotulo_secao",
     "rotulo_grupo_tributo",

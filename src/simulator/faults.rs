@@ -25,6 +25,8 @@ pub struct FaultConfig {
     pub add_field: Option<String>,
     /// Schema drift: every record served loses this field.
     pub drop_field: Option<String>,
+    /// Sources whose answers say another release or status (`--fonte-versao`, `--fonte-status`).
+    pub sources: super::sources::SourceOverrides,
     /// Real published debts that replace the synthetic ones of the demo portfolio's first
     /// company, per categoria.
     pub real_debts: Vec<(crate::api::Categoria, Vec<crate::api::models::DividaPgfn>)>,
@@ -82,6 +84,11 @@ impl FaultPlan {
     pub fn shape_change(&self) -> Option<(Option<&str>, Option<&str>)> {
         let (add, drop) = (self.cfg.add_field.as_deref(), self.cfg.drop_field.as_deref());
         (add.is_some() || drop.is_some()).then_some((add, drop))
+    }
+
+    /// The releases and statuses the answers report in place of the dataset's.
+    pub fn sources(&self) -> &super::sources::SourceOverrides {
+        &self.cfg.sources
     }
 
     /// `Some(wait)` when this request is over the rate limit.

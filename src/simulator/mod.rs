@@ -9,6 +9,7 @@ mod delay;
 pub mod faults;
 pub mod real;
 pub mod server;
+pub mod sources;
 pub mod validate;
 
 use std::net::SocketAddr;

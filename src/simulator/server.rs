@@ -124,7 +124,10 @@ async fn company_profile(State(s): State<Shared>, Path(cnpj): Path<String>) -> R
         return unprocessable(checks);
     }
     match Cnpj::parse(&cnpj).ok().and_then(|c| s.dataset.profile(&c)) {
-        Some(p) => json_response(StatusCode::OK, &p),
+        Some(mut p) => {
+            s.faults.sources().profile(&mut p);
+            json_response(StatusCode::OK, &p)
+        }
         None => not_found(),
     }
 }
@@ -142,25 +145,38 @@ async fn company_list(s: Shared, list: CompanyList, cnpj: String, raw: Option<St
     }
     let Ok(cnpj) = Cnpj::parse(&cnpj) else { return not_found() };
     let d = &s.dataset;
+    let sources = s.faults.sources();
     macro_rules! serve {
         ($items:expr, $src:expr) => {
             match $items {
-                Some(items) => envelope(&items, items.len(), limite, offset, d.fonte_for($src)),
+                Some(items) => {
+                    envelope(&items, items.len(), limite, offset, sources.fonte($src, d.fonte_for($src)))
+                }
                 None => not_found(),
             }
         };
     }
+    // The records that date their release say the overridden one too.
+    macro_rules! dated {
+        ($items:expr, $set:ident) => {
+            $items.map(|mut items| {
+                sources.$set(&mut items);
+                items
+            })
+        };
+    }
     match list {
-        CompanyList::Estabelecimentos => serve!(d.estabelecimentos(&cnpj), "cnpj"),
+        CompanyList::Estabelecimentos => serve!(dated!(d.estabelecimentos(&cnpj), estabelecimentos), "cnpj"),
         CompanyList::Obras => serve!(d.obras(&cnpj), "cno"),
-        CompanyList::Socios => serve!(d.socios(&cnpj), "cnpj"),
+        CompanyList::Socios => serve!(dated!(d.socios(&cnpj), socios), "cnpj"),
         CompanyList::Dividas => {
             let categoria = categoria.unwrap_or(crate::api::Categoria::NaoPrevidenciario);
             let real = s.faults.real_debts(categoria).filter(|_| s.real_debtor.as_ref() == Some(&cnpj));
-            match real {
-                Some(items) => serve!(Some(items.clone()), "pgfn"),
-                None => serve!(d.dividas(&cnpj, categoria), "pgfn"),
-            }
+            let items = match real {
+                Some(items) => Some(items.clone()),
+                None => d.dividas(&cnpj, categoria),
+            };
+            serve!(dated!(items, dividas), "pgfn")
         }
         CompanyList::Parcelamentos => serve!(d.parcelamentos(&cnpj), "rfb"),
         CompanyList::Transacoes => serve!(d.transacoes(&cnpj), "rfb"),
@@ -194,7 +210,7 @@ async fn work_list(s: Shared, list: WorkList, cno: String, raw: Option<String>) 
         return unprocessable(checks);
     }
     let d = &s.dataset;
-    let fonte = d.fonte_for("cno");
+    let fonte = s.faults.sources().fonte("cno", d.fonte_for("cno"));
     match list {
         WorkList::Vinculos => d.vinculos(&cno).map(|i| envelope(&i, i.len(), limite, offset, fonte)),
         WorkList::Cnaes => d.cnaes(&cno).map(|i| envelope(&i, i.len(), limite, offset, fonte)),
@@ -212,7 +228,13 @@ async fn properties(State(s): State<Shared>, RawQuery(raw): RawQuery) -> Respons
         return unprocessable(checks);
     }
     let items = s.dataset.imoveis(filter(&q, "uf").as_deref(), filter(&q, "municipio").as_deref());
-    envelope(&items, items.len(), limite, offset, s.dataset.fonte_for("cafir"))
+    envelope(
+        &items,
+        items.len(),
+        limite,
+        offset,
+        s.faults.sources().fonte("cafir", s.dataset.fonte_for("cafir")),
+    )
 }
 
 async fn property(State(s): State<Shared>, Path(nirf): Path<String>) -> Response {
@@ -237,7 +259,7 @@ async fn credits(State(s): State<Shared>, RawQuery(raw): RawQuery) -> Response {
     let d = &s.dataset;
     let total = d.creditos_total(uf.as_deref(), ano_mes);
     let items = d.creditos_page(uf.as_deref(), ano_mes, offset, limite);
-    page_response(items, total, limite, offset, d.fonte_for("rfb"))
+    page_response(items, total, limite, offset, s.faults.sources().fonte("rfb", d.fonte_for("rfb")))
 }
 
 /// Key check, rate limit, latency and faults, in the order a real gateway applies them. The

@@ -77,6 +77,18 @@ impl Table {
         })
     }
 
+    /// The staged columns that date a record's release (`docs/service-api.md` §2): the
+    /// registry's `dataset_month`, the debts' `dataset_trimester`, the credits' `ano_mes`.
+    pub fn period_columns(self) -> &'static [&'static str] {
+        match self {
+            Self::CreditosAtivos => &["ano_mes"],
+            Self::Empresas => &["empresa_dataset_month", "estabelecimento_dataset_month"],
+            Self::DividasPgfn => &["dataset_trimester"],
+            Self::Socios => &["dataset_month"],
+            Self::ParcelamentosRfb | Self::TransacoesRfb => &[],
+        }
+    }
+
     fn column_index(self, name: &str) -> Option<usize> {
         self.columns().iter().position(|c| c == name)
     }

@@ -4,8 +4,13 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 
+/// The binary under test: cargo's build, or `FISCAL_REPORT_BIN` when set. Two worktrees
+/// sharing one target directory overwrite each other's `target/debug/fiscal-report`; a copy
+/// taken right after the build keeps a test run on its own code.
 pub fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_fiscal-report"));
+    let path =
+        std::env::var_os("FISCAL_REPORT_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_fiscal-report").into());
+    let mut c = Command::new(path);
     c.env_remove("REGISTRY_API_KEY").env_remove("RUST_LOG");
     c
 }

@@ -33,6 +33,7 @@ mod report_pdf;
 mod report_render;
 mod schema_drift;
 mod soak;
+mod sources_dates;
 mod store;
 mod typed_staging;
 mod workbook;

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::StagingError;
 use crate::api::models::Fonte;
+use crate::periods::PeriodsSeen;
 use crate::tables::Table;
 
 /// The outcome of one task, as the journal keeps it.
@@ -34,6 +35,9 @@ pub struct TaskEntry {
     /// Source status and version the service reported, keyed by source or operation.
     #[serde(default, skip_serializing_if = "Fontes::is_empty")]
     pub fontes: Fontes,
+    /// The period fields of the task's records (debts' quarter, registry month, credit month).
+    #[serde(default, skip_serializing_if = "Seen::is_empty")]
+    pub periodos: Seen,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
     /// Operation -> how the task's records compared with the models (schema drift).
@@ -57,6 +61,7 @@ impl TaskEntry {
             pages: 0,
             error: None,
             fontes: Fontes::default(),
+            periodos: Seen::default(),
             warnings: Vec::new(),
             shapes: BTreeMap::new(),
             lists: None,
@@ -74,19 +79,24 @@ pub struct Fontes(Arc<BTreeMap<String, Fonte>>);
 /// Distinct maps shared so far; bounded, so a service whose versions change with every answer
 /// costs a map per task again rather than an ever-growing pool.
 static SHARED_FONTES: Mutex<BTreeSet<Arc<BTreeMap<String, Fonte>>>> = Mutex::new(BTreeSet::new());
-const SHARED_FONTES_MAX: usize = 256;
+const SHARED_MAX: usize = 256;
+
+/// `value` shared with an equal one already in `pool`, or added to it while it has room.
+fn interned<T: Ord>(pool: &Mutex<BTreeSet<Arc<T>>>, value: T) -> Arc<T> {
+    let mut shared = pool.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(same) = shared.get(&value) {
+        return same.clone();
+    }
+    let value = Arc::new(value);
+    if shared.len() < SHARED_MAX {
+        shared.insert(value.clone());
+    }
+    value
+}
 
 impl From<BTreeMap<String, Fonte>> for Fontes {
     fn from(map: BTreeMap<String, Fonte>) -> Self {
-        let mut shared = SHARED_FONTES.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(same) = shared.get(&map) {
-            return Self(same.clone());
-        }
-        let map = Arc::new(map);
-        if shared.len() < SHARED_FONTES_MAX {
-            shared.insert(map.clone());
-        }
-        Self(map)
+        Self(interned(&SHARED_FONTES, map))
     }
 }
 
@@ -112,6 +122,44 @@ impl Serialize for Fontes {
 impl<'de> Deserialize<'de> for Fontes {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         BTreeMap::deserialize(d).map(Self::from)
+    }
+}
+
+/// A task's record periods (`PeriodsSeen`), shared between tasks like `Fontes`: every company
+/// of a run reports the same quarter and month.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Seen(Arc<PeriodsSeen>);
+
+static SHARED_SEEN: Mutex<BTreeSet<Arc<PeriodsSeen>>> = Mutex::new(BTreeSet::new());
+
+impl From<PeriodsSeen> for Seen {
+    fn from(map: PeriodsSeen) -> Self {
+        Self(interned(&SHARED_SEEN, map))
+    }
+}
+
+impl Seen {
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl std::ops::Deref for Seen {
+    type Target = PeriodsSeen;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl Serialize for Seen {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Seen {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        PeriodsSeen::deserialize(d).map(Self::from)
     }
 }
 

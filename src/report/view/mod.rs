@@ -7,6 +7,7 @@ mod credits;
 mod model;
 mod portfolio;
 mod run;
+mod sources;
 
 use polars::prelude::DataFrame;
 use rust_decimal::Decimal;
@@ -22,6 +23,7 @@ use credits::{breakdown, crosstab, headline, movers, national_chart, series_char
 pub use model::*;
 use portfolio::portfolio;
 use run::{incomplete, run_info};
+pub use sources::{SourceRow, Sources, sources};
 
 fn s(d: Option<Decimal>) -> Option<String> {
     d.map(|d| d.to_string())
@@ -181,6 +183,7 @@ pub fn build_view_with(
         movers_down: movers(aggs, "maiores_quedas"),
         portfolio: portfolio(aggs, frames),
         changes: changes::changes(aggs, None),
+        sources: sources(&manifest.periodos(), t),
         run: run_info(manifest, frames, run_id, locale, t),
         appendix: appendix(aggs, locale),
     }

@@ -264,6 +264,8 @@ pub struct ReportView {
     pub portfolio: Option<Portfolio>,
     /// "O que mudou na carteira"; absent when the changes query was taken away.
     pub changes: Option<super::changes::Changes>,
+    /// "Fontes e períodos": each source's period and flag, and the sections' period lines.
+    pub sources: super::sources::Sources,
     pub run: RunInfo,
     pub appendix: Vec<AppendixTable>,
 }
