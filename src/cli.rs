@@ -287,6 +287,12 @@ pub struct FetchArgs {
     #[arg(long, value_name = "FILE")]
     pub cnpjs: Option<PathBuf>,
 
+    /// Read the portfolio's records from the publishers' open-data files in DIR (PGFN's
+    /// Dados_abertos_*.zip, RFB's Empresas*.zip, Estabelecimentos*.zip, Socios*.zip,
+    /// Simples.zip, in any subfolders) instead of a service. Needs --cnpjs.
+    #[arg(long, value_name = "DIR")]
+    pub open_data: Option<PathBuf>,
+
     /// Fail on the first invalid portfolio line instead of skipping it.
     #[arg(long)]
     pub strict: bool,
@@ -413,6 +419,12 @@ pub struct ServeArgs {
     /// Write the dataset's ground truth (JSON) to FILE and exit.
     #[arg(long, value_name = "FILE")]
     pub dump_truth: Option<PathBuf>,
+
+    /// Write the whole dataset to DIR as its publishers release it (PGFN's Dados_abertos_*.zip,
+    /// RFB's Empresas0.zip, Estabelecimentos0.zip, Socios0.zip, Simples.zip, in dated folders)
+    /// and exit: the files `run --open-data DIR` reads.
+    #[arg(long, value_name = "DIR")]
+    pub write_open_data: Option<PathBuf>,
 
     /// Write a portfolio of the dataset's companies (one CNPJ per line) to FILE and exit:
     /// a ready --cnpjs file for trying `fetch`/`run` against this server.

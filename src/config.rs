@@ -41,6 +41,7 @@ pub struct Settings {
     pub uf: Option<String>,
     pub ano_mes: Option<String>,
     pub cnpjs: Option<PathBuf>,
+    pub open_data: Option<PathBuf>,
     pub strict: Option<bool>,
     pub out: Option<PathBuf>,
     pub concurrency: Option<usize>,
@@ -155,6 +156,8 @@ pub struct RunConfig {
     pub ufs: Vec<Uf>,
     pub months: MonthSelection,
     pub cnpjs: Option<PathBuf>,
+    /// `--open-data DIR`: the publishers' files instead of a service.
+    pub open_data: Option<PathBuf>,
     pub strict: bool,
     pub out: Option<PathBuf>,
     pub concurrency: usize,
@@ -369,6 +372,12 @@ impl RunConfig {
             months,
             cnpjs: pick(args.cnpjs.clone(), env_var("cnpjs").map(PathBuf::from), file.cnpjs.clone())
                 .map(|s| s.value),
+            open_data: pick(
+                args.open_data.clone(),
+                env_var("open_data").map(PathBuf::from),
+                file.open_data.clone(),
+            )
+            .map(|s| s.value),
             strict: pick(args.strict.then_some(true), env_parsed("strict")?, file.strict)
                 .is_some_and(|s| s.value),
             out: pick(args.out.clone(), env_var("out").map(PathBuf::from), file.out.clone()).map(|s| s.value),

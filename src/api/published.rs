@@ -28,9 +28,13 @@ pub struct Published {
 }
 
 impl Published {
-    /// Whether the files know the company (its company record or one of its establishments).
+    /// Whether the files know the company: its company record, one of its establishments, or
+    /// (a release of PGFN's files alone) an inscription of its root.
     pub fn knows(&self, cnpj: &Cnpj) -> bool {
-        self.empresas.contains_key(cnpj.basico()) || self.establishment(cnpj).is_some()
+        let root = cnpj.basico();
+        self.empresas.contains_key(root)
+            || self.establishment(cnpj).is_some()
+            || Categoria::ALL.iter().any(|c| self.dividas.contains_key(&(root.to_string(), *c)))
     }
 
     fn establishment(&self, cnpj: &Cnpj) -> Option<&Estabelecimento> {
@@ -70,4 +74,75 @@ impl Published {
         let key = (cnpj.basico().to_string(), categoria);
         self.knows(cnpj).then(|| self.dividas.get(&key).cloned().unwrap_or_default())
     }
+}
+
+/// RFB's CNPJ files have no header: their columns by position, named as the service's models
+/// name them (RFB's layout notes; `capital_social` is the model's `capital_social_raw`).
+pub mod rfb {
+    pub const EMPRESAS: [&str; 7] = [
+        "cnpj_basico",
+        "razao_social",
+        "natureza_juridica",
+        "qualificacao_responsavel",
+        "capital_social_raw",
+        "porte_empresa",
+        "ente_federativo_responsavel",
+    ];
+
+    pub const ESTABELECIMENTOS: [&str; 30] = [
+        "cnpj_basico",
+        "cnpj_ordem",
+        "cnpj_dv",
+        "identificador_matriz_filial",
+        "nome_fantasia",
+        "situacao_cadastral",
+        "data_situacao_cadastral",
+        "motivo_situacao_cadastral",
+        "nome_cidade_exterior",
+        "pais",
+        "data_inicio_atividade",
+        "cnae_fiscal_principal",
+        "cnae_fiscal_secundaria",
+        "tipo_logradouro",
+        "logradouro",
+        "numero",
+        "complemento",
+        "bairro",
+        "cep",
+        "uf",
+        "municipio",
+        "ddd_1",
+        "telefone_1",
+        "ddd_2",
+        "telefone_2",
+        "ddd_fax",
+        "fax",
+        "correio_eletronico",
+        "situacao_especial",
+        "data_situacao_especial",
+    ];
+
+    pub const SOCIOS: [&str; 11] = [
+        "cnpj_basico",
+        "identificador_socio",
+        "nome_socio_razao_social",
+        "cnpj_cpf_socio",
+        "qualificacao_socio",
+        "data_entrada_sociedade",
+        "pais",
+        "representante_legal",
+        "nome_representante",
+        "qualificacao_representante_legal",
+        "faixa_etaria",
+    ];
+
+    pub const SIMPLES: [&str; 7] = [
+        "cnpj_basico",
+        "opcao_pelo_simples",
+        "data_opcao_simples",
+        "data_exclusao_simples",
+        "opcao_pelo_mei",
+        "data_opcao_mei",
+        "data_exclusao_mei",
+    ];
 }

@@ -11,7 +11,7 @@ use anyhow::{Context, Result};
 use super::source::SourceSettings;
 use crate::api::{AnoMes, Cnpj};
 use crate::cli::FetchArgs;
-use crate::config::{RunConfig, SchemaContract};
+use crate::config::{MonthSelection, RunConfig, SchemaContract};
 use crate::exit::{Classified, ExitStatus, OutputError};
 use crate::export::manifest::Manifest;
 use crate::export::remote::{RemoteOut, is_remote, work_root};
@@ -176,6 +176,46 @@ impl Incremental {
     }
 }
 
+/// `--open-data DIR`: the portfolio's records read from the publishers' files (off the async
+/// threads: reading a release is decompression-bound), or `None` without it.
+async fn read_open_data(
+    cfg: &RunConfig,
+    portfolio: Option<&portfolio::Portfolio>,
+) -> Result<Option<crate::extract::open_data::Release>> {
+    let Some(dir) = cfg.open_data.clone() else { return Ok(None) };
+    let Some(portfolio) = portfolio else {
+        return Err(Classified::new(
+            ExitStatus::BadInput,
+            "--open-data reads the files for a portfolio: give it with --cnpjs FILE",
+        )
+        .into());
+    };
+    let cnpjs = portfolio.cnpjs.clone();
+    let started = std::time::Instant::now();
+    let release = tokio::task::spawn_blocking(move || crate::extract::open_data::read_release(&dir, &cnpjs))
+        .await
+        .context("reading the open-data files")??;
+    let kept: u64 = release.files.iter().map(|f| f.rows_kept).sum();
+    let read: u64 = release.files.iter().map(|f| f.rows_read).sum();
+    tracing::info!(
+        "open data: {} files, {read} rows read, {kept} kept for the portfolio in {:.1} s; missing: {}",
+        release.files.len(),
+        started.elapsed().as_secs_f64(),
+        if release.missing.is_empty() {
+            "none".to_string()
+        } else {
+            release.missing.iter().cloned().collect::<Vec<_>>().join(", ")
+        }
+    );
+    Ok(Some(release))
+}
+
+/// The current month, for a release whose files say none.
+fn this_month() -> Option<AnoMes> {
+    let today = chrono::Utc::now().date_naive();
+    AnoMes::new(chrono::Datelike::year(&today) as u16, chrono::Datelike::month(&today) as u8)
+}
+
 /// Fetches what `args` ask; with `--out s3://…` into a local work dir the caller publishes
 /// from when it has finished (`publish`). Records are typed as their segments are committed,
 /// for whichever command reads them next (`run`, `merge`, `report --from`).
@@ -209,7 +249,12 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
         }
         None => None,
     };
-    let source = super::source::open(&SourceSettings::from_run_config(&cfg)).await?;
+    let mut release = read_open_data(&cfg, portfolio.as_ref()).await?;
+    let settings = SourceSettings::from_run_config(&cfg);
+    let source = match release.as_mut() {
+        Some(r) => super::source::open_published(&settings, std::mem::take(&mut r.published)).await?,
+        None => super::source::open(&settings).await?,
+    };
     let demo = source.demo_portfolio.is_some();
     let cnpjs: Vec<Cnpj> = match (&portfolio, &source.demo_portfolio) {
         (Some(p), _) => p.cnpjs.clone(),
@@ -224,10 +269,14 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
         RetryPolicy::default(),
         accounting.clone(),
     ));
-    let months = resolve_months(&fetcher, &cfg.months).await.map_err(|e| match e {
-        e @ crate::api::ApiError::KeyRejected { .. } => anyhow::Error::new(e),
-        e => anyhow::Error::new(e).context("finding the months to fetch"),
-    })?;
+    let months = match (&release, &cfg.months) {
+        // A release has no credits to probe: it stands for its own month.
+        (Some(r), MonthSelection::Latest(_)) => r.month().or_else(this_month).into_iter().collect(),
+        _ => resolve_months(&fetcher, &cfg.months).await.map_err(|e| match e {
+            e @ crate::api::ApiError::KeyRejected { .. } => anyhow::Error::new(e),
+            e => anyhow::Error::new(e).context("finding the months to fetch"),
+        })?,
+    };
     if months.is_empty() {
         return Err(Classified::new(
             ExitStatus::ServiceUnavailable,
@@ -240,10 +289,12 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
     let snapshot = months[months.len() - 1];
     let incremental = Incremental::plan(&cfg, &months, snapshot).await?;
     let credit_months: &[AnoMes] = incremental.as_ref().map_or(&months, |i| &i.credit_months);
+    // The published files carry no aggregated credits: nothing to ask for them.
+    let credit_ufs: &[crate::api::Uf] = if release.is_some() { &[] } else { &cfg.ufs };
     let spec = PlanSpec {
         base_url: source.base_url.clone(),
         months: months.iter().map(ToString::to_string).collect(),
-        ufs: cfg.ufs.iter().map(ToString::to_string).collect(),
+        ufs: credit_ufs.iter().map(ToString::to_string).collect(),
         portfolio_sha256: portfolio_hash(&cnpjs),
         portfolio_size: cnpjs.len(),
         shard: cfg.shard,
@@ -255,7 +306,7 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
         lists: crate::extract::plan::company_list_names(),
     };
     let staging = Staging::open(&out, &spec, cfg.resume)?;
-    let tasks = plan_tasks(&cfg.ufs, credit_months, &cnpjs, cfg.shard);
+    let tasks = plan_tasks(credit_ufs, credit_months, &cnpjs, cfg.shard);
     tracing::info!(
         "fetching {} months x {} states and {} companies into {} ({} tasks{})",
         months.len(),
@@ -284,6 +335,7 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
         Err(e) => return Err(e.into()),
     };
     let mut manifest = crate::export::manifest::Manifest::for_fetch(&spec, &outcome.summary);
+    manifest.open_data = release.as_ref().zip(cfg.open_data.as_deref()).map(|(r, dir)| r.note(dir));
     // Written only for freeze: evolve is what a manifest without it means.
     manifest.schema_contract =
         (cfg.schema_contract == SchemaContract::Freeze).then_some(SchemaContract::Freeze);

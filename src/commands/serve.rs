@@ -58,6 +58,23 @@ pub async fn serve(args: ServeArgs) -> Result<ExitStatus> {
         },
     };
     let state = super::source::embedded_state(&cfg).await?;
+    if let Some(dir) = &args.write_open_data {
+        let ds = state.dataset.clone();
+        let target = dir.clone();
+        let written =
+            tokio::task::spawn_blocking(move || simulator::open_data::write_open_data(&ds, &target))
+                .await
+                .context("writing the open-data files")?
+                .with_context(|| format!("writing the open-data files to {}", dir.display()))?;
+        eprintln!(
+            "wrote {} companies and {} debt rows as {} open-data files under {}",
+            written.companies,
+            written.debt_rows,
+            written.files.len(),
+            dir.display()
+        );
+        return Ok(ExitStatus::Ok);
+    }
     if let Some(path) = &args.dump_truth {
         let truth = state.dataset.truth();
         let json = serde_json::to_vec_pretty(&truth)?;

@@ -81,6 +81,27 @@ pub(super) async fn embedded_state(cfg: &RegistryConfig) -> Result<std::sync::Ar
         .map_err(|why| Classified::new(ExitStatus::BadInput, format!("--as-of: {why}")).into())
 }
 
+/// The embedded registry over a release's files (`--open-data`): the portfolio's records as the
+/// files hold them, served to the fetch through the service's own interface.
+pub async fn open_published(
+    settings: &SourceSettings,
+    published: crate::api::published::Published,
+) -> Result<Source> {
+    let key = ApiKey::new(random_key());
+    let state = simulator::state_for_published(published, key.clone());
+    let registry = simulator::start(state, SocketAddr::from(([127, 0, 0, 1], 0)))
+        .await
+        .context("starting the registry over the open-data files")?;
+    let mut cc = ClientConfig::new(registry.base_url(), key);
+    cc.timeout = settings.timeout;
+    Ok(Source {
+        client: RegistryClient::new(&cc)?,
+        base_url: "open-data".to_string(),
+        demo_portfolio: None,
+        _registry: Some(registry),
+    })
+}
+
 pub async fn open(settings: &SourceSettings) -> Result<Source> {
     if let Some(url) = &settings.base_url {
         let key = settings.api_key.clone().unwrap_or_else(|| ApiKey::new(""));

@@ -65,6 +65,10 @@ pub struct Manifest {
     /// the planned fetch the store and the benchmarks count.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub requests_after_fetch: std::collections::BTreeMap<String, u64>,
+    /// With `--open-data`: the folder, every file read (size, sha256, rows read and kept),
+    /// the datasets found and missing, and the release's periods.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_data: Option<crate::extract::open_data::OpenDataNote>,
     /// With `--rules`: how many alerts the rules raised, per rule (they are in `alertas.jsonl`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alertas: Option<AlertsNote>,
@@ -126,6 +130,7 @@ impl Manifest {
             store: None,
             stages: Vec::new(),
             requests_after_fetch: Default::default(),
+            open_data: None,
             alertas: None,
         }
     }

@@ -11,7 +11,7 @@ use super::ReportError;
 use super::format::Locale;
 
 /// The keys the view builders use (the templates' own keys are checked against pt-BR).
-pub const BUILDER_KEYS: [&str; 30] = [
+pub const BUILDER_KEYS: [&str; 31] = [
     "fonte_nome_pgfn",
     "fonte_nome_cnpj",
     "fonte_nome_creditos",
@@ -20,6 +20,7 @@ pub const BUILDER_KEYS: [&str; 30] = [
     "fonte_nome_cafir",
     "fonte_com_falha",
     "fonte_situacao_informada",
+    "fonte_ausente",
     "fonte_defasada",
     "fonte_trimestres",
     "fonte_antes_de",

@@ -7,6 +7,8 @@
 pub mod dataset;
 mod delay;
 pub mod faults;
+pub mod open_data;
+mod published;
 pub mod real;
 pub mod server;
 pub mod sources;
@@ -97,7 +99,29 @@ pub fn state_for(dataset: Arc<Dataset>, cfg: &RegistryConfig) -> Arc<ServerState
             .then(|| dataset.demo_portfolio(1).into_iter().next())
             .flatten(),
         dataset,
+        published: None,
     })
+}
+
+/// The state of a registry answering from a release's files (`run --open-data`) for the
+/// companies it holds; the synthetic dataset beside it is the smallest one and answers nothing
+/// the routes of a run ask.
+pub fn state_for_published(
+    published: crate::api::published::Published,
+    key: crate::api::ApiKey,
+) -> Arc<ServerState> {
+    let cfg = RegistryConfig {
+        seed: RegistryConfig::DEFAULT_SEED,
+        scale: 0.0,
+        api_key: key,
+        faults: FaultConfig::default(),
+        as_of: None,
+    };
+    let mut state = state_for(Arc::new(Dataset::generate(cfg.seed, cfg.scale)), &cfg);
+    if let Some(s) = Arc::get_mut(&mut state) {
+        s.published = Some(Arc::new(published));
+    }
+    state
 }
 
 /// Starts serving `state` on `addr` (port 0 picks a free one) in a background task.

@@ -32,6 +32,8 @@ pub struct ServerState {
     pub counters: Counters,
     /// The company whose debts are the real published rows of `--real-debts`, if any.
     pub real_debtor: Option<Cnpj>,
+    /// `run --open-data`: the records a release's files held, answered instead of `dataset`.
+    pub published: Option<Arc<crate::api::published::Published>>,
 }
 
 #[derive(Debug, Default)]
@@ -43,7 +45,7 @@ pub struct Counters {
 
 type Shared = Arc<ServerState>;
 
-fn json_response(status: StatusCode, body: &impl Serialize) -> Response {
+pub(super) fn json_response(status: StatusCode, body: &impl Serialize) -> Response {
     match serde_json::to_vec(body) {
         Ok(bytes) => {
             let mut r = (status, bytes).into_response();
@@ -58,7 +60,7 @@ fn detail(status: StatusCode, text: &str) -> Response {
     json_response(status, &DetailBody { detail: text.to_string() })
 }
 
-fn not_found() -> Response {
+pub(super) fn not_found() -> Response {
     detail(StatusCode::NOT_FOUND, "Not Found")
 }
 
@@ -75,7 +77,7 @@ fn filter(q: &BTreeMap<String, String>, name: &str) -> Option<String> {
     q.get(name).map(|s| s.trim().to_string()).filter(|s| !s.is_empty() && s != "null")
 }
 
-fn envelope<T: Serialize + Clone>(
+pub(super) fn envelope<T: Serialize + Clone>(
     items: &[T],
     total: usize,
     limite: usize,
@@ -123,6 +125,9 @@ async fn company_profile(State(s): State<Shared>, Path(cnpj): Path<String>) -> R
     if !checks.issues.is_empty() {
         return unprocessable(checks);
     }
+    if let (Some(p), Ok(c)) = (&s.published, Cnpj::parse(&cnpj)) {
+        return super::published::profile(p, &c);
+    }
     match Cnpj::parse(&cnpj).ok().and_then(|c| s.dataset.profile(&c)) {
         Some(mut p) => {
             s.faults.sources().profile(&mut p);
@@ -144,6 +149,20 @@ async fn company_list(s: Shared, list: CompanyList, cnpj: String, raw: Option<St
         return unprocessable(checks);
     }
     let Ok(cnpj) = Cnpj::parse(&cnpj) else { return not_found() };
+    if let Some(p) = &s.published {
+        use super::published::List;
+        let list = match list {
+            CompanyList::Estabelecimentos => List::Estabelecimentos,
+            CompanyList::Obras => List::Obras,
+            CompanyList::Socios => List::Socios,
+            CompanyList::Dividas => {
+                List::Dividas(categoria.unwrap_or(crate::api::Categoria::NaoPrevidenciario))
+            }
+            CompanyList::Parcelamentos => List::Parcelamentos,
+            CompanyList::Transacoes => List::Transacoes,
+        };
+        return super::published::company_list(p, list, &cnpj, limite, offset);
+    }
     let d = &s.dataset;
     let sources = s.faults.sources();
     macro_rules! serve {
@@ -254,6 +273,9 @@ async fn credits(State(s): State<Shared>, RawQuery(raw): RawQuery) -> Response {
         checks.page(q.get("limite").map(String::as_str), q.get("offset").map(String::as_str));
     if !checks.issues.is_empty() {
         return unprocessable(checks);
+    }
+    if let Some(p) = &s.published {
+        return super::published::credits(p, limite, offset);
     }
     let uf = filter(&q, "uf");
     let d = &s.dataset;

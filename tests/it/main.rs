@@ -26,6 +26,7 @@ mod hostile_service;
 mod layers;
 mod merge_shards;
 mod object_storage;
+mod open_data;
 mod query_semantics;
 mod real_data;
 mod report_language;

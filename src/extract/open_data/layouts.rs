@@ -7,6 +7,7 @@
 use serde::de::DeserializeOwned;
 
 use crate::api::Categoria;
+use crate::api::published::rfb;
 
 /// What a published file holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -35,10 +36,10 @@ impl Kind {
     pub fn rfb_columns(self) -> Option<&'static [&'static str]> {
         match self {
             Self::Pgfn => None,
-            Self::Empresas => Some(&EMPRESAS),
-            Self::Estabelecimentos => Some(&ESTABELECIMENTOS),
-            Self::Socios => Some(&SOCIOS),
-            Self::Simples => Some(&SIMPLES),
+            Self::Empresas => Some(&rfb::EMPRESAS),
+            Self::Estabelecimentos => Some(&rfb::ESTABELECIMENTOS),
+            Self::Socios => Some(&rfb::SOCIOS),
+            Self::Simples => Some(&rfb::SIMPLES),
         }
     }
 
@@ -68,73 +69,6 @@ pub fn kind_of_name(name: &str) -> Option<Kind> {
         None
     }
 }
-
-const EMPRESAS: [&str; 7] = [
-    "cnpj_basico",
-    "razao_social",
-    "natureza_juridica",
-    "qualificacao_responsavel",
-    "capital_social_raw",
-    "porte_empresa",
-    "ente_federativo_responsavel",
-];
-
-const ESTABELECIMENTOS: [&str; 30] = [
-    "cnpj_basico",
-    "cnpj_ordem",
-    "cnpj_dv",
-    "identificador_matriz_filial",
-    "nome_fantasia",
-    "situacao_cadastral",
-    "data_situacao_cadastral",
-    "motivo_situacao_cadastral",
-    "nome_cidade_exterior",
-    "pais",
-    "data_inicio_atividade",
-    "cnae_fiscal_principal",
-    "cnae_fiscal_secundaria",
-    "tipo_logradouro",
-    "logradouro",
-    "numero",
-    "complemento",
-    "bairro",
-    "cep",
-    "uf",
-    "municipio",
-    "ddd_1",
-    "telefone_1",
-    "ddd_2",
-    "telefone_2",
-    "ddd_fax",
-    "fax",
-    "correio_eletronico",
-    "situacao_especial",
-    "data_situacao_especial",
-];
-
-const SOCIOS: [&str; 11] = [
-    "cnpj_basico",
-    "identificador_socio",
-    "nome_socio_razao_social",
-    "cnpj_cpf_socio",
-    "qualificacao_socio",
-    "data_entrada_sociedade",
-    "pais",
-    "representante_legal",
-    "nome_representante",
-    "qualificacao_representante_legal",
-    "faixa_etaria",
-];
-
-const SIMPLES: [&str; 7] = [
-    "cnpj_basico",
-    "opcao_pelo_simples",
-    "data_opcao_simples",
-    "data_exclusao_simples",
-    "opcao_pelo_mei",
-    "data_opcao_mei",
-    "data_exclusao_mei",
-];
 
 /// The PGFN columns every published header has (upper case), whatever else it holds.
 const PGFN_REQUIRED: [&str; 6] = [

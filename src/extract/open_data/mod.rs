@@ -64,6 +64,44 @@ pub struct FileRead {
     pub rows_malformed: u64,
 }
 
+/// What the manifest says of the files a run read.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct OpenDataNote {
+    pub dir: String,
+    pub files: Vec<FileRead>,
+    pub ignored: Vec<String>,
+    pub found: BTreeSet<String>,
+    pub missing: BTreeSet<String>,
+    pub period: ReleasePeriod,
+}
+
+impl Release {
+    /// The manifest's account of this release, read from `dir`.
+    pub fn note(&self, dir: &Path) -> OpenDataNote {
+        OpenDataNote {
+            dir: dir.display().to_string(),
+            files: self.files.clone(),
+            ignored: self.ignored.clone(),
+            found: self.found.clone(),
+            missing: self.missing.clone(),
+            period: self.period.clone(),
+        }
+    }
+
+    /// The month the release stands for: RFB's month, else the last month of PGFN's quarter.
+    pub fn month(&self) -> Option<crate::api::AnoMes> {
+        let from_month = self.period.month.as_deref().and_then(|m| {
+            let (y, m) = m.split_once('-')?;
+            crate::api::AnoMes::new(y.parse().ok()?, m.parse().ok()?)
+        });
+        let from_quarter = self.period.quarter.as_deref().and_then(|q| {
+            let (y, q) = q.split_once('T')?;
+            crate::api::AnoMes::new(y.parse().ok()?, q.parse::<u8>().ok()? * 3)
+        });
+        from_month.or(from_quarter)
+    }
+}
+
 /// What a folder gave for a portfolio.
 #[derive(Debug, Default)]
 pub struct Release {

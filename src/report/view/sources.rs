@@ -51,8 +51,13 @@ fn period_text(p: &PeriodoFonte, t: &Strings) -> String {
 /// `⚠ DEFASADA: 3 trimestres antes de 2026-09 (limite: 1)`, `⚠ COM FALHA: situação "x"`.
 fn note(p: &PeriodoFonte, all: &Periodos, t: &Strings) -> String {
     let mut parts = Vec::new();
-    if let Some(s) = p.status.as_deref().filter(|s| !s.trim().eq_ignore_ascii_case("ok")) {
-        parts.push(format!("⚠ {}: {} “{s}”", t.get("fonte_com_falha"), t.get("fonte_situacao_informada")));
+    match p.status.as_deref().map(str::trim) {
+        // `--open-data`: a dataset no published file carries.
+        Some(s) if s.eq_ignore_ascii_case("ausente") => parts.push(format!("⚠ {}", t.get("fonte_ausente"))),
+        Some(s) if !s.eq_ignore_ascii_case("ok") => {
+            parts.push(format!("⚠ {}: {} “{s}”", t.get("fonte_com_falha"), t.get("fonte_situacao_informada")))
+        }
+        _ => {}
     }
     let (unit, limit) = match p.tipo {
         Tipo::Trimestre => (t.get("fonte_trimestres"), all.limite_trimestres),

@@ -1,0 +1,62 @@
+//! The embedded registry over a release of the publishers' files (`run --open-data`): the
+//! same routes and envelopes, answered from the records the files held for the portfolio. A
+//! dataset the files do not carry (instalment plans, settlements, credits, works, rural
+//! properties) is an empty list whose `fonte` says `ausente`, so the run and its report say
+//! which sections could not be filled and why, instead of failing.
+
+use axum::http::StatusCode;
+use axum::response::Response;
+
+use super::server::{envelope, json_response, not_found};
+use crate::api::models::{CreditoAtivo, Fonte, Obra, ParcelamentoRfb, TransacaoRfb};
+use crate::api::published::Published;
+use crate::api::{Categoria, Cnpj};
+
+/// The list routes of a company.
+#[derive(Clone, Copy)]
+pub(super) enum List {
+    Estabelecimentos,
+    Obras,
+    Socios,
+    Dividas(Categoria),
+    Parcelamentos,
+    Transacoes,
+}
+
+fn fonte(p: &Published, key: &str) -> Fonte {
+    p.fontes.get(key).cloned().unwrap_or_else(|| Fonte { status: Some("ausente".into()), versao: None })
+}
+
+/// Operation 1.
+pub(super) fn profile(p: &Published, cnpj: &Cnpj) -> Response {
+    match p.profile(cnpj) {
+        Some(profile) => json_response(StatusCode::OK, &profile),
+        None => not_found(),
+    }
+}
+
+/// Operations 2 to 7 for `cnpj`: its records, or an empty list for what the files lack.
+pub(super) fn company_list(p: &Published, list: List, cnpj: &Cnpj, limite: usize, offset: usize) -> Response {
+    macro_rules! serve {
+        ($items:expr, $src:expr) => {
+            match $items {
+                Some(items) => envelope(&items, items.len(), limite, offset, fonte(p, $src)),
+                None => not_found(),
+            }
+        };
+    }
+    let known = p.knows(cnpj);
+    match list {
+        List::Estabelecimentos => serve!(p.estabelecimentos_of(cnpj), "cnpj"),
+        List::Socios => serve!(p.socios_of(cnpj), "cnpj"),
+        List::Dividas(categoria) => serve!(p.dividas_of(cnpj, categoria), "pgfn"),
+        List::Obras => serve!(known.then(Vec::<Obra>::new), "cno"),
+        List::Parcelamentos => serve!(known.then(Vec::<ParcelamentoRfb>::new), "rfb"),
+        List::Transacoes => serve!(known.then(Vec::<TransacaoRfb>::new), "rfb"),
+    }
+}
+
+/// Operation 13: no published file carries the aggregated credits.
+pub(super) fn credits(p: &Published, limite: usize, offset: usize) -> Response {
+    envelope::<CreditoAtivo>(&[], 0, limite, offset, fonte(p, "rfb"))
+}

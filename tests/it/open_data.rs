@@ -1,0 +1,287 @@
+//! `run --open-data`: the publishers' files as the source. The embedded registry writes its own
+//! dataset as PGFN and RFB release it, and a run over those files must equal a run over the
+//! service, row for row; the real published rows go through exactly; a broken file is named.
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::common_bin::*;
+use fiscal_report::api::Cnpj;
+use fiscal_report::export::tables::read_exported_table;
+use fiscal_report::simulator::{Dataset, RegistryConfig};
+use polars::prelude::*;
+
+const SCALE: &str = "0.05";
+
+/// Rows of `df` as text in `columns`, sorted: what two runs must agree on.
+fn rows(df: &DataFrame, columns: &[&str]) -> Vec<Vec<Option<String>>> {
+    let cols: Vec<Column> = columns
+        .iter()
+        .map(|c| df.column(c).unwrap_or_else(|_| panic!("no {c}")).cast(&DataType::String).unwrap())
+        .collect();
+    let mut out: Vec<Vec<Option<String>>> = (0..df.height())
+        .map(|i| cols.iter().map(|c| c.str().unwrap().get(i).map(String::from)).collect())
+        .collect();
+    out.sort();
+    out
+}
+
+fn read(path: &Path) -> DataFrame {
+    ParquetReader::new(std::fs::File::open(path).unwrap()).finish().unwrap()
+}
+
+fn run_open_data(dir: &Path, files: &Path, cnpjs: &[String]) -> std::process::Output {
+    std::fs::write(dir.join("carteira.txt"), cnpjs.join("\n")).unwrap();
+    bin()
+        .args(["--quiet", "run", "--open-data"])
+        .arg(files)
+        .arg("--cnpjs")
+        .arg(dir.join("carteira.txt"))
+        .arg("--out")
+        .arg(dir.join("files-run"))
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_run_from_the_files_equals_a_run_from_the_service_over_the_same_dataset() {
+    let tmp = tempfile::tempdir().unwrap();
+    let files = tmp.path().join("downloads");
+    let o = bin().args(["serve", "--scale", SCALE, "--write-open-data"]).arg(&files).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let d = Dataset::generate(RegistryConfig::DEFAULT_SEED, 0.05);
+    let cnpjs: Vec<String> = d.demo_portfolio(60).iter().map(ToString::to_string).collect();
+
+    let o = run_open_data(tmp.path(), &files, &cnpjs);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let from_files = tmp.path().join("files-run");
+    let service_dir = tmp.path().join("service");
+    std::fs::create_dir_all(&service_dir).unwrap();
+    let from_service = demo_run_into(&service_dir, &cnpjs, &["--demo-scale", SCALE, "--ano-mes", "202609"]);
+
+    // Every row of the tables the files carry, in the columns their layouts hold.
+    for (table, columns) in [
+        (
+            "dividas_pgfn",
+            &[
+                "cnpj",
+                "categoria",
+                "numero_inscricao",
+                "cpf_cnpj",
+                "nome_devedor",
+                "tipo_pessoa",
+                "tipo_devedor",
+                "data_inscricao",
+                "indicador_ajuizado",
+                "receita_principal",
+                "tipo_credito",
+                "situacao_inscricao",
+                "tipo_situacao_inscricao",
+                "uf_unidade_responsavel",
+                "unidade_responsavel",
+                "dataset_trimester",
+                "valor_consolidado",
+            ][..],
+        ),
+        (
+            "empresas",
+            &[
+                "cnpj",
+                "cnpj_basico",
+                "razao_social",
+                "natureza_juridica",
+                "porte_empresa",
+                "capital_social",
+                "uf",
+                "municipio",
+                "cnae_fiscal_principal",
+                "cnae_secao",
+                "situacao_cadastral",
+                "data_situacao_cadastral",
+                "data_inicio_atividade",
+                "opcao_pelo_simples",
+                "data_opcao_simples",
+                "opcao_pelo_mei",
+            ][..],
+        ),
+        (
+            "socios",
+            &[
+                "cnpj",
+                "cnpj_basico",
+                "nome_socio_razao_social",
+                "cnpj_cpf_socio",
+                "qualificacao_socio",
+                "data_entrada_sociedade",
+            ][..],
+        ),
+    ] {
+        let (a, b) = (
+            read_exported_table(&from_files, table).unwrap(),
+            read_exported_table(&from_service, table).unwrap(),
+        );
+        assert!(b.height() > 0, "{table}: the service run has rows");
+        assert_eq!(rows(&a, columns), rows(&b, columns), "{table}");
+    }
+    // Every aggregate both can compute: the debts of each company and its estimated standing.
+    let debts = [
+        "cnpj",
+        "nao_prev_ajuizada",
+        "nao_prev_nao_ajuizada",
+        "prev_ajuizada",
+        "prev_nao_ajuizada",
+        "fgts_ajuizada",
+        "fgts_nao_ajuizada",
+        "divida_principal",
+        "divida_corresponsavel",
+        "nao_prev_contada",
+        "prev_contada",
+        "fgts_contada",
+        "ajuizada_contada",
+        "inscricoes",
+        "inscricoes_corresponsavel",
+    ];
+    for (aggregate, columns) in [
+        ("carteira_exposicao", &debts[..]),
+        (
+            "situacao_fiscal_estimada",
+            &["cnpj", "inscricoes_ativas", "inscricoes_em_cobranca", "situacao_fiscal_estimada"][..],
+        ),
+    ] {
+        let path = |run: &Path| run.join("aggregates").join(format!("{aggregate}.parquet"));
+        assert_eq!(
+            rows(&read(&path(&from_files)), columns),
+            rows(&read(&path(&from_service)), columns),
+            "{aggregate}"
+        );
+    }
+
+    // The manifest names every file with its digest and counts, and what the files lack.
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(from_files.join("manifest.json")).unwrap()).unwrap();
+    let note = &m["open_data"];
+    assert_eq!(note["files"].as_array().unwrap().len(), 7, "{note}");
+    for f in note["files"].as_array().unwrap() {
+        let bytes = std::fs::read(files.join(f["path"].as_str().unwrap())).unwrap();
+        use sha2::Digest;
+        assert_eq!(f["sha256"].as_str().unwrap(), hex::encode(sha2::Sha256::digest(&bytes)), "{f}");
+        assert_eq!(f["bytes"].as_u64().unwrap(), bytes.len() as u64);
+        assert!(f["rows_kept"].as_u64().unwrap() <= f["rows_read"].as_u64().unwrap());
+    }
+    assert_eq!(note["period"]["quarter"], "2026T3");
+    assert_eq!(note["period"]["month"], "2026-09");
+    // The report says which sections the files could not fill.
+    let md = std::fs::read_to_string(from_files.join("report.md")).unwrap();
+    assert!(
+        md.contains("AUSENTE: os arquivos publicados não trazem estes dados"),
+        "the report names what is absent"
+    );
+}
+
+/// Zips `entries` at `path`, as a publisher's download.
+fn zip_of(path: &Path, entries: &[(&str, Vec<u8>)]) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let mut zip = ::zip::ZipWriter::new(std::fs::File::create(path).unwrap());
+    let options =
+        ::zip::write::SimpleFileOptions::default().compression_method(::zip::CompressionMethod::Deflated);
+    for (name, bytes) in entries {
+        zip.start_file(*name, options).unwrap();
+        zip.write_all(bytes).unwrap();
+    }
+    zip.finish().unwrap();
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/real").join(name)
+}
+
+/// A fixture's rows as a person reads the file: Latin-1, `;`, the header naming the columns.
+fn published(name: &str) -> Vec<std::collections::BTreeMap<String, String>> {
+    let text: String = std::fs::read(fixture(name)).unwrap().iter().map(|&b| char::from(b)).collect();
+    let mut lines = text.lines().filter(|l| !l.is_empty());
+    let header: Vec<String> = lines.next().unwrap().split(';').map(|h| h.to_lowercase()).collect();
+    lines.map(|l| header.iter().cloned().zip(l.split(';').map(String::from)).collect()).collect()
+}
+
+#[test]
+fn the_real_published_rows_go_through_open_data_exactly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let files = tmp.path().join("downloads");
+    let sources = [
+        ("pgfn_nao_previdenciario.csv", "Dados_abertos_Nao_Previdenciario.zip", "nao_previdenciario"),
+        ("pgfn_previdenciario_ac_202012_original.csv", "Dados_abertos_Previdenciario.zip", "previdenciario"),
+        ("pgfn_fgts_ac_202012_original.csv", "Dados_abertos_FGTS.zip", "fgts"),
+    ];
+    for (file, zip, _) in sources {
+        let entry = format!("arquivo_lai_{file}");
+        zip_of(
+            &files.join("2020_trimestre_04").join(zip),
+            &[(&entry, std::fs::read(fixture(file)).unwrap())],
+        );
+    }
+    let mut want = Vec::new();
+    let mut cnpjs = BTreeSet::new();
+    for (file, _, categoria) in sources {
+        for row in published(file) {
+            let Ok(cnpj) = Cnpj::parse(&row["cpf_cnpj"]) else { continue };
+            cnpjs.insert(cnpj.to_string());
+            let (whole, cents) = row["valor_consolidado"].trim().split_once('.').unwrap();
+            let date = row["data_inscricao"].trim().split('/').collect::<Vec<_>>();
+            let date = (date[2] != "1000").then(|| format!("{}-{}-{}", date[2], date[1], date[0]));
+            let amount = format!("{}.{cents}", whole.parse::<u64>().unwrap_or(0));
+            want.push(vec![
+                Some(categoria.to_string()),
+                Some(row["numero_inscricao"].clone()),
+                Some(amount),
+                date,
+            ]);
+        }
+    }
+    let cnpjs: Vec<String> = cnpjs.into_iter().collect();
+    let o = run_open_data(tmp.path(), &files, &cnpjs);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = tmp.path().join("files-run");
+    let debts = read_exported_table(&out, "dividas_pgfn").unwrap();
+    // Each company row once per portfolio CNPJ of its root; the fixtures list each root once.
+    want.sort();
+    assert_eq!(rows(&debts, &["categoria", "numero_inscricao", "valor_consolidado", "data_inscricao"]), want);
+    // No person's row reaches a company table.
+    let debtors = rows(&debts, &["cpf_cnpj"]);
+    assert!(debtors.iter().all(|r| Cnpj::parse(r[0].as_deref().unwrap()).is_ok()), "{debtors:?}");
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(m["open_data"]["period"]["quarter"], "2020T4");
+    assert!(m["open_data"]["missing"].as_array().unwrap().iter().any(|d| d == "rfb_empresas"));
+}
+
+#[test]
+fn a_truncated_zip_or_an_unknown_header_exits_2_naming_the_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let files = tmp.path().join("downloads");
+    let sida = files.join("Dados_abertos_Nao_Previdenciario.zip");
+    zip_of(
+        &sida,
+        &[("arquivo_lai_SIDA_202012.csv", std::fs::read(fixture("pgfn_nao_previdenciario.csv")).unwrap())],
+    );
+    let bytes = std::fs::read(&sida).unwrap();
+    std::fs::write(&sida, &bytes[..bytes.len() * 2 / 3]).unwrap();
+    let cnpjs = vec!["04071544000103".to_string()];
+    let o = run_open_data(tmp.path(), &files, &cnpjs);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("Dados_abertos_Nao_Previdenciario.zip") && stderr.contains("download it again"),
+        "{stderr}"
+    );
+
+    zip_of(&sida, &[("arquivo_lai_SIDA_202012.csv", b"CNPJ;NOME;VALOR\n04071544000103;X;1.00\n".to_vec())]);
+    let o = run_open_data(tmp.path(), &files, &cnpjs);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("arquivo_lai_SIDA_202012.csv") && stderr.contains("CPF_CNPJ"), "{stderr}");
+    assert!(
+        !tmp.path().join("files-run").join("manifest.json").exists(),
+        "nothing written for a broken release"
+    );
+}
