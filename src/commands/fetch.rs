@@ -64,6 +64,8 @@ pub(super) enum FetchStage {
     Fetched(Box<Fetched>),
     /// Ctrl-C or SIGTERM: what was committed is staged and the person was told how to resume.
     Interrupted,
+    /// `--open-data` on a store that holds the release already: nothing to fetch or commit.
+    AlreadyStored,
 }
 
 /// `fiscal-report fetch`: the fetch stage alone.
@@ -88,6 +90,7 @@ pub async fn fetch(args: FetchArgs, quiet: bool) -> Result<ExitStatus> {
             summarize(&fetched)
         }
         FetchStage::Interrupted => Ok(ExitStatus::Interrupted),
+        FetchStage::AlreadyStored => Ok(ExitStatus::Ok),
     }
 }
 
@@ -210,6 +213,29 @@ async fn read_open_data(
     Ok(Some(release))
 }
 
+/// `--open-data` on a store keeps one snapshot per release, in the order they were published:
+/// a release already there is skipped (`true`), an older one than the store's latest refused.
+fn release_already_stored(store: &Store, release: AnoMes) -> Result<bool> {
+    let release = release.to_string();
+    let latest = store.snapshots().into_iter().max();
+    match latest {
+        Some(latest) if latest == release => {
+            eprintln!("the release of {release} is already in the store {}: nothing to do", store.root());
+            Ok(true)
+        }
+        Some(latest) if latest > release => Err(Classified::new(
+            ExitStatus::BadInput,
+            format!(
+                "the release of {release} is older than the store's latest snapshot, {latest}: a store keeps \
+                 releases in the order they were published; load the older ones into a new store first, \
+                 then the newer ones"
+            ),
+        )
+        .into()),
+        _ => Ok(false),
+    }
+}
+
 /// The current month, for a release whose files say none.
 fn this_month() -> Option<AnoMes> {
     let today = chrono::Utc::now().date_naive();
@@ -288,6 +314,11 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
     // The run's reference month: its newest (months is not empty, checked above).
     let snapshot = months[months.len() - 1];
     let incremental = Incremental::plan(&cfg, &months, snapshot).await?;
+    if let (Some(_), Some(i)) = (&release, &incremental)
+        && release_already_stored(&i.store, snapshot)?
+    {
+        return Ok(FetchStage::AlreadyStored);
+    }
     let credit_months: &[AnoMes] = incremental.as_ref().map_or(&months, |i| &i.credit_months);
     // The published files carry no aggregated credits: nothing to ask for them.
     let credit_ufs: &[crate::api::Uf] = if release.is_some() { &[] } else { &cfg.ufs };

@@ -28,6 +28,7 @@ pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
     let mut fetched = match fetch_stage(&args.fetch, quiet).await? {
         FetchStage::Fetched(fetched) => fetched,
         FetchStage::Interrupted => return Ok(ExitStatus::Interrupted),
+        FetchStage::AlreadyStored => return Ok(ExitStatus::Ok),
     };
     let started = std::time::Instant::now();
     let frames = frames_from_staging(&fetched.outcome, fetched.typer.take())?;

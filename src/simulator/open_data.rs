@@ -123,17 +123,18 @@ fn finish(w: csv::Writer<Vec<u8>>) -> std::io::Result<Vec<u8>> {
 }
 
 /// Writes the whole dataset under `dir` as one release: `pgfn/<AAAA>_trimestre_<T>/` and
-/// `cnpj/<AAAA-MM>/`, dated with the dataset's own periods.
+/// `cnpj/<AAAA-MM>/`, dated by the month the data stands at.
 pub fn write_open_data(ds: &Dataset, dir: &Path) -> std::io::Result<Written> {
-    let fontes = ds.fontes();
-    let quarter = fontes.get("pgfn").and_then(|f| f.versao.clone()).unwrap_or_default();
-    let month = fontes.get("cnpj").and_then(|f| f.versao.clone()).unwrap_or_default();
-    let (year, q) = quarter.split_once('T').unwrap_or(("2026", "3"));
+    // Dated by the month the data stands at (`serve --as-of`), as a release of that month is.
+    let as_of = ds.latest_month().to_string();
+    let (year, m) = as_of.split_at(4);
+    let q = format!("{}", (m.parse::<u8>().unwrap_or(9) - 1) / 3 + 1);
+    let month = format!("{year}-{m}");
     let pgfn_dir = dir.join("pgfn").join(format!("{year}_trimestre_{q:0>2}"));
     let cnpj_dir = dir.join("cnpj").join(&month);
     let companies: Vec<_> = (0..ds.company_count()).map(|i| ds.company_cnpj(i)).collect();
     let mut written = Written { files: Vec::new(), companies: companies.len(), debt_rows: 0 };
-    let stamp = format!("{year}{:02}", q.parse::<u8>().unwrap_or(3) * 3);
+    let stamp = as_of.clone();
     for categoria in Categoria::ALL {
         let header = pgfn_header(categoria);
         let mut w = csv_writer(false);

@@ -189,7 +189,7 @@ pub(super) fn company_changes(cnpj: &str, b: Option<&RecordsTruth>, a: Option<&R
 }
 
 /// The `mudancas` rows of a run's output, as compared.
-fn changes_of(out: &Path) -> (Vec<Change>, DataFrame) {
+pub(super) fn changes_of(out: &Path) -> (Vec<Change>, DataFrame) {
     let df = ParquetReader::new(std::fs::File::open(out.join("aggregates/mudancas.parquet")).unwrap())
         .finish()
         .unwrap();

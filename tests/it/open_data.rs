@@ -285,3 +285,85 @@ fn a_truncated_zip_or_an_unknown_header_exits_2_naming_the_file() {
         "nothing written for a broken release"
     );
 }
+
+/// Writes the embedded registry's dataset as it stood in `month` as one release under `dir`.
+fn release_of(month: &str, dir: &Path) {
+    let o = bin()
+        .args(["serve", "--scale", SCALE, "--as-of", month, "--write-open-data"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn releases_loaded_in_order_make_one_snapshot_each_with_the_datasets_own_changes() {
+    use super::changes::{Change, changes_of, company_changes};
+    let tmp = tempfile::tempdir().unwrap();
+    let months = ["202606", "202607", "202608", "202609"];
+    let at = |m: &str| {
+        Dataset::generate(RegistryConfig::DEFAULT_SEED, 0.05)
+            .as_of(fiscal_report::api::AnoMes::parse(m).unwrap())
+            .unwrap()
+    };
+    let portfolio: Vec<Cnpj> = at("202609").demo_portfolio(60);
+    let cnpjs: Vec<String> = portfolio.iter().map(ToString::to_string).collect();
+    std::fs::write(tmp.path().join("carteira.txt"), cnpjs.join("\n")).unwrap();
+    let store = tmp.path().join("store");
+    let load = |month: &str| {
+        let files = tmp.path().join("releases").join(month);
+        if !files.exists() {
+            release_of(month, &files);
+        }
+        bin()
+            .args(["--quiet", "run", "--store"])
+            .arg(&store)
+            .arg("--open-data")
+            .arg(&files)
+            .arg("--cnpjs")
+            .arg(tmp.path().join("carteira.txt"))
+            .arg("--out")
+            .arg(tmp.path().join("out").join(month))
+            .output()
+            .unwrap()
+    };
+    for (i, month) in months.iter().enumerate() {
+        let o = load(month);
+        assert!(o.status.success(), "{month}: {}", String::from_utf8_lossy(&o.stderr));
+        let out = tmp.path().join("out").join(month);
+        let m: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+        assert_eq!(m["store"]["snapshot"], *month, "one snapshot per release, dated by the release");
+        let (got, _) = changes_of(&out);
+        if i == 0 {
+            assert!(got.is_empty(), "a first release has nothing to compare with");
+            continue;
+        }
+        // The dataset's own changes between the two months, in what the files carry.
+        let (before, after) = (at(months[i - 1]), at(month));
+        let mut want: Vec<Change> = portfolio
+            .iter()
+            .flat_map(|c| {
+                company_changes(c.as_str(), before.records_truth(c).as_ref(), after.records_truth(c).as_ref())
+            })
+            .filter(|c| c.2 != "parcelamentos_rfb" && c.2 != "transacoes_rfb")
+            .collect();
+        want.sort();
+        assert!(!want.is_empty(), "{month}: the dataset moved");
+        assert_eq!(got, want, "mudancas between {} and {month}", months[i - 1]);
+    }
+    let versions =
+        |store: &Path| std::fs::read_dir(store.join("empresas").join("_delta_log")).unwrap().count();
+    let before = versions(&store);
+    // The latest release again: skipped, nothing committed.
+    let o = load("202609");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("already in the store"));
+    assert_eq!(versions(&store), before, "a release already stored commits nothing");
+    // An older release: refused, naming both.
+    let o = load("202607");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("202607") && stderr.contains("202609"), "{stderr}");
+    assert_eq!(versions(&store), before, "a refused release commits nothing");
+}
