@@ -24,10 +24,12 @@
 -- it owes in any role (once, even when listed twice). exposicao_contada is its share of the
 -- portfolio's totals. inscricoes_da_carteira is empty here; when this query runs over the
 -- partner companies fetched for the economic groups, it holds the inscriptions the portfolio
--- owes, which the partners then do not count again.
+-- owes, which the partners then do not count again. Only a row that says PRINCIPAL makes its
+-- company the principal: a role the file does not state, or another one, never takes the credit
+-- from a named principal, and shows with the co-debtors' amounts.
 WITH papeis AS (
     SELECT cnpj, categoria, numero_inscricao,
-           CASE WHEN tipo_devedor IN ('CORRESPONSAVEL', 'SOLIDARIO') THEN 0 ELSE 1 END AS principal,
+           CASE WHEN tipo_devedor = 'PRINCIPAL' THEN 1 ELSE 0 END AS principal,
            CASE WHEN indicador_ajuizado = 'SIM' THEN 1 ELSE 0 END AS ajuizada,
            valor_consolidado AS valor
     FROM dividas_pgfn

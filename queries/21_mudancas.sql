@@ -140,7 +140,7 @@ mudancas AS (
     WHERE gravidade_agora <> gravidade_antes
     UNION ALL
     SELECT n.cnpj AS cnpj,
-           CASE WHEN n.tipo_devedor IN ('CORRESPONSAVEL', 'SOLIDARIO') THEN 'nova corresponsabilidade'
+           CASE WHEN COALESCE(n.tipo_devedor, '') <> 'PRINCIPAL' THEN 'nova corresponsabilidade'
                 ELSE 'nova inscrição' END AS mudanca,
            'dividas_pgfn' AS tabela,
            n.numero_inscricao AS chave,
@@ -152,7 +152,7 @@ mudancas AS (
     WHERE o.numero_inscricao IS NULL
     UNION ALL
     SELECT o.cnpj AS cnpj,
-           CASE WHEN o.tipo_devedor IN ('CORRESPONSAVEL', 'SOLIDARIO') THEN 'corresponsabilidade encerrada'
+           CASE WHEN COALESCE(o.tipo_devedor, '') <> 'PRINCIPAL' THEN 'corresponsabilidade encerrada'
                 ELSE 'inscrição encerrada' END AS mudanca,
            'dividas_pgfn' AS tabela,
            o.numero_inscricao AS chave,

@@ -98,10 +98,15 @@ impl Drop for StageGuard {
 
 /// One step of the current stage is done; `what` names it (the query, the table).
 pub fn step(what: &str) {
+    advance(what, 1);
+}
+
+/// `n` more steps of the current stage are done (MiB read, say); `what` names where it is.
+pub fn advance(what: &str, n: u64) {
     let line = {
         let mut display = lock();
         let Some(stage) = display.as_mut().and_then(|d| d.stage.as_mut()) else { return };
-        stage.done = (stage.done + 1).min(stage.total);
+        stage.done = (stage.done + n).min(stage.total);
         match &stage.bar {
             Some(bar) => {
                 bar.set_position(stage.done);

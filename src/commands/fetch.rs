@@ -236,12 +236,6 @@ fn release_already_stored(store: &Store, release: AnoMes) -> Result<bool> {
     }
 }
 
-/// The current month, for a release whose files say none.
-fn this_month() -> Option<AnoMes> {
-    let today = chrono::Utc::now().date_naive();
-    AnoMes::new(chrono::Datelike::year(&today) as u16, chrono::Datelike::month(&today) as u8)
-}
-
 /// Fetches what `args` ask; with `--out s3://…` into a local work dir the caller publishes
 /// from when it has finished (`publish`). Records are typed as their segments are committed,
 /// for whichever command reads them next (`run`, `merge`, `report --from`).
@@ -297,7 +291,13 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
     ));
     let months = match (&release, &cfg.months) {
         // A release has no credits to probe: it stands for its own month.
-        (Some(r), MonthSelection::Latest(_)) => r.month().or_else(this_month).into_iter().collect(),
+        (Some(r), MonthSelection::Latest(_)) => vec![r.month().ok_or_else(|| {
+            Classified::new(
+                ExitStatus::BadInput,
+                "the open-data files say no release month (the publishers' folders are named like \
+                 2024_trimestre_01/ and 2024-05/): keep those folder names, or give the month with --ano-mes AAAAMM",
+            )
+        })?],
         _ => resolve_months(&fetcher, &cfg.months).await.map_err(|e| match e {
             e @ crate::api::ApiError::KeyRejected { .. } => anyhow::Error::new(e),
             e => anyhow::Error::new(e).context("finding the months to fetch"),

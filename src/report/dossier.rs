@@ -265,7 +265,8 @@ fn debt(d: &DividaPgfn, locale: Locale, strings: &Strings) -> Debt {
             Ok(role) => strings.get(&format!("dossie_papel_{}", role.to_lowercase())),
             Err(published) => published,
         }),
-        corresponsavel: matches!(role, Some(Ok("CORRESPONSAVEL" | "SOLIDARIO"))),
+        // As the queries count it: only a stated principal is one.
+        corresponsavel: !matches!(role, Some(Ok("PRINCIPAL"))),
         situacao: clean(&d.situacao_inscricao),
         ajuizada: clean(&d.indicador_ajuizado).is_some_and(|v| v.eq_ignore_ascii_case("SIM")),
         receita: clean(&d.receita_principal),

@@ -117,11 +117,14 @@ pub fn state_for_published(
         faults: FaultConfig::default(),
         as_of: None,
     };
-    let mut state = state_for(Arc::new(Dataset::generate(cfg.seed, cfg.scale)), &cfg);
-    if let Some(s) = Arc::get_mut(&mut state) {
-        s.published = Some(Arc::new(published));
-    }
-    state
+    Arc::new(ServerState {
+        key: cfg.api_key.clone(),
+        faults: faults::FaultPlan::new(cfg.faults.clone(), cfg.seed),
+        counters: Counters::default(),
+        real_debtor: None,
+        dataset: Arc::new(Dataset::generate(cfg.seed, cfg.scale)),
+        published: Some(Arc::new(published)),
+    })
 }
 
 /// Starts serving `state` on `addr` (port 0 picks a free one) in a background task.

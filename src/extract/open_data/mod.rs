@@ -35,6 +35,11 @@ pub enum OpenDataError {
     )]
     Empty { dir: PathBuf },
     #[error(
+        "{dir} holds more than one release ({what}: {periods}); point --open-data at one release's folder, \
+         and load several one after another, oldest first, on a --store"
+    )]
+    Mixed { dir: PathBuf, what: &'static str, periods: String },
+    #[error(
         "{path}: not a readable zip ({message}); the download is truncated or corrupt: download it again"
     )]
     Zip { path: PathBuf, message: String },
@@ -123,6 +128,21 @@ pub fn read_release(dir: &Path, portfolio: &[Cnpj]) -> Result<Release, OpenDataE
     let mut release = Release::default();
     let names: Vec<String> = files.iter().map(|(p, _)| relative(dir, p)).collect();
     release.period = release_period(&names);
+    let (quarters, months) = release::periods_named(&names);
+    for (what, periods) in [("PGFN quarters", quarters), ("RFB months", months)] {
+        if periods.len() > 1 {
+            let periods = periods.into_iter().collect::<Vec<_>>().join(", ");
+            return Err(OpenDataError::Mixed { dir: dir.to_path_buf(), what, periods });
+        }
+    }
+    let bytes: u64 = files
+        .iter()
+        .filter(|(_, k)| k.is_some())
+        .filter_map(|(p, _)| p.metadata().ok())
+        .map(|m| m.len())
+        .sum();
+    // An ETA over the bytes to read: the compressed bytes, which is what reading costs.
+    let _stage = crate::progress::begin("open data", "MiB", bytes.div_ceil(MIB));
     for (path, kind) in &files {
         let Some(kind) = kind else {
             release.ignored.push(relative(dir, path));
@@ -202,6 +222,40 @@ struct Counts {
     malformed: u64,
 }
 
+const MIB: u64 = 1 << 20;
+
+/// A file that tells the progress display each MiB read from it.
+struct Counted {
+    file: std::fs::File,
+    name: String,
+    unreported: u64,
+}
+
+impl Counted {
+    fn open(path: &Path) -> std::io::Result<Self> {
+        let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+        Ok(Self { file: std::fs::File::open(path)?, name, unreported: 0 })
+    }
+}
+
+impl Read for Counted {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.file.read(buf)?;
+        self.unreported += n as u64;
+        if self.unreported >= MIB {
+            crate::progress::advance(&self.name, self.unreported / MIB);
+            self.unreported %= MIB;
+        }
+        Ok(n)
+    }
+}
+
+impl std::io::Seek for Counted {
+    fn seek(&mut self, pos: std::io::SeekFrom) -> std::io::Result<u64> {
+        self.file.seek(pos)
+    }
+}
+
 /// Reads one file (a zip of one or more tables, or a bare CSV) while another thread hashes it.
 fn read_file(
     path: &Path,
@@ -213,8 +267,7 @@ fn read_file(
         let counts = if path.to_string_lossy().to_lowercase().ends_with(".zip") {
             read_zip(path, kind, reader)
         } else {
-            let file =
-                std::fs::File::open(path).map_err(|e| layout(path, format!("cannot be opened: {e}")))?;
+            let file = Counted::open(path).map_err(|e| layout(path, format!("cannot be opened: {e}")))?;
             reader.table(file, kind, path)
         }?;
         let sha256 = hashing
@@ -248,7 +301,7 @@ fn layout(path: &Path, problem: String) -> OpenDataError {
 fn read_zip(path: &Path, kind: Kind, reader: &mut TableReader<'_>) -> Result<Counts, OpenDataError> {
     let zip_error =
         |e: zip::result::ZipError| OpenDataError::Zip { path: path.to_path_buf(), message: e.to_string() };
-    let file = std::fs::File::open(path).map_err(|e| layout(path, format!("cannot be opened: {e}")))?;
+    let file = Counted::open(path).map_err(|e| layout(path, format!("cannot be opened: {e}")))?;
     let mut archive = zip::ZipArchive::new(std::io::BufReader::new(file)).map_err(zip_error)?;
     let mut total = Counts::default();
     let mut tables = 0;
@@ -567,5 +620,14 @@ mod tests {
 
         let empty = tempfile::tempdir().unwrap();
         assert!(matches!(read_release(empty.path(), &[]), Err(OpenDataError::Empty { .. })));
+
+        // Two quarters side by side are two releases, never read as one.
+        let two = tempfile::tempdir().unwrap();
+        release_folder(two.path());
+        let next = two.path().join("pgfn/2021_trimestre_01/Dados_abertos_Nao_Previdenciario.zip");
+        zip_of(&next, &[("arquivo_lai_SIDA_202103.csv", fixture("pgfn_nao_previdenciario.csv"))]);
+        let e = read_release(two.path(), &[]).unwrap_err();
+        assert!(matches!(e, OpenDataError::Mixed { .. }), "{e}");
+        assert!(e.to_string().contains("2020T4, 2021T1"), "{e}");
     }
 }

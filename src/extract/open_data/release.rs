@@ -2,6 +2,8 @@
 //! (`2024_trimestre_01/`, or a month in a per-state file name, `arquivo_lai_SIDA_SP_202403.csv`),
 //! RFB a month (`2024-05/`, or the date in an entry name, `K3241.K03200Y0.D40511.EMPRECSV`).
 
+use std::collections::BTreeSet;
+
 /// The periods of a release, as the service writes them (`2024T1`, `2024-05`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ReleasePeriod {
@@ -11,20 +13,23 @@ pub struct ReleasePeriod {
     pub month: Option<String>,
 }
 
-/// The periods the `names` (paths relative to the folder) say; the latest when several do.
-pub fn release_period(names: &[String]) -> ReleasePeriod {
-    let mut period = ReleasePeriod::default();
+/// Every quarter and every month the `names` (paths relative to the folder) say.
+pub fn periods_named(names: &[String]) -> (BTreeSet<String>, BTreeSet<String>) {
+    let (mut quarters, mut months) = (BTreeSet::new(), BTreeSet::new());
     for name in names {
         for part in name.split(['/', '\\']) {
-            if let Some(q) = quarter_folder(part).or_else(|| pgfn_month_file(part)) {
-                period.quarter = period.quarter.max(Some(q));
-            }
-            if let Some(m) = month_folder(part).or_else(|| rfb_entry_date(part)) {
-                period.month = period.month.max(Some(m));
-            }
+            quarters.extend(quarter_folder(part).or_else(|| pgfn_month_file(part)));
+            months.extend(month_folder(part).or_else(|| rfb_entry_date(part)));
         }
     }
-    period
+    (quarters, months)
+}
+
+/// The periods the `names` say; the latest when several do (`periods_named` tells whether
+/// they do).
+pub fn release_period(names: &[String]) -> ReleasePeriod {
+    let (quarters, months) = periods_named(names);
+    ReleasePeriod { quarter: quarters.into_iter().next_back(), month: months.into_iter().next_back() }
 }
 
 fn year(text: &str) -> Option<u16> {

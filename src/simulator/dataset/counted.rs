@@ -53,8 +53,9 @@ struct Hold {
     cents: Option<i64>,
 }
 
+/// Only a row that says `PRINCIPAL` makes its company the principal.
 fn is_co_debtor(row: &DebtRow) -> bool {
-    matches!(row.priced.item.tipo_devedor.as_deref(), Some("CORRESPONSAVEL" | "SOLIDARIO"))
+    row.priced.item.tipo_devedor.as_deref() != Some("PRINCIPAL")
 }
 
 /// `cnpjs`' debts split by role and credited once (see the module doc), keyed by bare CNPJ.
