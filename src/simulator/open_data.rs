@@ -19,59 +19,28 @@ pub struct Written {
     pub debt_rows: usize,
 }
 
-/// The columns of each PGFN system's file, as PGFN's 2020 headers name them (FGTS also
-/// carries the credit type its records hold).
-fn pgfn_header(categoria: Categoria) -> &'static [&'static str] {
-    match categoria {
-        Categoria::NaoPrevidenciario => &[
-            "CPF_CNPJ",
-            "TIPO_PESSOA",
-            "TIPO_DEVEDOR",
-            "NOME_DEVEDOR",
-            "UF_UNIDADE_RESPONSAVEL",
-            "UNIDADE_RESPONSAVEL",
-            "NUMERO_INSCRICAO",
-            "TIPO_SITUACAO_INSCRICAO",
-            "SITUACAO_INSCRICAO",
-            "RECEITA_PRINCIPAL",
-            "DATA_INSCRICAO",
-            "INDICADOR_AJUIZADO",
-            "VALOR_CONSOLIDADO",
-        ],
-        Categoria::Previdenciario => &[
-            "CPF_CNPJ",
-            "TIPO_PESSOA",
-            "TIPO_DEVEDOR",
-            "NOME_DEVEDOR",
-            "UF_UNIDADE_RESPONSAVEL",
-            "UNIDADE_RESPONSAVEL",
-            "NUMERO_INSCRICAO",
-            "TIPO_SITUACAO_INSCRICAO",
-            "SITUACAO_INSCRICAO",
-            "TIPO_CREDITO",
-            "DATA_INSCRICAO",
-            "INDICADOR_AJUIZADO",
-            "VALOR_CONSOLIDADO",
-        ],
-        Categoria::Fgts => &[
-            "CPF_CNPJ",
-            "TIPO_PESSOA",
-            "TIPO_DEVEDOR",
-            "NOME_DEVEDOR",
-            "UF_UNIDADE_RESPONSAVEL",
-            "UNIDADE_RESPONSAVEL",
-            "ENTIDADE_RESPONSAVEL",
-            "UNIDADE_INSCRICAO",
-            "NUMERO_INSCRICAO",
-            "TIPO_SITUACAO_INSCRICAO",
-            "SITUACAO_INSCRICAO",
-            "RECEITA_PRINCIPAL",
-            "TIPO_CREDITO",
-            "DATA_INSCRICAO",
-            "INDICADOR_AJUIZADO",
-            "VALOR_CONSOLIDADO",
-        ],
-    }
+/// The columns of each PGFN system's file, as PGFN's 2020 headers name them: the same frame
+/// for the three systems, FGTS adding its entity and unit, each system its own tax columns (FGTS
+/// carries the credit type its records hold too).
+fn pgfn_header(categoria: Categoria) -> Vec<&'static str> {
+    let debtor = [
+        "CPF_CNPJ",
+        "TIPO_PESSOA",
+        "TIPO_DEVEDOR",
+        "NOME_DEVEDOR",
+        "UF_UNIDADE_RESPONSAVEL",
+        "UNIDADE_RESPONSAVEL",
+    ];
+    let (units, taxes): (&[&str], &[&str]) = match categoria {
+        Categoria::NaoPrevidenciario => (&[], &["RECEITA_PRINCIPAL"]),
+        Categoria::Previdenciario => (&[], &["TIPO_CREDITO"]),
+        Categoria::Fgts => {
+            (&["ENTIDADE_RESPONSAVEL", "UNIDADE_INSCRICAO"], &["RECEITA_PRINCIPAL", "TIPO_CREDITO"])
+        }
+    };
+    let inscription = ["NUMERO_INSCRICAO", "TIPO_SITUACAO_INSCRICAO", "SITUACAO_INSCRICAO"];
+    let amount = ["DATA_INSCRICAO", "INDICADOR_AJUIZADO", "VALOR_CONSOLIDADO"];
+    [&debtor[..], units, &inscription, taxes, &amount].concat()
 }
 
 fn pgfn_names(categoria: Categoria) -> (&'static str, &'static str) {
@@ -136,7 +105,7 @@ pub fn write_open_data(ds: &Dataset, dir: &Path) -> std::io::Result<Written> {
     let mut written = Written { files: Vec::new(), companies: companies.len(), debt_rows: 0 };
     let stamp = as_of.clone();
     for categoria in Categoria::ALL {
-        let header = pgfn_header(categoria);
+        let header = &pgfn_header(categoria)[..];
         let mut w = csv_writer(false);
         w.write_record(header.iter().map(|h| h.as_bytes())).map_err(std::io::Error::other)?;
         for cnpj in &companies {
@@ -154,11 +123,12 @@ pub fn write_open_data(ds: &Dataset, dir: &Path) -> std::io::Result<Written> {
     let entry = |suffix: &str| {
         format!("K3241.K03200Y0.D{}{}01.{suffix}", d.get(3..4).unwrap_or("6"), d.get(4..6).unwrap_or("09"))
     };
+    let [empresas, estabelecimentos, socios, simples] = rfb_tables(ds, &companies)?;
     for (zip, suffix, rows) in [
-        ("Empresas0.zip", "EMPRECSV", rfb_rows(ds, &companies, RfbTable::Empresas)?),
-        ("Estabelecimentos0.zip", "ESTABELE", rfb_rows(ds, &companies, RfbTable::Estabelecimentos)?),
-        ("Socios0.zip", "SOCIOCSV", rfb_rows(ds, &companies, RfbTable::Socios)?),
-        ("Simples.zip", "SIMPLES.CSV", rfb_rows(ds, &companies, RfbTable::Simples)?),
+        ("Empresas0.zip", "EMPRECSV", empresas),
+        ("Estabelecimentos0.zip", "ESTABELE", estabelecimentos),
+        ("Socios0.zip", "SOCIOCSV", socios),
+        ("Simples.zip", "SIMPLES.CSV", simples),
     ] {
         let path = cnpj_dir.join(zip);
         write_zip(&path, &entry(suffix), rows)?;
@@ -173,54 +143,31 @@ fn write_debt(w: &mut csv::Writer<Vec<u8>>, header: &[&str], debt: &DividaPgfn) 
     w.write_record(&row).map_err(std::io::Error::other)
 }
 
-#[derive(Clone, Copy)]
-enum RfbTable {
-    Empresas,
-    Estabelecimentos,
-    Socios,
-    Simples,
-}
-
-/// RFB's column order, as the files have it.
-fn rfb_columns(table: RfbTable) -> &'static [&'static str] {
-    match table {
-        RfbTable::Empresas => &rfb::EMPRESAS,
-        RfbTable::Estabelecimentos => &rfb::ESTABELECIMENTOS,
-        RfbTable::Socios => &rfb::SOCIOS,
-        RfbTable::Simples => &rfb::SIMPLES,
-    }
-}
-
-fn rfb_rows(ds: &Dataset, companies: &[crate::api::Cnpj], table: RfbTable) -> std::io::Result<Vec<u8>> {
-    let columns = rfb_columns(table);
-    let mut w = csv_writer(true);
-    let mut put = |map: serde_json::Map<String, serde_json::Value>| {
-        let row: Vec<Vec<u8>> = columns.iter().map(|c| field(&map, c)).collect();
-        w.write_record(&row).map_err(std::io::Error::other)
-    };
+/// RFB's four files in one pass over the companies (a profile is made once per company):
+/// Empresas, Estabelecimentos, Socios, Simples, each row's fields in RFB's order.
+fn rfb_tables(ds: &Dataset, companies: &[crate::api::Cnpj]) -> std::io::Result<[Vec<u8>; 4]> {
+    let mut tables = [(); 4].map(|_| csv_writer(true));
+    let [empresas, estabelecimentos, socios, simples] = &mut tables;
+    let put =
+        |w: &mut csv::Writer<Vec<u8>>, columns: &[&str], map: serde_json::Map<String, serde_json::Value>| {
+            let row: Vec<Vec<u8>> = columns.iter().map(|c| field(&map, c)).collect();
+            w.write_record(&row).map_err(std::io::Error::other)
+        };
     for cnpj in companies {
-        match table {
-            RfbTable::Empresas => {
-                if let Some(e) = ds.profile(cnpj).and_then(|p| p.empresa) {
-                    put(fields(&e))?;
-                }
-            }
-            RfbTable::Simples => {
-                if let Some(s) = ds.profile(cnpj).and_then(|p| p.simples) {
-                    put(fields(&s))?;
-                }
-            }
-            RfbTable::Estabelecimentos => {
-                for e in ds.estabelecimentos(cnpj).unwrap_or_default() {
-                    put(fields(&e))?;
-                }
-            }
-            RfbTable::Socios => {
-                for s in ds.socios(cnpj).unwrap_or_default() {
-                    put(fields(&s))?;
-                }
-            }
+        let profile = ds.profile(cnpj).unwrap_or_default();
+        if let Some(e) = &profile.empresa {
+            put(empresas, &rfb::EMPRESAS, fields(e))?;
+        }
+        if let Some(s) = &profile.simples {
+            put(simples, &rfb::SIMPLES, fields(s))?;
+        }
+        for e in ds.estabelecimentos(cnpj).unwrap_or_default() {
+            put(estabelecimentos, &rfb::ESTABELECIMENTOS, fields(&e))?;
+        }
+        for s in ds.socios(cnpj).unwrap_or_default() {
+            put(socios, &rfb::SOCIOS, fields(&s))?;
         }
     }
-    finish(w)
+    let [a, b, c, d] = tables;
+    Ok([finish(a)?, finish(b)?, finish(c)?, finish(d)?])
 }

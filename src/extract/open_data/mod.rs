@@ -20,7 +20,7 @@ use crate::api::Cnpj;
 use crate::api::models::{DividaPgfn, Empresa, Estabelecimento, Fonte, Simples, Socio};
 use crate::api::published::Published;
 use layouts::{Kind, cnpj_digits, decode, kind_of_name, model, pgfn_header, rfb_shape_fits};
-pub use release::{ReleasePeriod, release_period};
+pub use release::ReleasePeriod;
 
 /// A folder or file that cannot be used, named with what is wrong and how to fix it.
 #[derive(Debug, thiserror::Error)]
@@ -95,15 +95,7 @@ impl Release {
 
     /// The month the release stands for: RFB's month, else the last month of PGFN's quarter.
     pub fn month(&self) -> Option<crate::api::AnoMes> {
-        let from_month = self.period.month.as_deref().and_then(|m| {
-            let (y, m) = m.split_once('-')?;
-            crate::api::AnoMes::new(y.parse().ok()?, m.parse().ok()?)
-        });
-        let from_quarter = self.period.quarter.as_deref().and_then(|q| {
-            let (y, q) = q.split_once('T')?;
-            crate::api::AnoMes::new(y.parse().ok()?, q.parse::<u8>().ok()? * 3)
-        });
-        from_month.or(from_quarter)
+        self.period.month()
     }
 }
 
@@ -126,34 +118,26 @@ pub fn read_release(dir: &Path, portfolio: &[Cnpj]) -> Result<Release, OpenDataE
     let roots: HashSet<[u8; 8]> =
         portfolio.iter().filter_map(|c| c.basico().as_bytes().try_into().ok()).collect();
     let mut release = Release::default();
-    let names: Vec<String> = files.iter().map(|(p, _)| relative(dir, p)).collect();
-    release.period = release_period(&names);
-    let (quarters, months) = release::periods_named(&names);
-    for (what, periods) in [("PGFN quarters", quarters), ("RFB months", months)] {
-        if periods.len() > 1 {
-            let periods = periods.into_iter().collect::<Vec<_>>().join(", ");
-            return Err(OpenDataError::Mixed { dir: dir.to_path_buf(), what, periods });
-        }
-    }
-    let bytes: u64 = files
-        .iter()
-        .filter(|(_, k)| k.is_some())
-        .filter_map(|(p, _)| p.metadata().ok())
-        .map(|m| m.len())
-        .sum();
+    let names: Vec<String> = files.iter().map(|f| relative(dir, &f.path)).collect();
+    release.period = ReleasePeriod::of(&names).map_err(|two| OpenDataError::Mixed {
+        dir: dir.to_path_buf(),
+        what: two.what,
+        periods: two.periods,
+    })?;
+    let bytes: u64 = files.iter().filter(|f| f.kind.is_some()).map(|f| f.bytes).sum();
     // An ETA over the bytes to read: the compressed bytes, which is what reading costs.
     let _stage = crate::progress::begin("open data", "MiB", bytes.div_ceil(MIB));
-    for (path, kind) in &files {
-        let Some(kind) = kind else {
-            release.ignored.push(relative(dir, path));
+    for found in &files {
+        let Some(kind) = found.kind else {
+            release.ignored.push(relative(dir, &found.path));
             continue;
         };
         let mut reader = TableReader { roots: &roots, period: &release.period, out: &mut release.published };
-        let (counts, sha256) = read_file(path, *kind, &mut reader)?;
+        let (counts, sha256) = read_file(&found.path, kind, &mut reader)?;
         release.found.insert(kind.dataset().to_string());
         release.files.push(FileRead {
-            path: relative(dir, path),
-            bytes: std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
+            path: relative(dir, &found.path),
+            bytes: found.bytes,
             sha256,
             dataset: kind.dataset().to_string(),
             rows_read: counts.read,
@@ -193,21 +177,31 @@ fn relative(dir: &Path, path: &Path) -> String {
     path.strip_prefix(dir).unwrap_or(path).to_string_lossy().replace('\\', "/")
 }
 
-/// Every file under `dir`, in path order, with the kind its name says.
-fn find_files(dir: &Path) -> Result<Vec<(PathBuf, Option<Kind>)>, OpenDataError> {
+/// A file of the folder: the kind its name says, and its size.
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+struct Found {
+    path: PathBuf,
+    kind: Option<Kind>,
+    bytes: u64,
+}
+
+/// Every file under `dir`, in path order.
+fn find_files(dir: &Path) -> Result<Vec<Found>, OpenDataError> {
     let mut out = Vec::new();
     let mut pending = vec![dir.to_path_buf()];
     while let Some(d) = pending.pop() {
         let entries =
             std::fs::read_dir(&d).map_err(|source| OpenDataError::Dir { dir: d.clone(), source })?;
         for entry in entries {
-            let path = entry.map_err(|source| OpenDataError::Dir { dir: d.clone(), source })?.path();
+            let entry = entry.map_err(|source| OpenDataError::Dir { dir: d.clone(), source })?;
+            let path = entry.path();
             if path.is_dir() {
                 pending.push(path);
             } else {
-                let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-                let data = name.to_lowercase().ends_with(".zip") || name.to_lowercase().ends_with(".csv");
-                out.push((path, kind_of_name(&name).filter(|_| data)));
+                let name = entry.file_name().to_string_lossy().to_lowercase();
+                let data = name.ends_with(".zip") || name.ends_with(".csv");
+                let bytes = entry.metadata().map(|m| m.len()).unwrap_or(0);
+                out.push(Found { kind: kind_of_name(&name).filter(|_| data), path, bytes });
             }
         }
     }

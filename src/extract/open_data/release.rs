@@ -13,23 +13,46 @@ pub struct ReleasePeriod {
     pub month: Option<String>,
 }
 
-/// Every quarter and every month the `names` (paths relative to the folder) say.
-pub fn periods_named(names: &[String]) -> (BTreeSet<String>, BTreeSet<String>) {
-    let (mut quarters, mut months) = (BTreeSet::new(), BTreeSet::new());
-    for name in names {
-        for part in name.split(['/', '\\']) {
-            quarters.extend(quarter_folder(part).or_else(|| pgfn_month_file(part)));
-            months.extend(month_folder(part).or_else(|| rfb_entry_date(part)));
-        }
-    }
-    (quarters, months)
+/// Names that date two releases: which publisher's periods, and the periods.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TwoReleases {
+    pub what: &'static str,
+    pub periods: String,
 }
 
-/// The periods the `names` say; the latest when several do (`periods_named` tells whether
-/// they do).
-pub fn release_period(names: &[String]) -> ReleasePeriod {
-    let (quarters, months) = periods_named(names);
-    ReleasePeriod { quarter: quarters.into_iter().next_back(), month: months.into_iter().next_back() }
+impl ReleasePeriod {
+    /// The periods the `names` (paths relative to the folder) say; `TwoReleases` when they say
+    /// more than one quarter or more than one month.
+    pub fn of(names: &[String]) -> Result<ReleasePeriod, TwoReleases> {
+        let (mut quarters, mut months) = (BTreeSet::new(), BTreeSet::new());
+        for name in names {
+            for part in name.split(['/', '\\']) {
+                quarters.extend(quarter_folder(part).or_else(|| pgfn_month_file(part)));
+                months.extend(month_folder(part).or_else(|| rfb_entry_date(part)));
+            }
+        }
+        let single = |what: &'static str, set: BTreeSet<String>| match set.len() {
+            0 | 1 => Ok(set.into_iter().next()),
+            _ => Err(TwoReleases { what, periods: set.into_iter().collect::<Vec<_>>().join(", ") }),
+        };
+        Ok(ReleasePeriod {
+            quarter: single("PGFN quarters", quarters)?,
+            month: single("RFB months", months)?,
+        })
+    }
+
+    /// The month the release stands for: RFB's month, else the last month of PGFN's quarter.
+    pub fn month(&self) -> Option<crate::api::AnoMes> {
+        let from_month = self.month.as_deref().and_then(|m| {
+            let (y, m) = m.split_once('-')?;
+            crate::api::AnoMes::new(y.parse().ok()?, m.parse().ok()?)
+        });
+        let from_quarter = self.quarter.as_deref().and_then(|q| {
+            let (y, q) = q.split_once('T')?;
+            crate::api::AnoMes::new(y.parse().ok()?, q.parse::<u8>().ok()? * 3)
+        });
+        from_month.or(from_quarter)
+    }
 }
 
 fn year(text: &str) -> Option<u16> {
@@ -85,12 +108,12 @@ mod tests {
         let names =
             ["pgfn/2024_trimestre_01/Dados_abertos_FGTS.zip", "cnpj/2024-05/Empresas0.zip", "cnpj/Cnaes.zip"]
                 .map(String::from);
-        let p = release_period(&names);
+        let p = ReleasePeriod::of(&names).unwrap();
         assert_eq!(p.quarter.as_deref(), Some("2024T1"));
         assert_eq!(p.month.as_deref(), Some("2024-05"));
         let names = ["arquivo_lai_SIDA_SP_202012.csv", "K3241.K03200Y0.D40511.EMPRECSV"].map(String::from);
-        let p = release_period(&names);
+        let p = ReleasePeriod::of(&names).unwrap();
         assert_eq!((p.quarter.as_deref(), p.month.as_deref()), (Some("2020T4"), Some("2024-05")));
-        assert_eq!(release_period(&["Empresas0.zip".to_string()]), ReleasePeriod::default());
+        assert_eq!(ReleasePeriod::of(&["Empresas0.zip".to_string()]), Ok(ReleasePeriod::default()));
     }
 }
