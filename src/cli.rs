@@ -370,7 +370,8 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = crate::simulator::RegistryConfig::DEFAULT_SEED)]
     pub seed: u64,
 
-    /// Dataset scale: 1.0 = ~5,000 companies and tens of thousands of credit rows a month.
+    /// Dataset scale: 1.0 = ~5,000 companies and tens of thousands of credit rows a month. At
+    /// most 64 served, 1000 (5 million companies) with --write-open-data.
     #[arg(long, default_value_t = 1.0)]
     pub scale: f64,
 

@@ -13,10 +13,13 @@ use crate::exit::{Classified, ExitStatus};
 use crate::simulator::{self, FaultConfig, RegistryConfig};
 
 pub async fn serve(args: ServeArgs) -> Result<ExitStatus> {
-    if !(args.scale > 0.0 && args.scale <= 64.0) {
+    // Served, a dataset's credits sit in memory (64: ~1 GB); written as a release, a company is
+    // made and written one at a time, up to the dataset's 5 million companies (1000).
+    let max_scale = if args.write_open_data.is_some() { 1000.0 } else { 64.0 };
+    if !(args.scale > 0.0 && args.scale <= max_scale) {
         return Err(Classified::new(
             ExitStatus::BadInput,
-            format!("--scale {}: it must be above 0 and at most 64", args.scale),
+            format!("--scale {}: it must be above 0 and at most {max_scale}", args.scale),
         )
         .into());
     }

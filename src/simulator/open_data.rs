@@ -68,31 +68,34 @@ fn field(map: &serde_json::Map<String, serde_json::Value>, name: &str) -> Vec<u8
     latin1(map.get(name).and_then(serde_json::Value::as_str).unwrap_or(""))
 }
 
-/// One CSV zipped under `entry` at `path`.
-fn write_zip(path: &Path, entry: &str, csv: Vec<u8>) -> std::io::Result<()> {
+/// A zip being written with one CSV entry, streamed: rows go through the compressor as they
+/// are made, so a release of millions of rows never sits in memory.
+type ZipCsv = csv::Writer<zip::ZipWriter<std::io::BufWriter<std::fs::File>>>;
+
+fn zip_csv(path: &Path, entry: &str, quoted: bool) -> std::io::Result<ZipCsv> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
-    let mut zip = zip::ZipWriter::new(std::fs::File::create(path)?);
-    let options =
-        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    let file = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?);
+    let mut zip = zip::ZipWriter::new(file);
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        // Entries of several GB, as PGFN's are.
+        .large_file(true);
     zip.start_file(entry, options).map_err(std::io::Error::other)?;
-    zip.write_all(&csv)?;
-    zip.finish().map_err(std::io::Error::other)?;
-    Ok(())
-}
-
-fn csv_writer(quoted: bool) -> csv::Writer<Vec<u8>> {
     let style = if quoted { csv::QuoteStyle::Always } else { csv::QuoteStyle::Never };
-    csv::WriterBuilder::new().delimiter(b';').quote_style(style).from_writer(Vec::new())
+    Ok(csv::WriterBuilder::new().delimiter(b';').quote_style(style).from_writer(zip))
 }
 
-fn finish(w: csv::Writer<Vec<u8>>) -> std::io::Result<Vec<u8>> {
-    w.into_inner().map_err(|e| std::io::Error::other(e.to_string()))
+fn finish(w: ZipCsv) -> std::io::Result<()> {
+    let zip = w.into_inner().map_err(|e| std::io::Error::other(e.to_string()))?;
+    let mut file = zip.finish().map_err(std::io::Error::other)?;
+    file.flush()
 }
 
 /// Writes the whole dataset under `dir` as one release: `pgfn/<AAAA>_trimestre_<T>/` and
-/// `cnpj/<AAAA-MM>/`, dated by the month the data stands at.
+/// `cnpj/<AAAA-MM>/`, dated by the month the data stands at. Each file is written on its own
+/// thread: at the scale of a real release (millions of companies) this is minutes, not tens.
 pub fn write_open_data(ds: &Dataset, dir: &Path) -> std::io::Result<Written> {
     // Dated by the month the data stands at (`serve --as-of`), as a release of that month is.
     let as_of = ds.latest_month().to_string();
@@ -102,42 +105,69 @@ pub fn write_open_data(ds: &Dataset, dir: &Path) -> std::io::Result<Written> {
     let pgfn_dir = dir.join("pgfn").join(format!("{year}_trimestre_{q:0>2}"));
     let cnpj_dir = dir.join("cnpj").join(&month);
     let companies: Vec<_> = (0..ds.company_count()).map(|i| ds.company_cnpj(i)).collect();
-    let mut written = Written { files: Vec::new(), companies: companies.len(), debt_rows: 0 };
-    let stamp = as_of.clone();
-    for categoria in Categoria::ALL {
-        let header = &pgfn_header(categoria)[..];
-        let mut w = csv_writer(false);
-        w.write_record(header.iter().map(|h| h.as_bytes())).map_err(std::io::Error::other)?;
-        for cnpj in &companies {
-            for debt in ds.dividas(cnpj, categoria).unwrap_or_default() {
-                write_debt(&mut w, header, &debt)?;
-                written.debt_rows += 1;
-            }
-        }
-        let (zip, system) = pgfn_names(categoria);
-        let path = pgfn_dir.join(zip);
-        write_zip(&path, &format!("arquivo_lai_{system}_{stamp}.csv"), finish(w)?)?;
-        written.files.push(path);
-    }
     let d = month.replace('-', "");
     let entry = |suffix: &str| {
         format!("K3241.K03200Y0.D{}{}01.{suffix}", d.get(3..4).unwrap_or("6"), d.get(4..6).unwrap_or("09"))
     };
-    let [empresas, estabelecimentos, socios, simples] = rfb_tables(ds, &companies)?;
-    for (zip, suffix, rows) in [
-        ("Empresas0.zip", "EMPRECSV", empresas),
-        ("Estabelecimentos0.zip", "ESTABELE", estabelecimentos),
-        ("Socios0.zip", "SOCIOCSV", socios),
-        ("Simples.zip", "SIMPLES.CSV", simples),
-    ] {
-        let path = cnpj_dir.join(zip);
-        write_zip(&path, &entry(suffix), rows)?;
-        written.files.push(path);
-    }
-    Ok(written)
+    let rfb_files: [(PathBuf, String); 4] = [
+        (cnpj_dir.join("Empresas0.zip"), entry("EMPRECSV")),
+        (cnpj_dir.join("Estabelecimentos0.zip"), entry("ESTABELE")),
+        (cnpj_dir.join("Socios0.zip"), entry("SOCIOCSV")),
+        (cnpj_dir.join("Simples.zip"), entry("SIMPLES.CSV")),
+    ];
+    std::thread::scope(|scope| {
+        let pgfn: Vec<_> = Categoria::ALL
+            .into_iter()
+            .map(|categoria| {
+                let (zip, system) = pgfn_names(categoria);
+                let path = pgfn_dir.join(zip);
+                let entry = format!("arquivo_lai_{system}_{as_of}.csv");
+                let companies = &companies;
+                scope.spawn(move || {
+                    pgfn_file(ds, companies, categoria, &path, &entry).map(|rows| (path, rows))
+                })
+            })
+            .collect();
+        let rfb = scope.spawn(|| rfb_tables(ds, &companies, &rfb_files));
+        let mut written = Written { files: Vec::new(), companies: companies.len(), debt_rows: 0 };
+        for handle in pgfn {
+            let (path, rows) = joined(handle.join())?;
+            written.debt_rows += rows;
+            written.files.push(path);
+        }
+        joined(rfb.join())?;
+        written.files.extend(rfb_files.iter().map(|(path, _)| path.clone()));
+        Ok(written)
+    })
 }
 
-fn write_debt(w: &mut csv::Writer<Vec<u8>>, header: &[&str], debt: &DividaPgfn) -> std::io::Result<()> {
+fn joined<T>(result: std::thread::Result<std::io::Result<T>>) -> std::io::Result<T> {
+    result.map_err(|_| std::io::Error::other("a writer thread panicked"))?
+}
+
+/// One PGFN system's zip: its header, then every company's inscriptions of `categoria`.
+fn pgfn_file(
+    ds: &Dataset,
+    companies: &[crate::api::Cnpj],
+    categoria: Categoria,
+    path: &Path,
+    entry: &str,
+) -> std::io::Result<usize> {
+    let header = &pgfn_header(categoria)[..];
+    let mut w = zip_csv(path, entry, false)?;
+    w.write_record(header.iter().map(|h| h.as_bytes())).map_err(std::io::Error::other)?;
+    let mut rows = 0;
+    for cnpj in companies {
+        for debt in ds.dividas(cnpj, categoria).unwrap_or_default() {
+            write_debt(&mut w, header, &debt)?;
+            rows += 1;
+        }
+    }
+    finish(w)?;
+    Ok(rows)
+}
+
+fn write_debt(w: &mut ZipCsv, header: &[&str], debt: &DividaPgfn) -> std::io::Result<()> {
     let map = fields(debt);
     let row: Vec<Vec<u8>> = header.iter().map(|h| field(&map, &h.to_lowercase())).collect();
     w.write_record(&row).map_err(std::io::Error::other)
@@ -145,14 +175,22 @@ fn write_debt(w: &mut csv::Writer<Vec<u8>>, header: &[&str], debt: &DividaPgfn) 
 
 /// RFB's four files in one pass over the companies (a profile is made once per company):
 /// Empresas, Estabelecimentos, Socios, Simples, each row's fields in RFB's order.
-fn rfb_tables(ds: &Dataset, companies: &[crate::api::Cnpj]) -> std::io::Result<[Vec<u8>; 4]> {
-    let mut tables = [(); 4].map(|_| csv_writer(true));
-    let [empresas, estabelecimentos, socios, simples] = &mut tables;
-    let put =
-        |w: &mut csv::Writer<Vec<u8>>, columns: &[&str], map: serde_json::Map<String, serde_json::Value>| {
-            let row: Vec<Vec<u8>> = columns.iter().map(|c| field(&map, c)).collect();
-            w.write_record(&row).map_err(std::io::Error::other)
-        };
+fn rfb_tables(
+    ds: &Dataset,
+    companies: &[crate::api::Cnpj],
+    files: &[(PathBuf, String); 4],
+) -> std::io::Result<()> {
+    let mut tables = Vec::with_capacity(4);
+    for (path, entry) in files {
+        tables.push(zip_csv(path, entry, true)?);
+    }
+    let put = |w: &mut ZipCsv, columns: &[&str], map: serde_json::Map<String, serde_json::Value>| {
+        let row: Vec<Vec<u8>> = columns.iter().map(|c| field(&map, c)).collect();
+        w.write_record(&row).map_err(std::io::Error::other)
+    };
+    let [empresas, estabelecimentos, socios, simples] = &mut tables[..] else {
+        return Err(std::io::Error::other("four RFB files expected"));
+    };
     for cnpj in companies {
         let profile = ds.profile(cnpj).unwrap_or_default();
         if let Some(e) = &profile.empresa {
@@ -168,6 +206,5 @@ fn rfb_tables(ds: &Dataset, companies: &[crate::api::Cnpj]) -> std::io::Result<[
             put(socios, &rfb::SOCIOS, fields(&s))?;
         }
     }
-    let [a, b, c, d] = tables;
-    Ok([finish(a)?, finish(b)?, finish(c)?, finish(d)?])
+    tables.into_iter().try_for_each(finish)
 }
