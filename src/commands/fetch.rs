@@ -320,8 +320,10 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
         return Ok(FetchStage::AlreadyStored);
     }
     let credit_months: &[AnoMes] = incremental.as_ref().map_or(&months, |i| &i.credit_months);
-    // The published files carry no aggregated credits: nothing to ask for them.
-    let credit_ufs: &[crate::api::Uf] = if release.is_some() { &[] } else { &cfg.ufs };
+    // The published files carry no aggregated credits: nothing to ask for them, unless a
+    // service stands beside the files.
+    let files_alone = release.is_some() && cfg.base_url.is_none();
+    let credit_ufs: &[crate::api::Uf] = if files_alone { &[] } else { &cfg.ufs };
     let spec = PlanSpec {
         base_url: source.base_url.clone(),
         months: months.iter().map(ToString::to_string).collect(),

@@ -82,23 +82,38 @@ pub(super) async fn embedded_state(cfg: &RegistryConfig) -> Result<std::sync::Ar
 }
 
 /// The embedded registry over a release's files (`--open-data`): the portfolio's records as the
-/// files hold them, served to the fetch through the service's own interface.
+/// files hold them, served to the fetch through the service's own interface, inside this
+/// process (no socket: the files are here, the round trips would cost more than reading them).
+/// With `--base-url` as well, what the files do not carry comes from that service.
 pub async fn open_published(
     settings: &SourceSettings,
-    published: crate::api::published::Published,
+    mut published: crate::api::published::Published,
 ) -> Result<Source> {
-    let key = ApiKey::new(random_key());
-    let state = simulator::state_for_published(published, key.clone());
-    let registry = simulator::start(state, SocketAddr::from(([127, 0, 0, 1], 0)))
-        .await
-        .context("starting the registry over the open-data files")?;
-    let mut cc = ClientConfig::new(registry.base_url(), key);
-    cc.timeout = settings.timeout;
-    Ok(Source {
-        client: RegistryClient::new(&cc)?,
-        base_url: "open-data".to_string(),
-        demo_portfolio: None,
-        _registry: Some(registry),
+    let service = match &settings.base_url {
+        Some(_) => {
+            // The service dates what it sends; the files claim only their own sources.
+            published.fontes.retain(|key, _| key == "pgfn" || key == "cnpj");
+            Some(open(settings).await?)
+        }
+        None => None,
+    };
+    let state = simulator::state_for_published(published, ApiKey::new(random_key()));
+    let files = std::sync::Arc::new(
+        simulator::InProcess::new(state)
+            .map_err(|why| anyhow::anyhow!("starting the registry over the open-data files: {why}"))?,
+    );
+    Ok(match service {
+        Some(service) => Source {
+            client: service.client.with_local(files),
+            base_url: format!("open-data + {}", service.base_url),
+            ..service
+        },
+        None => Source {
+            client: RegistryClient::in_process(files),
+            base_url: "open-data".to_string(),
+            demo_portfolio: None,
+            _registry: None,
+        },
     })
 }
 

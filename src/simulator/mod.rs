@@ -127,6 +127,61 @@ pub fn state_for_published(
     })
 }
 
+/// The registry answering inside this process, through its own routes, key check and
+/// envelopes, with no socket between: what `run --open-data` fetches through.
+pub struct InProcess {
+    router: axum::Router,
+    key: axum::http::HeaderValue,
+    /// Over a release's files: the paths of what the files carry.
+    published: bool,
+}
+
+impl InProcess {
+    pub fn new(state: Arc<ServerState>) -> Result<Self, String> {
+        let key = axum::http::HeaderValue::from_str(state.key.expose())
+            .map_err(|_| "the key has characters not allowed in a header".to_string())?;
+        let published = state.published.is_some();
+        Ok(Self { router: server::router(state), key, published })
+    }
+}
+
+impl crate::api::client::InProcessService for InProcess {
+    fn get(
+        &self,
+        path_and_query: String,
+    ) -> futures::future::BoxFuture<'static, crate::api::client::InProcessAnswer> {
+        use tower::ServiceExt;
+        let (router, key) = (self.router.clone(), self.key.clone());
+        Box::pin(async move {
+            let answer = |status: u16, body: Vec<u8>| crate::api::client::InProcessAnswer {
+                status,
+                retry_after: None,
+                body,
+            };
+            let request = axum::http::Request::get(&path_and_query)
+                .header("x-api-key", key)
+                .body(axum::body::Body::empty());
+            let Ok(request) = request else {
+                return answer(400, format!("not a request path: {path_and_query}").into_bytes());
+            };
+            let response = match router.oneshot(request).await {
+                Ok(response) => response,
+                Err(never) => match never {},
+            };
+            let status = response.status().as_u16();
+            let retry_after = crate::api::client::parse_retry_after(response.headers());
+            match axum::body::to_bytes(response.into_body(), usize::MAX).await {
+                Ok(body) => crate::api::client::InProcessAnswer { status, retry_after, body: body.to_vec() },
+                Err(e) => answer(500, e.to_string().into_bytes()),
+            }
+        })
+    }
+
+    fn answers(&self, path: &str) -> bool {
+        !self.published || published::carries(path)
+    }
+}
+
 /// Starts serving `state` on `addr` (port 0 picks a free one) in a background task.
 pub async fn start(state: Arc<ServerState>, addr: SocketAddr) -> std::io::Result<RunningRegistry> {
     let listener = tokio::net::TcpListener::bind(addr).await?;

@@ -7,10 +7,20 @@
 use axum::http::StatusCode;
 use axum::response::Response;
 
-use super::server::{envelope, json_response, not_found};
+use super::server::{detail, envelope, json_response, not_found};
 use crate::api::models::{CreditoAtivo, Fonte, Obra, ParcelamentoRfb, TransacaoRfb};
 use crate::api::published::Published;
 use crate::api::{Categoria, Cnpj};
+
+/// Whether the files carry what `path` asks (`/v1/...`): a company's profile, establishments,
+/// partners and debts. With a service beside the files, it answers the rest.
+pub fn carries(path: &str) -> bool {
+    let Some(rest) = path.strip_prefix("/v1/cnpjs/") else { return false };
+    match rest.split_once('/') {
+        None => !rest.is_empty(),
+        Some((_, list)) => matches!(list, "estabelecimentos" | "socios" | "dividas-pgfn"),
+    }
+}
 
 /// The list routes of a company.
 #[derive(Clone, Copy)]
@@ -27,11 +37,18 @@ fn fonte(p: &Published, key: &str) -> Fonte {
     p.fontes.get(key).cloned().unwrap_or_else(|| Fonte { status: Some("ausente".into()), versao: None })
 }
 
+/// A row the published models could not take: cannot happen (their fields are all optional
+/// text), answered as the service answers what it cannot serve.
+fn unreadable(e: &serde_json::Error) -> Response {
+    detail(StatusCode::INTERNAL_SERVER_ERROR, &format!("a published row could not be served: {e}"))
+}
+
 /// Operation 1.
 pub(super) fn profile(p: &Published, cnpj: &Cnpj) -> Response {
     match p.profile(cnpj) {
-        Some(profile) => json_response(StatusCode::OK, &profile),
-        None => not_found(),
+        Ok(Some(profile)) => json_response(StatusCode::OK, &profile),
+        Ok(None) => not_found(),
+        Err(e) => unreadable(&e),
     }
 }
 
@@ -40,8 +57,9 @@ pub(super) fn company_list(p: &Published, list: List, cnpj: &Cnpj, limite: usize
     macro_rules! serve {
         ($items:expr, $src:expr) => {
             match $items {
-                Some(items) => envelope(&items, items.len(), limite, offset, fonte(p, $src)),
-                None => not_found(),
+                Ok(Some(items)) => envelope(&items, items.len(), limite, offset, fonte(p, $src)),
+                Ok(None) => not_found(),
+                Err(e) => unreadable(&e),
             }
         };
     }
@@ -50,9 +68,9 @@ pub(super) fn company_list(p: &Published, list: List, cnpj: &Cnpj, limite: usize
         List::Estabelecimentos => serve!(p.estabelecimentos_of(cnpj), "cnpj"),
         List::Socios => serve!(p.socios_of(cnpj), "cnpj"),
         List::Dividas(categoria) => serve!(p.dividas_of(cnpj, categoria), "pgfn"),
-        List::Obras => serve!(known.then(Vec::<Obra>::new), "cno"),
-        List::Parcelamentos => serve!(known.then(Vec::<ParcelamentoRfb>::new), "rfb"),
-        List::Transacoes => serve!(known.then(Vec::<TransacaoRfb>::new), "rfb"),
+        List::Obras => serve!(Ok(known.then(Vec::<Obra>::new)), "cno"),
+        List::Parcelamentos => serve!(Ok(known.then(Vec::<ParcelamentoRfb>::new)), "rfb"),
+        List::Transacoes => serve!(Ok(known.then(Vec::<TransacaoRfb>::new)), "rfb"),
     }
 }
 

@@ -56,7 +56,7 @@ pub(super) fn json_response(status: StatusCode, body: &impl Serialize) -> Respon
     }
 }
 
-fn detail(status: StatusCode, text: &str) -> Response {
+pub(super) fn detail(status: StatusCode, text: &str) -> Response {
     json_response(status, &DetailBody { detail: text.to_string() })
 }
 

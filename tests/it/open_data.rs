@@ -177,6 +177,36 @@ fn a_run_from_the_files_equals_a_run_from_the_service_over_the_same_dataset() {
         md.contains("AUSENTE: os arquivos publicados não trazem estes dados"),
         "the report names what is absent"
     );
+
+    // With a service beside the files, what the files lack comes from it: the plans, the
+    // settlements and the credits equal the service run's, the debts still the files'.
+    let key = "open-data-and-service";
+    let serve = ServeProcess::start(key, RegistryConfig::DEFAULT_SEED, 0.05, &[]);
+    let both = tmp.path().join("both-run");
+    let o = bin()
+        .args(["--quiet", "run", "--open-data"])
+        .arg(&files)
+        .args(["--base-url", &serve.base_url, "--cnpjs"])
+        .arg(tmp.path().join("carteira.txt"))
+        .arg("--out")
+        .arg(&both)
+        .env("REGISTRY_API_KEY", key)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for table in ["parcelamentos_rfb", "transacoes_rfb", "creditos_ativos", "dividas_pgfn"] {
+        let (from_both, reference) = (
+            read_exported_table(&both, table).unwrap(),
+            read_exported_table(if table == "dividas_pgfn" { &from_files } else { &from_service }, table)
+                .unwrap(),
+        );
+        let columns: Vec<&str> = reference.get_column_names().iter().map(|c| c.as_str()).collect();
+        assert!(reference.height() > 0, "{table}: the reference run has rows");
+        assert_eq!(rows(&from_both, &columns), rows(&reference, &columns), "{table}");
+    }
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(both.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(m["periodos"]["fontes"]["rfb"]["status"], "ok", "{}", m["periodos"]);
 }
 
 /// Zips `entries` at `path`, as a publisher's download.

@@ -16,10 +16,12 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use std::sync::Arc;
+
 use crate::api::Cnpj;
-use crate::api::models::{DividaPgfn, Empresa, Estabelecimento, Fonte, Simples, Socio};
-use crate::api::published::Published;
-use layouts::{Kind, cnpj_digits, decode, kind_of_name, model, pgfn_header, rfb_shape_fits};
+use crate::api::models::Fonte;
+use crate::api::published::{Published, Row};
+use layouts::{Kind, cnpj_digits, decode, kind_of_name, pgfn_header, rfb_shape_fits};
 pub use release::ReleasePeriod;
 
 /// A folder or file that cannot be used, named with what is wrong and how to fix it.
@@ -78,6 +80,9 @@ pub struct OpenDataNote {
     pub found: BTreeSet<String>,
     pub missing: BTreeSet<String>,
     pub period: ReleasePeriod,
+    /// How long reading the folder took, in milliseconds.
+    #[serde(default)]
+    pub read_ms: u64,
 }
 
 impl Release {
@@ -90,6 +95,7 @@ impl Release {
             found: self.found.clone(),
             missing: self.missing.clone(),
             period: self.period.clone(),
+            read_ms: self.read_ms,
         }
     }
 
@@ -110,10 +116,12 @@ pub struct Release {
     pub found: BTreeSet<String>,
     pub missing: BTreeSet<String>,
     pub period: ReleasePeriod,
+    pub read_ms: u64,
 }
 
 /// Reads the open-data files under `dir` for `portfolio`.
 pub fn read_release(dir: &Path, portfolio: &[Cnpj]) -> Result<Release, OpenDataError> {
+    let started = std::time::Instant::now();
     let files = find_files(dir)?;
     let roots: HashSet<[u8; 8]> =
         portfolio.iter().filter_map(|c| c.basico().as_bytes().try_into().ok()).collect();
@@ -132,7 +140,7 @@ pub fn read_release(dir: &Path, portfolio: &[Cnpj]) -> Result<Release, OpenDataE
             release.ignored.push(relative(dir, &found.path));
             continue;
         };
-        let mut reader = TableReader { roots: &roots, period: &release.period, out: &mut release.published };
+        let mut reader = TableReader { roots: &roots, out: &mut release.published };
         let (counts, sha256) = read_file(&found.path, kind, &mut reader)?;
         release.found.insert(kind.dataset().to_string());
         release.files.push(FileRead {
@@ -151,6 +159,9 @@ pub fn read_release(dir: &Path, portfolio: &[Cnpj]) -> Result<Release, OpenDataE
     release.missing =
         Kind::ALL.iter().map(|k| k.dataset().to_string()).filter(|d| !release.found.contains(d)).collect();
     release.published.fontes = fontes(&release);
+    release.published.quarter = release.period.quarter.clone();
+    release.published.month = release.period.month.clone();
+    release.read_ms = started.elapsed().as_millis() as u64;
     Ok(release)
 }
 
@@ -320,7 +331,6 @@ fn read_zip(path: &Path, kind: Kind, reader: &mut TableReader<'_>) -> Result<Cou
 /// Reads tables into `out`, keeping the rows of `roots`.
 struct TableReader<'a> {
     roots: &'a HashSet<[u8; 8]>,
-    period: &'a ReleasePeriod,
     out: &'a mut Published,
 }
 
@@ -354,6 +364,7 @@ impl TableReader<'_> {
         }
         let fields: Vec<String> = record.iter().map(decode).collect();
         let header = pgfn_header(&fields).map_err(|problem| layout(path, problem))?;
+        let columns: Arc<[String]> = header.columns.clone().into();
         let mut counts = Counts::default();
         while read(&mut csv, &mut record)? {
             counts.read += 1;
@@ -365,11 +376,7 @@ impl TableReader<'_> {
             if !self.kept(&digits[..8]) {
                 continue;
             }
-            let mut debt: DividaPgfn = model(&header.columns, record.iter().map(decode).collect())
-                .map_err(|e| layout(path, format!("row {} cannot be read: {e}", counts.read + 1)))?;
-            if debt.dataset_trimester.is_none() {
-                debt.dataset_trimester = self.period.quarter.clone();
-            }
+            let debt = Row::new(columns.clone(), record.iter().map(decode));
             let root = String::from_utf8_lossy(&digits[..8]).to_string();
             self.out.dividas.entry((root, header.categoria)).or_default().push(debt);
             counts.kept += 1;
@@ -379,7 +386,7 @@ impl TableReader<'_> {
 
     /// An RFB file: headerless, every field quoted, `;`-separated, its columns by position.
     fn rfb<R: Read>(&mut self, source: R, kind: Kind, path: &Path) -> Result<Counts, OpenDataError> {
-        let columns: Vec<String> =
+        let columns: Arc<[String]> =
             kind.rfb_columns().unwrap_or_default().iter().map(|c| c.to_string()).collect();
         let mut csv =
             csv::ReaderBuilder::new().delimiter(b';').has_headers(false).flexible(true).from_reader(source);
@@ -411,52 +418,25 @@ impl TableReader<'_> {
             if !self.kept(root) {
                 continue;
             }
-            let values: Vec<String> = record.iter().map(decode).collect();
-            self.keep_rfb(kind, &columns, values)
-                .map_err(|e| layout(path, format!("row {} cannot be read: {e}", counts.read)))?;
+            let root = decode(root);
+            self.keep_rfb(kind, root, Row::new(columns.clone(), record.iter().map(decode)));
             counts.kept += 1;
         }
         Ok(counts)
     }
 
-    fn keep_rfb(
-        &mut self,
-        kind: Kind,
-        columns: &[String],
-        values: Vec<String>,
-    ) -> Result<(), serde_json::Error> {
-        let root = values.first().cloned().unwrap_or_default();
-        let month = self.period.month.clone();
+    fn keep_rfb(&mut self, kind: Kind, root: String, row: Row) {
         match kind {
             Kind::Empresas => {
-                let mut e: Empresa = model(columns, values)?;
-                e.dataset_month = month;
-                self.out.empresas.insert(root, e);
+                self.out.empresas.insert(root, row);
             }
-            Kind::Estabelecimentos => {
-                let mut e: Estabelecimento = model(columns, values)?;
-                e.cnpj_completo = Some(format!(
-                    "{}{}{}",
-                    e.cnpj_basico.as_deref().unwrap_or(""),
-                    e.cnpj_ordem.as_deref().unwrap_or(""),
-                    e.cnpj_dv.as_deref().unwrap_or("")
-                ));
-                e.dataset_month = month;
-                self.out.estabelecimentos.entry(root).or_default().push(e);
-            }
-            Kind::Socios => {
-                let mut s: Socio = model(columns, values)?;
-                s.dataset_month = month;
-                self.out.socios.entry(root).or_default().push(s);
-            }
+            Kind::Estabelecimentos => self.out.estabelecimentos.entry(root).or_default().push(row),
+            Kind::Socios => self.out.socios.entry(root).or_default().push(row),
             Kind::Simples => {
-                let mut s: Simples = model(columns, values)?;
-                s.dataset_month = month;
-                self.out.simples.insert(root, s);
+                self.out.simples.insert(root, row);
             }
             Kind::Pgfn => {}
         }
-        Ok(())
     }
 }
 
@@ -466,6 +446,7 @@ mod tests {
 
     use super::*;
     use crate::api::Categoria;
+    use crate::api::models::DividaPgfn;
 
     fn fixture(name: &str) -> Vec<u8> {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/real");
@@ -553,12 +534,13 @@ mod tests {
             let at = |name: &str| header.iter().position(|h| h == name).unwrap();
             for row in rows {
                 let numero = &row[at("NUMERO_INSCRICAO")];
-                let kept: Vec<&DividaPgfn> = release
+                let kept: Vec<DividaPgfn> = release
                     .published
                     .dividas
                     .iter()
                     .filter(|((_, c), _)| *c == categoria)
                     .flat_map(|(_, v)| v)
+                    .map(|r| r.model::<DividaPgfn>().unwrap())
                     .filter(|d| d.numero_inscricao.as_deref() == Some(numero.as_str()))
                     .filter(|d| d.cpf_cnpj.as_deref() == Some(row[0].as_str()))
                     .collect();
@@ -569,18 +551,22 @@ mod tests {
                 assert_eq!(kept.len(), 1, "{file}: {row:?}");
                 assert_eq!(kept[0].valor_consolidado.as_deref(), Some(row[at("VALOR_CONSOLIDADO")].as_str()));
                 assert_eq!(kept[0].tipo_devedor.as_deref(), Some(row[at("TIPO_DEVEDOR")].as_str()));
-                assert_eq!(kept[0].dataset_trimester.as_deref(), Some("2020T4"));
+                // Served, the record carries the release's quarter, as the service stamps it.
+                let served = release.published.dividas_of(&Cnpj::parse(&row[0]).unwrap(), categoria);
+                let served = served.unwrap().unwrap();
+                let served = served.iter().find(|d| d.numero_inscricao.as_deref() == Some(numero.as_str()));
+                assert_eq!(served.and_then(|d| d.dataset_trimester.as_deref()), Some("2020T4"));
             }
         }
 
         // RFB: the establishment asked for, its company, partners and Simples, as published.
         let cnpj = Cnpj::parse("07396865000168").unwrap();
-        let profile = release.published.profile(&cnpj).unwrap();
+        let profile = release.published.profile(&cnpj).unwrap().unwrap();
         let e = profile.estabelecimento.unwrap();
         assert_eq!(e.cnpj_completo.as_deref(), Some("07396865000168"));
         assert_eq!((e.uf.as_deref(), e.cep.as_deref()), (Some("SC"), Some("89136000")));
         assert_eq!(e.dataset_month.as_deref(), Some("2024-05"));
-        let socios = release.published.socios_of(&cnpj).unwrap();
+        let socios = release.published.socios_of(&cnpj).unwrap().unwrap();
         let want: Vec<String> = published_lines("cnpj_socios.csv")
             .into_iter()
             .filter(|r| r[0] == "\"07396865\"")
