@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# A run from the publishers' files at their real size, against the time it takes just to
+# decompress them. PGFN publishes about 28 M inscriptions a quarter in three zips; a portfolio
+# needs a few of them, so reading a release can cost little more than `unzip -p` of its files.
+#
+# Writes a release of SCALE x 5,000 companies with the embedded registry (832: 4.16 M companies,
+# about 28 M inscriptions over the three PGFN zips, and RFB's Empresas, Estabelecimentos,
+# Socios and Simples zips for every company; kept under DATA, written once), picks PORTFOLIO
+# head offices spread evenly over RFB's Estabelecimentos file (read with unzip and awk, not by
+# fiscal-report), then, RUNS times in turn: `unzip -p` of every zip to /dev/null (the floor) and
+# `fiscal-report run --open-data` of the same folder (read, fetch through the service's
+# interface, queries, Parquet, report). Writes bench/results/open-data.md.
+#
+#   bench/open_data.sh       # SCALE=832 PORTFOLIO=50000 RUNS=3 DATA=bench/data by default
+# Needs: unzip, /usr/bin/time (Debian packages `unzip`, `time`), python3; about 1.3 GB of disk
+# for the release and 10 minutes to write it the first time.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REPO=$(pwd)
+SCALE=${SCALE:-832}
+PORTFOLIO=${PORTFOLIO:-50000}
+RUNS=${RUNS:-3}
+DATA=${DATA:-$REPO/bench/data}
+cargo build --release --quiet
+BIN="$(realpath "${CARGO_TARGET_DIR:-target}")/release/fiscal-report"
+RELEASE="$DATA/open-data-scale-$SCALE"
+if [ ! -f "$RELEASE/.complete" ]; then
+  rm -rf "$RELEASE"
+  mkdir -p "$DATA"
+  /usr/bin/time -f "%e" -o "$DATA/write-seconds-$SCALE" \
+    "$BIN" serve --scale "$SCALE" --write-open-data "$RELEASE"
+  touch "$RELEASE/.complete"
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mapfile -t ZIPS < <(find "$RELEASE" -name '*.zip' | sort)
+# Head offices (order 0001) of RFB's establishments, every STEP-th: an even spread.
+STEP=$(( SCALE * 5000 / PORTFOLIO ))
+unzip -p "$RELEASE"/cnpj/*/Estabelecimentos*.zip \
+  | awk -F'";"' -v step="$STEP" '$2 == "0001" { if (n++ % step == 0) { gsub(/"/, "", $1); print $1 $2 $3 } }' \
+  | head -n "$PORTFOLIO" >"$tmp/portfolio.txt"
+# From the temporary folder: the run uses the queries and templates built into the binary.
+cd "$tmp"
+for i in $(seq "$RUNS"); do
+  /usr/bin/time -f "%e %M" -o "$tmp/floor-$i" bash -c 'for z in "$@"; do unzip -p "$z" >/dev/null; done' _ "${ZIPS[@]}"
+  /usr/bin/time -f "%e %M" -o "$tmp/ours-$i" "$BIN" --quiet run --open-data "$RELEASE" \
+    --cnpjs "$tmp/portfolio.txt" --out "$tmp/out-$i" >/dev/null 2>"$tmp/run-$i.log" \
+    || { cat "$tmp/run-$i.log"; exit 1; }
+  cp "$tmp/out-$i/manifest.json" "$tmp/manifest-$i.json"
+  rm -rf "$tmp/out-$i"
+done
+cd "$REPO"
+python3 - "$tmp" "$RUNS" "$SCALE" "$PORTFOLIO" "$RELEASE" "$DATA/write-seconds-$SCALE" "${ZIPS[@]}" <<'PY'
+import datetime, json, os, statistics, sys, zipfile
+tmp, runs, scale, portfolio, release, write_file = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), sys.argv[5], sys.argv[6]
+zips = sys.argv[7:]
+def timed(name, i):
+    wall, peak = open(f"{tmp}/{name}-{i}").read().split()
+    return float(wall), int(peak) / 1024
+floor = [timed("floor", i) for i in range(1, runs + 1)]
+ours = [timed("ours", i) for i in range(1, runs + 1)]
+manifest = json.load(open(f"{tmp}/manifest-1.json"))
+files = manifest["open_data"]["files"]
+stages = {s["stage"]: s["seconds"] for s in manifest.get("stages", [])}
+zipped = sum(os.path.getsize(z) for z in zips)
+raw = sum(i.file_size for z in zips for i in zipfile.ZipFile(z).infolist())
+pgfn_rows = sum(f["rows_read"] for f in files if f["dataset"] == "pgfn_dividas")
+companies = next(f["rows_read"] for f in files if f["dataset"] == "rfb_empresas")
+med = lambda xs: statistics.median(xs)
+f_med, o_med = med(w for w, _ in floor), med(w for w, _ in ours)
+ratios = [o / f for (o, _), (f, _) in zip(ours, floor)]
+peak = max(p for _, p in ours)
+write = open(write_file).read().strip() if os.path.exists(write_file) else "?"
+gib = lambda b: b / 2**30
+lines = [
+    "# Open data at a real release's size: a run from the files against decompressing them", "",
+    f"Measured {datetime.date.today()} on {os.cpu_count()} cores (release build), in one run, turn about: "
+    f"`unzip -p` of every zip to /dev/null, then `fiscal-report run --open-data` of the same folder; {runs} rounds.", "",
+    f"Release (the embedded registry's dataset at scale {scale}, written once in {write} s): {pgfn_rows:,} PGFN inscriptions "
+    f"in three zips, {companies:,} companies in RFB's four files; {len(zips)} zips, {gib(zipped):.2f} GiB zipped, "
+    f"{gib(raw):.2f} GiB of text. Portfolio: {portfolio:,} head offices spread evenly over the Estabelecimentos file.", "",
+    "| file | rows read | kept |", "|---|--:|--:|",
+]
+lines += [f"| {f['path']} | {f['rows_read']:,} | {f['rows_kept']:,} |" for f in files]
+lines += [
+    "", "| | median | fastest | slowest |", "|---|--:|--:|--:|",
+    f"| floor: `unzip -p` of every zip | {f_med:.1f} s | {min(w for w, _ in floor):.1f} s | {max(w for w, _ in floor):.1f} s |",
+    f"| `run --open-data` (whole run) | {o_med:.1f} s | {min(w for w, _ in ours):.1f} s | {max(w for w, _ in ours):.1f} s |",
+    f"| ratio, round by round | **{med(ratios):.2f} x** | {min(ratios):.2f} x | {max(ratios):.2f} x |",
+    f"| peak memory of the run | {med(p for _, p in ours):.0f} MiB | | {peak:.0f} MiB |", "",
+    f"Stages of the first round: reading the files {manifest['open_data'].get('read_ms', 0) / 1000:.1f} s, the fetch "
+    f"through the service's interface {manifest['fetch']['wall_seconds']:.1f} s, "
+    + ", ".join(f"{k} {v:.1f} s" for k, v in stages.items()) + ".", "",
+    f"Target (issue #34): whole run at most 1.5 x the floor, peak memory at most 1 GiB: "
+    f"{'met' if max(ratios) <= 1.5 and peak <= 1024 else 'NOT met'} ({max(ratios):.2f} x at worst, {peak:.0f} MiB).", "",
+    f"Reproduce: `bench/open_data.sh` (SCALE={scale}, PORTFOLIO={portfolio}, RUNS={runs}; DATA keeps the release).", "",
+]
+open("bench/results/open-data.md", "w").write("\n".join(lines))
+print("\n".join(lines))
+PY
