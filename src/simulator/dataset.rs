@@ -45,7 +45,7 @@
 //! | empresa `capital_social_raw` | `1000,00` (decimal comma, no grouping) |
 //! | socios `cnpj_cpf_socio` | masked CPF `***220050**`, or a 14-digit CNPJ for company partners |
 //! | profile `resumos.*.valor_total` | dot decimal `312038.84` |
-//! | obras, vinculos, obra cnaes dates | ISO; open vinculo `data_fim` is `""` |
+//! | obras, vinculos, obra cnaes dates | ISO; open vinculo `data_fim` is null |
 //! | obra `area_total` / area `metragem` | dot decimal `1250.50` / decimal comma `1250,50` |
 //! | imoveis `area_total_hectares` | decimal comma, one decimal `1234,5` |
 //! | imoveis `data_atualizacao_cadastro` / `data_atualizacao_raw` | ISO / `DD/MM/YYYY` |

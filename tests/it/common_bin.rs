@@ -80,16 +80,36 @@ pub fn files_below(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     out
 }
 
-/// True when `python3` can import `modules`. Where it cannot, a test skips and says so, except
-/// under CI, which installs tests/requirements.txt: there a skip would hide a regression.
+/// The file each skipped test adds a line to; `.ci/run` counts its lines after the tests.
+pub const SKIP_LOG: &str = concat!(env!("CARGO_TARGET_TMPDIR"), "/skipped-tests.txt");
+
+/// A test that cannot run here for want of what `missing` names. Under CI, which installs
+/// every tool the tests need (`.ci/run`), that fails the test: a skip would hide a regression.
+/// Elsewhere it says SKIPPED and adds a line to `SKIP_LOG`, as `cargo test` shows nothing of a
+/// passing test's output.
+pub fn skip(missing: &str) {
+    assert!(std::env::var_os("CI").is_none(), "CI must have it: {missing}");
+    eprintln!("SKIPPED: {missing}");
+    let thread = std::thread::current();
+    let line = format!("{}: {missing}\n", thread.name().unwrap_or("a test"));
+    let appended = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(SKIP_LOG)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, line.as_bytes()));
+    if let Err(e) = appended {
+        eprintln!("(the skip could not be logged to {SKIP_LOG}: {e})");
+    }
+}
+
+/// True when `python3` can import `modules`; else the test skips (`skip`).
 pub fn python_with(modules: &str) -> bool {
     let ok = Command::new("python3")
         .args(["-c", &format!("import {modules}")])
         .output()
         .is_ok_and(|o| o.status.success());
     if !ok {
-        assert!(std::env::var_os("CI").is_none(), "CI must have {modules} (tests/requirements.txt)");
-        eprintln!("SKIPPED: python3 with {modules} is not available (pip install -r tests/requirements.txt)");
+        skip(&format!("python3 with {modules} (pip install -r tests/requirements.txt)"));
     }
     ok
 }

@@ -37,4 +37,5 @@ mod soak;
 mod sources_dates;
 mod store;
 mod typed_staging;
+mod wire_types;
 mod workbook;

@@ -99,7 +99,9 @@ pub(super) fn obra_full(ds: &Dataset, core: &Core, k: u32) -> ObraFull {
         .collect();
     let qualificacao = pick(rng, &["0070", "0057", "0064"]);
     let mut vinculos = vec![Vinculo {
-        data_fim: Some(if situacao == "15" { data_situacao.iso() } else { String::new() }),
+        // A link that has not ended has no end date: null, as the interface types `data_fim` a
+        // date (an ISO date or null), never an empty text.
+        data_fim: (situacao == "15").then(|| data_situacao.iso()),
         data_inicio: Some(inicio.iso()),
         data_registro: Some(registro.iso()),
         cno: Some(cno.clone()),
@@ -110,9 +112,9 @@ pub(super) fn obra_full(ds: &Dataset, core: &Core, k: u32) -> ObraFull {
         // A contractor: another company of the dataset, for part of the period.
         let other = below(rng, ds.companies);
         let start = Date::between(rng, inicio, TODAY);
-        let end = if per_mille(rng, 500) { Date::between(rng, start, TODAY).iso() } else { String::new() };
+        let end = per_mille(rng, 500).then(|| Date::between(rng, start, TODAY).iso());
         vinculos.push(Vinculo {
-            data_fim: Some(end),
+            data_fim: end,
             data_inicio: Some(start.iso()),
             data_registro: Some(start.iso()),
             cno: Some(cno.clone()),
