@@ -289,31 +289,63 @@ fn the_real_published_rows_go_through_open_data_exactly() {
 fn a_truncated_zip_or_an_unknown_header_exits_2_naming_the_file() {
     let tmp = tempfile::tempdir().unwrap();
     let files = tmp.path().join("downloads");
+    let store = tmp.path().join("store");
+    let cnpjs = ["04071544000103".to_string()];
+    std::fs::write(tmp.path().join("carteira.txt"), cnpjs.join("\n")).unwrap();
+    // A run on a store over `dir`: it must stop with exit 2 naming each of `names`, and
+    // commit nothing.
+    let refused = |dir: &Path, names: &[&str]| {
+        let o = bin()
+            .args(["--quiet", "run", "--store"])
+            .arg(&store)
+            .arg("--open-data")
+            .arg(dir)
+            .arg("--cnpjs")
+            .arg(tmp.path().join("carteira.txt"))
+            .arg("--out")
+            .arg(tmp.path().join("files-run"))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{stderr}");
+        for name in names {
+            assert!(stderr.contains(name), "{name} not in: {stderr}");
+        }
+        assert!(!tmp.path().join("files-run").join("manifest.json").exists(), "nothing written");
+        let committed = std::fs::read_dir(&store).map(|d| d.count()).unwrap_or(0);
+        assert_eq!(committed, 0, "nothing committed to the store for a broken release");
+    };
     let sida = files.join("Dados_abertos_Nao_Previdenciario.zip");
-    zip_of(
-        &sida,
-        &[("arquivo_lai_SIDA_202012.csv", std::fs::read(fixture("pgfn_nao_previdenciario.csv")).unwrap())],
-    );
+    let good = || {
+        zip_of(
+            &sida,
+            &[(
+                "arquivo_lai_SIDA_202012.csv",
+                std::fs::read(fixture("pgfn_nao_previdenciario.csv")).unwrap(),
+            )],
+        )
+    };
+    // Truncated: the download stopped two thirds of the way.
+    good();
     let bytes = std::fs::read(&sida).unwrap();
     std::fs::write(&sida, &bytes[..bytes.len() * 2 / 3]).unwrap();
-    let cnpjs = vec!["04071544000103".to_string()];
-    let o = run_open_data(tmp.path(), &files, &cnpjs);
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{stderr}");
-    assert!(
-        stderr.contains("Dados_abertos_Nao_Previdenciario.zip") && stderr.contains("download it again"),
-        "{stderr}"
-    );
-
+    refused(&files, &["Dados_abertos_Nao_Previdenciario.zip", "download it again"]);
+    // Corrupt: whole, but bytes of its compressed data changed.
+    let mut corrupt = bytes.clone();
+    for b in &mut corrupt[60..bytes.len() / 2] {
+        *b ^= 0x5a;
+    }
+    std::fs::write(&sida, &corrupt).unwrap();
+    refused(&files, &["Dados_abertos_Nao_Previdenciario.zip"]);
+    // A header that is none of PGFN's.
     zip_of(&sida, &[("arquivo_lai_SIDA_202012.csv", b"CNPJ;NOME;VALOR\n04071544000103;X;1.00\n".to_vec())]);
-    let o = run_open_data(tmp.path(), &files, &cnpjs);
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("arquivo_lai_SIDA_202012.csv") && stderr.contains("CPF_CNPJ"), "{stderr}");
-    assert!(
-        !tmp.path().join("files-run").join("manifest.json").exists(),
-        "nothing written for a broken release"
-    );
+    refused(&files, &["arquivo_lai_SIDA_202012.csv", "CPF_CNPJ"]);
+    // Missing: a folder that is not there, and one with no published file in it.
+    refused(&tmp.path().join("not-downloaded"), &["not-downloaded", "--open-data"]);
+    let empty = tmp.path().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    std::fs::write(empty.join("LEIAME.txt"), "notes").unwrap();
+    refused(&empty, &["holds no PGFN or RFB open-data file", "Dados_abertos_*.zip"]);
 }
 
 /// Writes the embedded registry's dataset as it stood in `month` as one release under `dir`.
