@@ -31,6 +31,11 @@ struct Receiver {
 }
 
 fn receiver() -> Receiver {
+    receiver_answering("200 OK")
+}
+
+/// A receiver that answers every post with `status` (`500 Internal Server Error`, say).
+fn receiver_answering(status: &'static str) -> Receiver {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}{HOOK_PATH}", listener.local_addr().unwrap());
     let got = Arc::new(Mutex::new(Vec::new()));
@@ -65,7 +70,8 @@ fn receiver() -> Receiver {
                 }
                 break (head, String::from_utf8_lossy(&buf[end + 4..]).to_string());
             };
-            let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+            let answer = format!("HTTP/1.1 {status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+            let _ = s.write_all(answer.as_bytes());
             sink.lock().unwrap().push((head, body));
         }
     });
@@ -367,4 +373,52 @@ fn a_broken_rules_file_stops_the_run_before_any_fetch_naming_file_line_and_fix()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("use https"));
+}
+
+/// A receiver that keeps failing: the run exits 10 after its 3 tries, with every output and
+/// `alertas.jsonl` written, naming the receiver's host and never its secret path or token.
+#[test]
+fn a_webhook_that_keeps_failing_exits_10_with_every_output_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let portfolio = Dataset::generate(RegistryConfig::DEFAULT_SEED, 0.2).demo_portfolio(60);
+    let file = tmp.path().join("carteira.txt");
+    std::fs::write(&file, portfolio.iter().map(|c| c.as_str()).collect::<Vec<_>>().join("\n")).unwrap();
+    let rules = tmp.path().join("regras.toml");
+    std::fs::write(
+        &rules,
+        "[[regra]]\nnome = \"qualquer nova\"\ntipo = \"nova_inscricao\"\nvalor_minimo = 0\n",
+    )
+    .unwrap();
+    let (store, hook) = (tmp.path().join("store"), receiver_answering("500 Internal Server Error"));
+    let run = |serve: &ServeProcess, out: &str| {
+        bin()
+            .args(["run", "--uf", "SP", "--base-url", &serve.base_url, "--cnpjs"])
+            .arg(&file)
+            .arg("--store")
+            .arg(&store)
+            .arg("--rules")
+            .arg(&rules)
+            .args(["--notify-webhook", &hook.url])
+            .arg("--out")
+            .arg(tmp.path().join(out))
+            .env("REGISTRY_API_KEY", KEY)
+            .env("FISCAL_REPORT_WEBHOOK_TOKEN", TOKEN)
+            .output()
+            .unwrap()
+    };
+    let m = ServeProcess::start(KEY, RegistryConfig::DEFAULT_SEED, 0.2, &["--as-of", "202608"]);
+    assert_eq!(run(&m, "m").status.code(), Some(0), "a first run has no alert to post");
+    drop(m);
+    let m1 = ServeProcess::start(KEY, RegistryConfig::DEFAULT_SEED, 0.2, &[]);
+    let o = run(&m1, "m1");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(10), "{stderr}");
+    let out = tmp.path().join("m1");
+    assert!(!alerts_of(&out).1.is_empty(), "the month raised alerts");
+    for file in ["report.html", "report.md", "manifest.json", "alertas.jsonl"] {
+        assert!(out.join(file).exists(), "{file} is written");
+    }
+    assert_eq!(hook.got.lock().unwrap().len(), 3, "three tries");
+    assert!(stderr.contains("127.0.0.1"), "the message names the receiver's host: {stderr}");
+    assert!(!stderr.contains("hook-secret") && !stderr.contains(TOKEN), "no secret in: {stderr}");
 }

@@ -19,6 +19,7 @@ mod debts_counted_once;
 mod deploy_examples;
 mod dossier;
 mod exit_codes;
+mod exits_and_signals;
 mod fetch_behaviour;
 mod full_disk;
 mod groups;

@@ -1,0 +1,225 @@
+//! The exit codes a scheduler acts on, reached the way they arise: 4 (tasks that failed after
+//! their retries, and the `--resume` that completes them), 130 (Ctrl-C or SIGTERM in the
+//! middle of a fetch, and the `--resume` that loses nothing), and a kill in the middle of a
+//! store commit, which leaves the store readable for the next run. Expected records come from
+//! the dataset's own lists, not from what the client staged.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+
+use crate::common_bin::*;
+use crate::common_fetch::staged_rows;
+use fiscal_report::api::{Categoria, Cnpj};
+use fiscal_report::simulator::{Dataset, RegistryConfig};
+use fiscal_report::tables::Table;
+
+const KEY: &str = "exits-key";
+
+/// A proxy to `upstream` that answers 500 to every request naming the CNPJ in `failing` while
+/// it holds one: a service that keeps failing for one company, then recovers.
+fn failing_proxy(upstream: String, failing: Arc<Mutex<Option<String>>>) -> String {
+    use axum::http::StatusCode;
+    use axum::response::IntoResponse;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    listener.set_nonblocking(true).unwrap();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(async move {
+            let http = plain_http();
+            let app = axum::Router::new().fallback(move |req: axum::extract::Request| {
+                let (http, upstream, failing) = (http.clone(), upstream.clone(), failing.clone());
+                async move {
+                    let path = req.uri().path_and_query().map(|p| p.to_string()).unwrap_or_default();
+                    let fails = failing.lock().unwrap().as_ref().is_some_and(|c| path.contains(c.as_str()));
+                    if fails {
+                        return (StatusCode::INTERNAL_SERVER_ERROR, r#"{"detail":"down"}"#).into_response();
+                    }
+                    let mut forward = http.get(format!("{upstream}{path}"));
+                    if let Some(key) = req.headers().get("x-api-key") {
+                        forward = forward.header("x-api-key", key.as_bytes());
+                    }
+                    let answer = forward.send().await.unwrap();
+                    let status = StatusCode::from_u16(answer.status().as_u16()).unwrap();
+                    (status, answer.bytes().await.unwrap()).into_response()
+                }
+            });
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            axum::serve(listener, app).await.unwrap();
+        });
+    });
+    url
+}
+
+/// Debt records of `cnpjs` in the dataset, all three categorias: what a complete fetch stages.
+fn debts_in_dataset(d: &Dataset, cnpjs: &[Cnpj]) -> usize {
+    cnpjs
+        .iter()
+        .map(|c| Categoria::ALL.iter().map(|k| d.dividas(c, *k).map_or(0, |v| v.len())).sum::<usize>())
+        .sum()
+}
+
+fn portfolio_file(dir: &Path, cnpjs: &[Cnpj]) -> std::path::PathBuf {
+    let file = dir.join("carteira.txt");
+    std::fs::write(&file, cnpjs.iter().map(|c| c.as_str()).collect::<Vec<_>>().join("\n")).unwrap();
+    file
+}
+
+#[test]
+fn tasks_that_keep_failing_exit_4_and_the_resume_fetches_only_those() {
+    let tmp = tempfile::tempdir().unwrap();
+    let seed = RegistryConfig::DEFAULT_SEED;
+    let srv = ServeProcess::start(KEY, seed, 0.05, &[]);
+    let d = Dataset::generate(seed, 0.05);
+    let cnpjs = d.demo_portfolio(12);
+    // A company with debts, so its records are missed for certain while it fails.
+    let failing_cnpj =
+        cnpjs.iter().find(|c| debts_in_dataset(&d, std::slice::from_ref(c)) > 0).unwrap().clone();
+    let failing = Arc::new(Mutex::new(Some(failing_cnpj.as_str().to_string())));
+    let proxy = failing_proxy(srv.base_url.clone(), failing.clone());
+    let (file, out) = (portfolio_file(tmp.path(), &cnpjs), tmp.path().join("out"));
+    let fetch = |extra: &[&str]| {
+        bin()
+            .args(["--quiet", "fetch", "--uf", "SP", "--ano-mes", "202609", "--base-url", &proxy, "--cnpjs"])
+            .arg(&file)
+            .arg("--out")
+            .arg(&out)
+            .args(extra)
+            .env("REGISTRY_API_KEY", KEY)
+            .output()
+            .unwrap()
+    };
+    let o = fetch(&[]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(4), "{stderr}");
+    assert!(stderr.contains("--resume"), "the message says how to finish: {stderr}");
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+    let failed = m["fetch"]["tasks_failed"].as_array().unwrap();
+    assert_eq!(failed.len(), 1, "one company's task failed: {failed:?}");
+    assert!(failed[0].to_string().contains(failing_cnpj.as_str()), "{failed:?}");
+    let debts = |out: &Path| staged_rows(out).get(&Table::DividasPgfn).map_or(0, Vec::len);
+    let others: Vec<Cnpj> = cnpjs.iter().filter(|c| **c != failing_cnpj).cloned().collect();
+    assert_eq!(debts(&out), debts_in_dataset(&d, &others), "every other company's debts are staged");
+
+    // The service recovers: the resume asks again for that company only, and the staging is whole.
+    *failing.lock().unwrap() = None;
+    let o = fetch(&["--resume"]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(m["fetch"]["tasks_failed"].as_array().map(Vec::len), Some(0), "{}", m["fetch"]);
+    assert_eq!(debts(&out), debts_in_dataset(&d, &cnpjs), "the resumed staging holds every debt once");
+}
+
+/// Sends `signal` to `child` once its fetch has committed to the staging at least once.
+fn signal_after_first_staging_commit(child: &std::process::Child, out: &Path, signal: &str) {
+    let journal = out.join(".staging/journal.jsonl");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while std::fs::read_to_string(&journal).map(|t| t.lines().count()).unwrap_or(0) < 1 {
+        assert!(std::time::Instant::now() < deadline, "no staging commit within a minute");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let sent =
+        std::process::Command::new("kill").args(["-s", signal, &child.id().to_string()]).status().unwrap();
+    assert!(sent.success(), "kill -s {signal}");
+}
+
+#[test]
+fn sigterm_or_ctrl_c_mid_fetch_exits_130_and_the_resume_loses_nothing() {
+    let seed = RegistryConfig::DEFAULT_SEED;
+    // Slow enough that the fetch is still running when the signal comes.
+    let srv = ServeProcess::start(KEY, seed, 0.5, &["--latency-ms", "20"]);
+    let d = Dataset::generate(seed, 0.5);
+    let cnpjs = d.demo_portfolio(150);
+    for signal in ["TERM", "INT"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let (file, out) = (portfolio_file(tmp.path(), &cnpjs), tmp.path().join("out"));
+        let fetch = |extra: &[&str]| {
+            let mut c = bin();
+            c.args(["fetch", "--uf", "SP", "--ano-mes", "202609", "--base-url", &srv.base_url, "--cnpjs"])
+                .arg(&file)
+                .arg("--out")
+                .arg(&out)
+                .args(extra)
+                .env("REGISTRY_API_KEY", KEY)
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped());
+            c
+        };
+        let child = fetch(&["--concurrency", "2"]).spawn().unwrap();
+        signal_after_first_staging_commit(&child, &out, signal);
+        let o = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(130), "SIG{signal}: {stderr}");
+        assert!(stderr.contains("--resume"), "SIG{signal}: the message says how to go on: {stderr}");
+        let staged = staged_rows(&out).get(&Table::DividasPgfn).map_or(0, Vec::len);
+        assert!(staged < debts_in_dataset(&d, &cnpjs), "SIG{signal}: stopped before the end");
+
+        let o = fetch(&["--resume", "--quiet"]).output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+        let staged = staged_rows(&out);
+        assert_eq!(
+            staged.get(&Table::DividasPgfn).map_or(0, Vec::len),
+            debts_in_dataset(&d, &cnpjs),
+            "SIG{signal}: every debt staged once after the resume"
+        );
+        let profiles = cnpjs.iter().filter(|c| d.profile(c).is_some()).count();
+        assert_eq!(
+            staged.get(&Table::Empresas).map_or(0, Vec::len),
+            profiles,
+            "SIG{signal}: every company once"
+        );
+    }
+}
+
+#[test]
+fn a_kill_in_the_middle_of_a_store_commit_leaves_a_store_the_next_run_completes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let seed = RegistryConfig::DEFAULT_SEED;
+    let d = Dataset::generate(seed, 0.2);
+    let cnpjs = d.demo_portfolio(60);
+    let file = portfolio_file(tmp.path(), &cnpjs);
+    let store = tmp.path().join("store");
+    let run = |srv: &ServeProcess, out: &str| {
+        let mut c = bin();
+        c.args(["-v", "run", "--uf", "SP", "--base-url", &srv.base_url, "--cnpjs"])
+            .arg(&file)
+            .arg("--store")
+            .arg(&store)
+            .arg("--out")
+            .arg(tmp.path().join(out))
+            .env("REGISTRY_API_KEY", KEY)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        c
+    };
+    let m = ServeProcess::start(KEY, seed, 0.2, &["--as-of", "202608"]);
+    let o = run(&m, "m").output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    drop(m);
+
+    // The next month's run, killed (SIGKILL: no handler runs) as its analysis ends and its
+    // commit begins.
+    let m1 = ServeProcess::start(KEY, seed, 0.2, &[]);
+    let mut child = run(&m1, "m1").spawn().unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(stderr));
+    let seen = lines.by_ref().map_while(Result::ok).any(|l| l.contains("analyze: done"));
+    assert!(seen, "the run reached its analysis");
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    // The store opens (a table committed past the last run record is rolled back), and the
+    // month's run again completes its snapshot over it.
+    let info = bin().args(["store", "info"]).arg(&store).output().unwrap();
+    assert!(info.status.success(), "{}", String::from_utf8_lossy(&info.stderr));
+    let o = run(&m1, "m1-again").output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(stderr.contains("snapshot 202609"), "{stderr}");
+    let info = String::from_utf8_lossy(&bin().args(["store", "info"]).arg(&store).output().unwrap().stdout)
+        .to_string();
+    assert!(info.contains("202608") && info.contains("202609"), "both months are in the store: {info}");
+}
