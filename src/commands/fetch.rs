@@ -298,7 +298,7 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
                  2024_trimestre_01/ and 2024-05/): keep those folder names, or give the month with --ano-mes AAAAMM",
             )
         })?],
-        _ => resolve_months(&fetcher, &cfg.months).await.map_err(|e| match e {
+        _ => resolve_months(&fetcher, &cfg.months, source.newest_month).await.map_err(|e| match e {
             e @ crate::api::ApiError::KeyRejected { .. } => anyhow::Error::new(e),
             e => anyhow::Error::new(e).context("finding the months to fetch"),
         })?,

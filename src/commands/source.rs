@@ -71,6 +71,9 @@ pub struct Source {
     /// The base URL, or `embedded`: what the plan and the manifest record.
     pub base_url: String,
     pub demo_portfolio: Option<Vec<Cnpj>>,
+    /// The newest month the source has, where it says (the embedded registry's dataset ends
+    /// at a fixed month): `--ano-mes latest` counts back from it rather than from the clock.
+    pub newest_month: Option<crate::api::AnoMes>,
     _registry: Option<simulator::RunningRegistry>,
 }
 
@@ -112,6 +115,7 @@ pub async fn open_published(
             client: RegistryClient::in_process(files),
             base_url: "open-data".to_string(),
             demo_portfolio: None,
+            newest_month: None,
             _registry: None,
         },
     })
@@ -127,6 +131,7 @@ pub async fn open(settings: &SourceSettings) -> Result<Source> {
             client: RegistryClient::new(&cc)?,
             base_url: url.clone(),
             demo_portfolio: None,
+            newest_month: None,
             _registry: None,
         });
     }
@@ -157,6 +162,7 @@ pub async fn open(settings: &SourceSettings) -> Result<Source> {
         client: RegistryClient::new(&cc)?,
         base_url: "embedded".to_string(),
         demo_portfolio: Some(demo),
+        newest_month: Some(registry.dataset().latest_month()),
         _registry: Some(registry),
     })
 }

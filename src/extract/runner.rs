@@ -267,14 +267,18 @@ async fn run_task(f: &PageFetcher, task: Task, lists_policy: Option<&ListsPolicy
 }
 
 /// Finds the latest month the service has credits for, walking back from this month.
-pub async fn resolve_months(f: &PageFetcher, sel: &MonthSelection) -> Result<Vec<AnoMes>, ApiError> {
+/// The months `sel` names. `latest` probes the credits back from `newest` (a source that knows
+/// its newest month, as the embedded registry does, so the demo works whatever the date) or
+/// else from this month, at most 36 months back.
+pub async fn resolve_months(
+    f: &PageFetcher,
+    sel: &MonthSelection,
+    newest: Option<AnoMes>,
+) -> Result<Vec<AnoMes>, ApiError> {
     match sel {
         MonthSelection::Range(a, b) => Ok(super::plan::month_range(*a, *b)),
         MonthSelection::Latest(n) => {
-            let today = chrono::Utc::now().date_naive();
-            let this_month =
-                AnoMes::new(chrono::Datelike::year(&today) as u16, chrono::Datelike::month(&today) as u8);
-            let Some(start) = this_month else { return Ok(vec![]) };
+            let Some(start) = newest.or_else(this_month) else { return Ok(vec![]) };
             let probe = Page { limite: 1, offset: 0 };
             for back in 0..36 {
                 let Some(m) = start.plus_months(-back) else { break };
@@ -288,6 +292,16 @@ pub async fn resolve_months(f: &PageFetcher, sel: &MonthSelection) -> Result<Vec
             Ok(vec![])
         }
     }
+}
+
+/// This month, by the clock; `FISCAL_REPORT_TODAY=AAAA-MM-DD` sets the day instead (to
+/// reproduce a run of another day, and for tests of `latest` on any date).
+pub fn this_month() -> Option<AnoMes> {
+    let today = std::env::var("FISCAL_REPORT_TODAY")
+        .ok()
+        .and_then(|d| chrono::NaiveDate::parse_from_str(d.trim(), "%Y-%m-%d").ok())
+        .unwrap_or_else(|| chrono::Utc::now().date_naive());
+    AnoMes::new(chrono::Datelike::year(&today) as u16, chrono::Datelike::month(&today) as u8)
 }
 
 /// Settings of one fetch.

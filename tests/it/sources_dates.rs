@@ -212,3 +212,49 @@ fn serve_refuses_an_unknown_source() {
     assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stderr).contains("siafi"));
 }
+
+/// `--ano-mes latest` on the embedded registry counts back from the dataset's newest month, so
+/// the demo works whatever the date; against a service it counts back from the day
+/// (`FISCAL_REPORT_TODAY` sets it), up to 36 months.
+#[test]
+fn latest_works_on_any_date_for_the_demo_and_counts_back_from_the_day_for_a_service() {
+    let newest = Dataset::generate(SEED, SCALE).latest_month().to_string();
+    let months_of = |out: &Path| -> Vec<String> {
+        let m: Value = serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+        m["plan"]["months"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_string()).collect()
+    };
+    for today in ["2026-11-25", "2031-06-15", "2024-01-02"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let o = bin()
+            .args(["--quiet", "run", "--demo-scale", &SCALE.to_string(), "--uf", "AC", "--ano-mes", "latest"])
+            .arg("--out")
+            .arg(tmp.path().join("out"))
+            .env("FISCAL_REPORT_TODAY", today)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "demo on {today}: {}", String::from_utf8_lossy(&o.stderr));
+        let months = months_of(&tmp.path().join("out"));
+        assert_eq!(months.len(), 12, "{today}: {months:?}");
+        assert_eq!(months.last(), Some(&newest), "{today}: the demo ends at the dataset's newest month");
+    }
+    // A service: from the day back; a day more than 36 months after its newest month finds none.
+    let srv = ServeProcess::start(KEY, SEED, SCALE, &[]);
+    let latest = |today: &str, out: &Path| {
+        bin()
+            .args(["--quiet", "fetch", "--base-url", &srv.base_url, "--uf", "AC", "--ano-mes", "latest"])
+            .arg("--out")
+            .arg(out)
+            .env("REGISTRY_API_KEY", KEY)
+            .env("FISCAL_REPORT_TODAY", today)
+            .output()
+            .unwrap()
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let o = latest("2026-12-01", &tmp.path().join("out"));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(months_of(&tmp.path().join("out")).last(), Some(&newest));
+    let o = latest("2031-06-15", &tmp.path().join("late"));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(6), "{stderr}");
+    assert!(stderr.contains("no month with credits in the last 3 years"), "{stderr}");
+}
