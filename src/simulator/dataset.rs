@@ -259,8 +259,20 @@ impl Dataset {
         self.locate(cnpj).map(|(core, _)| core.index)
     }
 
+    /// The company of a CNPJ as the dataset writes one (its 14 digits, punctuation ignored),
+    /// found by the dataset's own encoding: what the truths use, sharing nothing with the
+    /// client's CNPJ parsing.
+    pub fn company_of_digits(&self, text: &str) -> Option<usize> {
+        let digits: String = text.chars().filter(char::is_ascii_digit).collect();
+        self.locate_digits(&digits).map(|(core, _)| core.index)
+    }
+
     fn locate(&self, cnpj: &Cnpj) -> Option<(Core, u32)> {
-        let (index, ordem) = self.codec.decode_cnpj(cnpj)?;
+        self.locate_digits(cnpj.as_str())
+    }
+
+    fn locate_digits(&self, digits: &str) -> Option<(Core, u32)> {
+        let (index, ordem) = self.codec.decode_digits(digits)?;
         if index >= self.companies || ordem == 0 {
             return None;
         }

@@ -7,9 +7,10 @@ use std::path::Path;
 use fiscal_report::api::{AnoMes, Categoria, Cnpj};
 use fiscal_report::extract::staging::read_segment;
 use fiscal_report::simulator::Dataset;
-use fiscal_report::tables::{RowMap, Table, flat_row, profile_row, row_map};
+use fiscal_report::tables::Table;
 
-/// Every staged row under `out/.staging`, by table, in a canonical order.
+/// Every staged row under `out/.staging`, by table, in a canonical order: each row's non-null
+/// columns and their text.
 pub fn staged_rows(out: &Path) -> BTreeMap<Table, Vec<String>> {
     let mut by_table: BTreeMap<Table, Vec<String>> = BTreeMap::new();
     let dir = out.join(".staging");
@@ -19,7 +20,10 @@ pub fn staged_rows(out: &Path) -> BTreeMap<Table, Vec<String>> {
             continue;
         }
         let table = Table::ALL.into_iter().find(|t| name.starts_with(&format!("{}-", t.name()))).unwrap();
-        by_table.entry(table).or_default().extend(read_segment(&e.path()).unwrap().iter().map(canon));
+        let rows = read_segment(&e.path()).unwrap();
+        by_table.entry(table).or_default().extend(rows.iter().map(|r| {
+            canon(r.iter().filter_map(|(k, v)| v.as_ref().map(|v| (k.clone(), v.clone()))).collect())
+        }));
     }
     for v in by_table.values_mut() {
         v.sort();
@@ -27,11 +31,54 @@ pub fn staged_rows(out: &Path) -> BTreeMap<Table, Vec<String>> {
     by_table
 }
 
-fn canon(r: &RowMap) -> String {
-    serde_json::to_string(r).unwrap()
+type Texts = BTreeMap<String, String>;
+
+fn canon(r: Texts) -> String {
+    serde_json::to_string(&r).unwrap()
 }
 
-/// What a complete fetch of `ufs` x `months` and `cnpjs` must stage.
+/// A record as the wire carries it (the dataset's own JSON of it, not the client's flattening):
+/// each non-null field's text, a nested object's fields under `<field>_`, a map as its JSON.
+fn wire_texts(record: &impl serde::Serialize, nested: &[&str]) -> Texts {
+    let serde_json::Value::Object(fields) = serde_json::to_value(record).unwrap() else {
+        panic!("not an object")
+    };
+    let mut out = Texts::new();
+    for (k, v) in fields {
+        match v {
+            serde_json::Value::Null => {}
+            serde_json::Value::String(s) => {
+                out.insert(k, s);
+            }
+            serde_json::Value::Object(inner) if nested.contains(&k.as_str()) => {
+                for (ik, iv) in inner {
+                    match iv {
+                        serde_json::Value::Null => {}
+                        serde_json::Value::String(s) => {
+                            out.insert(format!("{k}_{ik}"), s);
+                        }
+                        other => {
+                            out.insert(format!("{k}_{ik}"), other.to_string());
+                        }
+                    }
+                }
+            }
+            other => {
+                out.insert(k, other.to_string());
+            }
+        }
+    }
+    out
+}
+
+fn with(mut texts: Texts, context: &[(&str, &str)]) -> String {
+    texts.extend(context.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    canon(texts)
+}
+
+/// What a complete fetch of `ufs` x `months` and `cnpjs` must stage, from the dataset's records
+/// as the registry sends them plus the context columns the staging adds (the CNPJ asked for, the
+/// categoria).
 pub fn expected_rows(
     d: &Dataset,
     ufs: &[&str],
@@ -39,47 +86,33 @@ pub fn expected_rows(
     cnpjs: &[Cnpj],
 ) -> BTreeMap<Table, Vec<String>> {
     let mut out: BTreeMap<Table, Vec<String>> = BTreeMap::new();
+    let mut put = |t: Table, row: String| out.entry(t).or_default().push(row);
     for m in months {
         for uf in ufs {
             let n = d.creditos_total(Some(uf), Some(*m));
-            out.entry(Table::CreditosAtivos).or_default().extend(
-                d.creditos_page(Some(uf), Some(*m), 0, n).iter().map(|r| {
-                    canon(&row_map(Table::CreditosAtivos, &flat_row(Table::CreditosAtivos, r, &[])))
-                }),
-            );
+            for r in d.creditos_page(Some(uf), Some(*m), 0, n) {
+                put(Table::CreditosAtivos, with(wire_texts(&r, &[]), &[]));
+            }
         }
     }
     for c in cnpjs {
         let Some(p) = d.profile(c) else { continue };
-        let ctx = [("cnpj_consultado", c.as_str())];
-        out.entry(Table::Empresas)
-            .or_default()
-            .push(canon(&row_map(Table::Empresas, &profile_row(&p, c.as_str()))));
+        let asked = ("cnpj_consultado", c.as_str());
+        put(Table::Empresas, with(wire_texts(&p, &["empresa", "estabelecimento", "simples"]), &[asked]));
         for cat in Categoria::ALL {
-            out.entry(Table::DividasPgfn).or_default().extend(d.dividas(c, cat).unwrap().iter().map(|r| {
-                canon(&row_map(
-                    Table::DividasPgfn,
-                    &flat_row(Table::DividasPgfn, r, &[ctx[0], ("categoria", cat.as_str())]),
-                ))
-            }));
+            for r in d.dividas(c, cat).unwrap() {
+                put(Table::DividasPgfn, with(wire_texts(&r, &[]), &[asked, ("categoria", cat.as_str())]));
+            }
         }
-        out.entry(Table::ParcelamentosRfb).or_default().extend(
-            d.parcelamentos(c).unwrap().iter().map(|r| {
-                canon(&row_map(Table::ParcelamentosRfb, &flat_row(Table::ParcelamentosRfb, r, &ctx)))
-            }),
-        );
-        out.entry(Table::TransacoesRfb).or_default().extend(
-            d.transacoes(c)
-                .unwrap()
-                .iter()
-                .map(|r| canon(&row_map(Table::TransacoesRfb, &flat_row(Table::TransacoesRfb, r, &ctx)))),
-        );
-        out.entry(Table::Socios).or_default().extend(
-            d.socios(c)
-                .unwrap()
-                .iter()
-                .map(|r| canon(&row_map(Table::Socios, &flat_row(Table::Socios, r, &ctx)))),
-        );
+        for r in d.parcelamentos(c).unwrap() {
+            put(Table::ParcelamentosRfb, with(wire_texts(&r, &[]), &[asked]));
+        }
+        for r in d.transacoes(c).unwrap() {
+            put(Table::TransacoesRfb, with(wire_texts(&r, &[]), &[asked]));
+        }
+        for r in d.socios(c).unwrap() {
+            put(Table::Socios, with(wire_texts(&r, &[]), &[asked]));
+        }
     }
     out.retain(|_, v| !v.is_empty());
     for v in out.values_mut() {

@@ -95,9 +95,10 @@ impl Codec {
         Cnpj::from_base(&base).expect("12 ASCII digits always have CNPJ check digits")
     }
 
-    /// (company index, ordem) of a numeric CNPJ; the index may be beyond the dataset.
-    pub fn decode_cnpj(&self, cnpj: &Cnpj) -> Option<(usize, u32)> {
-        let s = cnpj.as_str();
+    /// (company index, ordem) of a CNPJ's 14 digits (the index may be beyond the dataset), by
+    /// this dataset's own encoding: no check digits asked, so the truths find companies with
+    /// it, never with the client's CNPJ parser.
+    pub fn decode_digits(&self, s: &str) -> Option<(usize, u32)> {
         if !all_digits(s, 14) {
             return None;
         }

@@ -92,9 +92,9 @@ fn golden_digest_of_seed_42() {
     assert_eq!(digest, GOLDEN);
 }
 
-// Changed on purpose: inscription numbers unique in the dataset, and co-debtors' copies of the
-// inscriptions they share (owners co-responsible for what their subsidiaries owe).
-const GOLDEN: &str = "a7c8f4a57c6f3bea02910975c7b149e61f474d1e3bc963a969a453a60cb9315a";
+// Changed on purpose: an open work link's `data_fim` is null, not "" (the interface types it a
+// date); before that, inscription numbers made unique and co-debtors' copies added.
+const GOLDEN: &str = "7463ff63618215ce5163002b627d8c1be4051886344fadfee3b82a08b924c2ef";
 
 #[test]
 fn dataset_can_be_shared_between_threads() {
@@ -431,7 +431,7 @@ fn codecs_are_bijective() {
     let codec = Codec::new(99);
     for i in (0..Codec::MAX_COMPANIES).step_by(9_999_991).chain([0, 1, Codec::MAX_COMPANIES - 1]) {
         for ordem in [1, 2, 7] {
-            assert_eq!(codec.decode_cnpj(&codec.cnpj(i, ordem)), Some((i, ordem)));
+            assert_eq!(codec.decode_digits(codec.cnpj(i, ordem).as_str()), Some((i, ordem)));
         }
         for k in [0, 5, 7] {
             assert_eq!(codec.decode_cno(&codec.cno(i, k)), Some((i, k)));

@@ -264,13 +264,13 @@ fn credited_by_company(
     use super::counted::{debt_roles, inscriptions_of};
     let mut out: BTreeMap<usize, i64> = BTreeMap::new();
     for (cnpj, roles) in debt_roles(ds, portfolio, &Default::default()) {
-        let Some(index) = Cnpj::parse(&cnpj).ok().and_then(|c| ds.company_index(&c)) else { continue };
+        let Some(index) = ds.company_of_digits(&cnpj) else { continue };
         *out.entry(index).or_default() += roles.counted_cents();
     }
     let partners: Vec<Cnpj> =
         counted.iter().filter(|i| !in_portfolio.contains_key(i)).map(|i| ds.company_cnpj(*i)).collect();
     for (cnpj, roles) in debt_roles(ds, &partners, &inscriptions_of(ds, portfolio)) {
-        let Some(index) = Cnpj::parse(&cnpj).ok().and_then(|c| ds.company_index(&c)) else { continue };
+        let Some(index) = ds.company_of_digits(&cnpj) else { continue };
         *out.entry(index).or_default() += roles.counted_cents();
     }
     out
@@ -308,11 +308,9 @@ pub(super) fn groups(ds: &Dataset, cnpjs: &[Cnpj], depth: usize) -> Vec<GroupTru
         for i in frontier {
             let core = Core::generate(ds, i);
             for s in super::registry::socios(ds, &core) {
-                let partner = s
-                    .cnpj_cpf_socio
-                    .as_deref()
-                    .and_then(|d| Cnpj::parse(d).ok())
-                    .and_then(|c| ds.company_index(&c));
+                // A partner company written as the dataset writes it; a person's masked CPF
+                // has too few digits to be one.
+                let partner = s.cnpj_cpf_socio.as_deref().and_then(|d| ds.company_of_digits(d));
                 let Some(p) = partner else { continue };
                 let (a, b) = (root(&mut parent, i), root(&mut parent, p));
                 parent.insert(a, b);
