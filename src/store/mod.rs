@@ -31,6 +31,9 @@ pub use root::StoreRoot;
 
 /// The layout this binary writes and reads.
 pub const LAYOUT: u32 = 1;
+/// The oldest layout it reads: layout 1 is the first a release wrote; a later layout that can
+/// still read older stores keeps this where it is.
+pub const FIRST_LAYOUT: u32 = 1;
 const LAYOUT_FILE: &str = "fiscal_report_store.json";
 
 /// The tables, in commit order (`controle_empresas` last: a store whose control table moved
@@ -59,6 +62,11 @@ pub enum StoreError {
          use a newer fiscal-report, or give another --store"
     )]
     NewerLayout { dir: PathBuf, found: u32 },
+    #[error(
+        "the store {dir} says layout {found}, older than any this fiscal-report reads ({FIRST_LAYOUT} to \
+         {LAYOUT}): it was not written by a fiscal-report release; give another --store"
+    )]
+    OlderLayout { dir: PathBuf, found: u32 },
     #[error(
         "{dir} is not a fiscal-report store (it has files but no {LAYOUT_FILE}); give an empty or new \
          directory, or the store of an earlier run"
@@ -102,6 +110,7 @@ impl HasExitStatus for StoreError {
         match self {
             Self::Busy { .. } | Self::BucketBusy { .. } => ExitStatus::StoreBusy,
             Self::NewerLayout { .. }
+            | Self::OlderLayout { .. }
             | Self::NotAStore { .. }
             | Self::Corrupt { .. }
             | Self::BucketUrl { .. }
@@ -217,6 +226,9 @@ async fn check_layout(root: &StoreRoot, create: bool) -> Result<(), StoreError> 
             })?;
             if l.layout > LAYOUT {
                 return Err(StoreError::NewerLayout { dir: root.path_of(""), found: l.layout });
+            }
+            if l.layout < FIRST_LAYOUT {
+                return Err(StoreError::OlderLayout { dir: root.path_of(""), found: l.layout });
             }
             Ok(())
         }

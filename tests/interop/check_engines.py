@@ -289,7 +289,23 @@ def read_parquet_sql(run: Path, table: str, keys: list[str], filename: bool = Fa
     return f"read_parquet({glob}, {', '.join(options)})"
 
 
-def create_views(con: duckdb.DuckDBPyConnection, run: Path) -> list[Check]:
+def table_select(run: Path, table: str, keys: list[str]) -> str:
+    projection = "*"
+    if keys:
+        # DuckDB url-decodes partition values itself but keeps the default-partition
+        # marker as a literal string, where the writer means null.
+        nulls = ", ".join(f"NULLIF({sql_ident(k)}, {sql_string(HIVE_NULL)}) AS {sql_ident(k)}" for k in keys)
+        projection = f"* REPLACE ({nulls})"
+    return f"SELECT {projection} FROM {read_parquet_sql(run, table, keys)}"
+
+
+def snapshot_of(run: Path) -> str:
+    """The store snapshot a run committed (its manifest's), else its last month."""
+    m = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
+    return (m.get("store") or {}).get("snapshot") or m["plan"]["months"][-1]
+
+
+def create_views(con: duckdb.DuckDBPyConnection, run: Path, previous: Path | None = None) -> list[Check]:
     checks = []
     views = raw_tables(run)
     for table, keys in views.items():
@@ -298,15 +314,7 @@ def create_views(con: duckdb.DuckDBPyConnection, run: Path) -> list[Check]:
         if isinstance(keys, str):
             c.problems.append(keys)
             continue
-        projection = "*"
-        if keys:
-            # DuckDB url-decodes partition values itself but keeps the default-partition
-            # marker as a literal string, where the writer means null.
-            nulls = ", ".join(
-                f"NULLIF({sql_ident(k)}, {sql_string(HIVE_NULL)}) AS {sql_ident(k)}" for k in keys
-            )
-            projection = f"* REPLACE ({nulls})"
-        select = f"SELECT {projection} FROM {read_parquet_sql(run, table, keys)}"
+        select = table_select(run, table, keys)
         try:
             con.execute(f"CREATE VIEW {sql_ident(table)} AS {select}")
             rows = con.execute(f"SELECT COUNT(*) FROM {sql_ident(table)}").fetchone()[0]
@@ -317,14 +325,29 @@ def create_views(con: duckdb.DuckDBPyConnection, run: Path) -> list[Check]:
         if keys:
             c.problems.extend(partition_value_problems(con, run, table, keys))
     # What a store adds beside a run's tables (the previous snapshot's, `<table>_anterior`, and
-    # `comparacao`): a run folder holds no earlier snapshot, so they are empty, as on a first run.
+    # `comparacao`): the tables of the run before (`--previous`), or none, as on a first run.
+    before = raw_tables(previous) if previous else {}
     for table in COMPARED:
-        if table in views:
-            con.execute(f"CREATE VIEW {sql_ident(table + '_anterior')} AS SELECT * FROM {sql_ident(table)} WHERE false")
-    con.execute(
-        "CREATE VIEW comparacao AS SELECT CAST(NULL AS VARCHAR) AS snapshot, "
-        "CAST(NULL AS VARCHAR) AS snapshot_anterior WHERE false"
-    )
+        if table not in views:
+            continue
+        name = sql_ident(table + "_anterior")
+        if isinstance(before.get(table), list):
+            # In this run's columns, as the job conforms the previous snapshot to them.
+            now = con.execute(f"SELECT * FROM {sql_ident(table)} LIMIT 0").description
+            cols = ", ".join(sql_ident(d[0]) for d in now)
+            con.execute(f"CREATE VIEW {name} AS SELECT {cols} FROM ({table_select(previous, table, before[table])})")
+        else:
+            con.execute(f"CREATE VIEW {name} AS SELECT * FROM {sql_ident(table)} WHERE false")
+    if previous:
+        con.execute(
+            f"CREATE VIEW comparacao AS SELECT {sql_string(snapshot_of(run))} AS snapshot, "
+            f"{sql_string(snapshot_of(previous))} AS snapshot_anterior"
+        )
+    else:
+        con.execute(
+            "CREATE VIEW comparacao AS SELECT CAST(NULL AS VARCHAR) AS snapshot, "
+            "CAST(NULL AS VARCHAR) AS snapshot_anterior WHERE false"
+        )
     # As the job does over the portfolio: the inscriptions already counted elsewhere (only
     # filled when query 14 runs over the partner companies of the economic groups) are none.
     con.execute(
@@ -540,6 +563,12 @@ def parse_args(argv: list[str] | None, description: str) -> tuple[argparse.Names
     ap.add_argument("run_dir", type=Path, help="a finished run's output directory")
     ap.add_argument("queries_dir", type=Path, help="the folder of NN_name.sql files")
     ap.add_argument("--json", action="store_true", help="print a JSON summary instead of text")
+    ap.add_argument(
+        "--previous",
+        type=Path,
+        help="the run before RUN_DIR on the same store: its tables are the previous snapshot "
+        "the change queries compare with (without it, a first run's: none)",
+    )
     args = ap.parse_args(argv)
     run, queries = args.run_dir, args.queries_dir
     if not run.is_dir() or not queries.is_dir():
@@ -572,7 +601,7 @@ def main(argv: list[str] | None = None) -> int:
 
     file_checks, file_notes = check_files(run, manifest)
     con = duckdb.connect(":memory:")
-    view_checks = create_views(con, run)
+    view_checks = create_views(con, run, args.previous)
     query_checks = run_queries(con, run, queries, manifest)
     con.close()
 

@@ -329,6 +329,26 @@ print(d.height)
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(stdout.trim(), want.len().to_string());
+
+    // DuckDB runs every query, the change queries included, over the two real snapshots (this
+    // month's run against the one before) and gets what Polars got.
+    if !python_with("duckdb, pyarrow") {
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let o = std::process::Command::new("python3")
+        .arg(root.join("tests/interop/check_engines.py"))
+        .arg(tmp.path().join("m1"))
+        .arg(root.join("queries"))
+        .arg("--previous")
+        .arg(tmp.path().join("m"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&o.stderr));
+    assert!(stdout.lines().last().is_some_and(|l| l.ends_with(" 0 failed")), "{stdout}");
+    let mudancas = stdout.lines().find(|l| l.starts_with("ok   mudancas:")).unwrap_or_default();
+    assert!(mudancas.contains(&format!("{} rows", want.len())), "DuckDB's mudancas: {mudancas}");
 }
 
 /// The standing the rule of `queries/19_situacao_fiscal_por_retrato.sql` gives a company's

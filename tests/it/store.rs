@@ -185,7 +185,7 @@ fn a_second_run_on_a_store_in_use_exits_8() {
 }
 
 #[test]
-fn a_store_of_a_newer_layout_or_a_foreign_folder_is_refused() {
+fn a_store_of_a_newer_or_older_layout_or_a_foreign_folder_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
     let cases = [
         (
@@ -193,6 +193,12 @@ fn a_store_of_a_newer_layout_or_a_foreign_folder_is_refused() {
             "fiscal_report_store.json",
             r#"{"layout": 99, "tool": "fiscal-report"}"#,
             &["layout 99", "newer fiscal-report"][..],
+        ),
+        (
+            "older",
+            "fiscal_report_store.json",
+            r#"{"layout": 0, "tool": "fiscal-report"}"#,
+            &["layout 0", "older than any this fiscal-report reads"][..],
         ),
         ("foreign", "notes.txt", "mine", &["not a fiscal-report store"][..]),
     ];
@@ -210,7 +216,8 @@ fn a_store_of_a_newer_layout_or_a_foreign_folder_is_refused() {
 /// What a fault-free incremental run at `m1` on a store holding `m` must send, by operation,
 /// worked out from the dataset itself: a profile per company; the five lists, page by page, of
 /// each company that is new or whose fingerprint or `resumos` moved; the pages of the refreshed
-/// credit months; and the `latest` probes, one per month from this calendar month back to `m1`.
+/// credit months; and the `latest` probes, one per month from the registry's newest month back
+/// to `m1`.
 fn expected_incremental_requests(
     portfolio: &[fiscal_report::api::Cnpj],
     ufs: &[&str],
@@ -219,7 +226,7 @@ fn expected_incremental_requests(
     refreshed: &[fiscal_report::api::AnoMes],
 ) -> std::collections::BTreeMap<&'static str, u64> {
     use fiscal_report::api::paginate::pages_for;
-    use fiscal_report::api::{AnoMes, Categoria, Page};
+    use fiscal_report::api::{Categoria, Page};
     use fiscal_report::simulator::{Dataset, RegistryConfig};
 
     let at = |month| Dataset::generate(RegistryConfig::DEFAULT_SEED, 1.0).as_of(month).unwrap();
@@ -242,11 +249,9 @@ fn expected_incremental_requests(
         .iter()
         .flat_map(|month| ufs.iter().map(|uf| pages(after.creditos_total(Some(uf), Some(*month)))))
         .sum();
-    let today = chrono::Utc::now().date_naive();
-    let this_month =
-        AnoMes::new(chrono::Datelike::year(&today) as u16, chrono::Datelike::month(&today) as u8);
-    let probes =
-        (0..).take_while(|back| this_month.unwrap().plus_months(-back).unwrap() >= m1).count() as u64;
+    // On the embedded registry `latest` probes back from its newest month (the as-of month).
+    let newest = after.latest_month();
+    let probes = (0..).take_while(|back| newest.plus_months(-back).unwrap() >= m1).count() as u64;
     want.insert("creditos-ativos", credit_pages + probes);
     want
 }
