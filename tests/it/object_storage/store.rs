@@ -119,3 +119,48 @@ fn a_store_in_a_missing_bucket_or_behind_a_closed_endpoint_exits_with_its_code()
     assert_eq!(o.status.code(), Some(6), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stderr).contains("s3://absent/store"));
 }
+
+/// A run on a bucket store killed (SIGKILL: no handler runs) as its commit begins: the store
+/// still reads (`store info`, its last whole version), the lock the killed run left stops the
+/// next run with exit 8 naming it, and once that object is deleted the same run completes.
+#[test]
+fn a_bucket_store_killed_during_its_commit_stays_readable_and_the_next_run_completes_it() {
+    use std::process::Stdio;
+    let Some(s3) = S3Server::start() else { return };
+    s3.python("s3.create_bucket(Bucket='lake')");
+    let dir = tempfile::tempdir().unwrap();
+    let run = |out: &str, extra: &[&str]| {
+        let mut c = s3.command(dir.path(), &s3.url);
+        c.args(["run", "-v", "--uf", "AC", "--demo-scale", "0.2", "--store", "s3://lake/k/store", "--out"])
+            .arg(dir.path().join(out))
+            .args(extra);
+        c
+    };
+    let o = run("m", &["--as-of", "202608"]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+
+    let mut child = run("m1", &[]).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(stderr));
+    assert!(
+        lines.by_ref().map_while(Result::ok).any(|l| l.contains("analyze: done")),
+        "reached its analysis"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    let info = s3.command(dir.path(), &s3.url).args(["store", "info", "s3://lake/k/store"]).output().unwrap();
+    let text = String::from_utf8_lossy(&info.stdout);
+    assert!(info.status.success(), "{}", String::from_utf8_lossy(&info.stderr));
+    assert!(text.contains("202608"), "the whole version before reads: {text}");
+    let o = run("m1_locked", &[]).output().unwrap();
+    assert_eq!(o.status.code(), Some(8), "the killed run's lock: {}", String::from_utf8_lossy(&o.stderr));
+    s3.python("s3.delete_object(Bucket='lake', Key='k/store/.lock')");
+    let o = run("m1_again", &[]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(stderr.contains("snapshot 202609"), "{stderr}");
+    let info = s3.command(dir.path(), &s3.url).args(["store", "info", "s3://lake/k/store"]).output().unwrap();
+    let text = String::from_utf8_lossy(&info.stdout);
+    assert!(text.contains("202608") && text.contains("202609"), "both months: {text}");
+}
