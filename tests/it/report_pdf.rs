@@ -157,3 +157,49 @@ fn without_a_browser_everything_else_is_written_and_the_exit_code_says_so() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+/// How far down each page its text reaches, as a share of the page's height (the page-number
+/// footer, in the bottom margin, left out), from the words' boxes `pdftotext -bbox` gives.
+fn page_fill(pdf: &Path) -> Vec<f64> {
+    let o = Command::new("pdftotext").arg("-bbox").arg(pdf).arg("-").output().unwrap();
+    assert!(o.status.success());
+    let html = String::from_utf8_lossy(&o.stdout).to_string();
+    let attr = |tag: &str, name: &str| -> f64 {
+        let at = tag.find(&format!("{name}=\"")).unwrap() + name.len() + 2;
+        tag[at..].split('"').next().unwrap().parse().unwrap()
+    };
+    html.split("<page ")
+        .skip(1)
+        .map(|page| {
+            let height = attr(page, "height");
+            page.split("<word ")
+                .skip(1)
+                .filter(|w| attr(w, "yMin") < 0.94 * height)
+                .map(|w| attr(w, "yMax") / height)
+                .fold(0.0, f64::max)
+        })
+        .collect()
+}
+
+/// The demo's PDF flows: sections follow each other, so no page but the title page and the
+/// last is less than half full (a section on a page of its own left pages a sentence long).
+#[test]
+fn the_demo_pdf_has_no_page_but_the_last_less_than_half_full() {
+    if !tool("pdftotext") || !browser_on_path() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let o =
+        bin().current_dir(dir.path()).args(["--quiet", "run", "--pdf", "--out"]).arg(&out).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let fill = page_fill(&out.join("report.pdf"));
+    assert!(fill.len() >= 5, "{} pages", fill.len());
+    let sparse: Vec<String> = fill[1..fill.len() - 1]
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| **f < 0.5)
+        .map(|(i, f)| format!("page {} filled to {:.0}%", i + 2, f * 100.0))
+        .collect();
+    assert!(sparse.is_empty(), "{} pages: {}", fill.len(), sparse.join(", "));
+}
