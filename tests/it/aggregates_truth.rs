@@ -14,11 +14,11 @@ use fiscal_report::export::manifest::Manifest;
 use fiscal_report::simulator::{Dataset, RegistryConfig};
 use polars::prelude::*;
 
-const SCALE: f64 = 0.05;
+pub(crate) const SCALE: f64 = 0.05;
 
 pub(crate) struct Run {
     pub out: PathBuf,
-    cnpjs: Vec<Cnpj>,
+    pub cnpjs: Vec<Cnpj>,
 }
 
 /// 13 months (so year-over-year exists), all 27 states, 40 companies and one unknown CNPJ.
@@ -36,7 +36,7 @@ pub(crate) fn run() -> &'static Run {
     })
 }
 
-fn read(path: &Path) -> DataFrame {
+pub(crate) fn read(path: &Path) -> DataFrame {
     ParquetReader::new(std::fs::File::open(path).unwrap()).finish().unwrap()
 }
 

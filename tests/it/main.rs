@@ -28,6 +28,7 @@ mod layers;
 mod merge_shards;
 mod object_storage;
 mod open_data;
+mod queries_truth;
 mod query_semantics;
 mod real_data;
 mod report_language;
