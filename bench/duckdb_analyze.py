@@ -22,8 +22,10 @@ def main() -> None:
     con = duckdb.connect()
     keys = raw_tables(data)["creditos_ativos"]
     t = time.perf_counter()
-    # Materialised like Polars' eager read, so both sides time the same work.
-    con.execute(f"CREATE TABLE creditos_ativos AS SELECT * FROM {read_parquet_sql(data, 'creditos_ativos', keys)}")
+    # A view over the files, as fiscal-report's queries scan the table on disk each time they
+    # read it (an earlier version of this bench copied every row into DuckDB's memory first,
+    # work and memory fiscal-report does not spend).
+    con.execute(f"CREATE VIEW creditos_ativos AS SELECT * FROM {read_parquet_sql(data, 'creditos_ativos', keys)}")
     rows = con.execute("SELECT COUNT(*) FROM creditos_ativos").fetchone()[0]
     read = time.perf_counter() - t
     t = time.perf_counter()
