@@ -263,16 +263,16 @@ impl RegistryClient {
         };
         let started = Instant::now();
         // The service's own path (`/v1/...`), below whatever path the base URL has.
-        let local_path = format!("/{}", url.path().strip_prefix(self.base.path()).unwrap_or(url.path()));
+        let local_path = || format!("/{}", url.path().strip_prefix(self.base.path()).unwrap_or(url.path()));
         let (local, http) = match &self.transport {
             Transport::Http(http) => (None, Some(http)),
             Transport::InProcess(local) => (Some(local), None),
-            Transport::Both(local, http) => (local.answers(&local_path).then_some(local), Some(http)),
+            Transport::Both(local, http) => (local.answers(&local_path()).then_some(local), Some(http)),
         };
         if let Some(local) = local {
             let local_query = match url.query() {
-                Some(q) => format!("{local_path}?{q}"),
-                None => local_path,
+                Some(q) => format!("{}?{q}", local_path()),
+                None => local_path(),
             };
             let answer = local.get(local_query).await;
             if (200..300).contains(&answer.status) {

@@ -72,15 +72,18 @@ pub struct Published {
     /// The datasets the files held (`pgfn`, `cnpj`) and those they could not (`rfb`: plans,
     /// settlements and credits have no published layout), as the service's `fontes`.
     pub fontes: BTreeMap<String, Fonte>,
-    /// The release's PGFN quarter (`2024T1`) and RFB month (`2024-05`), stamped on its records
-    /// as the service stamps `dataset_trimester` and `dataset_month`.
-    pub quarter: Option<String>,
-    pub month: Option<String>,
 }
 
 type Answer<T> = Result<Option<T>, serde_json::Error>;
 
 impl Published {
+    /// The release's RFB month (`2024-05`) and PGFN quarter (`2024T1`), as its `fontes` give
+    /// them: stamped on its records as the service stamps `dataset_month` and
+    /// `dataset_trimester`.
+    fn version(&self, source: &str) -> Option<String> {
+        self.fontes.get(source).and_then(|f| f.versao.clone())
+    }
+
     /// Whether the files know the company: its company record, one of its establishments, or
     /// (a release of PGFN's files alone) an inscription of its root.
     pub fn knows(&self, cnpj: &Cnpj) -> bool {
@@ -105,7 +108,7 @@ impl Published {
         stamp: impl FnOnce(&mut T, Option<String>),
     ) -> Result<T, serde_json::Error> {
         let mut model = row.model::<T>()?;
-        stamp(&mut model, self.month.clone());
+        stamp(&mut model, self.version("cnpj"));
         Ok(model)
     }
 
@@ -161,7 +164,7 @@ impl Published {
         self.list_of(cnpj, rows, |r| {
             let mut debt: DividaPgfn = r.model()?;
             if debt.dataset_trimester.is_none() {
-                debt.dataset_trimester = self.quarter.clone();
+                debt.dataset_trimester = self.version("pgfn");
             }
             Ok(debt)
         })

@@ -4,8 +4,6 @@
 //! name (the 2020 one with `UF_UNIDADE_RESPONSAVEL`, later ones with `UF_DEVEDOR`), so a file
 //! with its columns in another order, or one more column, reads the same.
 
-use serde::de::DeserializeOwned;
-
 use crate::api::Categoria;
 use crate::api::published::rfb;
 
@@ -134,13 +132,6 @@ pub fn rfb_shape_fits(kind: Kind, fields: usize, root: &[u8]) -> bool {
     kind.rfb_columns().is_some_and(|c| c.len() == fields)
         && root.len() == 8
         && root.iter().all(u8::is_ascii_digit)
-}
-
-/// A row as the service's model: `columns` named, `values` decoded, blank fields left out.
-pub fn model<T: DeserializeOwned>(columns: &[String], values: Vec<String>) -> Result<T, serde_json::Error> {
-    let map: serde_json::Map<String, serde_json::Value> =
-        columns.iter().zip(values).map(|(c, v)| (c.clone(), serde_json::Value::String(v))).collect();
-    serde_json::from_value(serde_json::Value::Object(map))
 }
 
 /// A published field's text: UTF-8 when it is, else Latin-1 (every byte one character), as

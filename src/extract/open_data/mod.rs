@@ -159,8 +159,6 @@ pub fn read_release(dir: &Path, portfolio: &[Cnpj]) -> Result<Release, OpenDataE
     release.missing =
         Kind::ALL.iter().map(|k| k.dataset().to_string()).filter(|d| !release.found.contains(d)).collect();
     release.published.fontes = fontes(&release);
-    release.published.quarter = release.period.quarter.clone();
-    release.published.month = release.period.month.clone();
     release.read_ms = started.elapsed().as_millis() as u64;
     Ok(release)
 }
