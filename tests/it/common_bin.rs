@@ -56,14 +56,30 @@ impl Drop for ServeProcess {
 /// SIGKILLs `child` (a fetch or run writing to `out`) once its first staging commit is
 /// durable: far from done, with something to resume.
 pub fn kill_after_first_staging_commit(mut child: Child, out: &std::path::Path) {
+    wait_for_first_staging_commit(&mut child, out);
+    child.kill().unwrap(); // SIGKILL on Unix
+    child.wait().unwrap();
+}
+
+/// Returns once `child` (a fetch or run writing to `out`) has made its first staging commit
+/// durable, still running.
+pub fn wait_for_first_staging_commit(child: &mut Child, out: &std::path::Path) {
     let journal = out.join(".staging/journal.jsonl");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     while std::fs::read_to_string(&journal).map(|t| t.lines().count()).unwrap_or(0) < 1 {
         assert!(std::time::Instant::now() < deadline, "no staging commit within a minute");
-        assert!(child.try_wait().unwrap().is_none(), "the fetch finished before it could be killed");
+        assert!(child.try_wait().unwrap().is_none(), "the fetch finished before it could be stopped");
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    child.kill().unwrap(); // SIGKILL on Unix
+}
+
+/// SIGKILLs `child`, whose stderr is piped, once a line of it contains `text` (a stage's log
+/// line at `-v`): a kill at a chosen point after the fetch.
+pub fn kill_when_stderr_says(mut child: Child, text: &str) {
+    let stderr = child.stderr.take().expect("stderr piped");
+    let mut lines = BufReader::new(stderr).lines();
+    assert!(lines.by_ref().map_while(Result::ok).any(|l| l.contains(text)), "the run never said {text:?}");
+    child.kill().unwrap();
     child.wait().unwrap();
 }
 

@@ -114,13 +114,8 @@ fn tasks_that_keep_failing_exit_4_and_the_resume_fetches_only_those() {
 }
 
 /// Sends `signal` to `child` once its fetch has committed to the staging at least once.
-fn signal_after_first_staging_commit(child: &std::process::Child, out: &Path, signal: &str) {
-    let journal = out.join(".staging/journal.jsonl");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while std::fs::read_to_string(&journal).map(|t| t.lines().count()).unwrap_or(0) < 1 {
-        assert!(std::time::Instant::now() < deadline, "no staging commit within a minute");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+fn signal_after_first_staging_commit(child: &mut std::process::Child, out: &Path, signal: &str) {
+    wait_for_first_staging_commit(child, out);
     let sent =
         std::process::Command::new("kill").args(["-s", signal, &child.id().to_string()]).status().unwrap();
     assert!(sent.success(), "kill -s {signal}");
@@ -148,8 +143,8 @@ fn sigterm_or_ctrl_c_mid_fetch_exits_130_and_the_resume_loses_nothing() {
                 .stderr(Stdio::piped());
             c
         };
-        let child = fetch(&["--concurrency", "2"]).spawn().unwrap();
-        signal_after_first_staging_commit(&child, &out, signal);
+        let mut child = fetch(&["--concurrency", "2"]).spawn().unwrap();
+        signal_after_first_staging_commit(&mut child, &out, signal);
         let o = child.wait_with_output().unwrap();
         let stderr = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(130), "SIG{signal}: {stderr}");
@@ -203,13 +198,7 @@ fn a_kill_in_the_middle_of_a_store_commit_leaves_a_store_the_next_run_completes(
     // The next month's run, killed (SIGKILL: no handler runs) as its analysis ends and its
     // commit begins.
     let m1 = ServeProcess::start(KEY, seed, 0.2, &[]);
-    let mut child = run(&m1, "m1").spawn().unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(stderr));
-    let seen = lines.by_ref().map_while(Result::ok).any(|l| l.contains("analyze: done"));
-    assert!(seen, "the run reached its analysis");
-    child.kill().unwrap();
-    child.wait().unwrap();
+    kill_when_stderr_says(run(&m1, "m1").spawn().unwrap(), "analyze: done");
 
     // The store opens (a table committed past the last run record is rolled back), and the
     // month's run again completes its snapshot over it.

@@ -139,15 +139,8 @@ fn a_bucket_store_killed_during_its_commit_stays_readable_and_the_next_run_compl
     let o = run("m", &["--as-of", "202608"]).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 
-    let mut child = run("m1", &[]).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(stderr));
-    assert!(
-        lines.by_ref().map_while(Result::ok).any(|l| l.contains("analyze: done")),
-        "reached its analysis"
-    );
-    child.kill().unwrap();
-    child.wait().unwrap();
+    let child = run("m1", &[]).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    crate::common_bin::kill_when_stderr_says(child, "analyze: done");
 
     let info = s3.command(dir.path(), &s3.url).args(["store", "info", "s3://lake/k/store"]).output().unwrap();
     let text = String::from_utf8_lossy(&info.stdout);
