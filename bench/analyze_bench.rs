@@ -13,11 +13,12 @@ use std::time::Instant;
 
 use fiscal_report::analyze::{load_queries, run_queries};
 use fiscal_report::export::FileMetadata;
-use fiscal_report::export::tables::write_raw_table;
+use fiscal_report::export::partition::write_raw_table;
 use fiscal_report::simulator::Dataset;
 use fiscal_report::tables::{Table, flat_row};
 use fiscal_report::transform::Frames;
-use fiscal_report::transform::frames::{portfolio_frame, type_table};
+use fiscal_report::transform::frames::portfolio_frame;
+use fiscal_report::transform::typing::type_table;
 use polars::prelude::*;
 
 /// The allocator the fiscal-report binary runs with (src/main.rs), so the bench measures it.

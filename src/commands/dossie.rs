@@ -162,8 +162,8 @@ pub(super) async fn exposure_history(
 
 /// `table` with its typed columns and no rows.
 fn empty_table(table: crate::tables::Table) -> Result<polars::prelude::DataFrame> {
-    let staged = crate::transform::frames::staged_frame(table, &[])?;
-    Ok(crate::transform::frames::type_table(table, &staged)?.0)
+    let staged = crate::transform::typing::staged_frame(table, &[])?;
+    Ok(crate::transform::typing::type_table(table, &staged)?.0)
 }
 
 /// The queries of `all` named `tables` (the analyst's edited copies when --queries gave them).

@@ -2,12 +2,12 @@
 //! source, fetch every task into the staging, write the manifest, and say what happened.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 
+use super::fetched::{FetchStage, Fetched, StoreRun};
 use super::source::SourceSettings;
 use crate::api::{AnoMes, Cnpj};
 use crate::cli::FetchArgs;
@@ -29,45 +29,6 @@ use crate::store::{Store, StoreError};
 use crate::transform::pretype::SegmentTyper;
 use tokio::task::JoinHandle;
 
-/// A fetch that finished: what it staged, its manifest (written) and where.
-pub(super) struct Fetched {
-    pub outcome: FetchOutcome,
-    pub manifest: Manifest,
-    pub out: PathBuf,
-    /// With `--store`: the store (locked) and what the new snapshot needs.
-    pub store: Option<StoreRun>,
-    /// The service, held so the embedded registry stays up for what the run asks after the
-    /// fetch (dossiers, partner companies) through `fetcher`.
-    pub _source: super::source::Source,
-    /// With `--out s3://…`: where the finished outputs go (`out` is then the local work dir).
-    pub remote: Option<RemoteOut>,
-    /// Typing the segments as they were committed, when a later stage reads them (taken by
-    /// the first `frames_from_staging`).
-    pub typer: Option<SegmentTyper>,
-    /// The pool the fetch ran through: `--expand-groups` fetches through it too, with its
-    /// retries, rate limit and accounting.
-    pub fetcher: Arc<PageFetcher>,
-}
-
-/// A run on a store: the store, how the fetch decided each company's lists (with what the store
-/// knew before it), and the snapshot's plan.
-pub(super) struct StoreRun {
-    pub store: Store,
-    pub lists: Arc<ListsPolicy>,
-    pub plan: SnapshotPlan,
-    /// What the snapshot needs from the store, read while the fetch ran (taken by the run).
-    pub reads: Option<JoinHandle<Result<StoreReads, StoreError>>>,
-}
-
-/// How the fetch stage ended.
-pub(super) enum FetchStage {
-    Fetched(Box<Fetched>),
-    /// Ctrl-C or SIGTERM: what was committed is staged and the person was told how to resume.
-    Interrupted,
-    /// `--open-data` on a store that holds the release already: nothing to fetch or commit.
-    AlreadyStored,
-}
-
 /// `fiscal-report fetch`: the fetch stage alone.
 pub async fn fetch(args: FetchArgs, quiet: bool) -> Result<ExitStatus> {
     match fetch_stage(&args, quiet).await? {
@@ -77,7 +38,7 @@ pub async fn fetch(args: FetchArgs, quiet: bool) -> Result<ExitStatus> {
             if fetched.store.is_some() {
                 let frames =
                     crate::transform::staged::frames_from_staging(&fetched.outcome, fetched.typer.take())?;
-                super::run::analyze_and_commit(&mut fetched, frames, &Default::default(), false).await?;
+                super::snapshot::analyze_and_commit(&mut fetched, frames, &Default::default(), false).await?;
                 fetched.manifest.write(&fetched.out)?;
             }
             // Typed copies of every segment, before the fetch says it is done (and uploads).
@@ -177,6 +138,31 @@ impl Incremental {
         let reads = read_ahead(&store, snapshot, months, &credit_months, !cfg.full);
         Ok(Some(Incremental { store, lists, credit_months, reads }))
     }
+
+    /// What the snapshot of a finished fetch needs: the store, the lists' policy, the reads
+    /// under way and the snapshot's plan.
+    fn into_run(
+        self,
+        snapshot: AnoMes,
+        months: &[AnoMes],
+        cfg: &RunConfig,
+        outcome: &FetchOutcome,
+    ) -> StoreRun {
+        StoreRun {
+            store: self.store,
+            lists: self.lists,
+            reads: Some(self.reads),
+            plan: SnapshotPlan {
+                snapshot,
+                months: months.to_vec(),
+                ufs: cfg.ufs.iter().map(ToString::to_string).collect(),
+                credit_months_fetched: self.credit_months,
+                run_id: super::finish::new_run_id(),
+                requests: outcome.summary.requests.requests,
+                company_lists: outcome.summary.company_lists.clone(),
+            },
+        }
+    }
 }
 
 /// `--open-data DIR`: the portfolio's records read from the publishers' files (off the async
@@ -241,41 +227,14 @@ fn release_already_stored(store: &Store, release: AnoMes) -> Result<bool> {
 /// for whichever command reads them next (`run`, `merge`, `report --from`).
 pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchStage> {
     let mut cfg = RunConfig::resolve(args)?;
-    // Object storage: the run works in a local directory of its own, uploaded when finished.
-    let remote = match cfg.out.as_deref().filter(|o| is_remote(o)) {
-        Some(url) => {
-            let remote = RemoteOut::parse(&url.to_string_lossy())?;
-            cfg.out = Some(remote.work_dir(&work_root()));
-            Some(remote)
-        }
-        None => None,
-    };
-    let portfolio = match &cfg.cnpjs {
-        Some(path) => {
-            let p = portfolio::read_portfolio(path, cfg.strict)?;
-            for issue in &p.issues {
-                tracing::warn!(
-                    "{}, line {}: skipped {:?}: {}",
-                    path.display(),
-                    issue.line,
-                    issue.input,
-                    issue.reason
-                );
-            }
-            if p.duplicates > 0 {
-                tracing::info!("{}: {} duplicate CNPJs dropped", path.display(), p.duplicates);
-            }
-            Some(p)
-        }
-        None => None,
-    };
+    let remote = work_dir_for_remote(&mut cfg)?;
+    let portfolio = cfg.cnpjs.as_deref().map(|path| read_portfolio(path, cfg.strict)).transpose()?;
     let mut release = read_open_data(&cfg, portfolio.as_ref()).await?;
     let settings = SourceSettings::from_run_config(&cfg);
     let source = match release.as_mut() {
         Some(r) => super::source::open_published(&settings, std::mem::take(&mut r.published)).await?,
         None => super::source::open(&settings).await?,
     };
-    let demo = source.demo_portfolio.is_some();
     let cnpjs: Vec<Cnpj> = match (&portfolio, &source.demo_portfolio) {
         (Some(p), _) => p.cnpjs.clone(),
         (None, Some(d)) => d.clone(),
@@ -289,29 +248,9 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
         RetryPolicy::default(),
         accounting.clone(),
     ));
-    let months = match (&release, &cfg.months) {
-        // A release has no credits to probe: it stands for its own month.
-        (Some(r), MonthSelection::Latest(_)) => vec![r.month().ok_or_else(|| {
-            Classified::new(
-                ExitStatus::BadInput,
-                "the open-data files say no release month (the publishers' folders are named like \
-                 2024_trimestre_01/ and 2024-05/): keep those folder names, or give the month with --ano-mes AAAAMM",
-            )
-        })?],
-        _ => resolve_months(&fetcher, &cfg.months, source.newest_month).await.map_err(|e| match e {
-            e @ crate::api::ApiError::KeyRejected { .. } => anyhow::Error::new(e),
-            e => anyhow::Error::new(e).context("finding the months to fetch"),
-        })?,
-    };
-    if months.is_empty() {
-        return Err(Classified::new(
-            ExitStatus::ServiceUnavailable,
-            "the service reported no month with credits in the last 3 years",
-        )
-        .into());
-    }
+    let months = months_to_fetch(&cfg, release.as_ref(), &fetcher, source.newest_month).await?;
     let out = cfg.out.clone().unwrap_or_else(|| default_out_dir(&months));
-    // The run's reference month: its newest (months is not empty, checked above).
+    // The run's reference month: its newest (`months_to_fetch` gives at least one).
     let snapshot = months[months.len() - 1];
     let incremental = Incremental::plan(&cfg, &months, snapshot).await?;
     if let (Some(_), Some(i)) = (&release, &incremental)
@@ -331,7 +270,7 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
         portfolio_sha256: portfolio_hash(&cnpjs),
         portfolio_size: cnpjs.len(),
         shard: cfg.shard,
-        demo,
+        demo: source.demo_portfolio.is_some(),
         incremental: incremental.as_ref().map(|i| IncrementalSpec {
             store_version: i.store.data_version(),
             credit_months: credit_months.iter().map(ToString::to_string).collect(),
@@ -340,19 +279,7 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
     };
     let staging = Staging::open(&out, &spec, cfg.resume)?;
     let tasks = plan_tasks(credit_ufs, credit_months, &cnpjs, cfg.shard);
-    tracing::info!(
-        "fetching {} months x {} states and {} companies into {} ({} tasks{})",
-        months.len(),
-        cfg.ufs.len(),
-        cnpjs.len(),
-        out.display(),
-        tasks.len(),
-        if cfg.shard.count > 1 {
-            format!(", shard {}/{}", cfg.shard.index, cfg.shard.count)
-        } else {
-            String::new()
-        }
-    );
+    say_what_is_fetched(&cfg, months.len(), cnpjs.len(), &out, tasks.len());
     let typer = Some(SegmentTyper::start(accounting.clone()).context("starting the typing thread")?);
     let job = FetchJob {
         tasks,
@@ -364,26 +291,11 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
     };
     let outcome = match run_fetch(fetcher.clone(), staging, job).await {
         Ok(o) => o,
+        // The service's own error, so the message names the key and not the fetch.
         Err(FetchError::KeyRejected(e)) => return Err(e.into()),
         Err(e) => return Err(e.into()),
     };
-    let mut manifest = crate::export::manifest::Manifest::for_fetch(&spec, &outcome.summary);
-    manifest.open_data = release.as_ref().zip(cfg.open_data.as_deref()).map(|(r, dir)| r.note(dir));
-    // Written only for freeze: evolve is what a manifest without it means.
-    manifest.schema_contract =
-        (cfg.schema_contract == SchemaContract::Freeze).then_some(SchemaContract::Freeze);
-    manifest.write(&out).map_err(|e| {
-        OutputError::wrap(
-            out.join("manifest.json"),
-            format!(
-                "free space on that disk (or fix its permissions), \
-                 then run the same command with --resume --out {}: \
-                 everything fetched is staged and is not fetched again",
-                out.display()
-            ),
-            e,
-        )
-    })?;
+    let manifest = write_fetch_manifest(&spec, &outcome, &cfg, release.as_ref(), &out)?;
     let s = &outcome.summary;
     if s.interrupted {
         eprintln!(
@@ -398,20 +310,7 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
         tracing::warn!("{}", describe_drift(operation, drift));
     }
     check_contract(&manifest, Some(cfg.schema_contract), &out)?;
-    let store = incremental.map(|i| StoreRun {
-        store: i.store,
-        lists: i.lists,
-        reads: Some(i.reads),
-        plan: SnapshotPlan {
-            snapshot,
-            months: months.clone(),
-            ufs: cfg.ufs.iter().map(ToString::to_string).collect(),
-            credit_months_fetched: i.credit_months,
-            run_id: super::finish::new_run_id(),
-            requests: outcome.summary.requests.requests,
-            company_lists: outcome.summary.company_lists.clone(),
-        },
-    });
+    let store = incremental.map(|i| i.into_run(snapshot, &months, &cfg, &outcome));
     Ok(FetchStage::Fetched(Box::new(Fetched {
         outcome,
         manifest,
@@ -422,6 +321,113 @@ pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchSt
         remote,
         typer,
     })))
+}
+
+/// Object storage: the run works in a local directory of its own (`cfg.out` then names it),
+/// uploaded when finished.
+fn work_dir_for_remote(cfg: &mut RunConfig) -> Result<Option<RemoteOut>> {
+    let Some(url) = cfg.out.as_deref().filter(|o| is_remote(o)) else { return Ok(None) };
+    let remote = RemoteOut::parse(&url.to_string_lossy())?;
+    cfg.out = Some(remote.work_dir(&work_root()));
+    Ok(Some(remote))
+}
+
+/// The portfolio file, its skipped lines and dropped duplicates said.
+fn read_portfolio(path: &std::path::Path, strict: bool) -> Result<portfolio::Portfolio> {
+    let p = portfolio::read_portfolio(path, strict)?;
+    for issue in &p.issues {
+        tracing::warn!(
+            "{}, line {}: skipped {:?}: {}",
+            path.display(),
+            issue.line,
+            issue.input,
+            issue.reason
+        );
+    }
+    if p.duplicates > 0 {
+        tracing::info!("{}: {} duplicate CNPJs dropped", path.display(), p.duplicates);
+    }
+    Ok(p)
+}
+
+/// The months the run covers, oldest first and never none: a release's own month, or those
+/// `--ano-mes` names (`latest` asks the service which months have credits).
+async fn months_to_fetch(
+    cfg: &RunConfig,
+    release: Option<&crate::extract::open_data::Release>,
+    fetcher: &PageFetcher,
+    newest_month: Option<AnoMes>,
+) -> Result<Vec<AnoMes>> {
+    let months = match (release, &cfg.months) {
+        // A release has no credits to probe: it stands for its own month.
+        (Some(r), MonthSelection::Latest(_)) => vec![r.month().ok_or_else(|| {
+            Classified::new(
+                ExitStatus::BadInput,
+                "the open-data files say no release month (the publishers' folders are named like \
+                 2024_trimestre_01/ and 2024-05/): keep those folder names, or give the month with --ano-mes AAAAMM",
+            )
+        })?],
+        _ => resolve_months(fetcher, &cfg.months, newest_month).await.map_err(|e| match e {
+            e @ crate::api::ApiError::KeyRejected { .. } => anyhow::Error::new(e),
+            e => anyhow::Error::new(e).context("finding the months to fetch"),
+        })?,
+    };
+    if months.is_empty() {
+        return Err(Classified::new(
+            ExitStatus::ServiceUnavailable,
+            "the service reported no month with credits in the last 3 years",
+        )
+        .into());
+    }
+    Ok(months)
+}
+
+fn say_what_is_fetched(
+    cfg: &RunConfig,
+    months: usize,
+    companies: usize,
+    out: &std::path::Path,
+    tasks: usize,
+) {
+    tracing::info!(
+        "fetching {months} months x {} states and {companies} companies into {} ({tasks} tasks{})",
+        cfg.ufs.len(),
+        out.display(),
+        if cfg.shard.count > 1 {
+            format!(", shard {}/{}", cfg.shard.index, cfg.shard.count)
+        } else {
+            String::new()
+        }
+    );
+}
+
+/// The fetch's manifest, written before anything reads the staging: a full disk says how to
+/// resume.
+fn write_fetch_manifest(
+    spec: &PlanSpec,
+    outcome: &FetchOutcome,
+    cfg: &RunConfig,
+    release: Option<&crate::extract::open_data::Release>,
+    out: &std::path::Path,
+) -> Result<Manifest> {
+    let mut manifest = Manifest::for_fetch(spec, &outcome.summary);
+    manifest.open_data = release.zip(cfg.open_data.as_deref()).map(|(r, dir)| r.note(dir));
+    // Written only for freeze: evolve is what a manifest without it means.
+    manifest.schema_contract =
+        (cfg.schema_contract == SchemaContract::Freeze).then_some(SchemaContract::Freeze);
+    manifest.write(out).map_err(|e| {
+        OutputError::wrap(
+            out.join("manifest.json"),
+            format!(
+                "free space on that disk (or fix its permissions), \
+                 then run the same command with --resume --out {}: \
+                 everything fetched is staged and is not fetched again",
+                out.display()
+            ),
+            e,
+        )
+    })?;
+    Ok(manifest)
 }
 
 /// Refuses to go on with data of a changed shape when the contract is freeze: the one given

@@ -10,7 +10,7 @@ use crate::analyze::{Aggregates, Query, default_queries_dir, load_queries, run_q
 use crate::cli::{ReportArgs, WatchArgs};
 use crate::codes::{CodeTables, default_codes_dir};
 use crate::exit::{ExitStatus, OutputError};
-use crate::export::manifest::{AlertsNote, Manifest};
+use crate::export::manifest::{AlertsNote, FileEntry, Manifest};
 use crate::export::tables::{write_aggregates, write_dimensions, write_raw};
 use crate::export::{DOSSIER_DIR, FileMetadata};
 use crate::monitor::alerts::{Alert, count_by_rule};
@@ -171,30 +171,9 @@ pub fn export_report(
     // The raw tables, then the aggregates, the code tables and the dossiers' tables.
     let stage = crate::progress::begin("export", "tables", raw_tables as u64 + 3);
     let codes = CodeTables::load(default_codes_dir(args.folders.codes.as_deref()).as_deref())?;
-    // A run that committed to a store gives its outputs the id its store version carries.
-    let run_id = match (raw, &manifest.store) {
-        (RawTables::Write, Some(store)) => store.run_id.clone(),
-        _ => new_run_id(),
-    };
-    let fontes = serde_json::to_string(&manifest.fetch.fontes).unwrap_or_default();
-    let meta = FileMetadata::default()
-        .with("fiscal_report.version", env!("CARGO_PKG_VERSION"))
-        .with("fiscal_report.run_id", &run_id)
-        .with("fiscal_report.demo", manifest.demo.to_string())
-        .with("fiscal_report.fontes", fontes);
-    let mut files = match raw {
-        RawTables::Write => write_raw(&frames, out, &meta).context("writing the raw tables")?,
-        // The raw tables' entries stay, and the dossiers' (pages and tables: a re-render does
-        // not fetch them again); everything made from the raw tables is made again below.
-        RawTables::Keep => manifest
-            .files
-            .iter()
-            .filter(|f| {
-                f.path.split('/').next().is_some_and(|top| frames.contains(top) || top == DOSSIER_DIR)
-            })
-            .cloned()
-            .collect(),
-    };
+    let run_id = run_id_of(raw, manifest);
+    let meta = file_metadata(manifest, &run_id);
+    let mut files = raw_table_files(raw, &frames, manifest, out, &meta)?;
     // The report links the dossiers this run writes and, on a re-render, those it kept.
     let linked: std::collections::BTreeSet<String> = dossiers
         .iter()
@@ -210,35 +189,8 @@ pub fn export_report(
         tables
     };
     let quality = frames.data_quality()?;
-    files.extend(write_aggregates(&aggregates, &quality, out, &meta).context("writing the aggregates")?);
-    crate::progress::step("aggregates");
-    files.extend(write_dimensions(&codes, out, &meta).context("writing the code tables")?);
-    crate::progress::step("dimensoes");
-    files.extend(
-        crate::export::tables::write_dossier_tables(dossier_tables, out, &meta)
-            .context("writing the dossiers' tables")?,
-    );
-    crate::progress::step("dossies");
-    let alerts = match &watch.rules {
-        Some((path, rules)) => {
-            let alerts = rules.evaluate(&aggregates);
-            files.push(crate::export::alerts::write_alerts(out, &alerts).map_err(|e| {
-                OutputError::wrap(
-                    out.join(crate::export::alerts::ALERTS_FILE),
-                    "free space on that disk (or fix its permissions), then run again",
-                    e,
-                )
-            })?);
-            let por_regra = count_by_rule(&alerts).into_iter().map(|(r, n)| (r.to_string(), n)).collect();
-            manifest.alertas = Some(AlertsNote { regras: path.clone(), total: alerts.len(), por_regra });
-            Some(alerts)
-        }
-        None => {
-            crate::export::alerts::remove_stale_alerts(out);
-            manifest.alertas = None;
-            None
-        }
-    };
+    files.extend(write_derived_tables(&aggregates, &quality, &codes, dossier_tables, out, &meta)?);
+    let alerts = raise_alerts(watch, &aggregates, out, manifest, &mut files)?;
     // The bar goes before the stage's own line is logged.
     drop(stage);
     manifest.time_stage("export", started);
@@ -255,43 +207,164 @@ pub fn export_report(
         manifest,
         run_id: &run_id,
     };
-    let rendered = crate::report::render_reports(&inputs, &args.folders.report_options(), out)?;
-    files.extend(rendered);
-    let source = (!manifest.demo).then_some(manifest.plan.base_url.as_str());
     let judged = crate::report::dossier::Judged {
         standings: crate::report::dossier::standings(&aggregates),
         history: dossier_history,
     };
+    files.extend(render_report(&inputs, &dossiers, &judged, args, out)?);
+    drop(stage);
+    manifest.time_stage("report", started);
+    let pdf = print_pdf_if_asked(args, out, manifest, &mut files);
+    write_run_manifest(manifest, files, run_id, &queries, out)?;
+    Ok(Outputs { alerts: alerts.unwrap_or_default(), pdf })
+}
+
+/// A run that committed to a store gives its outputs the id its store version carries.
+fn run_id_of(raw: RawTables, manifest: &Manifest) -> String {
+    match (raw, &manifest.store) {
+        (RawTables::Write, Some(store)) => store.run_id.clone(),
+        _ => new_run_id(),
+    }
+}
+
+/// What every Parquet file of the run says about where it came from.
+fn file_metadata(manifest: &Manifest, run_id: &str) -> FileMetadata {
+    let fontes = serde_json::to_string(&manifest.fetch.fontes).unwrap_or_default();
+    FileMetadata::default()
+        .with("fiscal_report.version", env!("CARGO_PKG_VERSION"))
+        .with("fiscal_report.run_id", run_id)
+        .with("fiscal_report.demo", manifest.demo.to_string())
+        .with("fiscal_report.fontes", fontes)
+}
+
+/// The raw tables' files: written, or on a re-render the entries the manifest has for them.
+fn raw_table_files(
+    raw: RawTables,
+    frames: &Frames,
+    manifest: &Manifest,
+    out: &Path,
+    meta: &FileMetadata,
+) -> Result<Vec<FileEntry>> {
+    Ok(match raw {
+        RawTables::Write => write_raw(frames, out, meta).context("writing the raw tables")?,
+        // The raw tables' entries stay, and the dossiers' (pages and tables: a re-render does
+        // not fetch them again); everything made from the raw tables is made again.
+        RawTables::Keep => manifest
+            .files
+            .iter()
+            .filter(|f| {
+                f.path.split('/').next().is_some_and(|top| frames.contains(top) || top == DOSSIER_DIR)
+            })
+            .cloned()
+            .collect(),
+    })
+}
+
+/// The aggregates (with the data-quality table), the code tables and the dossiers' tables.
+fn write_derived_tables(
+    aggregates: &Aggregates,
+    quality: &polars::prelude::DataFrame,
+    codes: &CodeTables,
+    dossier_tables: crate::transform::dossier::DossierTables,
+    out: &Path,
+    meta: &FileMetadata,
+) -> Result<Vec<FileEntry>> {
+    let mut files = write_aggregates(aggregates, quality, out, meta).context("writing the aggregates")?;
+    crate::progress::step("aggregates");
+    files.extend(write_dimensions(codes, out, meta).context("writing the code tables")?);
+    crate::progress::step("dimensoes");
+    files.extend(
+        crate::export::tables::write_dossier_tables(dossier_tables, out, meta)
+            .context("writing the dossiers' tables")?,
+    );
+    crate::progress::step("dossies");
+    Ok(files)
+}
+
+/// With watch rules: their alerts, written to `alertas.jsonl` and counted in the manifest.
+/// Without: an earlier run's alerts file removed.
+fn raise_alerts(
+    watch: &Watch,
+    aggregates: &Aggregates,
+    out: &Path,
+    manifest: &mut Manifest,
+    files: &mut Vec<FileEntry>,
+) -> Result<Option<Vec<Alert>>> {
+    let Some((path, rules)) = &watch.rules else {
+        crate::export::alerts::remove_stale_alerts(out);
+        manifest.alertas = None;
+        return Ok(None);
+    };
+    let alerts = rules.evaluate(aggregates);
+    files.push(crate::export::alerts::write_alerts(out, &alerts).map_err(|e| {
+        OutputError::wrap(
+            out.join(crate::export::alerts::ALERTS_FILE),
+            "free space on that disk (or fix its permissions), then run again",
+            e,
+        )
+    })?);
+    let por_regra = count_by_rule(&alerts).into_iter().map(|(r, n)| (r.to_string(), n)).collect();
+    manifest.alertas = Some(AlertsNote { regras: path.clone(), total: alerts.len(), por_regra });
+    Ok(Some(alerts))
+}
+
+/// report.html, report.md and report.xlsx, then the dossiers' pages.
+fn render_report(
+    inputs: &crate::report::ReportInputs<'_>,
+    dossiers: &[crate::extract::dossier::DossierRecords],
+    judged: &crate::report::dossier::Judged,
+    args: &ReportArgs,
+    out: &Path,
+) -> Result<Vec<FileEntry>> {
+    let mut files = crate::report::render_reports(inputs, &args.folders.report_options(), out)?;
+    let source = (!inputs.manifest.demo).then_some(inputs.manifest.plan.base_url.as_str());
     files.extend(crate::report::dossier::render_dossiers(
-        &dossiers,
-        &judged,
-        &codes,
+        dossiers,
+        judged,
+        inputs.codes,
         &args.folders.report_options(),
         source,
-        manifest.demo,
+        inputs.manifest.demo,
         out,
     )?);
     crate::progress::step("dossies");
-    drop(stage);
-    manifest.time_stage("report", started);
-    // The PDF last: a missing browser must not cost any other output (the manifest included).
-    // An earlier report.pdf would show old figures beside the new ones: it goes first.
+    Ok(files)
+}
+
+/// The PDF last: a missing browser must not cost any other output (the manifest included).
+/// An earlier report.pdf would show old figures beside the new ones: it goes first. Returns
+/// the problem when `--pdf` could not be printed.
+fn print_pdf_if_asked(
+    args: &ReportArgs,
+    out: &Path,
+    manifest: &mut Manifest,
+    files: &mut Vec<FileEntry>,
+) -> Option<crate::report::pdf::PdfError> {
     crate::report::pdf::remove_stale_pdf(out);
-    let pdf = if args.pdf {
-        let started = std::time::Instant::now();
-        let printed = crate::report::pdf::find_browser(args.browser.as_deref())
-            .and_then(|browser| crate::report::pdf::print_pdf(out, &browser));
-        manifest.time_stage("pdf", started);
-        match printed {
-            Ok(entry) => {
-                files.push(entry);
-                None
-            }
-            Err(problem) => Some(problem),
+    if !args.pdf {
+        return None;
+    }
+    let started = std::time::Instant::now();
+    let printed = crate::report::pdf::find_browser(args.browser.as_deref())
+        .and_then(|browser| crate::report::pdf::print_pdf(out, &browser));
+    manifest.time_stage("pdf", started);
+    match printed {
+        Ok(entry) => {
+            files.push(entry);
+            None
         }
-    } else {
-        None
-    };
+        Err(problem) => Some(problem),
+    }
+}
+
+/// The manifest last, naming every file the run wrote.
+fn write_run_manifest(
+    manifest: &mut Manifest,
+    mut files: Vec<FileEntry>,
+    run_id: String,
+    queries: &[Query],
+    out: &Path,
+) -> Result<()> {
     files.sort_by(|a, b| a.path.cmp(&b.path));
     manifest.run_id = Some(run_id);
     manifest.files = files;
@@ -304,9 +377,8 @@ pub fn export_report(
             e,
         )
     })?;
-    Ok(Outputs { alerts: alerts.unwrap_or_default(), pdf })
+    Ok(())
 }
-
 /// The CNPJ of a kept dossier page's manifest path (`dossies/<cnpj>.html`).
 fn kept_dossier_page(path: &str) -> Option<String> {
     let page = path.strip_prefix(DOSSIER_DIR)?.strip_prefix('/')?.strip_suffix(".html")?;

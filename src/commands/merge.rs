@@ -190,75 +190,9 @@ async fn merge_local(
     }
     let watch = Watch::load(&report.watch)?;
     // Held until the merge is written: the frames may read the segments lazily.
-    let mut locks = Vec::with_capacity(shards.len());
-    let mut manifests = Vec::new();
-    for dir in shards {
-        // Before the manifest: a running `--resume` rewrites it under this lock.
-        locks.push(lock_shard(dir)?);
-        let m = Manifest::read(dir).map_err(|e| {
-            bad(format!("{} is not a finished shard (cannot read its manifest.json: {e}); pass the --out of each `fetch --shard K/N`", dir.display()))
-        })?;
-        if m.fetch.interrupted {
-            return Err(bad(format!(
-                "shard {} in {} was interrupted; finish it with --resume first",
-                m.plan.shard.index,
-                dir.display()
-            )));
-        }
-        super::fetch::check_contract(&m, contract, dir)?;
-        manifests.push((dir.clone(), m));
-    }
-    let first = run_identity(&manifests[0].1.plan);
-    let count = manifests[0].1.plan.shard.count;
-    let mut seen: BTreeMap<u32, PathBuf> = BTreeMap::new();
-    for (dir, m) in &manifests {
-        if run_identity(&m.plan) != first {
-            return Err(bad(format!(
-                "{} is a shard of another run (its months, states, portfolio, service or shard count differ from {})",
-                dir.display(),
-                manifests[0].0.display()
-            )));
-        }
-        if let Some(other) = seen.insert(m.plan.shard.index, dir.clone()) {
-            return Err(bad(format!(
-                "shard {} is given twice: {} and {}",
-                m.plan.shard.index,
-                other.display(),
-                dir.display()
-            )));
-        }
-    }
-    let missing: Vec<String> = (0..count).filter(|k| !seen.contains_key(k)).map(|k| k.to_string()).collect();
-    if !missing.is_empty() {
-        return Err(bad(format!(
-            "missing shard(s) {} of {count}; merge needs every shard 0..{}",
-            missing.join(", "),
-            count - 1
-        )));
-    }
-
-    let mut staged = Vec::new();
-    let mut summary: Option<FetchSummary> = None;
-    for (dir, m) in &manifests {
-        let shard = StagedFetch::read(dir)
-            .with_context(|| format!("reading the staged records of {}", dir.display()))?;
-        let mismatches = journal_mismatches(&m.fetch, &shard);
-        if !mismatches.is_empty() {
-            return Err(bad(format!(
-                "shard {} in {}: its manifest.json does not match its staged records ({}); \
-                 a later fetch there probably stopped part-way. \
-                 Run that shard's fetch again with --resume until it finishes, then merge",
-                m.plan.shard.index,
-                dir.display(),
-                mismatches.join("; ")
-            )));
-        }
-        staged.push(shard);
-        match &mut summary {
-            None => summary = Some(m.fetch.clone()),
-            Some(t) => add_summary(t, &m.fetch),
-        }
-    }
+    let (locks, manifests) = read_shard_manifests(shards, contract)?;
+    let count = check_every_shard_once(&manifests)?;
+    let (staged, summary) = read_staged_shards(&manifests)?;
     let started = std::time::Instant::now();
     let frames = frames_from_staged(&staged)?;
     let mut plan = manifests[0].1.plan.clone();
@@ -294,6 +228,96 @@ async fn merge_local(
         .into());
     }
     watch.conclude(outputs, ExitStatus::Ok).await
+}
+
+/// A shard's directory and its manifest.
+type Shard = (PathBuf, Manifest);
+
+/// Each shard locked (before its manifest is read: a running `--resume` rewrites it under
+/// this lock) and its manifest, which must be a finished fetch's under `contract`.
+fn read_shard_manifests(
+    shards: &[PathBuf],
+    contract: Option<crate::config::SchemaContract>,
+) -> Result<(Vec<ReadLock>, Vec<Shard>)> {
+    let mut locks = Vec::with_capacity(shards.len());
+    let mut manifests = Vec::new();
+    for dir in shards {
+        locks.push(lock_shard(dir)?);
+        let m = Manifest::read(dir).map_err(|e| {
+            bad(format!("{} is not a finished shard (cannot read its manifest.json: {e}); pass the --out of each `fetch --shard K/N`", dir.display()))
+        })?;
+        if m.fetch.interrupted {
+            return Err(bad(format!(
+                "shard {} in {} was interrupted; finish it with --resume first",
+                m.plan.shard.index,
+                dir.display()
+            )));
+        }
+        super::fetch::check_contract(&m, contract, dir)?;
+        manifests.push((dir.clone(), m));
+    }
+    Ok((locks, manifests))
+}
+
+/// The shards are of one run, each given once, none missing; returns their count.
+fn check_every_shard_once(manifests: &[Shard]) -> Result<u32> {
+    let first = run_identity(&manifests[0].1.plan);
+    let count = manifests[0].1.plan.shard.count;
+    let mut seen: BTreeMap<u32, PathBuf> = BTreeMap::new();
+    for (dir, m) in manifests {
+        if run_identity(&m.plan) != first {
+            return Err(bad(format!(
+                "{} is a shard of another run (its months, states, portfolio, service or shard count differ from {})",
+                dir.display(),
+                manifests[0].0.display()
+            )));
+        }
+        if let Some(other) = seen.insert(m.plan.shard.index, dir.clone()) {
+            return Err(bad(format!(
+                "shard {} is given twice: {} and {}",
+                m.plan.shard.index,
+                other.display(),
+                dir.display()
+            )));
+        }
+    }
+    let missing: Vec<String> = (0..count).filter(|k| !seen.contains_key(k)).map(|k| k.to_string()).collect();
+    if !missing.is_empty() {
+        return Err(bad(format!(
+            "missing shard(s) {} of {count}; merge needs every shard 0..{}",
+            missing.join(", "),
+            count - 1
+        )));
+    }
+    Ok(count)
+}
+
+/// Each shard's staged records, checked against its manifest, and the shards' fetch summaries
+/// added up.
+fn read_staged_shards(manifests: &[Shard]) -> Result<(Vec<StagedFetch>, Option<FetchSummary>)> {
+    let mut staged = Vec::new();
+    let mut summary: Option<FetchSummary> = None;
+    for (dir, m) in manifests {
+        let shard = StagedFetch::read(dir)
+            .with_context(|| format!("reading the staged records of {}", dir.display()))?;
+        let mismatches = journal_mismatches(&m.fetch, &shard);
+        if !mismatches.is_empty() {
+            return Err(bad(format!(
+                "shard {} in {}: its manifest.json does not match its staged records ({}); \
+                 a later fetch there probably stopped part-way. \
+                 Run that shard's fetch again with --resume until it finishes, then merge",
+                m.plan.shard.index,
+                dir.display(),
+                mismatches.join("; ")
+            )));
+        }
+        staged.push(shard);
+        match &mut summary {
+            None => summary = Some(m.fetch.clone()),
+            Some(t) => add_summary(t, &m.fetch),
+        }
+    }
+    Ok((staged, summary))
 }
 
 #[cfg(test)]

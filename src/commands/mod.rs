@@ -5,12 +5,14 @@
 mod dossie;
 pub mod error;
 mod fetch;
+mod fetched;
 mod finish;
 mod get;
 mod merge;
 mod report;
 mod run;
 mod serve;
+mod snapshot;
 mod source;
 mod store;
 

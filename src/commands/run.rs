@@ -3,24 +3,18 @@
 //! previous snapshot); with `--store`, the snapshot and its changes committed; then Parquet,
 //! manifest and report over that snapshot, and the same summary as `fetch`.
 
-use anyhow::{Context, Result};
+use anyhow::Result;
+use futures::future::join_all;
 
-use super::fetch::{FetchStage, Fetched, fetch_stage, summarize};
-use std::collections::BTreeMap;
-
-use polars::prelude::DataFrame;
-
-use super::dossie::{EXPOSURE_QUERY, only};
-use super::finish::{Analysis, RawTables, Watch, analyze_with, export_report, report_queries};
-use crate::analyze::Query;
+use super::fetch::{fetch_stage, summarize};
+use super::fetched::FetchStage;
+use super::finish::{RawTables, Watch, export_report};
+use super::snapshot::analyze_and_commit;
 use crate::api::Cnpj;
-use crate::cli::{ReportArgs, RunArgs};
+use crate::cli::RunArgs;
 use crate::exit::ExitStatus;
 use crate::extract::dossier::fetch_dossier;
-use crate::store::snapshot::{Assembled, DERIVED_TABLES, assemble_snapshot, commit_snapshot};
-use crate::transform::Frames;
 use crate::transform::staged::frames_from_staging;
-use futures::future::join_all;
 
 pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
     args.report = crate::config::report_with_file(args.report, args.fetch.config.as_deref())?;
@@ -43,9 +37,9 @@ pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
         let started = std::time::Instant::now();
         let cnpjs = largest_exposures(&analysis.aggregates, n);
         // A dossier that cannot be fetched costs that dossier only (and its link), not the run.
-        let sent = requests_sent(&fetched);
+        let sent = fetched.requests_sent();
         let fetched_dossiers = join_all(cnpjs.iter().map(|c| fetch_dossier(&fetched.fetcher, c))).await;
-        note_requests_since(&mut fetched, "dossies", sent);
+        fetched.note_requests_since("dossies", sent);
         for (cnpj, result) in cnpjs.iter().zip(fetched_dossiers) {
             match result {
                 Ok(records) => analysis.dossiers.push(records),
@@ -85,17 +79,6 @@ pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
     watch.conclude(outputs, done).await
 }
 
-/// Requests the pool has sent so far, this run.
-fn requests_sent(fetched: &Fetched) -> u64 {
-    fetched.fetcher.accounting.requests.load(std::sync::atomic::Ordering::Relaxed)
-}
-
-/// Records in the manifest the requests sent for `what` since the pool had sent `before`.
-fn note_requests_since(fetched: &mut Fetched, what: &str, before: u64) {
-    let now = requests_sent(fetched);
-    *fetched.manifest.requests_after_fetch.entry(what.to_string()).or_default() += now.saturating_sub(before);
-}
-
 /// Dossiers the demo run writes when `--dossies` is not given.
 const DEMO_DOSSIERS: usize = 10;
 
@@ -110,133 +93,4 @@ fn largest_exposures(aggs: &crate::analyze::Aggregates, n: usize) -> Vec<Cnpj> {
         .collect();
     owing.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
     owing.into_iter().filter_map(|(_, c)| Cnpj::parse(&c).ok()).take(n).collect()
-}
-
-/// The analysis of the run's snapshot; with a store, the snapshot is first assembled from the
-/// fetch and the store, and committed after the analysis with the changes it found.
-pub(super) async fn analyze_and_commit(
-    fetched: &mut Fetched,
-    frames: Frames,
-    report: &ReportArgs,
-    expand_groups: bool,
-) -> Result<(Frames, Analysis)> {
-    // Loaded once: the expansion prices the partner companies with the run's own exposure query.
-    let queries = report_queries(report)?;
-    match assemble(fetched, frames).await? {
-        Ok(mut assembled) => {
-            if expand_groups {
-                expand_or_warn(fetched, &mut assembled.frames, &queries).await?;
-            }
-            let previous = assembled.previous.as_ref();
-            let analysis = analyze_with(&mut assembled.frames, previous, queries, &mut fetched.manifest)?;
-            let started = std::time::Instant::now();
-            let frames = commit_to_store(fetched, assembled, &analysis).await?;
-            fetched.manifest.time_stage("store", started);
-            Ok((frames, analysis))
-        }
-        Err(mut frames) => {
-            if expand_groups {
-                expand_or_warn(fetched, &mut frames, &queries).await?;
-            }
-            let analysis = analyze_with(&mut frames, None, queries, &mut fetched.manifest)?;
-            Ok((frames, analysis))
-        }
-    }
-}
-
-/// `expand_into`, whose failure costs the expansion only: the portfolio was fetched, and its
-/// snapshot, aggregates and report go on with the groups its own partners lists give. Only a
-/// rejected key stops the run, as it stops a fetch.
-async fn expand_or_warn(fetched: &mut Fetched, frames: &mut Frames, queries: &[Query]) -> Result<()> {
-    match expand_into(fetched, frames, queries).await {
-        Ok(()) => Ok(()),
-        Err(e)
-            if e.downcast_ref::<crate::api::ApiError>()
-                .is_some_and(|a| matches!(a, crate::api::ApiError::KeyRejected { .. })) =>
-        {
-            Err(e)
-        }
-        Err(e) => {
-            let w = format!(
-                "economic groups not expanded: {e:#}; the groups count the portfolio's companies only"
-            );
-            tracing::warn!("{w}");
-            fetched.manifest.fetch.warnings.push(w);
-            frames.tables.remove(crate::transform::groups::SOCIAS_EXPOSICAO);
-            Ok(())
-        }
-    }
-}
-
-/// `--expand-groups`: fetches the partner companies the snapshot's partners lists name (after
-/// the store carried in the partners of unchanged companies), and adds to `frames` their
-/// exposure (the run's own portfolio-exposure query over their records) and their place in the
-/// economic groups.
-async fn expand_into(fetched: &mut Fetched, frames: &mut Frames, queries: &[Query]) -> Result<()> {
-    use crate::transform::groups::{
-        INSCRICOES_DA_CARTEIRA, SOCIAS_EXPOSICAO, attach_groups, company_roots, partner_companies,
-        portfolio_inscriptions,
-    };
-    let started = std::time::Instant::now();
-    let known = company_roots(frames)?;
-    let first = partner_companies(frames, &known)?;
-    let asked = first.len();
-    let sent = requests_sent(fetched);
-    let expansion = crate::extract::groups::expand_groups(&fetched.fetcher, first, known).await;
-    note_requests_since(fetched, "grupos", sent);
-    let expansion = expansion?;
-    for (cnpj, e) in &expansion.failed {
-        let w = format!("partner company {cnpj} not fetched for its economic group: {e}");
-        tracing::warn!("{w}");
-        fetched.manifest.fetch.warnings.push(w);
-    }
-    let mut partners =
-        crate::transform::frames::frames_from_rows(&expansion.rows, &crate::store::snapshot::COMPANY_TABLES)?;
-    partners.tables.insert(INSCRICOES_DA_CARTEIRA, portfolio_inscriptions(frames)?);
-    let exposure = crate::analyze::run_queries(&partners, &only(queries, &[EXPOSURE_QUERY]))?;
-    if let Some(df) = exposure.get(EXPOSURE_QUERY) {
-        frames.tables.insert(SOCIAS_EXPOSICAO, df.clone());
-    }
-    attach_groups(frames, Some(&partners))?;
-    tracing::info!(
-        "economic groups: {} partner companies fetched ({} named by the portfolio; {} not found, {} failed)",
-        expansion.found,
-        asked,
-        expansion.not_found,
-        expansion.failed.len()
-    );
-    fetched.manifest.time_stage("grupos", started);
-    Ok(())
-}
-
-/// With a store, the new snapshot assembled from the fetch and the store; without one (or
-/// after failed tasks, when nothing is committed: the snapshot would miss companies, and
-/// `--resume` completes it first), the fetched frames back.
-async fn assemble(fetched: &mut Fetched, frames: Frames) -> Result<Result<Assembled, Frames>> {
-    let failed = !fetched.outcome.summary.tasks_failed.is_empty();
-    let Some(run) = fetched.store.as_mut().filter(|_| !failed) else { return Ok(Err(frames)) };
-    let Some(reads) = run.reads.take() else { return Ok(Err(frames)) };
-    let reads = reads.await.context("reading the store")??;
-    let entries: Vec<_> = fetched.outcome.staging.task_entries().collect();
-    Ok(Ok(assemble_snapshot(reads, frames, &entries, &run.lists.known, &run.plan)?))
-}
-
-/// Commits the assembled snapshot and the changes the analysis found, and returns the
-/// snapshot's frames; the manifest names the store version.
-async fn commit_to_store(fetched: &mut Fetched, assembled: Assembled, analysis: &Analysis) -> Result<Frames> {
-    let Some(run) = fetched.store.as_mut() else { return Ok(assembled.frames) };
-    let derived: BTreeMap<&'static str, DataFrame> = DERIVED_TABLES
-        .into_iter()
-        .filter_map(|name| analysis.aggregates.get(name).map(|df| (name, df.clone())))
-        .collect();
-    let (frames, record) = commit_snapshot(&mut run.store, assembled, &derived, &run.plan).await?;
-    fetched.manifest.store = Some(crate::export::manifest::StoreNote {
-        dir: run.store.root().to_string(),
-        run_id: record.run_id.clone(),
-        version: record.version,
-        snapshot: record.snapshot.clone(),
-        credit_months_fetched: record.credit_months_fetched.clone(),
-        company_lists: record.company_lists.clone(),
-    });
-    Ok(frames)
 }

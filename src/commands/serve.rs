@@ -13,6 +13,22 @@ use crate::exit::{Classified, ExitStatus};
 use crate::simulator::{self, FaultConfig, RegistryConfig};
 
 pub async fn serve(args: ServeArgs) -> Result<ExitStatus> {
+    let (cfg, addr) = registry_config(&args)?;
+    let state = super::source::embedded_state(&cfg).await?;
+    if let Some(dir) = &args.write_open_data {
+        write_release(&state.dataset, dir).await?;
+    } else if let Some(path) = &args.dump_truth {
+        dump_truth(&args, &state.dataset, path)?;
+    } else if let Some(path) = &args.dump_portfolio {
+        dump_portfolio(&args, &state.dataset, path)?;
+    } else {
+        serve_until_stopped(&args, state, addr).await?;
+    }
+    Ok(ExitStatus::Ok)
+}
+
+/// The registry `args` describe and the address to serve it on, each flag checked.
+fn registry_config(args: &ServeArgs) -> Result<(RegistryConfig, SocketAddr)> {
     // Served, a dataset's credits sit in memory (64: ~1 GB); written as a release, a company is
     // made and written one at a time, up to the dataset's 5 million companies (1000).
     let max_scale = if args.write_open_data.is_some() { 1000.0 } else { 64.0 };
@@ -39,7 +55,7 @@ pub async fn serve(args: ServeArgs) -> Result<ExitStatus> {
     let cfg = RegistryConfig {
         seed: args.seed,
         scale: args.scale,
-        api_key: ApiKey::new(args.api_key),
+        api_key: ApiKey::new(args.api_key.clone()),
         faults: FaultConfig {
             latency: std::time::Duration::from_millis(args.latency_ms),
             fault_rate: args.fault_rate,
@@ -60,58 +76,62 @@ pub async fn serve(args: ServeArgs) -> Result<ExitStatus> {
             None => None,
         },
     };
-    let state = super::source::embedded_state(&cfg).await?;
-    if let Some(dir) = &args.write_open_data {
-        let ds = state.dataset.clone();
-        let target = dir.clone();
-        let written =
-            tokio::task::spawn_blocking(move || simulator::open_data::write_open_data(&ds, &target))
-                .await
-                .context("writing the open-data files")?
-                .with_context(|| format!("writing the open-data files to {}", dir.display()))?;
-        eprintln!(
-            "wrote {} companies and {} debt rows as {} open-data files under {}",
-            written.companies,
-            written.debt_rows,
-            written.files.len(),
-            dir.display()
-        );
-        return Ok(ExitStatus::Ok);
-    }
-    if let Some(path) = &args.dump_truth {
-        let truth = state.dataset.truth();
-        let json = serde_json::to_vec_pretty(&truth)?;
-        crate::fsutil::write_atomic(path, &json)
-            .with_context(|| format!("writing the ground truth to {}", path.display()))?;
-        eprintln!(
-            "wrote the ground truth of seed {} scale {} as of {} to {}",
-            args.seed,
-            args.scale,
-            truth.as_of,
-            path.display()
-        );
-        return Ok(ExitStatus::Ok);
-    }
-    if let Some(path) = &args.dump_portfolio {
-        let portfolio = match args.portfolio_changing {
-            None => state.dataset.demo_portfolio(args.portfolio_size),
-            Some(share) => {
-                changing_portfolio((args.seed, args.scale), &state.dataset, args.portfolio_size, share)?
-            }
-        };
-        let cnpjs: Vec<String> = portfolio.iter().map(|c| c.masked()).collect();
-        let text = format!("cnpj\n{}\n", cnpjs.join("\n"));
-        crate::fsutil::write_atomic(path, text.as_bytes())
-            .with_context(|| format!("writing the portfolio to {}", path.display()))?;
-        eprintln!(
-            "wrote {} CNPJs of seed {} scale {} to {}",
-            cnpjs.len(),
-            args.seed,
-            args.scale,
-            path.display()
-        );
-        return Ok(ExitStatus::Ok);
-    }
+    Ok((cfg, addr))
+}
+
+/// `--write-open-data DIR`: the dataset as the publishers' files.
+async fn write_release(dataset: &std::sync::Arc<simulator::Dataset>, dir: &std::path::Path) -> Result<()> {
+    let (ds, target) = (dataset.clone(), dir.to_path_buf());
+    let written = tokio::task::spawn_blocking(move || simulator::open_data::write_open_data(&ds, &target))
+        .await
+        .context("writing the open-data files")?
+        .with_context(|| format!("writing the open-data files to {}", dir.display()))?;
+    eprintln!(
+        "wrote {} companies and {} debt rows as {} open-data files under {}",
+        written.companies,
+        written.debt_rows,
+        written.files.len(),
+        dir.display()
+    );
+    Ok(())
+}
+
+/// `--dump-truth FILE`: the dataset's ground truth as JSON.
+fn dump_truth(args: &ServeArgs, dataset: &simulator::Dataset, path: &std::path::Path) -> Result<()> {
+    let truth = dataset.truth();
+    let json = serde_json::to_vec_pretty(&truth)?;
+    crate::fsutil::write_atomic(path, &json)
+        .with_context(|| format!("writing the ground truth to {}", path.display()))?;
+    eprintln!(
+        "wrote the ground truth of seed {} scale {} as of {} to {}",
+        args.seed,
+        args.scale,
+        truth.as_of,
+        path.display()
+    );
+    Ok(())
+}
+
+/// `--dump-portfolio FILE`: a ready portfolio of the dataset's companies.
+fn dump_portfolio(args: &ServeArgs, dataset: &simulator::Dataset, path: &std::path::Path) -> Result<()> {
+    let portfolio = match args.portfolio_changing {
+        None => dataset.demo_portfolio(args.portfolio_size),
+        Some(share) => changing_portfolio((args.seed, args.scale), dataset, args.portfolio_size, share)?,
+    };
+    let cnpjs: Vec<String> = portfolio.iter().map(|c| c.masked()).collect();
+    let text = format!("cnpj\n{}\n", cnpjs.join("\n"));
+    crate::fsutil::write_atomic(path, text.as_bytes())
+        .with_context(|| format!("writing the portfolio to {}", path.display()))?;
+    eprintln!("wrote {} CNPJs of seed {} scale {} to {}", cnpjs.len(), args.seed, args.scale, path.display());
+    Ok(())
+}
+
+/// The registry on `addr` until Ctrl-C or SIGTERM.
+async fn serve_until_stopped(
+    args: &ServeArgs,
+    state: std::sync::Arc<simulator::ServerState>,
+    addr: SocketAddr,
+) -> Result<()> {
     let registry = simulator::start(state, addr).await.with_context(|| format!("cannot listen on {addr}"))?;
     // One line on stdout, so scripts and tests that asked for port 0 can read the address.
     println!("listening on {}", registry.base_url());
@@ -126,7 +146,7 @@ pub async fn serve(args: ServeArgs) -> Result<ExitStatus> {
     );
     crate::shutdown::wait_for_signal().await;
     registry.stop().await;
-    Ok(ExitStatus::Ok)
+    Ok(())
 }
 
 /// `--dump-portfolio --portfolio-changing SHARE`: the as-of month against the month before it.

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::analyze::Query;
-use crate::export::tables::partition_columns;
+use crate::export::partition::partition_columns;
 use crate::tables::Table;
 use crate::transform::RESUMOS;
 use crate::transform::schema::{self, Kind, columns};

@@ -6,6 +6,7 @@ pub mod alerts;
 pub mod dictionary;
 pub mod manifest;
 pub mod parquet;
+pub mod partition;
 pub mod remote;
 mod spill;
 pub mod tables;

@@ -16,7 +16,7 @@ use polars::prelude::*;
 
 use super::manifest::FileEntry;
 use super::parquet::{ExportError, FileMetadata, write_parquet_runs};
-use super::tables::{
+use super::partition::{
     PARTITION_WRITERS, first_sort_key, partition_columns, partition_dir, partition_rows, polars_err,
     sorted_order, write_partitions, write_raw_table,
 };

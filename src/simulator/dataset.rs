@@ -81,6 +81,8 @@ mod debts;
 mod geo;
 #[path = "dataset/groups.rs"]
 mod groups;
+#[path = "dataset/groups_truth.rs"]
+mod groups_truth;
 #[path = "dataset/history.rs"]
 mod history;
 #[path = "dataset/obras.rs"]
@@ -110,9 +112,10 @@ mod truth;
 mod vocab;
 
 pub use counted::DebtRolesTruth;
+pub use groups_truth::GroupTruth;
 pub use truth::{
-    CompanyTruth, CreditCellTruth, DebtRecordTruth, DebtTruth, GroupTruth, MoneyTruth, PortfolioTruth,
-    RecordsTruth, Truth,
+    CompanyTruth, CreditCellTruth, DebtRecordTruth, DebtTruth, MoneyTruth, PortfolioTruth, RecordsTruth,
+    Truth,
 };
 
 use codec::Codec;
@@ -530,7 +533,7 @@ impl Dataset {
     /// companies through their partners; each further step also fetches the partner companies
     /// found at the step before.
     pub fn groups_truth(&self, cnpjs: &[Cnpj], depth: usize) -> Vec<GroupTruth> {
-        truth::groups(self, cnpjs, depth)
+        groups_truth::groups(self, cnpjs, depth)
     }
 
     /// One company's records in cents at the as-of month (`None` when it is not in the data).

@@ -10,6 +10,7 @@ pub mod faults;
 pub mod open_data;
 mod published;
 pub mod real;
+mod respond;
 pub mod server;
 pub mod sources;
 pub mod validate;

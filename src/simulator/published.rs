@@ -7,7 +7,7 @@
 use axum::http::StatusCode;
 use axum::response::Response;
 
-use super::server::{detail, envelope, json_response, not_found};
+use super::respond::{detail, envelope, json_response, not_found};
 use crate::api::models::{CreditoAtivo, Fonte, Obra, ParcelamentoRfb, TransacaoRfb};
 use crate::api::published::Published;
 use crate::api::{Categoria, Cnpj};

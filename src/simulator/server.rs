@@ -16,12 +16,11 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use serde::Serialize;
 
 use super::dataset::Dataset;
 use super::faults::{Fault, FaultPlan};
+use super::respond::{detail, envelope, json_response, not_found, page_response, unprocessable};
 use super::validate::Checks;
-use crate::api::models::{DetailBody, Envelope, Fonte, Paginacao, ValidationBody};
 use crate::api::{ApiKey, Cnpj};
 
 pub struct ServerState {
@@ -45,29 +44,6 @@ pub struct Counters {
 
 type Shared = Arc<ServerState>;
 
-pub(super) fn json_response(status: StatusCode, body: &impl Serialize) -> Response {
-    match serde_json::to_vec(body) {
-        Ok(bytes) => {
-            let mut r = (status, bytes).into_response();
-            r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-            r
-        }
-        Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
-    }
-}
-
-pub(super) fn detail(status: StatusCode, text: &str) -> Response {
-    json_response(status, &DetailBody { detail: text.to_string() })
-}
-
-pub(super) fn not_found() -> Response {
-    detail(StatusCode::NOT_FOUND, "Not Found")
-}
-
-fn unprocessable(checks: Checks) -> Response {
-    json_response(StatusCode::UNPROCESSABLE_ENTITY, &ValidationBody { detail: checks.issues })
-}
-
 fn query_map(raw: Option<String>) -> BTreeMap<String, String> {
     raw.map(|q| url::form_urlencoded::parse(q.as_bytes()).into_owned().collect()).unwrap_or_default()
 }
@@ -75,37 +51,6 @@ fn query_map(raw: Option<String>) -> BTreeMap<String, String> {
 /// A nullable filter: absent, empty or the literal `null` all mean "no filter".
 fn filter(q: &BTreeMap<String, String>, name: &str) -> Option<String> {
     q.get(name).map(|s| s.trim().to_string()).filter(|s| !s.is_empty() && s != "null")
-}
-
-pub(super) fn envelope<T: Serialize + Clone>(
-    items: &[T],
-    total: usize,
-    limite: usize,
-    offset: usize,
-    fonte: Fonte,
-) -> Response {
-    let start = offset.min(items.len());
-    let end = (start + limite).min(items.len());
-    page_response(items[start..end].to_vec(), total, limite, offset, fonte)
-}
-
-fn page_response<T: Serialize>(
-    itens: Vec<T>,
-    total: usize,
-    limite: usize,
-    offset: usize,
-    fonte: Fonte,
-) -> Response {
-    let env = Envelope {
-        fonte: Some(fonte),
-        itens,
-        paginacao: Some(Paginacao {
-            limite: Some(limite as i64),
-            offset: Some(offset as i64),
-            total: Some(total as i64),
-        }),
-    };
-    json_response(StatusCode::OK, &env)
 }
 
 /// Which company list a route serves.

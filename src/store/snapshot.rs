@@ -14,7 +14,7 @@ use crate::extract::incremental::{KnownCompany, ListsReason};
 use crate::extract::staging::{TaskEntry, TaskStatus};
 use crate::tables::Table;
 use crate::transform::Frames;
-use crate::transform::frames::quality_of_rejected_text;
+use crate::transform::typing::quality_of_rejected_text;
 use crate::transform::vocabulary::respell_vocabulary;
 
 /// What the run was asked and did, beside its frames.

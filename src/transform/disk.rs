@@ -14,9 +14,9 @@ use std::sync::Arc;
 
 use polars::prelude::*;
 
-use super::frames::{QualityCount, TransformError};
 use super::pretype::{TypedSegment, write_frame};
 use super::schema::{Kind, columns};
+use super::typing::{QualityCount, TransformError};
 use super::vocabulary::{spelled_column, spellings_agree, vocabulary_spellings};
 use crate::tables::Table;
 
@@ -169,7 +169,7 @@ pub fn disk_table(
         let whole = match TypedSegment::whole_file(segment) {
             Some(whole) => whole,
             None => {
-                let text = super::frames::read_staged(table, std::slice::from_ref(segment))?;
+                let text = super::typing::read_staged(table, std::slice::from_ref(segment))?;
                 if TypedSegment::of(table, text)?.save(segment).is_err() {
                     return Ok(None);
                 }
@@ -283,7 +283,7 @@ fn respell(table: Table, files: &mut [PathBuf], schema: &SchemaRef) -> PolarsRes
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::transform::frames::{staged_frame, type_table};
+    use crate::transform::typing::{staged_frame, type_table};
     use crate::transform::vocabulary::respell_vocabulary;
 
     /// A credit row as the service writes it: (ano_mes, uf, situacao, valor_total).

@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 use polars::prelude::*;
 use serde::Serialize;
 
-use super::frames::{QualityCount, TransformError, type_columns};
 use super::schema::DOSSIER_TABLES;
+use super::typing::{QualityCount, TransformError, type_columns};
 use crate::extract::dossier::DossierRecords;
 use crate::tables::record::for_each_field;
 

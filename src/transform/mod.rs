@@ -11,7 +11,9 @@ pub mod pretype;
 pub mod resumos;
 pub mod schema;
 pub mod staged;
+pub mod typing;
 pub mod vocabulary;
 
-pub use frames::{CARTEIRA, CompanyStatus, Frames, QualityCount, TransformError, build_frames};
+pub use frames::{CARTEIRA, CompanyStatus, Frames, build_frames};
 pub use resumos::RESUMOS;
+pub use typing::{QualityCount, TransformError};

@@ -16,7 +16,7 @@ use std::thread::JoinHandle;
 
 use polars::prelude::*;
 
-use super::frames::{QualityCount, TransformError, staged_frame, type_table};
+use super::typing::{QualityCount, TransformError, staged_frame, type_table};
 use super::vocabulary::{PublishedVocabulary, published_vocabulary};
 use crate::extract::SegmentSink;
 use crate::extract::staging::CommittedSegment;

@@ -6,8 +6,8 @@
 
 use polars::prelude::*;
 
-use super::frames::{QualityCount, TransformError, type_columns};
 use super::schema::RESUMOS as RESUMOS_COLUMNS;
+use super::typing::{QualityCount, TransformError, type_columns};
 use crate::api::ids::Categoria;
 use crate::tables::Table;
 

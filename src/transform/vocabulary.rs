@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use polars::prelude::*;
 
-use super::frames::trimmed;
+use super::parse::trimmed;
 use super::schema::{Kind, columns};
 use crate::tables::Table;
 

@@ -1,7 +1,8 @@
 //! The library's layers point one way. Read from the source text, so the next change cannot
 //! quietly undo them: no top-level module imports one that imports it back (directly or
-//! through others); the stages import nothing from the command line or the commands; the
-//! embedded registry shares only the `api` models with the rest.
+//! through others), nor any file or folder a sibling that imports it back; the stages import
+//! nothing from the command line or the commands, and never a later stage; the embedded
+//! registry shares only the `api` models with the rest.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -119,14 +120,27 @@ fn no_module_imports_one_that_imports_it_back() {
     }
 }
 
+/// The stages in the order the data flows through them (README, "Layout").
+const STAGES: [&str; 7] = ["extract", "transform", "store", "analyze", "monitor", "export", "report"];
+
 #[test]
 fn stages_import_nothing_from_the_command_line_or_the_commands() {
     let graph = import_graph();
-    for stage in ["extract", "transform", "analyze", "monitor", "export", "report"] {
+    for stage in STAGES {
         let imports = graph.get(stage).unwrap_or_else(|| panic!("no module {stage} in src/"));
         for top in ["cli", "commands", "config"] {
             assert!(!imports.contains(top), "{stage} imports {top}: {imports:?}");
         }
+    }
+}
+
+#[test]
+fn a_stage_never_imports_a_later_one() {
+    let graph = import_graph();
+    for (i, stage) in STAGES.iter().enumerate() {
+        let imports = graph.get(*stage).unwrap_or_else(|| panic!("no module {stage} in src/"));
+        let later: Vec<&&str> = STAGES[i + 1..].iter().filter(|s| imports.contains(**s)).collect();
+        assert!(later.is_empty(), "{stage} imports the later stage(s) {later:?}");
     }
 }
 
@@ -136,4 +150,147 @@ fn the_embedded_registry_shares_only_the_api_models() {
     let imports = graph.get("simulator").expect("no module simulator in src/");
     let expected: BTreeSet<String> = ["api".to_string()].into();
     assert_eq!(imports, &expected);
+}
+
+/// A file's module path below the crate root: `src/extract/staging/mod.rs` ->
+/// `[extract, staging]`, `src/commands/run.rs` -> `[commands, run]`.
+fn module_path(src: &Path, file: &Path) -> Vec<String> {
+    let rel = file.strip_prefix(src).expect("a file of src/");
+    let mut path: Vec<String> = rel.iter().map(|c| c.to_string_lossy().to_string()).collect();
+    let last = path.pop().unwrap_or_default();
+    let stem = last.strip_suffix(".rs").unwrap_or(&last);
+    if stem != "mod" && stem != "lib" {
+        path.push(stem.to_string());
+    }
+    path
+}
+
+/// Every module path `code` names from `crate::`, `super::` (any number) or `self::`, made
+/// absolute from `here` (the file's module path) and recorded segment by segment; the grouped
+/// form `use super::{a::X, b}` gives `a` and `b`.
+fn referenced_paths(code: &str, here: &[String]) -> BTreeSet<Vec<String>> {
+    let ident = |s: &str| -> String { s.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect() };
+    let mut found = BTreeSet::new();
+    let mut i = 0;
+    while let Some(at) = code[i..].find("::").map(|k| i + k) {
+        // The word before `::` opens a path when it is `crate`, `super` or `self`, and starts it.
+        let word_start = code[..at].rfind(|c: char| !(c.is_alphanumeric() || c == '_')).map_or(0, |k| k + 1);
+        let opens_path = code[..word_start].chars().next_back().is_none_or(|c| c != ':');
+        let mut base = match &code[word_start..at] {
+            "crate" if opens_path => Vec::new(),
+            "super" | "self" if opens_path => here.to_vec(),
+            _ => {
+                i = at + 2;
+                continue;
+            }
+        };
+        if &code[word_start..at] == "super" {
+            base.pop();
+        }
+        let mut after = &code[at + 2..];
+        while let Some(a) = after.strip_prefix("super::") {
+            base.pop();
+            after = a;
+        }
+        loop {
+            if let Some(group) = after.strip_prefix('{') {
+                let end = group.find(';').unwrap_or(group.len());
+                for item in group[..end].split([',', '{', '}', ' ', '\n']) {
+                    let head = ident(item.trim());
+                    if !head.is_empty() {
+                        found.insert([base.clone(), vec![head]].concat());
+                    }
+                }
+                break;
+            }
+            let head = ident(after);
+            if head.is_empty() {
+                break;
+            }
+            base.push(head.clone());
+            found.insert(base.clone());
+            match after[head.len()..].strip_prefix("::") {
+                Some(next) => after = next,
+                None => break,
+            }
+        }
+        i = code.len() - after.len();
+    }
+    found
+}
+
+#[test]
+fn the_path_scanner_resolves_super_self_and_groups() {
+    let here: Vec<String> = ["extract", "staging", "journal"].iter().map(|s| s.to_string()).collect();
+    let code = "use super::super::pool::Pool;\nuse super::{segment::Seg, lock};\nlet x = crate::api::Cnpj;";
+    let found = referenced_paths(code, &here);
+    let p = |s: &str| s.split('/').map(String::from).collect::<Vec<_>>();
+    for expected in ["extract/pool", "extract/staging/segment", "extract/staging/lock", "api"] {
+        assert!(found.contains(&p(expected)), "{expected} not in {found:?}");
+    }
+    assert!(!found.contains(&p("extract/staging/pool")), "super::super:: read once: {found:?}");
+}
+
+/// Folder -> each of its children (files and subfolders) -> the siblings it names.
+fn folder_graphs() -> BTreeMap<Vec<String>, BTreeMap<String, BTreeSet<String>>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files.retain(|f| !f.ends_with("main.rs"));
+    let mut children: BTreeMap<Vec<String>, BTreeSet<String>> = BTreeMap::new();
+    let mut graphs: BTreeMap<Vec<String>, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
+    for file in &files {
+        let here = module_path(&src, file);
+        let text = std::fs::read_to_string(file).expect("read a source file");
+        let refs = referenced_paths(&production_code(&text), &here);
+        for depth in 0..here.len() {
+            let (folder, child) = (here[..depth].to_vec(), here[depth].clone());
+            children.entry(folder.clone()).or_default().insert(child.clone());
+            let named = graphs.entry(folder.clone()).or_default().entry(child.clone()).or_default();
+            for r in refs.iter().filter(|r| r.len() > depth && r[..depth] == folder[..] && r[depth] != child)
+            {
+                named.insert(r[depth].clone());
+            }
+        }
+    }
+    // Only siblings count (a path may name a type or function at this level).
+    for (folder, graph) in &mut graphs {
+        let known = children.get(folder).cloned().unwrap_or_default();
+        for named in graph.values_mut() {
+            named.retain(|n| known.contains(n));
+        }
+    }
+    graphs
+}
+
+#[test]
+fn no_import_loop_inside_any_folder() {
+    let loops: Vec<String> = folder_graphs()
+        .iter()
+        .filter_map(|(folder, graph)| {
+            Some(format!("src/{}: {}", folder.join("/"), first_cycle(graph)?.join(" -> ")))
+        })
+        .collect();
+    assert!(loops.is_empty(), "import loops inside folders:\n{}", loops.join("\n"));
+}
+
+/// A cycle in `graph`, as the path that closes it, if there is one.
+fn first_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    for start in graph.keys() {
+        let mut stack = vec![(start.clone(), vec![start.clone()])];
+        let mut seen = BTreeSet::new();
+        while let Some((node, path)) = stack.pop() {
+            for next in graph.get(&node).into_iter().flatten() {
+                let mut p = path.clone();
+                p.push(next.clone());
+                if next == start {
+                    return Some(p);
+                }
+                if seen.insert(next.clone()) {
+                    stack.push((next.clone(), p));
+                }
+            }
+        }
+    }
+    None
 }

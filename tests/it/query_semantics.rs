@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use fiscal_report::analyze::{load_queries, run_queries};
 use fiscal_report::tables::Table;
 use fiscal_report::transform::Frames;
-use fiscal_report::transform::frames::type_table;
+use fiscal_report::transform::typing::type_table;
 use polars::prelude::*;
 
 /// (ano_mes, uf, grupo_tributo, valor_total as the service writes it)

@@ -17,7 +17,7 @@ use fiscal_report::simulator::Dataset;
 use fiscal_report::simulator::real::read_pgfn_csv;
 use fiscal_report::tables::{Row, Table, flat_row, profile_row};
 use fiscal_report::transform::QualityCount;
-use fiscal_report::transform::frames::type_table;
+use fiscal_report::transform::typing::type_table;
 use polars::prelude::*;
 
 fn fixture(name: &str) -> PathBuf {
@@ -79,7 +79,7 @@ fn strings(df: &DataFrame, column: &str) -> Vec<Option<String>> {
 }
 
 fn staged(table: Table, rows: &[Vec<Option<String>>]) -> DataFrame {
-    fiscal_report::transform::frames::staged_frame(table, rows).unwrap()
+    fiscal_report::transform::typing::staged_frame(table, rows).unwrap()
 }
 
 fn failures(quality: &[QualityCount]) -> Vec<&QualityCount> {

@@ -7,13 +7,13 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-use chrono::NaiveDate;
+use chrono::{Datelike, NaiveDate};
 use polars::prelude::*;
 use rust_decimal::Decimal;
+use rust_decimal::prelude::ToPrimitive;
 use rust_xlsxwriter::{ExcelDateTime, Format, Worksheet, XlsxError, cell_autofit_width};
 
 use super::Formats;
-use super::sheet::{excel_date, money_cell, month_start};
 
 /// The cell's padding autofit adds to the widest content, in pixels.
 const CELL_PADDING: u32 = 7;
@@ -28,6 +28,28 @@ const TRUE_PIXELS: u32 = 31;
 const FALSE_PIXELS: u32 = 36;
 
 const EPOCH: NaiveDate = NaiveDate::from_ymd_opt(1970, 1, 1).expect("a valid date");
+
+/// The exact amount, rounded to the cent, as Excel stores numbers.
+pub(crate) fn money_cell(amount: Decimal) -> f64 {
+    amount
+        .round_dp_with_strategy(2, rust_decimal::RoundingStrategy::MidpointAwayFromZero)
+        .to_f64()
+        .unwrap_or(f64::NAN)
+}
+
+/// The date as Excel stores it (`None` before year 0 or past 65535).
+pub(super) fn excel_date(date: NaiveDate) -> Option<ExcelDateTime> {
+    let year = u16::try_from(date.year()).ok()?;
+    ExcelDateTime::from_ymd(year, date.month() as u8, date.day() as u8).ok()
+}
+
+/// `202507` -> the first day of that month.
+pub fn month_start(ano_mes: &str) -> Option<NaiveDate> {
+    if ano_mes.len() != 6 || !ano_mes.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    NaiveDate::from_ymd_opt(ano_mes[..4].parse().ok()?, ano_mes[4..].parse().ok()?, 1)
+}
 
 /// Whether a text column holds months (`ano_mes`, `YYYYMM`): those become Excel dates.
 fn is_month_column(name: &str) -> bool {

@@ -21,7 +21,7 @@ use polars::prelude::DataFrame;
 use rust_decimal::Decimal;
 use rust_xlsxwriter::{Format, FormatBorder, Workbook, XlsxError};
 
-pub use sheet::month_start;
+pub use columns::month_start;
 
 /// The file name beside report.html.
 pub const WORKBOOK_FILE: &str = "report.xlsx";

@@ -1,12 +1,9 @@
 //! One sheet at a time: a frame's rows written as typed cells, and the summary sheet.
 
-use chrono::{Datelike, NaiveDate};
 use polars::prelude::*;
-use rust_decimal::Decimal;
-use rust_decimal::prelude::ToPrimitive;
-use rust_xlsxwriter::{ExcelDateTime, Url, Worksheet, XlsxError};
+use rust_xlsxwriter::{Url, Worksheet, XlsxError};
 
-use super::columns::{TableColumn, Widths};
+use super::columns::{TableColumn, Widths, excel_date, money_cell};
 use super::{Formats, SummaryValue, WorkbookContent};
 
 /// Excel's last row (1,048,576 rows, the header among them).
@@ -36,27 +33,6 @@ pub(crate) fn unique_sheet_names<'a>(names: impl Iterator<Item = &'a str>) -> Ve
         taken.push(candidate);
     }
     taken
-}
-
-/// The exact amount, rounded to the cent, as Excel stores numbers.
-pub(crate) fn money_cell(amount: Decimal) -> f64 {
-    amount
-        .round_dp_with_strategy(2, rust_decimal::RoundingStrategy::MidpointAwayFromZero)
-        .to_f64()
-        .unwrap_or(f64::NAN)
-}
-
-pub(super) fn excel_date(date: NaiveDate) -> Option<ExcelDateTime> {
-    let year = u16::try_from(date.year()).ok()?;
-    ExcelDateTime::from_ymd(year, date.month() as u8, date.day() as u8).ok()
-}
-
-/// `202507` -> the first day of that month.
-pub fn month_start(ano_mes: &str) -> Option<NaiveDate> {
-    if ano_mes.len() != 6 || !ano_mes.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    NaiveDate::from_ymd_opt(ano_mes[..4].parse().ok()?, ano_mes[4..].parse().ok()?, 1)
 }
 
 /// Writes `frame` with its column names as the header; returns how many rows did not fit.

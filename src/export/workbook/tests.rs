@@ -1,6 +1,7 @@
 use rust_decimal::Decimal;
 
-use super::sheet::{money_cell, month_start, unique_sheet_names};
+use super::columns::{money_cell, month_start};
+use super::sheet::unique_sheet_names;
 
 #[test]
 fn sheet_names_fit_excel_rules() {

@@ -36,6 +36,11 @@ fn is_absent(trimmed: &str) -> bool {
         || trimmed == "-"
 }
 
+/// The text with its surrounding blanks removed, or `None` when nothing is left.
+pub fn trimmed(v: Option<&str>) -> Option<&str> {
+    v.map(str::trim).filter(|s| !s.is_empty())
+}
+
 mod codes;
 mod dates;
 mod money;

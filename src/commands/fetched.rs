@@ -1,0 +1,68 @@
+//! What the fetch stage hands the stages after it: the staged fetch with its manifest, the
+//! pool it ran through and, on a store, what the new snapshot needs. Shared by the commands
+//! that fetch (`fetch`, `run`) and the snapshot they commit (`snapshot`).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::export::manifest::Manifest;
+use crate::export::remote::RemoteOut;
+use crate::extract::incremental::ListsPolicy;
+use crate::extract::{FetchOutcome, PageFetcher};
+use crate::store::snapshot::{SnapshotPlan, StoreReads};
+use crate::store::{Store, StoreError};
+use crate::transform::pretype::SegmentTyper;
+use tokio::task::JoinHandle;
+
+/// A fetch that finished: what it staged, its manifest (written) and where.
+pub(super) struct Fetched {
+    pub outcome: FetchOutcome,
+    pub manifest: Manifest,
+    pub out: PathBuf,
+    /// With `--store`: the store (locked) and what the new snapshot needs.
+    pub store: Option<StoreRun>,
+    /// The service, held so the embedded registry stays up for what the run asks after the
+    /// fetch (dossiers, partner companies) through `fetcher`.
+    pub _source: super::source::Source,
+    /// With `--out s3://…`: where the finished outputs go (`out` is then the local work dir).
+    pub remote: Option<RemoteOut>,
+    /// Typing the segments as they were committed, when a later stage reads them (taken by
+    /// the first `frames_from_staging`).
+    pub typer: Option<SegmentTyper>,
+    /// The pool the fetch ran through: `--expand-groups` fetches through it too, with its
+    /// retries, rate limit and accounting.
+    pub fetcher: Arc<PageFetcher>,
+}
+
+/// A run on a store: the store, how the fetch decided each company's lists (with what the store
+/// knew before it), and the snapshot's plan.
+pub(super) struct StoreRun {
+    pub store: Store,
+    pub lists: Arc<ListsPolicy>,
+    pub plan: SnapshotPlan,
+    /// What the snapshot needs from the store, read while the fetch ran (taken by the run).
+    pub reads: Option<JoinHandle<Result<StoreReads, StoreError>>>,
+}
+
+/// How the fetch stage ended.
+pub(super) enum FetchStage {
+    Fetched(Box<Fetched>),
+    /// Ctrl-C or SIGTERM: what was committed is staged and the person was told how to resume.
+    Interrupted,
+    /// `--open-data` on a store that holds the release already: nothing to fetch or commit.
+    AlreadyStored,
+}
+
+impl Fetched {
+    /// Requests the pool has sent so far, this run.
+    pub fn requests_sent(&self) -> u64 {
+        self.fetcher.accounting.requests.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Records in the manifest the requests sent for `what` since the pool had sent `before`.
+    pub fn note_requests_since(&mut self, what: &str, before: u64) {
+        let now = self.requests_sent();
+        *self.manifest.requests_after_fetch.entry(what.to_string()).or_default() +=
+            now.saturating_sub(before);
+    }
+}
