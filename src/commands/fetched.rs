@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::exit::{Classified, ExitStatus};
 use crate::export::manifest::Manifest;
 use crate::export::remote::RemoteOut;
 use crate::extract::incremental::ListsPolicy;
@@ -54,6 +55,23 @@ pub(super) enum FetchStage {
 }
 
 impl Fetched {
+    /// Ctrl-C or SIGTERM after the fetch: the run stops before `next` (nothing committed,
+    /// everything fetched staged) and says how to finish without fetching again.
+    pub fn stop_if_requested(&self, next: &str) -> anyhow::Result<()> {
+        if !crate::shutdown::requested() {
+            return Ok(());
+        }
+        Err(Classified::new(
+            ExitStatus::Interrupted,
+            format!(
+                "stopped (Ctrl-C or SIGTERM) before {next}: everything fetched is staged in {out} and nothing was \
+                 committed; run the same command with --resume --out {out} to finish without fetching again",
+                out = self.out.display()
+            ),
+        )
+        .into())
+    }
+
     /// Requests the pool has sent so far, this run.
     pub fn requests_sent(&self) -> u64 {
         self.fetcher.accounting.requests.load(std::sync::atomic::Ordering::Relaxed)

@@ -27,6 +27,7 @@ pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
     let started = std::time::Instant::now();
     let frames = frames_from_staging(&fetched.outcome, fetched.typer.take())?;
     fetched.manifest.time_stage("transform", started);
+    fetched.stop_if_requested("the analysis")?;
     // The demo shows everything the job makes: whole economic groups and the dossiers of its
     // ten largest exposures.
     let demo = fetched.manifest.demo && args.fetch.cnpjs.is_none();
@@ -64,6 +65,13 @@ pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
             );
         }
         fetched.manifest.time_stage("dossies", started);
+    }
+    if fetched.manifest.store.is_none() {
+        fetched.stop_if_requested("writing the outputs")?;
+    } else if crate::shutdown::requested() {
+        // Past the commit the store holds this run's snapshot: the outputs that go with it are
+        // finished first (seconds, not the fetch's minutes).
+        tracing::warn!("stop requested after the store commit: finishing the outputs first");
     }
     let outputs = export_report(
         frames,

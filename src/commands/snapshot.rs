@@ -33,8 +33,15 @@ pub(super) async fn analyze_and_commit(
             }
             let previous = assembled.previous.as_ref();
             let analysis = analyze_with(&mut assembled.frames, previous, queries, &mut fetched.manifest)?;
+            fetched.stop_if_requested("the store commit")?;
             let started = std::time::Instant::now();
-            let frames = commit_to_store(fetched, assembled, &analysis).await?;
+            let frames = commit_to_store(fetched, assembled, &analysis).await.with_context(|| {
+                format!(
+                    "the snapshot was not committed; run the same command with --resume --out {} to finish \
+                     it without fetching again",
+                    fetched.out.display()
+                )
+            })?;
             fetched.manifest.time_stage("store", started);
             Ok((frames, analysis))
         }

@@ -97,6 +97,11 @@ pub enum StoreError {
     BucketUnreachable { url: String, message: String },
     #[error("store file {path} cannot be read: {message}; the store is left as it is")]
     Corrupt { path: PathBuf, message: String },
+    #[error(
+        "stopped (Ctrl-C or SIGTERM) during the commit of snapshot {snapshot}, after {written} of its tables: \
+         the store keeps its version before this run (the tables written are rolled back when it is next opened)"
+    )]
+    Interrupted { snapshot: String, written: usize },
 }
 
 impl StoreError {
@@ -118,6 +123,7 @@ impl HasExitStatus for StoreError {
             Self::BucketUnreachable { .. } => ExitStatus::ServiceUnavailable,
             Self::Io { source, .. } => crate::exit::io_status(source),
             Self::Delta { .. } => ExitStatus::Internal,
+            Self::Interrupted { .. } => ExitStatus::Interrupted,
         }
     }
 }

@@ -192,6 +192,7 @@ pub async fn commit_snapshot(
         std::env::var("FISCAL_REPORT_TEST_ABORT_AFTER_TABLE_COMMITS").ok().and_then(|v| v.parse().ok());
     let this_snapshot = BTreeSet::from([snapshot.clone()]);
     for (i, name) in TABLES.into_iter().enumerate() {
+        stop_if_requested(&snapshot, i)?;
         let t = table(store.root(), name);
         // Sets the partition column (replacing a derived table's own, which holds the same).
         let with_snapshot = |df: &DataFrame| -> Result<DataFrame, StoreError> {
@@ -212,11 +213,15 @@ pub async fn commit_snapshot(
             (_, None) => continue,
         };
         versions.insert(name.to_string(), version);
+        tracing::debug!("store: table {name} written as its version {version}");
         if abort_after == Some(i + 1) {
             // Fault injection for the crash-safety test: die as a SIGKILL would, mid-commit.
             std::process::abort();
         }
+        pause_for_tests().await;
     }
+    // The last point to stop: once the run record is written, the snapshot is committed.
+    stop_if_requested(&snapshot, TABLES.len())?;
     let record = store
         .append(RunRecord {
             kind: "run".into(),
@@ -235,6 +240,24 @@ pub async fn commit_snapshot(
         })
         .await?;
     Ok((frames, record))
+}
+
+/// Ctrl-C or SIGTERM during the commit: stop before the next table (or the run record). The
+/// tables written so far hold versions past the store's last record, which the next opening
+/// of the store rolls back, so the store keeps its version before this run.
+fn stop_if_requested(snapshot: &str, written: usize) -> Result<(), StoreError> {
+    if crate::shutdown::requested() {
+        return Err(StoreError::Interrupted { snapshot: snapshot.to_string(), written });
+    }
+    Ok(())
+}
+
+/// `FISCAL_REPORT_TEST_COMMIT_PAUSE_MS`: a pause after each table, so a test can signal the
+/// process while its commit is under way.
+async fn pause_for_tests() {
+    if let Some(ms) = std::env::var("FISCAL_REPORT_TEST_COMMIT_PAUSE_MS").ok().and_then(|v| v.parse().ok()) {
+        tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+    }
 }
 
 /// `controle_empresas` rows of this snapshot: each found company's fingerprint and `resumos`

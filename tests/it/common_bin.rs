@@ -83,6 +83,31 @@ pub fn kill_when_stderr_says(mut child: Child, text: &str) {
     child.wait().unwrap();
 }
 
+/// Sends `signal` (`TERM`, `INT`) to `child`, whose stderr is piped, once a line of it contains
+/// `text`; then waits for it and returns its exit code and its whole stderr.
+pub fn signal_when_stderr_says(mut child: Child, text: &str, signal: &str) -> (Option<i32>, String) {
+    let stderr = child.stderr.take().expect("stderr piped");
+    let mut lines = BufReader::new(stderr).lines().map_while(Result::ok);
+    let mut said = Vec::new();
+    for line in lines.by_ref() {
+        let seen = line.contains(text);
+        said.push(line);
+        if seen {
+            let pid = child.id().to_string();
+            let sent = std::process::Command::new("kill").args(["-s", signal, &pid]).status().unwrap();
+            assert!(sent.success(), "kill -s {signal}");
+            break;
+        }
+    }
+    assert!(
+        said.last().is_some_and(|l| l.contains(text)),
+        "the run never said {text:?}: {}",
+        said.join("\n")
+    );
+    said.extend(lines);
+    (child.wait().unwrap().code(), said.join("\n"))
+}
+
 /// Every file below `dir`, recursively.
 pub fn files_below(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();

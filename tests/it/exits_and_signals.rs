@@ -1,7 +1,8 @@
 //! The exit codes a scheduler acts on, reached the way they arise: 4 (tasks that failed after
 //! their retries, and the `--resume` that completes them), 130 (Ctrl-C or SIGTERM in the
-//! middle of a fetch, and the `--resume` that loses nothing), and a kill in the middle of a
-//! store commit, which leaves the store readable for the next run. Expected records come from
+//! middle of a fetch, and the `--resume` that loses nothing; SIGTERM as the store commit begins
+//! and inside it, and the `--resume` that commits what a whole run commits), and a kill in the
+//! middle of a store commit, which leaves the store readable for the next run. Expected records come from
 //! the dataset's own lists, not from what the client staged.
 
 use std::path::Path;
@@ -211,4 +212,98 @@ fn a_kill_in_the_middle_of_a_store_commit_leaves_a_store_the_next_run_completes(
     let info = String::from_utf8_lossy(&bin().args(["store", "info"]).arg(&store).output().unwrap().stdout)
         .to_string();
     assert!(info.contains("202608") && info.contains("202609"), "both months are in the store: {info}");
+}
+
+/// Each table's rows by partition, as `store info` prints them (store and Delta versions left
+/// out: a rolled-back commit adds versions without changing what the store holds).
+fn rows_by_partition(store: &Path) -> Vec<(String, String)> {
+    let o = bin().args(["store", "info"]).arg(store).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout).to_string();
+    let mut rows = Vec::new();
+    let mut table = String::new();
+    for line in text.lines() {
+        // The versions list above the tables is indented too: only a table's lines count.
+        if let Some(partitions) = line.strip_prefix("    ").filter(|_| !table.is_empty()) {
+            rows.push((table.clone(), partitions.to_string()));
+        } else if let Some(head) = line.strip_prefix("  ").filter(|h| h.contains("(Delta version")) {
+            table = head.split_whitespace().next().unwrap_or("").to_string();
+        }
+    }
+    assert!(!rows.is_empty(), "store info shows no table: {text}");
+    rows
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    let ok = std::process::Command::new("cp").arg("-r").arg(from).arg(to).status().unwrap();
+    assert!(ok.success(), "cp -r {}", from.display());
+}
+
+#[test]
+fn sigterm_before_or_during_the_store_commit_exits_130_and_the_resume_commits_the_same_snapshot() {
+    let tmp = tempfile::tempdir().unwrap();
+    let seed = RegistryConfig::DEFAULT_SEED;
+    let cnpjs = Dataset::generate(seed, 0.2).demo_portfolio(60);
+    let file = portfolio_file(tmp.path(), &cnpjs);
+    let run = |srv: &ServeProcess, store: &Path, out: &str| {
+        let mut c = bin();
+        c.args(["-v", "run", "--uf", "SP", "--base-url", &srv.base_url, "--cnpjs"])
+            .arg(&file)
+            .arg("--store")
+            .arg(store)
+            .arg("--out")
+            .arg(tmp.path().join(out))
+            .env("REGISTRY_API_KEY", KEY)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        c
+    };
+    let before = tmp.path().join("store-202608");
+    let m = ServeProcess::start(KEY, seed, 0.2, &["--as-of", "202608"]);
+    let o = run(&m, &before, "m").output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    drop(m);
+    let m1 = ServeProcess::start(KEY, seed, 0.2, &[]);
+    // The truth: the next month's run, not interrupted, on a copy of the store.
+    let whole = tmp.path().join("store-whole");
+    copy_dir(&before, &whole);
+    let o = run(&m1, &whole, "m1-whole").output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_ne!(rows_by_partition(&whole), rows_by_partition(&before), "the month added a snapshot");
+
+    // Stopped as the analysis ends (the commit not begun), and after the commit's first table
+    // (the commit made slow so the signal lands inside it).
+    for (case, said, pause) in [("before", "analyze: done", "0"), ("during", "store: table", "400")] {
+        let store = tmp.path().join(format!("store-{case}"));
+        copy_dir(&before, &store);
+        let out = format!("m1-{case}");
+        let mut c = run(&m1, &store, &out);
+        c.env("FISCAL_REPORT_TEST_COMMIT_PAUSE_MS", pause);
+        let (code, stderr) = signal_when_stderr_says(c.spawn().unwrap(), said, "TERM");
+        assert_eq!(code, Some(130), "{case} the commit: {stderr}");
+        assert!(stderr.contains("--resume"), "{case}: the message says how to finish: {stderr}");
+        if case == "during" {
+            assert!(
+                stderr.contains("rolled back"),
+                "{case}: the message says what the store holds: {stderr}"
+            );
+        }
+        assert_eq!(rows_by_partition(&store), rows_by_partition(&before), "{case}: the store as it was");
+
+        let o = run(&m1, &store, &out).arg("--resume").output().unwrap();
+        assert!(o.status.success(), "{case}: {}", String::from_utf8_lossy(&o.stderr));
+        let manifest: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(tmp.path().join(&out).join("manifest.json")).unwrap())
+                .unwrap();
+        let (planned, resumed) = (&manifest["fetch"]["tasks_planned"], &manifest["fetch"]["tasks_resumed"]);
+        assert!(
+            planned.as_u64() > Some(0) && planned == resumed,
+            "{case}: nothing fetched again: {manifest}"
+        );
+        assert_eq!(
+            rows_by_partition(&store),
+            rows_by_partition(&whole),
+            "{case}: the snapshot a whole run commits"
+        );
+    }
 }
