@@ -11,6 +11,7 @@ COPY Cargo.toml Cargo.lock build.rs ./
 # The allocator's options (.cargo/config.toml), built into the binary as on every other build.
 COPY .cargo .cargo
 COPY src src
+COPY crates crates
 COPY bench bench
 COPY queries queries
 COPY templates templates

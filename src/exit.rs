@@ -3,9 +3,12 @@
 //!
 //! This module sits at the bottom of the layers: every stage implements [`HasExitStatus`] for
 //! its own errors, and `commands::error` walks an error's cause chain to find the first one
-//! that says. It imports nothing from the rest of the crate.
+//! that says. It imports nothing from the rest of the crate; it decides too what the service
+//! interface's errors (crates/registry-api, which knows nothing of the process) mean.
 
 use std::path::PathBuf;
+
+use registry_api::{ApiError, ClientConfigError, InvalidInput};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExitStatus {
@@ -125,5 +128,34 @@ pub fn io_status(e: &std::io::Error) -> ExitStatus {
 impl HasExitStatus for std::io::Error {
     fn exit_status(&self) -> ExitStatus {
         io_status(self)
+    }
+}
+
+// The service interface's errors (crates/registry-api knows nothing of the process): what each
+// means for the run is decided here, at the application's edge.
+
+impl HasExitStatus for ClientConfigError {
+    fn exit_status(&self) -> ExitStatus {
+        ExitStatus::BadInput
+    }
+}
+
+impl HasExitStatus for ApiError {
+    fn exit_status(&self) -> ExitStatus {
+        match self {
+            ApiError::InvalidInput(_)
+            | ApiError::Validation { .. }
+            | ApiError::Refused { .. }
+            | ApiError::Redirected { .. } => ExitStatus::BadInput,
+            ApiError::KeyRejected { .. } => ExitStatus::KeyRejected,
+            ApiError::NotFound { .. } => ExitStatus::NotFound,
+            _ => ExitStatus::ServiceUnavailable,
+        }
+    }
+}
+
+impl HasExitStatus for InvalidInput {
+    fn exit_status(&self) -> ExitStatus {
+        ExitStatus::BadInput
     }
 }

@@ -4,12 +4,13 @@
 //! export -> report.
 //! `commands` wires the stages for each subcommand; a stage takes the previous stage's output
 //! and knows nothing of the later ones; `tables` (the raw tables' names and rows), `periods`
-//! (each source's reference period), `api` and `exit` sit below them all. The `simulator` is
-//! the embedded registry and shares only `api` models with the rest. `tests/it/layers.rs` holds
-//! these rules.
+//! (each source's reference period), `api` and `exit` sit below them all. `api` (the service's
+//! interface) and `simulator` (the embedded registry, which uses `api` alone) are crates of their
+//! own, `crates/registry-api` and `crates/registry-sim`. `tests/it/layers.rs` holds these rules.
 
 pub mod analyze;
-pub mod api;
+/// The service's interface (crates/registry-api), under the name the stages use.
+pub use registry_api as api;
 pub mod bucket;
 pub mod builtin;
 pub mod cli;
@@ -27,7 +28,8 @@ pub mod periods;
 pub mod progress;
 pub mod report;
 pub mod shutdown;
-pub mod simulator;
+/// The embedded registry (crates/registry-sim), under the name the commands and tests use.
+pub use registry_sim as simulator;
 pub mod stack;
 pub mod store;
 pub mod tables;

@@ -9,16 +9,19 @@ use polars::prelude::*;
 
 use super::manifest::FileEntry;
 use super::parquet::{ExportError, FileMetadata, partition_segment, write_parquet, write_parquet_in_order};
+use crate::tables::Table;
 
 /// Partition columns of each raw table (dropped from the files, as hive layout expects).
 pub fn partition_columns(table: &str) -> &'static [&'static str] {
-    match table {
-        // By month only: a month of one state is a few thousand rows, and 27 files a month
-        // cost every reader more opening files than reading rows (bench/results/export-layout.md).
-        // `uf` stays in the files, which are sorted by it.
-        "creditos_ativos" => &["ano_mes"],
-        "dividas_pgfn" => &["categoria"],
-        _ => &[],
+    // By month only: a month of one state is a few thousand rows, and 27 files a month cost
+    // every reader more opening files than reading rows (bench/results/export-layout.md). `uf`
+    // stays in the files, which are sorted by it.
+    if table == Table::CreditosAtivos.name() {
+        &["ano_mes"]
+    } else if table == Table::DividasPgfn.name() {
+        &["categoria"]
+    } else {
+        &[]
     }
 }
 

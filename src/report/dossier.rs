@@ -18,6 +18,7 @@ use crate::export::DOSSIER_DIR;
 use crate::export::manifest::FileEntry;
 use crate::extract::dossier::DossierRecords;
 use crate::periods::{Periodos, PeriodsSeen};
+use crate::tables::Table;
 use crate::transform::parse::{cnae_section, parse_brl_amount, parse_registry_date};
 
 /// A value with the name its code stands for (`2062` — Sociedade Empresária Limitada).
@@ -284,12 +285,15 @@ fn periods(r: &DossierRecords) -> Periodos {
             seen.entry(table.to_string()).or_default().insert(v);
         }
     };
-    r.dividas.iter().flat_map(|(_, rows)| rows).for_each(|d| add("dividas_pgfn", &d.dataset_trimester));
+    r.dividas
+        .iter()
+        .flat_map(|(_, rows)| rows)
+        .for_each(|d| add(Table::DividasPgfn.name(), &d.dataset_trimester));
     if let Some(e) = &r.profile.empresa {
-        add("empresas", &e.dataset_month);
+        add(Table::Empresas.name(), &e.dataset_month);
     }
     if let Some(e) = &r.profile.estabelecimento {
-        add("empresas", &e.dataset_month);
+        add(Table::Empresas.name(), &e.dataset_month);
     }
     Periodos::of(&seen, &r.profile.fontes.clone().unwrap_or_default(), &[])
 }

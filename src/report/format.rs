@@ -26,17 +26,6 @@ fn seps(l: Locale) -> Seps {
     }
 }
 
-fn group(digits: &str, sep: char) -> String {
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(sep);
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// `1234567.891` with 2 places -> `1.234.567,89` (pt-BR), rounding half away from zero.
 pub fn number(d: Decimal, places: u32, l: Locale) -> String {
     let s = seps(l);
@@ -48,7 +37,7 @@ pub fn number(d: Decimal, places: u32, l: Locale) -> String {
     if neg {
         out.push('-');
     }
-    out.push_str(&group(int, s.thousands));
+    out.push_str(&crate::api::forms::group_thousands(int, s.thousands));
     if places > 0 {
         out.push(s.decimal);
         let mut f = frac.to_string();

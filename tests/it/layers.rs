@@ -1,8 +1,9 @@
 //! The library's layers point one way. Read from the source text, so the next change cannot
 //! quietly undo them: no top-level module imports one that imports it back (directly or
 //! through others), nor any file or folder a sibling that imports it back; the stages import
-//! nothing from the command line or the commands, and never a later stage; the embedded
-//! registry shares only the `api` models with the rest.
+//! nothing from the command line or the commands, and never a later stage. The embedded
+//! registry's boundary (the interface crate alone, no Polars) is its crate's dependencies,
+//! checked here with `cargo tree`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -144,12 +145,28 @@ fn a_stage_never_imports_a_later_one() {
     }
 }
 
+/// `cargo tree` of one workspace crate: its normal dependencies, one name per line.
+fn dependency_tree(package: &str) -> String {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = std::process::Command::new(cargo)
+        .args(["tree", "--offline", "--locked", "-e", "normal", "--prefix", "none", "-p", package])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo tree runs");
+    assert!(out.status.success(), "cargo tree -p {package}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
 #[test]
-fn the_embedded_registry_shares_only_the_api_models() {
-    let graph = import_graph();
-    let imports = graph.get("simulator").expect("no module simulator in src/");
-    let expected: BTreeSet<String> = ["api".to_string()].into();
-    assert_eq!(imports, &expected);
+fn the_embedded_registry_depends_on_the_interface_alone_and_builds_without_polars() {
+    let tree = dependency_tree("registry-sim");
+    let crates: BTreeSet<&str> = tree.lines().filter_map(|l| l.split_whitespace().next()).collect();
+    assert!(crates.contains("registry-api"), "registry-sim uses the interface crate: {crates:?}");
+    for other in ["fiscal-report", "polars", "polars-core", "deltalake", "arrow", "parquet"] {
+        assert!(!crates.contains(other), "registry-sim depends on {other}");
+    }
+    let interface = dependency_tree("registry-api");
+    assert!(!interface.lines().any(|l| l.starts_with("registry-sim ")), "the interface knows no registry");
 }
 
 /// A file's module path below the crate root: `src/extract/staging/mod.rs` ->
@@ -231,16 +248,16 @@ fn the_path_scanner_resolves_super_self_and_groups() {
     assert!(!found.contains(&p("extract/staging/pool")), "super::super:: read once: {found:?}");
 }
 
-/// Folder -> each of its children (files and subfolders) -> the siblings it names.
-fn folder_graphs() -> BTreeMap<Vec<String>, BTreeMap<String, BTreeSet<String>>> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+/// Folder -> each of its children (files and subfolders) -> the siblings it names, for the
+/// crate whose sources are in `src`.
+fn folder_graphs(src: &Path) -> BTreeMap<Vec<String>, BTreeMap<String, BTreeSet<String>>> {
     let mut files = Vec::new();
-    rust_files(&src, &mut files);
+    rust_files(src, &mut files);
     files.retain(|f| !f.ends_with("main.rs"));
     let mut children: BTreeMap<Vec<String>, BTreeSet<String>> = BTreeMap::new();
     let mut graphs: BTreeMap<Vec<String>, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
     for file in &files {
-        let here = module_path(&src, file);
+        let here = module_path(src, file);
         let text = std::fs::read_to_string(file).expect("read a source file");
         let refs = referenced_paths(&production_code(&text), &here);
         for depth in 0..here.len() {
@@ -265,12 +282,15 @@ fn folder_graphs() -> BTreeMap<Vec<String>, BTreeMap<String, BTreeSet<String>>> 
 
 #[test]
 fn no_import_loop_inside_any_folder() {
-    let loops: Vec<String> = folder_graphs()
-        .iter()
-        .filter_map(|(folder, graph)| {
-            Some(format!("src/{}: {}", folder.join("/"), first_cycle(graph)?.join(" -> ")))
-        })
-        .collect();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut loops = Vec::new();
+    for crate_src in ["src", "crates/registry-api/src", "crates/registry-sim/src"] {
+        for (folder, graph) in folder_graphs(&root.join(crate_src)) {
+            if let Some(cycle) = first_cycle(&graph) {
+                loops.push(format!("{crate_src}/{}: {}", folder.join("/"), cycle.join(" -> ")));
+            }
+        }
+    }
     assert!(loops.is_empty(), "import loops inside folders:\n{}", loops.join("\n"));
 }
 

@@ -11,6 +11,7 @@ use super::super::cells::{dec, float, text};
 use super::rows;
 use crate::analyze::Aggregates;
 use crate::monitor::alerts::Alert;
+use crate::tables::Table;
 
 /// Rows in each top list.
 const TOP: usize = 10;
@@ -86,7 +87,7 @@ pub struct AlertRow {
     pub change_pct: Option<f64>,
 }
 
-const LIST_TABLES: [&str; 3] = ["dividas_pgfn", "parcelamentos_rfb", "transacoes_rfb"];
+const LIST_TABLES: [Table; 3] = [Table::DividasPgfn, Table::ParcelamentosRfb, Table::TransacoesRfb];
 
 fn change_rows(df: &DataFrame) -> Vec<ChangeRow> {
     rows(df)
@@ -99,8 +100,10 @@ fn change_rows(df: &DataFrame) -> Vec<ChangeRow> {
                 razao_social: text(df, "razao_social", i),
                 kind: text(df, "mudanca", i).unwrap_or_default(),
                 key: text(df, "chave", i)
-                    .filter(|_| table != "empresas" && table != "situacao_fiscal_estimada"),
-                money: LIST_TABLES.contains(&table.as_str()) && is_amount(&before) && is_amount(&after),
+                    .filter(|_| table != Table::Empresas.name() && table != "situacao_fiscal_estimada"),
+                money: LIST_TABLES.iter().any(|t| t.name() == table)
+                    && is_amount(&before)
+                    && is_amount(&after),
                 before,
                 after,
                 change: dec(df, "variacao", i).map(|d| d.to_string()),

@@ -1,31 +1,7 @@
-//! Codes: the CNAE section of a code, and a state from its code or name.
+//! Codes: the CNAE section of a code (the sections themselves are the interface's table,
+//! `api::cnae`), and a state from its code or name.
 
-/// CNAE 2.x sections: letter, first and last two-digit division, name
-/// (`docs/domain.md`, "CNAE 2.x sections").
-#[rustfmt::skip]
-const CNAE_SECTIONS: [(char, u8, u8, &str); 21] = [
-    ('A', 1, 3, "Agricultura, pecuária, produção florestal, pesca e aquicultura"),
-    ('B', 5, 9, "Indústrias extrativas"),
-    ('C', 10, 33, "Indústrias de transformação"),
-    ('D', 35, 35, "Eletricidade e gás"),
-    ('E', 36, 39, "Água, esgoto, atividades de gestão de resíduos e descontaminação"),
-    ('F', 41, 43, "Construção"),
-    ('G', 45, 47, "Comércio; reparação de veículos automotores e motocicletas"),
-    ('H', 49, 53, "Transporte, armazenagem e correio"),
-    ('I', 55, 56, "Alojamento e alimentação"),
-    ('J', 58, 63, "Informação e comunicação"),
-    ('K', 64, 66, "Atividades financeiras, de seguros e serviços relacionados"),
-    ('L', 68, 68, "Atividades imobiliárias"),
-    ('M', 69, 75, "Atividades profissionais, científicas e técnicas"),
-    ('N', 77, 82, "Atividades administrativas e serviços complementares"),
-    ('O', 84, 84, "Administração pública, defesa e seguridade social"),
-    ('P', 85, 85, "Educação"),
-    ('Q', 86, 88, "Saúde humana e serviços sociais"),
-    ('R', 90, 93, "Artes, cultura, esporte e recreação"),
-    ('S', 94, 96, "Outras atividades de serviços"),
-    ('T', 97, 97, "Serviços domésticos"),
-    ('U', 99, 99, "Organismos internacionais e outras instituições extraterritoriais"),
-];
+use crate::api::cnae::{section_by_letter, section_of_division};
 
 /// The section (letter and Portuguese name) of a 7-digit CNAE subclass, bare (`6201501`) or in
 /// the official mask (`6201-5/01`), from its first two digits. `None` for divisions that no
@@ -48,17 +24,14 @@ pub fn cnae_section(cnae: &str) -> Option<(char, &'static str)> {
         return None;
     }
     let division = (digits[0] - b'0') * 10 + (digits[1] - b'0');
-    CNAE_SECTIONS
-        .iter()
-        .find(|(_, first, last, _)| (*first..=*last).contains(&division))
-        .map(|&(letter, _, _, name)| (letter, name))
+    section_of_division(division).map(|s| (s.letter, s.name))
 }
 
 /// The name of a CNAE section given by its letter (`J` is "Informação e comunicação").
 pub fn cnae_section_name(letter: &str) -> Option<&'static str> {
     let mut chars = letter.trim().chars();
     let (Some(c), None) = (chars.next(), chars.next()) else { return None };
-    CNAE_SECTIONS.iter().find(|(l, ..)| *l == c.to_ascii_uppercase()).map(|&(.., name)| name)
+    section_by_letter(c).map(|s| s.name)
 }
 
 /// The 27 federative units in the order of `docs/domain.md`, "States (UF)", with their names
