@@ -41,29 +41,19 @@ fn production_code(text: &str) -> String {
         .join("\n")
 }
 
-/// Every top-level module named after `crate::` in `code`, in both forms: paths
-/// (`crate::api::Cnpj`) and grouped imports (`use crate::{api::Cnpj, exit}`).
+/// Every top-level module of `modules` that `code` names from the crate root, in both forms:
+/// paths (`crate::api::Cnpj`) and grouped imports (`use crate::{api::Cnpj, exit}`).
 fn crate_references(code: &str, modules: &BTreeSet<String>) -> BTreeSet<String> {
-    let mut found = BTreeSet::new();
-    let mut rest = code;
-    while let Some(i) = rest.find("crate::") {
-        rest = &rest[i + "crate::".len()..];
-        if let Some(group) = rest.strip_prefix('{') {
-            let end = group.find(';').unwrap_or(group.len());
-            for item in group[..end].split([',', '{', '}', ' ', '\n']) {
-                let head = item.trim().split("::").next().unwrap_or("");
-                if modules.contains(head) {
-                    found.insert(head.to_string());
-                }
-            }
-        } else {
-            let head: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-            if modules.contains(&head) {
-                found.insert(head);
-            }
-        }
-    }
-    found
+    top_level_references(code, &[], modules)
+}
+
+/// The top-level modules of `modules` that the paths of `code`, a file of module `here`, name.
+fn top_level_references(code: &str, here: &[String], modules: &BTreeSet<String>) -> BTreeSet<String> {
+    referenced_paths(code, here)
+        .into_iter()
+        .filter_map(|p| p.into_iter().next())
+        .filter(|m| modules.contains(m))
+        .collect()
 }
 
 fn import_graph() -> BTreeMap<String, BTreeSet<String>> {
@@ -75,7 +65,7 @@ fn import_graph() -> BTreeMap<String, BTreeSet<String>> {
     for file in &files {
         let Some(module) = module_of(&src, file) else { continue };
         let text = std::fs::read_to_string(file).expect("read a source file");
-        let mut refs = crate_references(&production_code(&text), &modules);
+        let mut refs = top_level_references(&production_code(&text), &module_path(&src, file), &modules);
         refs.remove(&module);
         graph.entry(module).or_default().extend(refs);
     }
