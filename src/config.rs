@@ -88,18 +88,6 @@ fn env_parsed<T: std::str::FromStr>(name: &'static str) -> Result<Option<T>, Con
     }
 }
 
-/// The report's settings a config file may give `run` (the flags' own defaults otherwise):
-/// `pdf = true` turns the PDF on; a flag or the environment can only add to it.
-pub fn report_with_file(
-    mut report: crate::cli::ReportArgs,
-    file: Option<&Path>,
-) -> Result<crate::cli::ReportArgs, ConfigError> {
-    if let Some(path) = file {
-        report.pdf |= read_settings_file(path)?.pdf.unwrap_or(false);
-    }
-    Ok(report)
-}
-
 pub fn read_settings_file(path: &Path) -> Result<Settings, ConfigError> {
     let text = std::fs::read_to_string(path)
         .map_err(|source| ConfigError::Read { path: path.to_path_buf(), source })?;
@@ -172,6 +160,9 @@ pub struct RunConfig {
     pub refresh_months: u32,
     pub max_age_months: u32,
     pub full: bool,
+    /// The config file's `pdf = true`: `run` also writes report.pdf. The flag and
+    /// FISCAL_REPORT_PDF (clap's) can only add to it.
+    pub pdf: bool,
 }
 
 fn invalid(
@@ -226,12 +217,62 @@ pub fn parse_months(s: &str) -> Result<MonthSelection, String> {
 }
 
 impl RunConfig {
-    /// Merges file < env < flags and checks every rule.
+    /// Merges file < env < flags and checks every rule: the one place settings are read.
     pub fn resolve(args: &FetchArgs) -> Result<Self, ConfigError> {
         let file = match &args.config {
             Some(p) => read_settings_file(p)?,
             None => Settings::default(),
         };
+        let service = ServiceSettings::resolve(args, &file)?;
+        let (ufs, months) = selection(args, &file)?;
+        let (concurrency, max_rps, shard) = fetch_limits(args, &file)?;
+        let store = StoreSettings::resolve(args, &file, shard)?;
+        let as_of = as_of(args, &file, service.base_url.is_some())?;
+        let (demo_scale, schema_contract) = embedded_and_contract(args, &file)?;
+        Ok(Self {
+            base_url: service.base_url,
+            api_key: service.api_key,
+            allow_insecure_http: service.allow_insecure_http,
+            timeout_secs: service.timeout_secs,
+            ufs,
+            months,
+            cnpjs: pick(args.cnpjs.clone(), env_var("cnpjs").map(PathBuf::from), file.cnpjs.clone())
+                .map(|s| s.value),
+            open_data: pick(
+                args.open_data.clone(),
+                env_var("open_data").map(PathBuf::from),
+                file.open_data.clone(),
+            )
+            .map(|s| s.value),
+            strict: pick(args.strict.then_some(true), env_parsed("strict")?, file.strict)
+                .is_some_and(|s| s.value),
+            out: pick(args.out.clone(), env_var("out").map(PathBuf::from), file.out.clone()).map(|s| s.value),
+            concurrency,
+            max_rps,
+            resume: args.resume,
+            shard,
+            demo_scale,
+            schema_contract,
+            as_of,
+            store: store.store,
+            refresh_months: store.refresh_months,
+            max_age_months: store.max_age_months,
+            full: store.full,
+            pdf: file.pdf.unwrap_or(false),
+        })
+    }
+}
+
+/// Where the service is and how to talk to it.
+struct ServiceSettings {
+    base_url: Option<String>,
+    api_key: Option<ApiKey>,
+    allow_insecure_http: bool,
+    timeout_secs: u64,
+}
+
+impl ServiceSettings {
+    fn resolve(args: &FetchArgs, file: &Settings) -> Result<Self, ConfigError> {
         let svc = &args.service;
         // The key flag and REGISTRY_API_KEY arrive together through clap's `env`.
         let api_key = pick(svc.api_key.clone(), None, file.api_key.clone()).map(|s| s.value);
@@ -254,66 +295,105 @@ impl RunConfig {
                 "a real --base-url needs a key: set REGISTRY_API_KEY (or api_key in the config file)",
             ));
         }
-        let uf = pick(args.uf.clone(), env_var("uf"), file.uf.clone());
-        let ufs = match &uf {
-            Some(s) => parse_ufs(&s.value).map_err(|r| invalid("uf", &s.value, s.source, r))?,
-            None => parse_ufs("all").unwrap_or_default(),
-        };
-        let months = match pick(args.ano_mes.clone(), env_var("ano_mes"), file.ano_mes.clone()) {
-            Some(s) => parse_months(&s.value).map_err(|r| invalid("ano_mes", &s.value, s.source, r))?,
-            None => MonthSelection::Latest(12),
-        };
-        let concurrency = pick(args.concurrency, env_parsed("concurrency")?, file.concurrency);
-        if let Some(c) = concurrency
-            && !(1..=512).contains(&c.value)
-        {
-            return Err(invalid("concurrency", c.value, c.source, "it must be between 1 and 512"));
-        }
-        let max_rps = pick(args.max_rps, env_parsed("max_rps")?, file.max_rps);
-        if let Some(r) = max_rps
-            && r.value == 0
-        {
-            return Err(invalid("max_rps", 0, r.source, "it must be at least 1 (omit it for no cap)"));
-        }
-        let shard = match pick(args.shard.clone(), env_var("shard"), file.shard.clone()) {
-            Some(s) => Shard::parse(&s.value).map_err(|r| invalid("shard", &s.value, s.source, r))?,
-            None => Shard { index: 0, count: 1 },
-        };
         let timeout = pick(svc.timeout_secs, env_parsed("timeout_secs")?, file.timeout_secs);
         if let Some(t) = timeout
             && !(1..=600).contains(&t.value)
         {
             return Err(invalid("timeout_secs", t.value, t.source, "it must be between 1 and 600 seconds"));
         }
-        let scale = pick(args.demo_scale, env_parsed("demo_scale")?, file.demo_scale);
-        if let Some(s) = scale
-            && !(s.value > 0.0 && s.value <= 64.0)
-        {
-            return Err(invalid("demo_scale", s.value, s.source, "it must be above 0 and at most 64"));
-        }
-        let schema_contract = match pick(
-            args.schema_contract.clone(),
-            env_var("schema_contract"),
-            file.schema_contract.clone(),
-        ) {
+        Ok(Self {
+            base_url: base_url.map(|b| b.value),
+            api_key: api_key.map(ApiKey::new),
+            // A switch on the command line can only say yes; the environment can say either, so
+            // FISCAL_REPORT_ALLOW_INSECURE_HTTP=false overrides the file's `true` (as for strict).
+            allow_insecure_http: pick(
+                svc.allow_insecure_http.then_some(true),
+                env_parsed("allow_insecure_http")?,
+                file.allow_insecure_http,
+            )
+            .is_some_and(|s| s.value),
+            timeout_secs: timeout.map_or(30, |t| t.value),
+        })
+    }
+}
+
+/// Which states and months the run covers.
+fn selection(args: &FetchArgs, file: &Settings) -> Result<(Vec<Uf>, MonthSelection), ConfigError> {
+    let ufs = match pick(args.uf.clone(), env_var("uf"), file.uf.clone()) {
+        Some(s) => parse_ufs(&s.value).map_err(|r| invalid("uf", &s.value, s.source, r))?,
+        None => parse_ufs("all").unwrap_or_default(),
+    };
+    let months = match pick(args.ano_mes.clone(), env_var("ano_mes"), file.ano_mes.clone()) {
+        Some(s) => parse_months(&s.value).map_err(|r| invalid("ano_mes", &s.value, s.source, r))?,
+        None => MonthSelection::Latest(12),
+    };
+    Ok((ufs, months))
+}
+
+/// Requests in flight, the rate cap and the shard this process owns.
+fn fetch_limits(args: &FetchArgs, file: &Settings) -> Result<(usize, Option<u32>, Shard), ConfigError> {
+    let concurrency = pick(args.concurrency, env_parsed("concurrency")?, file.concurrency);
+    if let Some(c) = concurrency
+        && !(1..=512).contains(&c.value)
+    {
+        return Err(invalid("concurrency", c.value, c.source, "it must be between 1 and 512"));
+    }
+    let max_rps = pick(args.max_rps, env_parsed("max_rps")?, file.max_rps);
+    if let Some(r) = max_rps
+        && r.value == 0
+    {
+        return Err(invalid("max_rps", 0, r.source, "it must be at least 1 (omit it for no cap)"));
+    }
+    let shard = match pick(args.shard.clone(), env_var("shard"), file.shard.clone()) {
+        Some(s) => Shard::parse(&s.value).map_err(|r| invalid("shard", &s.value, s.source, r))?,
+        None => Shard { index: 0, count: 1 },
+    };
+    Ok((concurrency.map_or(16, |c| c.value), max_rps.map(|r| r.value), shard))
+}
+
+/// The embedded registry's scale and the shape contract's mode.
+fn embedded_and_contract(args: &FetchArgs, file: &Settings) -> Result<(f64, SchemaContract), ConfigError> {
+    let scale = pick(args.demo_scale, env_parsed("demo_scale")?, file.demo_scale);
+    if let Some(s) = scale
+        && !(s.value > 0.0 && s.value <= 64.0)
+    {
+        return Err(invalid("demo_scale", s.value, s.source, "it must be above 0 and at most 64"));
+    }
+    let schema_contract =
+        match pick(args.schema_contract.clone(), env_var("schema_contract"), file.schema_contract.clone()) {
             Some(s) => SchemaContract::parse(&s.value)
                 .map_err(|r| invalid("schema_contract", &s.value, s.source, r))?,
             None => SchemaContract::Evolve,
         };
-        let as_of = match pick(args.as_of.clone(), env_var("as_of"), file.as_of.clone()) {
-            Some(s) if base_url.is_some() => {
-                return Err(invalid(
-                    "as_of",
-                    &s.value,
-                    s.source,
-                    "it moves the embedded registry through time; a real --base-url serves only its present: drop one of them",
-                ));
-            }
-            Some(s) => {
-                Some(AnoMes::parse(&s.value).map_err(|e| invalid("as_of", &s.value, s.source, e.rule))?)
-            }
-            None => None,
-        };
+    Ok((scale.map_or(1.0, |s| s.value), schema_contract))
+}
+
+/// `--as-of`: the month the embedded registry stands at; meaningless against a real service.
+fn as_of(args: &FetchArgs, file: &Settings, real_service: bool) -> Result<Option<AnoMes>, ConfigError> {
+    match pick(args.as_of.clone(), env_var("as_of"), file.as_of.clone()) {
+        Some(s) if real_service => Err(invalid(
+            "as_of",
+            &s.value,
+            s.source,
+            "it moves the embedded registry through time; a real --base-url serves only its present: drop one of them",
+        )),
+        Some(s) => {
+            Ok(Some(AnoMes::parse(&s.value).map_err(|e| invalid("as_of", &s.value, s.source, e.rule))?))
+        }
+        None => Ok(None),
+    }
+}
+
+/// The store and the settings that only mean something with one.
+struct StoreSettings {
+    store: Option<PathBuf>,
+    refresh_months: u32,
+    max_age_months: u32,
+    full: bool,
+}
+
+impl StoreSettings {
+    fn resolve(args: &FetchArgs, file: &Settings, shard: Shard) -> Result<Self, ConfigError> {
         let store = pick(args.store.clone(), env_var("store").map(PathBuf::from), file.store.clone());
         let refresh = pick(args.refresh_months, env_parsed("refresh_months")?, file.refresh_months);
         if let Some(r) = refresh
@@ -343,50 +423,21 @@ impl RunConfig {
                 ));
             }
         }
-        if store.is_some() && shard.count > 1 {
+        if let Some(s) = &store
+            && shard.count > 1
+        {
             return Err(invalid(
                 "store",
-                store.as_ref().map(|s| s.value.display().to_string()).unwrap_or_default(),
-                store.as_ref().map_or("command line", |s| s.source),
+                s.value.display().to_string(),
+                s.source,
                 "a sharded fetch cannot commit to a store; merge the shards, or run without --shard",
             ));
         }
         Ok(Self {
-            as_of,
             store: store.map(|s| s.value),
             refresh_months: refresh.map_or(2, |r| r.value),
             max_age_months: max_age.map_or(6, |a| a.value),
             full,
-            base_url: base_url.map(|b| b.value),
-            api_key: api_key.map(ApiKey::new),
-            // A switch on the command line can only say yes; the environment can say either, so
-            // FISCAL_REPORT_ALLOW_INSECURE_HTTP=false overrides the file's `true` (as for strict).
-            allow_insecure_http: pick(
-                svc.allow_insecure_http.then_some(true),
-                env_parsed("allow_insecure_http")?,
-                file.allow_insecure_http,
-            )
-            .is_some_and(|s| s.value),
-            timeout_secs: timeout.map_or(30, |t| t.value),
-            ufs,
-            months,
-            cnpjs: pick(args.cnpjs.clone(), env_var("cnpjs").map(PathBuf::from), file.cnpjs.clone())
-                .map(|s| s.value),
-            open_data: pick(
-                args.open_data.clone(),
-                env_var("open_data").map(PathBuf::from),
-                file.open_data.clone(),
-            )
-            .map(|s| s.value),
-            strict: pick(args.strict.then_some(true), env_parsed("strict")?, file.strict)
-                .is_some_and(|s| s.value),
-            out: pick(args.out.clone(), env_var("out").map(PathBuf::from), file.out.clone()).map(|s| s.value),
-            concurrency: concurrency.map_or(16, |c| c.value),
-            max_rps: max_rps.map(|r| r.value),
-            resume: args.resume,
-            shard,
-            demo_scale: scale.map_or(1.0, |s| s.value),
-            schema_contract,
         })
     }
 }
@@ -417,5 +468,42 @@ mod tests {
         for key in ["a", "b", "c", "12345678000195", "SP/202401"] {
             assert_eq!(shards.iter().filter(|s| s.owns(key)).count(), 1);
         }
+    }
+
+    fn fetch_args(argv: &[&str]) -> FetchArgs {
+        use clap::Parser;
+        match crate::cli::Cli::try_parse_from(argv).map(|c| c.command) {
+            Ok(crate::cli::Command::Fetch(args)) => args,
+            other => panic!("not a fetch command line: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn one_read_of_the_file_gives_every_setting_and_the_flags_win() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("fiscal.toml");
+        std::fs::write(&file, "pdf = true\nuf = \"SP,RJ\"\nconcurrency = 8\nstore = \"loja\"\n").unwrap();
+        let path = file.to_str().unwrap();
+        let cfg = RunConfig::resolve(&fetch_args(&["fiscal-report", "fetch", "--config", path])).unwrap();
+        assert!(cfg.pdf, "the file's pdf = true reaches the run");
+        assert_eq!(cfg.ufs.iter().map(|u| u.to_string()).collect::<Vec<_>>(), ["SP", "RJ"]);
+        assert_eq!(cfg.concurrency, 8);
+        assert_eq!(cfg.store.as_deref(), Some(Path::new("loja")));
+        let cfg = RunConfig::resolve(&fetch_args(&[
+            "fiscal-report",
+            "fetch",
+            "--config",
+            path,
+            "--concurrency",
+            "3",
+            "--uf",
+            "MG",
+        ]))
+        .unwrap();
+        assert_eq!((cfg.concurrency, cfg.ufs.len()), (3, 1), "a flag wins over the file");
+        let e =
+            RunConfig::resolve(&fetch_args(&["fiscal-report", "fetch", "--config", path, "--shard", "0/2"]))
+                .unwrap_err();
+        assert!(e.to_string().contains("store = \"loja\" (from config file)"), "{e}");
     }
 }

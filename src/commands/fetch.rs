@@ -31,7 +31,7 @@ use tokio::task::JoinHandle;
 
 /// `fiscal-report fetch`: the fetch stage alone.
 pub async fn fetch(args: FetchArgs, quiet: bool) -> Result<ExitStatus> {
-    match fetch_stage(&args, quiet).await? {
+    match fetch_stage(RunConfig::resolve(&args)?, quiet).await? {
         FetchStage::Fetched(mut fetched) => {
             // With a store, `fetch` commits the new snapshot too, with its changes (the default
             // queries'); it leaves the report to `run`.
@@ -225,8 +225,7 @@ fn release_already_stored(store: &Store, release: AnoMes) -> Result<bool> {
 /// Fetches what `args` ask; with `--out s3://…` into a local work dir the caller publishes
 /// from when it has finished (`publish`). Records are typed as their segments are committed,
 /// for whichever command reads them next (`run`, `merge`, `report --from`).
-pub(super) async fn fetch_stage(args: &FetchArgs, quiet: bool) -> Result<FetchStage> {
-    let mut cfg = RunConfig::resolve(args)?;
+pub(super) async fn fetch_stage(mut cfg: RunConfig, quiet: bool) -> Result<FetchStage> {
     let remote = work_dir_for_remote(&mut cfg)?;
     let portfolio = cfg.cnpjs.as_deref().map(|path| read_portfolio(path, cfg.strict)).transpose()?;
     let mut release = read_open_data(&cfg, portfolio.as_ref()).await?;

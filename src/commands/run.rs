@@ -17,9 +17,10 @@ use crate::extract::dossier::fetch_dossier;
 use crate::transform::staged::frames_from_staging;
 
 pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
-    args.report = crate::config::report_with_file(args.report, args.fetch.config.as_deref())?;
+    let cfg = crate::config::RunConfig::resolve(&args.fetch)?;
+    args.report.pdf |= cfg.pdf;
     let watch = Watch::load(&args.report.watch)?;
-    let mut fetched = match fetch_stage(&args.fetch, quiet).await? {
+    let mut fetched = match fetch_stage(cfg, quiet).await? {
         FetchStage::Fetched(fetched) => fetched,
         FetchStage::Interrupted => return Ok(ExitStatus::Interrupted),
         FetchStage::AlreadyStored => return Ok(ExitStatus::Ok),
