@@ -98,7 +98,7 @@ fn collect(dir: &Path, base: &Path, out: &mut Vec<(String, String)>) -> Result<(
         }
         if meta.is_dir() {
             collect(&p, base, out)?;
-        } else if p.extension().is_some_and(|x| x == "hbs" || x == "toml") {
+        } else if p.extension().is_some_and(|x| x == "hbs" || x == "toml" || x == "js") {
             let rel = p.strip_prefix(base).unwrap_or(&p).to_string_lossy().replace('\\', "/");
             let text = std::fs::read_to_string(&p).map_err(|e| err(format!("{}: {e}", p.display())))?;
             out.push((rel, text));
@@ -153,6 +153,16 @@ impl TemplateSet {
     }
 
     /// A handlebars engine for one output format, with every partial and the helpers.
+    /// The HTML report's script (`explore.js`): the folder's own, else the built-in one, as for
+    /// the strings; the page's Content-Security-Policy names its hash.
+    pub fn script(&self) -> view::Script {
+        let own = self.files.iter().find(|(path, _)| path == view::Script::FILE).map(|(_, t)| t.as_str());
+        let builtin = || {
+            crate::builtin::TEMPLATES.iter().find(|(p, _)| *p == view::Script::FILE).map_or("", |(_, t)| *t)
+        };
+        view::Script::new(own.unwrap_or_else(builtin))
+    }
+
     fn engine(&self, main: &str, locale: Locale, markdown: bool) -> Result<Handlebars<'static>, ReportError> {
         let mut hb = Handlebars::new();
         let escape: fn(&str) -> String =
@@ -214,6 +224,7 @@ pub fn render_reports(
     let mut view = view::build_view_with(frames, aggs, codes, manifest, run_id, options.locale, &strings);
     view.set_alerts(alerts);
     view.set_dossiers(dossiers);
+    view.script = Some(templates.script());
     let mut entries = Vec::new();
     let mut write = |file: &str, rows: u64, bytes: &[u8]| {
         let path = out.join(file);

@@ -283,6 +283,16 @@ fn a_run_writes_the_largest_exposures_dossiers_and_links_them() {
         let total: Decimal = totals.str().unwrap().get(i).unwrap().parse().unwrap();
         assert!(dossier.contains(&format!("| Exposição total | {} |", money(total, Locale::PtBr))), "{cnpj}");
     }
+    // The table of every company links the same three dossiers, each to a page that exists,
+    // and holds one row per company of the portfolio aggregate.
+    let table = &html[html.find("id=\"tabela-empresas\"").expect("the table of every company")..];
+    let table = &table[..table.find("</table>").unwrap()];
+    let linked: Vec<&str> = table.split("href=\"").skip(1).map(|s| s.split('"').next().unwrap()).collect();
+    assert_eq!(linked.len(), 3, "{linked:?}");
+    for href in linked {
+        assert!(out.join(href).is_file(), "{href} links to no page");
+    }
+    assert_eq!(table.matches("<tr>").count() - 1, exposure.height(), "one row per company");
     let pages = std::fs::read_dir(out.join("dossies"))
         .unwrap()
         .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "html" || x == "md"))

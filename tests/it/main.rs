@@ -31,6 +31,7 @@ mod open_data;
 mod queries_truth;
 mod query_semantics;
 mod real_data;
+mod report_explore;
 mod report_language;
 mod report_pdf;
 mod report_render;

@@ -37,10 +37,12 @@ fn runs() -> &'static (PathBuf, PathBuf) {
 /// What a person reads: the text without tags, the style sheet, entities or Markdown escapes.
 fn visible_text(path: &Path) -> String {
     let raw = std::fs::read_to_string(path).unwrap();
-    let no_style = match (raw.find("<style"), raw.find("</style>")) {
+    // Neither the style nor the script (templates/explore.js) is text a reader sees.
+    let without = |raw: String, open: &str, close: &str| match (raw.find(open), raw.find(close)) {
         (Some(a), Some(b)) if b > a => format!("{}{}", &raw[..a], &raw[b..]),
         _ => raw,
     };
+    let no_style = without(without(raw, "<style", "</style>"), "<script", "</script>");
     let mut text = String::new();
     let mut in_tag = false;
     for c in no_style.chars() {

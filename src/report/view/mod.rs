@@ -181,10 +181,11 @@ pub fn build_view_with(
         crosstab: crosstab(aggs, locale),
         movers_up: movers(aggs, "maiores_altas"),
         movers_down: movers(aggs, "maiores_quedas"),
-        portfolio: portfolio(aggs, frames),
+        portfolio: portfolio(aggs, frames, locale),
         changes: changes::changes(aggs, None),
         sources: sources(&manifest.periodos(), t),
         run: run_info(manifest, frames, run_id, locale, t),
         appendix: appendix(aggs, locale),
+        script: None,
     }
 }

@@ -126,8 +126,21 @@ pub struct TopCompany {
     /// Its active debt as principal debtor, and as co-responsible or jointly liable.
     pub as_principal: Option<String>,
     pub as_co_debtor: Option<String>,
+    /// Its estimated tax standing (`carteira_empresas` only).
+    pub situacao: Option<String>,
     /// This run wrote the company's dossier (`dossies/<cnpj>.html`).
     pub dossier: bool,
+}
+
+/// Every company of the portfolio (`carteira_empresas`): the table the HTML report sorts,
+/// filters and searches.
+#[derive(Debug, Clone, Serialize)]
+pub struct CompanyTable {
+    pub title: String,
+    pub description: String,
+    /// Where the whole list is kept (the printed report leaves the table out).
+    pub table: String,
+    pub rows: Vec<TopCompany>,
 }
 
 /// One economic group (`grupos_exposicao` query).
@@ -153,6 +166,8 @@ pub struct Portfolio {
     pub by_cnae: Vec<PortfolioRow>,
     pub by_cnae_total: Option<PortfolioRow>,
     pub top: Vec<TopCompany>,
+    /// Every company, when the run has the query.
+    pub companies: Option<CompanyTable>,
     pub not_found: Vec<String>,
     /// The groups of largest exposure (at most `GROUPS_SHOWN`), and how many there are.
     pub groups: Vec<EconomicGroup>,
@@ -268,14 +283,41 @@ pub struct ReportView {
     pub sources: super::sources::Sources,
     pub run: RunInfo,
     pub appendix: Vec<AppendixTable>,
+    /// The HTML report's script; None leaves the page without one (every table still whole).
+    pub script: Option<Script>,
+}
+
+/// The script that sorts, filters and searches the HTML report's tables, and the hash its
+/// Content-Security-Policy allows it by (no other script runs in the page).
+#[derive(Debug, Clone, Serialize)]
+pub struct Script {
+    pub text: String,
+    /// `sha256-<base64>` of `text`, as CSP's `script-src` writes it.
+    pub hash: String,
+}
+
+impl Script {
+    /// Its file in a templates folder.
+    pub const FILE: &'static str = "explore.js";
+
+    pub fn new(text: &str) -> Self {
+        use base64::Engine;
+        use sha2::Digest;
+        let digest = sha2::Sha256::digest(text.as_bytes());
+        Self {
+            text: text.to_string(),
+            hash: format!("sha256-{}", base64::engine::general_purpose::STANDARD.encode(digest)),
+        }
+    }
 }
 
 impl ReportView {
     /// Marks the largest exposures whose dossiers this run writes, for the report's links.
     pub fn set_dossiers(&mut self, cnpjs: &std::collections::BTreeSet<String>) {
         if let Some(p) = &mut self.portfolio {
-            for top in &mut p.top {
-                top.dossier = cnpjs.contains(&top.cnpj);
+            let all = p.companies.iter_mut().flat_map(|c| c.rows.iter_mut());
+            for row in p.top.iter_mut().chain(all) {
+                row.dossier = cnpjs.contains(&row.cnpj);
             }
         }
     }

@@ -9,6 +9,7 @@ use super::super::cells::{dec, float, int, text};
 use super::model::*;
 use super::{rows, s};
 use crate::analyze::Aggregates;
+use crate::report::format::Locale;
 use crate::transform::Frames;
 use crate::transform::parse::{cnae_section_name, uf_outside_states_label};
 
@@ -43,7 +44,7 @@ pub(super) fn portfolio_rows(
     (out, total)
 }
 
-pub(super) fn portfolio(aggs: &Aggregates, frames: &Frames) -> Option<Portfolio> {
+pub(super) fn portfolio(aggs: &Aggregates, frames: &Frames, locale: Locale) -> Option<Portfolio> {
     let resumo = aggs.get("carteira_resumo")?;
     let mut summary = BTreeMap::new();
     for c in resumo.columns() {
@@ -63,27 +64,14 @@ pub(super) fn portfolio(aggs: &Aggregates, frames: &Frames) -> Option<Portfolio>
         .get("carteira_por_cnae_secao")
         .map(|d| portfolio_rows(d, "cnae_secao", cnae_section_name))
         .unwrap_or_default();
-    let top = aggs
-        .get("carteira_maiores")
-        .map(|df| {
-            rows(df)
-                .map(|i| TopCompany {
-                    rank: i + 1,
-                    cnpj: text(df, "cnpj", i).unwrap_or_default(),
-                    razao_social: text(df, "razao_social", i),
-                    uf: text(df, "uf", i),
-                    cnae_secao: text(df, "cnae_secao", i),
-                    cnae_secao_descr: text(df, "cnae_secao", i)
-                        .and_then(|l| cnae_section_name(&l))
-                        .map(String::from),
-                    exposure: exposure(df, i),
-                    as_principal: s(dec(df, "divida_principal", i)),
-                    as_co_debtor: s(dec(df, "divida_corresponsavel", i)),
-                    dossier: false,
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    let top = aggs.get("carteira_maiores").map(company_rows).unwrap_or_default();
+    let companies =
+        aggs.results.iter().find(|(q, _)| q.table == "carteira_empresas").map(|(q, df)| CompanyTable {
+            title: super::title_of(q, locale),
+            description: super::description_of(q, locale),
+            table: q.table.clone(),
+            rows: company_rows(df),
+        });
     let not_found = frames
         .get(crate::transform::CARTEIRA)
         .map(|df| {
@@ -120,11 +108,31 @@ pub(super) fn portfolio(aggs: &Aggregates, frames: &Frames) -> Option<Portfolio>
         by_cnae,
         by_cnae_total,
         top,
+        companies,
         not_found,
         groups,
         groups_total: groups_df.map_or(0, DataFrame::height),
         has_groups: groups_df.is_some(),
     })
+}
+
+/// One row per company of `df` (`carteira_maiores`, `carteira_empresas`), ranked as given.
+fn company_rows(df: &DataFrame) -> Vec<TopCompany> {
+    rows(df)
+        .map(|i| TopCompany {
+            rank: i + 1,
+            cnpj: text(df, "cnpj", i).unwrap_or_default(),
+            razao_social: text(df, "razao_social", i),
+            uf: text(df, "uf", i),
+            cnae_secao: text(df, "cnae_secao", i),
+            cnae_secao_descr: text(df, "cnae_secao", i).and_then(|l| cnae_section_name(&l)).map(String::from),
+            exposure: exposure(df, i),
+            as_principal: s(dec(df, "divida_principal", i)),
+            as_co_debtor: s(dec(df, "divida_corresponsavel", i)),
+            situacao: text(df, "situacao_fiscal_estimada", i),
+            dossier: false,
+        })
+        .collect()
 }
 
 /// Groups the report lists; the Parquet and the workbook have them all.
