@@ -218,6 +218,36 @@ pub struct StoreArgs {
 pub enum StoreCommand {
     /// Versions, snapshots, row counts per table and the last run of the store in DIR.
     Info { dir: std::path::PathBuf },
+    /// The series over every snapshot of the store in DIR: the portfolio's exposure and its
+    /// companies per estimated standing, or with --cnpj one company's exposure and standing.
+    Series(SeriesArgs),
+}
+
+/// `store series`: what to print or write.
+#[derive(Debug, Clone, Args)]
+pub struct SeriesArgs {
+    /// The store (`--store` of the monthly runs).
+    pub dir: PathBuf,
+    /// One company's series instead of the portfolio's (masked or 14 digits).
+    #[arg(long, value_name = "CNPJ")]
+    pub cnpj: Option<String>,
+    /// csv and json go to standard output unless --out names a file; parquet needs --out.
+    #[arg(long, value_enum, default_value_t = SeriesFormat::Csv)]
+    pub format: SeriesFormat,
+    /// Write the series to this file instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Folder of .sql files whose historico/ holds the series' queries (default ./queries if
+    /// present, else built-in).
+    #[arg(long, value_name = "DIR")]
+    pub queries: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SeriesFormat {
+    Csv,
+    Json,
+    Parquet,
 }
 
 #[derive(Debug, Clone, Args)]

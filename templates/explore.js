@@ -52,14 +52,24 @@
     var head = table.tHead && table.tHead.rows[0];
     var body = table.tBodies[0];
     if (!head || !body) return;
-    // A total row stays last, whatever the order or the filters.
-    var rows = Array.prototype.filter.call(body.rows, function (r) {
-      return !r.classList.contains('total') && r.cells.length === head.cells.length;
+    // A total row (or a one-cell note) stays last, whatever the order or the filters.
+    var rows = [];
+    var pinned = [];
+    Array.prototype.forEach.call(body.rows, function (r) {
+      var data = !r.classList.contains('total') && r.cells.length === head.cells.length;
+      (data ? rows : pinned).push(r);
     });
     if (rows.length < 2) return;
-    var pinned = Array.prototype.filter.call(body.rows, function (r) { return rows.indexOf(r) < 0; });
     var headers = Array.prototype.slice.call(head.cells);
+    // A long table shows a page of rows at a time: the browser lays out those alone, so a sort
+    // or a filter over 20,000 companies answers at once. Without this script the page's style
+    // shows them all.
+    var page = parseInt(table.getAttribute('data-pagina') || '0', 10) || rows.length;
+    var shownUpTo = page;
+    var kept = rows;
     var count = null;
+    var more = null;
+    var all = null;
     var filters = [];
     var searchIn = [];
     var searchText = null;
@@ -92,11 +102,15 @@
       });
       rows = order.map(function (k) { return rows[k]; });
       if (searchText) searchText = order.map(function (k) { return searchText[k]; });
-      var fragment = document.createDocumentFragment();
-      rows.concat(pinned).forEach(function (r) { fragment.appendChild(r); });
-      body.appendChild(fragment);
+      // Reordered out of the page: moved one by one in place, each row would make the browser
+      // restyle every row after it (the positional selectors of the style), seconds at 20,000.
+      var parent = body.parentNode, next = body.nextSibling;
+      parent.removeChild(body);
+      rows.concat(pinned).forEach(function (r) { body.appendChild(r); });
+      parent.insertBefore(body, next);
       headers.forEach(function (h) { h.removeAttribute('aria-sort'); });
       th.setAttribute('aria-sort', descending ? 'descending' : 'ascending');
+      apply();
     }
 
     function matches(k) {
@@ -114,17 +128,29 @@
       return searchText[k].indexOf(query) >= 0;
     }
 
+    // Shows the rows that pass the filters and the search, up to the page's end.
     function apply() {
-      var shown = 0;
-      rows.forEach(function (r, k) {
-        var keep = matches(k);
-        r.hidden = !keep;
-        if (keep) shown++;
+      kept = rows.filter(function (r, k) { return matches(k); });
+      var visible = new Set(kept.slice(0, shownUpTo));
+      rows.forEach(function (r) {
+        var hide = !visible.has(r);
+        if (r.hidden !== hide) r.hidden = hide;
       });
       if (count) {
-        count.textContent = shown.toLocaleString(lang) + ' ' + words.linhasDe + ' ' +
-          rows.length.toLocaleString(lang) + ' ' + words.linhas;
+        var shown = Math.min(shownUpTo, kept.length);
+        var n = function (x) { return x.toLocaleString(lang); };
+        count.textContent = shown < kept.length
+          ? n(shown) + ' ' + words.linhasDe + ' ' + n(kept.length) + ' ' + words.linhas +
+            (kept.length < rows.length ? ' (' + n(rows.length) + ' ' + words.noTotal + ')' : '')
+          : (kept.length < rows.length ? n(kept.length) + ' ' + words.linhasDe + ' ' : '') +
+            n(rows.length) + ' ' + words.linhas;
       }
+      if (more) more.hidden = all.hidden = shownUpTo >= kept.length;
+    }
+
+    function restart() {
+      shownUpTo = page;
+      apply();
     }
 
     headers.forEach(function (th, i) {
@@ -152,7 +178,7 @@
       var q = input.value.trim();
       // A CNPJ is found typed with or without its dots, slash and dash.
       query = /^[\d.\/\-\s]+$/.test(q) ? q.replace(/\D/g, '') : folded(q);
-      apply();
+      restart();
     });
     bar.appendChild(input);
     headers.forEach(function (th, i) {
@@ -167,7 +193,7 @@
       Object.keys(values).sort(collator.compare).forEach(function (v) {
         if (v) select.appendChild(new Option(v, v));
       });
-      select.addEventListener('change', apply);
+      select.addEventListener('change', restart);
       label.appendChild(select);
       bar.appendChild(label);
       filters.push({ column: i, select: select });
@@ -177,6 +203,24 @@
     count.setAttribute('aria-live', 'polite');
     bar.appendChild(count);
     table.parentNode.insertBefore(bar, table);
+    if (page < rows.length) {
+      var after = document.createElement('div');
+      after.className = 'explore-bar explore-more';
+      more = document.createElement('button');
+      more.type = 'button';
+      more.className = 'mais';
+      more.textContent = words.mostrarMais + ' ' + page.toLocaleString(lang);
+      more.addEventListener('click', function () { shownUpTo += page; apply(); });
+      all = document.createElement('button');
+      all.type = 'button';
+      all.className = 'todas';
+      all.textContent = words.mostrarTodas;
+      all.addEventListener('click', function () { shownUpTo = rows.length; apply(); });
+      after.appendChild(more);
+      after.appendChild(all);
+      table.parentNode.insertBefore(after, table.nextSibling);
+    }
+    table.classList.add('explorando');
     apply();
   }
 

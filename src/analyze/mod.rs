@@ -196,6 +196,22 @@ pub fn load_queries(dir: Option<&Path>) -> Result<Vec<Query>, AnalyzeError> {
         .collect()
 }
 
+/// The series over every snapshot of a store (`historico/*.sql` beside the queries: `DIR/historico`
+/// when `dir` has one, else the built-in set). They read `carteira_exposicao_por_retrato` and
+/// `situacao_fiscal_estimada_por_retrato`, each row with its `snapshot`.
+pub fn load_history_queries(dir: Option<&Path>) -> Result<Vec<Query>, AnalyzeError> {
+    match dir.map(|d| d.join(HISTORY_DIR)).filter(|d| d.is_dir()) {
+        Some(dir) => load_queries(Some(&dir)),
+        None => crate::builtin::HISTORY_QUERIES
+            .iter()
+            .map(|(name, sql)| checked(Query::parse(name, sql, "built-in")))
+            .collect(),
+    }
+}
+
+/// The folder of the series' queries inside a queries folder.
+pub const HISTORY_DIR: &str = "historico";
+
 /// `query`, unless its header holds a value no reader understands.
 fn checked(query: Query) -> Result<Query, AnalyzeError> {
     match &query.placement {

@@ -4,8 +4,9 @@
 use anyhow::Result;
 use futures::future::join_all;
 
+use super::history::{exposure_history, only};
 use super::source::SourceSettings;
-use crate::analyze::{Query, default_queries_dir, load_queries, run_queries_with};
+use crate::analyze::{default_queries_dir, load_queries, run_queries_with};
 use crate::api::{ApiError, Cnpj};
 use crate::cli::DossieArgs;
 use crate::codes::{CodeTables, default_codes_dir};
@@ -107,69 +108,3 @@ pub async fn dossie(args: DossieArgs) -> Result<ExitStatus> {
     eprintln!("no dossier for {}: the service does not know them (exit 5)", unknown.join(", "));
     Ok(ExitStatus::NotFound)
 }
-
-/// Each dossier company's exposure at every snapshot of the store, oldest first: the store's
-/// rows of each snapshot for these companies only, through the same exposure query as the
-/// monthly report (`14_carteira_exposicao`), so the history and the report agree.
-pub(super) async fn exposure_history(
-    reader: &crate::store::StoreReader,
-    snapshots: &std::collections::BTreeSet<String>,
-    cnpjs: &[Cnpj],
-    queries: &[Query],
-) -> Result<crate::report::dossier::ExposureHistory> {
-    use polars::prelude::*;
-    let queries = only(queries, &[EXPOSURE_QUERY]);
-    let wanted: std::collections::BTreeSet<&str> = cnpjs.iter().map(Cnpj::as_str).collect();
-    let mut history = crate::report::dossier::ExposureHistory::new();
-    for snapshot in snapshots {
-        let one = std::collections::BTreeSet::from([snapshot.clone()]);
-        let mut tables = std::collections::BTreeMap::new();
-        // The exposure needs the profile and the three money lists, not the partners.
-        let tables_needed =
-            crate::store::snapshot::COMPANY_TABLES.into_iter().filter(|t| *t != crate::tables::Table::Socios);
-        for table in tables_needed {
-            let df = match reader.read(table.name(), &one).await? {
-                Some(df) => {
-                    let keep: BooleanChunked = df
-                        .column("cnpj")?
-                        .str()?
-                        .iter()
-                        .map(|c| c.is_some_and(|c| wanted.contains(c)))
-                        .collect();
-                    df.filter(&keep)?.drop("snapshot")?
-                }
-                // A snapshot without rows of a table (no plan in the whole portfolio, say) is
-                // that table empty, not a snapshot to skip.
-                None => empty_table(table)?,
-            };
-            tables.insert(table.name(), df);
-        }
-        let frames = crate::transform::Frames { tables, ..Default::default() };
-        let aggs = run_queries_with(&frames, None, &queries)?;
-        let Some(df) = aggs.get(EXPOSURE_QUERY) else { continue };
-        for i in 0..df.height() {
-            let (Some(cnpj), Some(total)) = (
-                crate::analyze::cells::text(df, "cnpj", i),
-                crate::analyze::cells::dec(df, "exposicao_total", i),
-            ) else {
-                continue;
-            };
-            history.entry(cnpj).or_default().push((snapshot.clone(), total));
-        }
-    }
-    Ok(history)
-}
-
-/// `table` with its typed columns and no rows.
-fn empty_table(table: crate::tables::Table) -> Result<polars::prelude::DataFrame> {
-    let staged = crate::transform::typing::staged_frame(table, &[])?;
-    Ok(crate::transform::typing::type_table(table, &staged)?.0)
-}
-
-/// The queries of `all` named `tables` (the analyst's edited copies when --queries gave them).
-pub(super) fn only(all: &[Query], tables: &[&str]) -> Vec<Query> {
-    all.iter().filter(|q| tables.contains(&q.table.as_str())).cloned().collect()
-}
-
-/// The query whose `exposicao_total` the history follows.
-pub(super) const EXPOSURE_QUERY: &str = "carteira_exposicao";

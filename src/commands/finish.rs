@@ -108,6 +108,8 @@ pub struct Analysis {
     pub dossiers: Vec<crate::extract::dossier::DossierRecords>,
     /// With a store: their exposure at every snapshot of it.
     pub dossier_history: Option<crate::report::dossier::ExposureHistory>,
+    /// With a store: the series over every snapshot of it (`queries/historico/*.sql`).
+    pub history: Option<Aggregates>,
 }
 
 /// Runs the queries over `frames`, with the previous snapshot beside them when a store has one;
@@ -137,7 +139,7 @@ pub fn analyze_with(
     crate::transform::groups::attach_groups(frames, None)?;
     let aggregates = run_queries_with(frames, previous, &queries)?;
     manifest.time_stage("analyze", started);
-    Ok(Analysis { queries, aggregates, dossiers: Vec::new(), dossier_history: None })
+    Ok(Analysis { queries, aggregates, dossiers: Vec::new(), dossier_history: None, history: None })
 }
 
 /// Aggregates, Parquet, manifest and report for `frames`, written into `out`.
@@ -165,7 +167,7 @@ pub fn export_report(
     watch: &Watch,
     raw: RawTables,
 ) -> Result<Outputs> {
-    let Analysis { queries, aggregates, dossiers, dossier_history } = analysis;
+    let Analysis { queries, aggregates, dossiers, dossier_history, history } = analysis;
     let started = std::time::Instant::now();
     let raw_tables = if raw == RawTables::Write { frames.names().len() } else { 0 };
     // The raw tables, then the aggregates, the code tables and the dossiers' tables.
@@ -190,6 +192,7 @@ pub fn export_report(
     };
     let quality = frames.data_quality()?;
     files.extend(write_derived_tables(&aggregates, &quality, &codes, dossier_tables, out, &meta)?);
+    files.extend(write_history(history.as_ref(), raw, out, &meta)?);
     let alerts = raise_alerts(watch, &aggregates, out, manifest, &mut files)?;
     // The bar goes before the stage's own line is logged.
     drop(stage);
@@ -206,9 +209,10 @@ pub fn export_report(
         codes: &codes,
         manifest,
         run_id: &run_id,
+        history: history.as_ref(),
     };
     let judged = crate::report::dossier::Judged {
-        standings: crate::report::dossier::standings(&aggregates),
+        standings: crate::report::dossier::standings_since(&aggregates, history.as_ref()),
         history: dossier_history,
     };
     files.extend(render_report(&inputs, &dossiers, &judged, args, out)?);
@@ -253,7 +257,9 @@ fn raw_table_files(
             .files
             .iter()
             .filter(|f| {
-                f.path.split('/').next().is_some_and(|top| frames.contains(top) || top == DOSSIER_DIR)
+                f.path.split('/').next().is_some_and(|top| {
+                    frames.contains(top) || top == DOSSIER_DIR || top == crate::export::tables::HISTORY_DIR
+                })
             })
             .cloned()
             .collect(),
@@ -279,6 +285,24 @@ fn write_derived_tables(
     );
     crate::progress::step("dossies");
     Ok(files)
+}
+
+/// The series of a run on a store. A re-render (`report --from`, no store) keeps the files
+/// the run wrote; a fresh run without a store leaves none of an earlier run's behind.
+fn write_history(
+    history: Option<&Aggregates>,
+    raw: RawTables,
+    out: &Path,
+    meta: &FileMetadata,
+) -> Result<Vec<FileEntry>> {
+    match (history, raw) {
+        (Some(h), _) => Ok(crate::export::tables::write_history(h, out, meta).context("writing the series")?),
+        (None, RawTables::Write) => {
+            crate::export::tables::remove_history(out);
+            Ok(Vec::new())
+        }
+        (None, RawTables::Keep) => Ok(Vec::new()),
+    }
 }
 
 /// With watch rules: their alerts, written to `alertas.jsonl` and counted in the manifest.

@@ -8,6 +8,7 @@ mod fetch;
 mod fetched;
 mod finish;
 mod get;
+mod history;
 mod merge;
 mod report;
 mod run;

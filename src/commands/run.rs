@@ -34,6 +34,21 @@ pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
     let demo = fetched.manifest.demo && args.fetch.cnpjs.is_none();
     let expand = args.expand_groups.unwrap_or(demo);
     let (frames, mut analysis) = analyze_and_commit(&mut fetched, frames, &args.report, expand).await?;
+    if let Some(run) = &fetched.store {
+        // Read after the commit: the series end with this run's own snapshot.
+        let started = std::time::Instant::now();
+        let dir = crate::analyze::default_queries_dir(args.report.folders.queries.as_deref());
+        let history_queries = crate::analyze::load_history_queries(dir.as_deref())?;
+        let (store, snapshots) = (&run.store, run.store.snapshots());
+        analysis.history = super::history::portfolio_history(
+            &store.reader(),
+            &snapshots,
+            &analysis.queries,
+            &history_queries,
+        )
+        .await?;
+        fetched.manifest.time_stage("historico", started);
+    }
     let demo_default = if demo { DEMO_DOSSIERS } else { 0 };
     if let Some(n) = Some(args.dossies.unwrap_or(demo_default)).filter(|n| *n > 0) {
         let started = std::time::Instant::now();
@@ -56,7 +71,7 @@ pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
         if let Some(run) = &fetched.store {
             let store = &run.store;
             analysis.dossier_history = Some(
-                super::dossie::exposure_history(
+                super::history::exposure_history(
                     &store.reader(),
                     &store.snapshots(),
                     &cnpjs,

@@ -8,9 +8,9 @@ use std::collections::BTreeMap;
 use anyhow::{Context, Result};
 use polars::prelude::DataFrame;
 
-use super::dossie::{EXPOSURE_QUERY, only};
 use super::fetched::Fetched;
 use super::finish::{Analysis, analyze_with, report_queries};
+use super::history::{EXPOSURE_QUERY, only};
 use crate::analyze::Query;
 use crate::cli::ReportArgs;
 use crate::store::snapshot::{Assembled, DERIVED_TABLES, assemble_snapshot, commit_snapshot};

@@ -1,9 +1,13 @@
-//! `fiscal-report store info DIR`: what a store holds (versions, snapshots, rows, last run).
+//! `fiscal-report store info DIR`: what a store holds (versions, snapshots, rows, last run);
+//! `store series DIR`: the series over its snapshots, the portfolio's or one company's.
 
 use anyhow::Result;
 
-use crate::cli::{StoreArgs, StoreCommand};
-use crate::exit::ExitStatus;
+use crate::analyze::{default_queries_dir, load_history_queries, load_queries};
+use crate::api::Cnpj;
+use crate::cli::{SeriesArgs, SeriesFormat, StoreArgs, StoreCommand};
+use crate::exit::{Classified, ExitStatus};
+use crate::export::series::{self, write_series};
 
 pub async fn store(args: StoreArgs) -> Result<ExitStatus> {
     match args.command {
@@ -11,5 +15,90 @@ pub async fn store(args: StoreArgs) -> Result<ExitStatus> {
             print!("{}", crate::store::info::describe(&dir).await?);
             Ok(ExitStatus::Ok)
         }
+        StoreCommand::Series(args) => print_series(args).await,
     }
+}
+
+/// The portfolio's series (`serie_carteira`), or one company's (`serie_exposicao_empresa`).
+async fn print_series(args: SeriesArgs) -> Result<ExitStatus> {
+    let cnpj = args.cnpj.as_deref().map(parse_cnpj).transpose()?;
+    let format = match args.format {
+        SeriesFormat::Csv => series::SeriesFormat::Csv,
+        SeriesFormat::Json => series::SeriesFormat::Json,
+        SeriesFormat::Parquet => series::SeriesFormat::Parquet,
+    };
+    if format == series::SeriesFormat::Parquet && args.out.is_none() {
+        return Err(
+            Classified::new(ExitStatus::BadInput, "--format parquet needs a file: add --out FILE").into()
+        );
+    }
+    let dir = default_queries_dir(args.queries.as_deref());
+    let queries = load_queries(dir.as_deref())?;
+    let history_queries = load_history_queries(dir.as_deref())?;
+    let (reader, snapshots) = crate::store::StoreReader::committed(&args.dir).await?;
+    if snapshots.is_empty() {
+        return Err(Classified::new(
+            ExitStatus::BadInput,
+            format!(
+                "the store {} holds no snapshot yet: run `fiscal-report run --store {}` first",
+                args.dir.display(),
+                args.dir.display()
+            ),
+        )
+        .into());
+    }
+    let history = super::history::portfolio_history(&reader, &snapshots, &queries, &history_queries)
+        .await?
+        .ok_or_else(|| {
+        Classified::new(
+            ExitStatus::BadInput,
+            "the queries have no carteira_exposicao (query 14): the series follow its exposure; \
+                 point --queries at a folder that has it",
+        )
+    })?;
+    let table = if cnpj.is_some() { COMPANY_SERIES } else { PORTFOLIO_SERIES };
+    let df = history.get(table).ok_or_else(|| {
+        Classified::new(
+            ExitStatus::BadInput,
+            format!(
+                "the series' queries have no {table}; point --queries at a folder whose historico/ has it"
+            ),
+        )
+    })?;
+    let df = match &cnpj {
+        None => df.clone(),
+        Some(c) => {
+            let one = only_company(df, c.as_str())?;
+            if one.height() == 0 {
+                return Err(Classified::new(
+                    ExitStatus::NotFound,
+                    format!("{c} is in no snapshot of the store {}", args.dir.display()),
+                )
+                .into());
+            }
+            one
+        }
+    };
+    write_series(&df, format, args.out.as_deref())?;
+    Ok(ExitStatus::Ok)
+}
+
+/// The history's table `store series` prints for the portfolio, and for one company.
+const PORTFOLIO_SERIES: &str = "serie_carteira";
+const COMPANY_SERIES: &str = "serie_exposicao_empresa";
+
+fn parse_cnpj(raw: &str) -> Result<Cnpj> {
+    Cnpj::parse(raw).map_err(|e| {
+        Classified::new(
+            ExitStatus::BadInput,
+            format!("--cnpj {raw:?} is not a valid CNPJ: {e}; write it masked (12.345.678/0001-95) or as 14 digits"),
+        )
+        .into()
+    })
+}
+
+fn only_company(df: &polars::prelude::DataFrame, cnpj: &str) -> Result<polars::prelude::DataFrame> {
+    use polars::prelude::*;
+    let keep: BooleanChunked = df.column("cnpj")?.str()?.iter().map(|c| c == Some(cnpj)).collect();
+    Ok(df.filter(&keep)?)
 }

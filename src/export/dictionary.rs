@@ -67,7 +67,11 @@ under several CNPJs has its plans and settlements counted once, under its smalle
 have counted twice.\n";
 
 /// The whole dictionary. `examples` maps (table, column) to an example value from a demo run.
-pub fn data_dictionary(queries: &[Query], examples: &BTreeMap<(String, String), String>) -> String {
+pub fn data_dictionary(
+    queries: &[Query],
+    history: &[Query],
+    examples: &BTreeMap<(String, String), String>,
+) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# Data dictionary\n");
     let _ = writeln!(
@@ -191,6 +195,18 @@ pub fn data_dictionary(queries: &[Query], examples: &BTreeMap<(String, String), 
         s,
         "| `data_quality` | Values that did not parse (`falhas`, with `exemplos`) and values the publisher writes for \"unknown\" such as an all-zero date, read as null (`marcadores_sem_informacao`), per `tabela` and `coluna`. |\n"
     );
+    let _ = writeln!(
+        s,
+        "## Series (with `--store`)\n\nOne file per query of `queries/historico/`: `historico/<table>.parquet`, over every\n\
+         snapshot of the store (`store series` prints `serie_carteira`, or `serie_exposicao_empresa` of one\n\
+         company). They read `carteira_exposicao_por_retrato` (`aggregates/carteira_exposicao` of each snapshot,\n\
+         with `snapshot`) and `situacao_fiscal_estimada_por_retrato` (the standings committed with each snapshot).\n\n\
+         | table | what it answers |\n|---|---|"
+    );
+    for q in history {
+        let _ = writeln!(s, "| `{}` | {} |", q.table, q.answers.replace('|', "\\|"));
+    }
+    let _ = writeln!(s);
     let _ = writeln!(
         s,
         "## Code tables\n\n`dimensoes/<table>.parquet`, one per file of `codes/` (the RFB's public tables: natureza \

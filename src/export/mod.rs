@@ -8,6 +8,7 @@ pub mod manifest;
 pub mod parquet;
 pub mod partition;
 pub mod remote;
+pub mod series;
 mod spill;
 pub mod tables;
 pub mod workbook;

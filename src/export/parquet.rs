@@ -25,6 +25,8 @@ pub enum ExportError {
     Parquet { path: PathBuf, message: String },
     #[error("{path} reads back with {read} rows where {written} were written")]
     Verify { path: PathBuf, written: u64, read: u64 },
+    #[error("{what} cannot be written to standard output; {fix}")]
+    Refused { what: String, fix: String },
 }
 
 impl crate::exit::HasExitStatus for ExportError {
@@ -32,7 +34,7 @@ impl crate::exit::HasExitStatus for ExportError {
         use crate::exit::ExitStatus;
         match self {
             // A file that cannot be written is the person's to fix (room, permissions).
-            Self::Io { .. } => ExitStatus::BadInput,
+            Self::Io { .. } | Self::Refused { .. } => ExitStatus::BadInput,
             Self::Parquet { .. } | Self::Verify { .. } => ExitStatus::Internal,
         }
     }

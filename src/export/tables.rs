@@ -47,6 +47,32 @@ fn remove_unlisted(out: &Path, dir: &Path, written: &[FileEntry]) {
     }
 }
 
+/// The series over the store's snapshots (`queries/historico/*.sql`), `historico/<table>.parquet`.
+pub fn write_history(
+    history: &Aggregates,
+    out: &Path,
+    meta: &FileMetadata,
+) -> Result<Vec<FileEntry>, ExportError> {
+    let dir = out.join(HISTORY_DIR);
+    let mut files = Vec::new();
+    for (q, df) in &history.results {
+        let path = dir.join(format!("{}.parquet", q.table));
+        let m = meta.with("fiscal_report.query", &q.name).with("fiscal_report.query_sha256", &q.sha256);
+        files.push(write_parquet(&mut df.clone(), &path, out, &m)?);
+    }
+    remove_unlisted(out, &dir, &files);
+    Ok(files)
+}
+
+/// The series of an earlier run in this folder, gone with the run that made them (a run
+/// without a store has none).
+pub fn remove_history(out: &Path) {
+    remove_unlisted(out, &out.join(HISTORY_DIR), &[]);
+}
+
+/// The folder of the series' files in a run's output.
+pub const HISTORY_DIR: &str = "historico";
+
 /// The dossiers' typed tables, `dossies/<table>.parquet` (the companies with a dossier only).
 pub fn write_dossier_tables(
     tables: Vec<(&'static str, DataFrame)>,

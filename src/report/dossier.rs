@@ -126,6 +126,8 @@ pub struct Standing {
     pub situacao: String,
     pub inscricoes_ativas: i64,
     pub inscricoes_em_cobranca: i64,
+    /// With a store: the first snapshot (`AAAAMM`) of its unbroken stretch in this standing.
+    pub desde: Option<String>,
 }
 
 /// What the queries and the store add to the records: each company's standing and, when a
@@ -148,10 +150,33 @@ pub fn standings(aggs: &crate::analyze::Aggregates) -> std::collections::BTreeMa
                     situacao: text(df, "situacao_fiscal_estimada", i)?,
                     inscricoes_ativas: int(df, "inscricoes_ativas", i).unwrap_or(0),
                     inscricoes_em_cobranca: int(df, "inscricoes_em_cobranca", i).unwrap_or(0),
+                    desde: None,
                 },
             ))
         })
         .collect()
+}
+
+/// `standings`, each with the snapshot since which the company has held it when the store's
+/// series (`situacao_fiscal_desde`) say so for the same standing.
+pub fn standings_since(
+    aggs: &crate::analyze::Aggregates,
+    history: Option<&crate::analyze::Aggregates>,
+) -> std::collections::BTreeMap<String, Standing> {
+    use crate::analyze::cells::text;
+    let mut all = standings(aggs);
+    let Some(df) = history.and_then(|h| h.get("situacao_fiscal_desde")) else { return all };
+    for i in 0..df.height() {
+        let (Some(cnpj), Some(situacao), desde) =
+            (text(df, "cnpj", i), text(df, "situacao_fiscal_estimada", i), text(df, "desde", i))
+        else {
+            continue;
+        };
+        if let Some(s) = all.get_mut(&cnpj).filter(|s| s.situacao == situacao) {
+            s.desde = desde;
+        }
+    }
+    all
 }
 
 /// Each company's exposure at each store snapshot (`AAAAMM`), oldest first, by CNPJ (digits).

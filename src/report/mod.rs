@@ -204,6 +204,8 @@ pub struct ReportInputs<'a> {
     pub codes: &'a CodeTables,
     pub manifest: &'a Manifest,
     pub run_id: &'a str,
+    /// With a store: the series over its snapshots.
+    pub history: Option<&'a Aggregates>,
 }
 
 /// Renders `report.html`, `report.md` and `report.xlsx` into `out`; returns their manifest entries.
@@ -212,8 +214,17 @@ pub fn render_reports(
     options: &ReportOptions,
     out: &Path,
 ) -> Result<Vec<FileEntry>, ReportError> {
-    let ReportInputs { frames, aggregates: aggs, quality, alerts, dossiers, codes, manifest, run_id } =
-        *inputs;
+    let ReportInputs {
+        frames,
+        aggregates: aggs,
+        quality,
+        alerts,
+        dossiers,
+        codes,
+        manifest,
+        run_id,
+        history,
+    } = *inputs;
     let templates = TemplateSet::load(options.templates.as_deref())?;
     // Compile both formats before anything else, so a broken template is named first.
     let engines = [
@@ -225,6 +236,7 @@ pub fn render_reports(
     view.set_alerts(alerts);
     view.set_dossiers(dossiers);
     view.script = Some(templates.script());
+    view.history = history.and_then(|h| view::history(h, options.locale, &strings));
     let mut entries = Vec::new();
     let mut write = |file: &str, rows: u64, bytes: &[u8]| {
         let path = out.join(file);

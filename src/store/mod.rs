@@ -188,6 +188,18 @@ pub struct StoreReader {
 }
 
 impl StoreReader {
+    /// The last committed version of the store at `location` and its snapshots, read without
+    /// taking the lock (a run may be committing; this sees the version before it), for commands
+    /// that only read (`store series`).
+    pub async fn committed(location: &Path) -> Result<(StoreReader, BTreeSet<String>), StoreError> {
+        let root = StoreRoot::new(location)?;
+        check_layout(&root, false).await?;
+        let runs = read_runs(&root).await?;
+        let snapshots = snapshots_of(&runs);
+        let versions = runs.last().map(|r| r.tables.clone()).unwrap_or_default();
+        Ok((StoreReader { root, versions }, snapshots))
+    }
+
     /// Rows of `name`'s partitions `values`; `None` when there are none.
     pub async fn read(
         &self,
@@ -199,6 +211,11 @@ impl StoreReader {
             _ => Ok(None),
         }
     }
+}
+
+/// The snapshots `runs` committed, each once (a restore record commits none).
+fn snapshots_of(runs: &[RunRecord]) -> BTreeSet<String> {
+    runs.iter().filter(|r| r.kind == "run" && !r.snapshot.is_empty()).map(|r| r.snapshot.clone()).collect()
 }
 
 /// Whether the snapshot of `record` holds every list this binary fetches for a company.
@@ -275,11 +292,7 @@ impl Store {
 
     /// The snapshots the runs committed, each once.
     pub fn snapshots(&self) -> BTreeSet<String> {
-        self.runs
-            .iter()
-            .filter(|r| r.kind == "run" && !r.snapshot.is_empty())
-            .map(|r| r.snapshot.clone())
-            .collect()
+        snapshots_of(&self.runs)
     }
 
     /// The store version of the last run's data (0: none). A restore record, the roll-back of a

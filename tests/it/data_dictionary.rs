@@ -47,7 +47,8 @@ fn examples(run: &Path) -> BTreeMap<(String, String), String> {
 fn the_committed_dictionary_matches_the_code() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let queries = load_queries(Some(&root.join("queries"))).unwrap();
-    let text = data_dictionary(&queries, &examples(demo_run()));
+    let history = fiscal_report::analyze::load_history_queries(Some(&root.join("queries"))).unwrap();
+    let text = data_dictionary(&queries, &history, &examples(demo_run()));
     let path = root.join("docs/data-dictionary.md");
     if std::env::var_os("UPDATE_DOCS").is_some() {
         std::fs::write(&path, &text).unwrap();

@@ -23,6 +23,7 @@ mod exits_and_signals;
 mod fetch_behaviour;
 mod full_disk;
 mod groups;
+mod history;
 mod hostile_service;
 mod layers;
 mod merge_shards;

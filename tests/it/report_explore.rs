@@ -68,19 +68,26 @@ f.addEventListener('load', function () {
     function click(i) { heads[i].querySelector('button').click(); }
     function search(text) {
       var box = bar.querySelector('input');
-      box.value = text; box.dispatchEvent(new Event('input'));
+      box.value = text; box.dispatchEvent(new Event('input')); showAll();
       var seen = { cnpj: visible(0), name: visible(1) };
       box.value = ''; box.dispatchEvent(new Event('input'));
       return seen;
     }
+    function count() { return bar.querySelector('.explore-count').textContent; }
+    function showAll() { var all = d.querySelector('#empresas button.todas'); if (!all.hidden) all.click(); }
     var last = heads.length - 1;
     var r = { ready: d.documentElement.getAttribute('data-explorar'), rows: t.tBodies[0].rows.length };
+    // A page at a time, then one more, then all.
+    r.first_page = visible(0).length; r.first_count = count();
+    d.querySelector('#empresas button.mais').click(); r.second_page = visible(0).length;
+    showAll(); r.all_shown = visible(0).length; r.more_hidden = d.querySelector('#empresas button.mais').hidden;
     click(0); r.cnpj_sorted = visible(0);
     click(last); r.total_one_click = visible(last); r.sort_state = heads[last].getAttribute('aria-sort');
     click(last); r.total_two_clicks = visible(last);
     var uf = bar.querySelector('select[data-coluna="2"]');
     uf.value = STATE; uf.dispatchEvent(new Event('change'));
-    r.state_rows = visible(2); r.state_cnpjs = visible(0); r.count = bar.querySelector('.explore-count').textContent;
+    r.state_page = visible(0).length; r.count = count(); showAll();
+    r.state_rows = visible(2); r.state_cnpjs = visible(0); r.count_all = count();
     uf.value = ''; uf.dispatchEvent(new Event('change'));
     r.by_cnpj = search(CNPJ);
     r.by_name = search(NAME);
@@ -101,7 +108,8 @@ f.addEventListener('load', function () {
   document.getElementById('out').textContent = JSON.stringify({
     ready: d.documentElement.getAttribute('data-explorar'),
     bars: d.querySelectorAll('.explore-bar').length,
-    cnpjs: Array.prototype.map.call(t.tBodies[0].rows, function (r) { return r.cells[0].textContent.trim(); })
+    cnpjs: Array.prototype.map.call(t.tBodies[0].rows, function (r) { return r.cells[0].textContent.trim(); }),
+    displayed: Array.prototype.filter.call(t.tBodies[0].rows, function (r) { return r.getClientRects().length > 0; }).length
   });
 });
 f.src = 'report.html';
@@ -171,6 +179,11 @@ fn the_company_table_sorts_filters_and_searches_in_chromium_and_is_whole_without
 
     let dir = tempfile::tempdir().unwrap();
     copy_dir(&run.out, dir.path());
+    // Pages of 7 rows, so the 40 companies take six pages (the report pages by 100).
+    let report = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    assert!(report.contains("data-pagina=\"100\""), "the company table pages by 100");
+    let report = report.replace("data-pagina=\"100\"", "data-pagina=\"7\"").replace("n+101", "n+8");
+    std::fs::write(dir.path().join("report.html"), report).unwrap();
     let harness = HARNESS
         .replace("STATE", &serde_json::to_string(&state).unwrap())
         .replace("CNPJ", &serde_json::to_string(wanted).unwrap())
@@ -183,6 +196,12 @@ fn the_company_table_sorts_filters_and_searches_in_chromium_and_is_whole_without
     ));
     assert_eq!(r["ready"], "pronto", "the page's script ran: {r}");
     assert_eq!(r["rows"], cnpjs.len());
+    assert_eq!(
+        (&r["first_page"], &r["second_page"], &r["all_shown"]),
+        (&7.into(), &14.into(), &cnpjs.len().into())
+    );
+    assert_eq!(r["first_count"], format!("7 de {} linhas", cnpjs.len()));
+    assert_eq!(r["more_hidden"], true, "no more to show");
 
     // A click on CNPJ orders the rows by CNPJ.
     let by_cnpj: Vec<String> = strings(&r["cnpj_sorted"]).iter().map(|c| digits(c)).collect();
@@ -205,11 +224,15 @@ fn the_company_table_sorts_filters_and_searches_in_chromium_and_is_whole_without
     assert!(strings(&r["state_rows"]).iter().all(|u| *u == state), "{}", r["state_rows"]);
     let shown: BTreeSet<String> = strings(&r["state_cnpjs"]).iter().map(|c| digits(c)).collect();
     assert_eq!(shown, in_state.iter().map(|c| c.to_string()).collect());
-    assert!(
-        r["count"].as_str().unwrap().starts_with(&format!("{} de {}", in_state.len(), cnpjs.len())),
-        "{}",
-        r["count"]
-    );
+    let first = in_state.len().min(7);
+    assert_eq!(r["state_page"], first, "a filter starts again at the first page");
+    let count = if in_state.len() > 7 {
+        format!("7 de {} linhas ({} no total)", in_state.len(), cnpjs.len())
+    } else {
+        format!("{} de {} linhas", in_state.len(), cnpjs.len())
+    };
+    assert_eq!(r["count"], count);
+    assert_eq!(r["count_all"], format!("{} de {} linhas", in_state.len(), cnpjs.len()));
 
     // A search by CNPJ (digits only, as pasted from a spreadsheet) finds its one row; by a word
     // of a name, without its accents, the companies whose names hold it.
@@ -230,4 +253,5 @@ fn the_company_table_sorts_filters_and_searches_in_chromium_and_is_whole_without
     assert_eq!(r["bars"], 0);
     assert_eq!(strings(&r["cnpjs"]).iter().map(|c| digits(c)).collect::<BTreeSet<_>>(), portfolio);
     assert_eq!(r["cnpjs"].as_array().unwrap().len(), portfolio.len());
+    assert_eq!(r["displayed"], portfolio.len(), "every row shown, none held back for a page");
 }

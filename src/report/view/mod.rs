@@ -4,6 +4,7 @@
 
 mod changes;
 mod credits;
+mod history;
 mod model;
 mod portfolio;
 mod run;
@@ -20,6 +21,7 @@ use crate::report::format::Locale;
 use crate::report::strings::Strings;
 use crate::transform::Frames;
 use credits::{breakdown, crosstab, headline, movers, national_chart, series_chart, tiles};
+pub use history::history;
 pub use model::*;
 use portfolio::portfolio;
 use run::{incomplete, run_info};
@@ -187,5 +189,6 @@ pub fn build_view_with(
         run: run_info(manifest, frames, run_id, locale, t),
         appendix: appendix(aggs, locale),
         script: None,
+        history: None,
     }
 }

@@ -285,6 +285,50 @@ pub struct ReportView {
     pub appendix: Vec<AppendixTable>,
     /// The HTML report's script; None leaves the page without one (every table still whole).
     pub script: Option<Script>,
+    /// With a store: the portfolio's series over its snapshots.
+    pub history: Option<History>,
+}
+
+/// The portfolio's history over the store's snapshots (`queries/historico/`).
+#[derive(Debug, Clone, Serialize)]
+pub struct History {
+    pub title: String,
+    pub description: String,
+    /// Drawn from two snapshots on.
+    pub chart: Option<super::super::charts::LineChart>,
+    pub points: Vec<ExposurePoint>,
+    pub standing: Option<StandingSeries>,
+}
+
+/// The portfolio's exposure at one snapshot (`serie_exposicao_carteira`), exact decimal text.
+#[derive(Debug, Clone, Serialize)]
+pub struct ExposurePoint {
+    pub snapshot: String,
+    pub companies: Option<i64>,
+    pub owing: Option<i64>,
+    pub nao_previdenciario: Option<String>,
+    pub previdenciario: Option<String>,
+    pub fgts: Option<String>,
+    /// Filed and not, plans, settlements and the total, as the portfolio's rows name them.
+    #[serde(flatten)]
+    pub exposure: Exposure,
+}
+
+/// Companies per estimated standing at each snapshot (`serie_situacao_fiscal`).
+#[derive(Debug, Clone, Serialize)]
+pub struct StandingSeries {
+    pub title: String,
+    pub description: String,
+    pub rows: Vec<StandingPoint>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct StandingPoint {
+    pub snapshot: String,
+    pub none: Option<i64>,
+    pub suspended: Option<i64>,
+    pub irregular: Option<i64>,
+    pub companies: Option<i64>,
 }
 
 /// The script that sorts, filters and searches the HTML report's tables, and the hash its

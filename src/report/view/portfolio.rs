@@ -14,7 +14,7 @@ use crate::transform::Frames;
 use crate::transform::parse::{cnae_section_name, uf_outside_states_label};
 
 /// The exposure columns every portfolio query shares, of row `i`.
-fn exposure(df: &DataFrame, i: usize) -> Exposure {
+pub(super) fn exposure(df: &DataFrame, i: usize) -> Exposure {
     Exposure {
         filed: s(dec(df, "divida_ajuizada", i)),
         not_filed: s(dec(df, "divida_nao_ajuizada", i)),
