@@ -91,7 +91,7 @@ fn parse_cnpj(raw: &str) -> Result<Cnpj> {
     Cnpj::parse(raw).map_err(|e| {
         Classified::new(
             ExitStatus::BadInput,
-            format!("--cnpj {raw:?} is not a valid CNPJ: {e}; write it masked (12.345.678/0001-95) or as 14 digits"),
+            format!("--cnpj: {e}; write it masked (12.345.678/0001-95) or as 14 digits"),
         )
         .into()
     })

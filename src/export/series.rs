@@ -59,12 +59,26 @@ fn csv_bytes(df: &DataFrame) -> Vec<u8> {
     w.into_inner().unwrap_or_default()
 }
 
-/// An array of one object per row: counts as numbers, money and words as strings, null for a
-/// missing value.
+/// One row as a JSON object whose keys keep the columns' order.
+struct JsonRow(Vec<(String, serde_json::Value)>);
+
+impl serde::Serialize for JsonRow {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
+/// An array of one object per row, keys in the columns' order: counts as numbers, money and
+/// words as strings, null for a missing value.
 fn json_bytes(df: &DataFrame) -> Vec<u8> {
     let names = columns(df);
     let kinds: Vec<CellKind> = df.columns().iter().map(|c| kind_of(c.dtype())).collect();
-    let rows: Vec<serde_json::Map<String, serde_json::Value>> = (0..df.height())
+    let rows: Vec<JsonRow> = (0..df.height())
         .map(|i| {
             names
                 .iter()
@@ -81,6 +95,7 @@ fn json_bytes(df: &DataFrame) -> Vec<u8> {
                 })
                 .collect()
         })
+        .map(JsonRow)
         .collect();
     let mut bytes = serde_json::to_vec_pretty(&rows).unwrap_or_default();
     bytes.push(b'\n');

@@ -72,6 +72,11 @@ pub enum StoreError {
          directory, or the store of an earlier run"
     )]
     NotAStore { dir: PathBuf },
+    #[error(
+        "there is no store at {dir}: give the folder the monthly runs' --store named (a run with \
+         --store DIR creates it)"
+    )]
+    NoStore { dir: PathBuf },
     #[error("store file {path}: {source}")]
     Io { path: PathBuf, source: std::io::Error },
     #[error("store table {table}: {message}")]
@@ -117,6 +122,7 @@ impl HasExitStatus for StoreError {
             Self::NewerLayout { .. }
             | Self::OlderLayout { .. }
             | Self::NotAStore { .. }
+            | Self::NoStore { .. }
             | Self::Corrupt { .. }
             | Self::BucketUrl { .. }
             | Self::BucketRefused { .. } => ExitStatus::BadInput,
@@ -239,8 +245,15 @@ pub async fn read_runs(root: &StoreRoot) -> Result<Vec<RunRecord>, StoreError> {
     Ok(runs)
 }
 
-/// Checks the layout file of `root` (writing it for a new store).
+/// Checks the layout file of `root` (writing it for a new store). A command that only reads
+/// (`create` false) is refused a local folder that does not exist, by name.
 async fn check_layout(root: &StoreRoot, create: bool) -> Result<(), StoreError> {
+    if let StoreRoot::Local(dir) = root
+        && !create
+        && !dir.is_dir()
+    {
+        return Err(StoreError::NoStore { dir: dir.clone() });
+    }
     match root.read(LAYOUT_FILE).await? {
         Some(bytes) => {
             let l: LayoutFile = serde_json::from_slice(&bytes).map_err(|e| StoreError::Corrupt {

@@ -248,3 +248,17 @@ fn twelve_monthly_runs_give_series_equal_to_the_truth_at_every_snapshot() {
         .unwrap();
     assert_eq!(o.status.code(), Some(5), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+/// A store folder that does not exist is named, with exit 2, by the commands that only read.
+#[test]
+fn reading_a_store_that_does_not_exist_exits_2_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-store");
+    for args in [&["store", "series"][..], &["store", "info"][..]] {
+        let o = bin().args(args).arg(&missing).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("no store at") && err.contains("no-such-store"), "{err}");
+    }
+    assert!(!missing.exists(), "reading created nothing");
+}
