@@ -114,6 +114,37 @@ pub(super) async fn exposure_history(
     Ok(history)
 }
 
+/// The dossier companies' exposure at every snapshot, taken from the series a run already
+/// computed (`serie_exposicao_empresa`) instead of reading the store again; None when the
+/// series' queries lack that table.
+pub(super) fn exposure_history_from(
+    series: &Aggregates,
+    cnpjs: &[Cnpj],
+) -> Option<crate::report::dossier::ExposureHistory> {
+    use crate::analyze::cells::{dec, text};
+    let df = series.get(COMPANY_SERIES)?;
+    let wanted: BTreeSet<&str> = cnpjs.iter().map(Cnpj::as_str).collect();
+    let mut history = crate::report::dossier::ExposureHistory::new();
+    for i in 0..df.height() {
+        let (Some(cnpj), Some(snapshot), Some(total)) =
+            (text(df, "cnpj", i), text(df, "snapshot", i), dec(df, "exposicao_total", i))
+        else {
+            continue;
+        };
+        if wanted.contains(cnpj.as_str()) {
+            history.entry(cnpj).or_default().push((snapshot, total));
+        }
+    }
+    // Oldest first, as the dossier draws it (the query orders by company and snapshot).
+    for points in history.values_mut() {
+        points.sort_by(|a, b| a.0.cmp(&b.0));
+    }
+    Some(history)
+}
+
+/// The series `store series --cnpj` prints, and the dossiers' history is read from.
+pub(super) const COMPANY_SERIES: &str = "serie_exposicao_empresa";
+
 /// One snapshot's company tables as the exposure query reads them (the profile and the three
 /// money lists, not the partners); with `only`, those companies' rows alone.
 pub(super) async fn snapshot_frames(

@@ -67,18 +67,24 @@ pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
             }
         }
         let cnpjs: Vec<Cnpj> = analysis.dossiers.iter().map(|d| d.cnpj.clone()).collect();
-        // Read after the commit: the history ends with this run's own snapshot.
+        // Read after the commit: the history ends with this run's own snapshot. The series
+        // already hold it; the store is read again only when an analyst's series lack it.
         if let Some(run) = &fetched.store {
-            let store = &run.store;
-            analysis.dossier_history = Some(
-                super::history::exposure_history(
-                    &store.reader(),
-                    &store.snapshots(),
-                    &cnpjs,
-                    &analysis.queries,
-                )
-                .await?,
-            );
+            let from_series =
+                analysis.history.as_ref().and_then(|h| super::history::exposure_history_from(h, &cnpjs));
+            analysis.dossier_history = Some(match from_series {
+                Some(history) => history,
+                None => {
+                    let store = &run.store;
+                    super::history::exposure_history(
+                        &store.reader(),
+                        &store.snapshots(),
+                        &cnpjs,
+                        &analysis.queries,
+                    )
+                    .await?
+                }
+            });
         }
         fetched.manifest.time_stage("dossies", started);
     }

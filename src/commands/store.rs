@@ -3,6 +3,7 @@
 
 use anyhow::Result;
 
+use super::history::COMPANY_SERIES;
 use crate::analyze::{default_queries_dir, load_history_queries, load_queries};
 use crate::api::Cnpj;
 use crate::cli::{SeriesArgs, SeriesFormat, StoreArgs, StoreCommand};
@@ -83,9 +84,8 @@ async fn print_series(args: SeriesArgs) -> Result<ExitStatus> {
     Ok(ExitStatus::Ok)
 }
 
-/// The history's table `store series` prints for the portfolio, and for one company.
+/// The history's table `store series` prints for the portfolio (one company's: `COMPANY_SERIES`).
 const PORTFOLIO_SERIES: &str = "serie_carteira";
-const COMPANY_SERIES: &str = "serie_exposicao_empresa";
 
 fn parse_cnpj(raw: &str) -> Result<Cnpj> {
     Cnpj::parse(raw).map_err(|e| {
