@@ -38,7 +38,8 @@ pub async fn fetch(args: FetchArgs, quiet: bool) -> Result<ExitStatus> {
             if fetched.store.is_some() {
                 let frames =
                     crate::transform::staged::frames_from_staging(&fetched.outcome, fetched.typer.take())?;
-                super::snapshot::analyze_and_commit(&mut fetched, frames, &Default::default(), false).await?;
+                super::snapshot::analyze_and_commit(&mut fetched, frames, &Default::default(), false, None)
+                    .await?;
                 fetched.manifest.write(&fetched.out)?;
             }
             // Typed copies of every segment, before the fetch says it is done (and uploads).

@@ -13,7 +13,8 @@ use crate::exit::{ExitStatus, OutputError};
 use crate::export::manifest::{AlertsNote, FileEntry, Manifest};
 use crate::export::tables::{write_aggregates, write_dimensions, write_raw};
 use crate::export::{DOSSIER_DIR, FileMetadata};
-use crate::monitor::alerts::{Alert, count_by_rule};
+use crate::monitor::alerts::count_by_rule;
+use crate::monitor::lifecycle::{Estado, TrackedAlert, all_new, count_by_state};
 use crate::monitor::rules::Rules;
 use crate::monitor::webhook::Webhook;
 use crate::store::snapshot::PreviousSnapshot;
@@ -47,9 +48,15 @@ impl Watch {
         Ok(Self { rules, webhook, fail_on_alert: args.fail_on_alert })
     }
 
-    /// After the outputs are written: posts the alerts to the webhook (only when there are
-    /// some), then gives the run's exit status: `done` unless `--fail-on-alert` and alerts; a
-    /// PDF that could not be printed is said last, once everything else is done.
+    /// The checked rules, when `--rules` was given.
+    pub fn rules(&self) -> Option<&Rules> {
+        self.rules.as_ref().map(|(_, r)| r)
+    }
+
+    /// After the outputs are written: posts the new and resolved alerts to the webhook (only
+    /// when there are some: an alert still open is not sent again), then gives the run's exit
+    /// status: `done` unless `--fail-on-alert` and new alerts; a PDF that could not be printed is
+    /// said last, once everything else is done.
     pub async fn conclude(&self, outputs: Outputs, done: ExitStatus) -> Result<ExitStatus> {
         let Outputs { alerts, pdf } = outputs;
         let status = self.conclude_alerts(&alerts, done).await?;
@@ -65,17 +72,24 @@ impl Watch {
         }
     }
 
-    async fn conclude_alerts(&self, alerts: &[Alert], done: ExitStatus) -> Result<ExitStatus> {
+    async fn conclude_alerts(&self, alerts: &[TrackedAlert], done: ExitStatus) -> Result<ExitStatus> {
         if let Some(hook) = &self.webhook
-            && hook.notify(alerts).await?
+            && let Some(posted) = hook.notify(alerts).await?
         {
-            eprintln!("posted {} alert(s) to the webhook at {}", alerts.len(), hook.host());
+            eprintln!("posted {posted} alert(s) (new and resolved) to the webhook at {}", hook.host());
         }
+        let counts = count_by_state(alerts);
+        let of = |e: Estado| counts.get(e.name()).copied().unwrap_or(0);
         if let Some((path, _)) = &self.rules
             && !alerts.is_empty()
         {
-            eprintln!("the rules in {path} raised {} alert(s): see alertas.jsonl", alerts.len());
-            if self.fail_on_alert && done == ExitStatus::Ok {
+            eprintln!(
+                "the rules in {path}: {} new alert(s), {} still open, {} resolved: see alertas.jsonl",
+                of(Estado::Nova),
+                of(Estado::Aberta),
+                of(Estado::Resolvida)
+            );
+            if self.fail_on_alert && of(Estado::Nova) > 0 && done == ExitStatus::Ok {
                 return Ok(ExitStatus::Alerts);
             }
         }
@@ -87,7 +101,7 @@ impl Watch {
 /// report.pdf could not be printed (when `--pdf` was asked and the browser was missing or failed).
 #[derive(Debug, Default)]
 pub struct Outputs {
-    pub alerts: Vec<Alert>,
+    pub alerts: Vec<TrackedAlert>,
     pub pdf: Option<crate::report::pdf::PdfError>,
 }
 
@@ -110,6 +124,9 @@ pub struct Analysis {
     pub dossier_history: Option<crate::report::dossier::ExposureHistory>,
     /// With a store: the series over every snapshot of it (`queries/historico/*.sql`).
     pub history: Option<Aggregates>,
+    /// With a store: the watch rules' alerts judged against the previous snapshot's (new, still
+    /// open, resolved), as committed; without one, the rules are applied at the export.
+    pub alerts: Option<Vec<TrackedAlert>>,
 }
 
 /// Runs the queries over `frames`, with the previous snapshot beside them when a store has one;
@@ -139,7 +156,14 @@ pub fn analyze_with(
     crate::transform::groups::attach_groups(frames, None)?;
     let aggregates = run_queries_with(frames, previous, &queries)?;
     manifest.time_stage("analyze", started);
-    Ok(Analysis { queries, aggregates, dossiers: Vec::new(), dossier_history: None, history: None })
+    Ok(Analysis {
+        queries,
+        aggregates,
+        dossiers: Vec::new(),
+        dossier_history: None,
+        history: None,
+        alerts: None,
+    })
 }
 
 /// Aggregates, Parquet, manifest and report for `frames`, written into `out`.
@@ -167,7 +191,7 @@ pub fn export_report(
     watch: &Watch,
     raw: RawTables,
 ) -> Result<Outputs> {
-    let Analysis { queries, aggregates, dossiers, dossier_history, history } = analysis;
+    let Analysis { queries, aggregates, dossiers, dossier_history, history, alerts } = analysis;
     let started = std::time::Instant::now();
     let raw_tables = if raw == RawTables::Write { frames.names().len() } else { 0 };
     // The raw tables, then the aggregates, the code tables and the dossiers' tables.
@@ -193,7 +217,7 @@ pub fn export_report(
     let quality = frames.data_quality()?;
     files.extend(write_derived_tables(&aggregates, &quality, &codes, dossier_tables, out, &meta)?);
     files.extend(write_history(history.as_ref(), raw, out, &meta)?);
-    let alerts = raise_alerts(watch, &aggregates, out, manifest, &mut files)?;
+    let alerts = raise_alerts(watch, &aggregates, alerts, out, manifest, &mut files)?;
     // The bar goes before the stage's own line is logged.
     drop(stage);
     manifest.time_stage("export", started);
@@ -305,21 +329,27 @@ fn write_history(
     }
 }
 
-/// With watch rules: their alerts, written to `alertas.jsonl` and counted in the manifest.
-/// Without: an earlier run's alerts file removed.
+/// With watch rules: their alerts (`tracked` when a store judged them against the open ones,
+/// else all new), written to `alertas.jsonl` and counted in the manifest. Without: an earlier
+/// run's alerts file removed.
 fn raise_alerts(
     watch: &Watch,
     aggregates: &Aggregates,
+    tracked: Option<Vec<TrackedAlert>>,
     out: &Path,
     manifest: &mut Manifest,
     files: &mut Vec<FileEntry>,
-) -> Result<Option<Vec<Alert>>> {
+) -> Result<Option<Vec<TrackedAlert>>> {
     let Some((path, rules)) = &watch.rules else {
         crate::export::alerts::remove_stale_alerts(out);
         manifest.alertas = None;
         return Ok(None);
     };
-    let alerts = rules.evaluate(aggregates);
+    let alerts = tracked.unwrap_or_else(|| {
+        let fired = rules.evaluate(aggregates);
+        let snapshot = fired.iter().find_map(|a| a.snapshot.clone()).unwrap_or_default();
+        all_new(fired, &snapshot)
+    });
     files.push(crate::export::alerts::write_alerts(out, &alerts).map_err(|e| {
         OutputError::wrap(
             out.join(crate::export::alerts::ALERTS_FILE),
@@ -327,8 +357,12 @@ fn raise_alerts(
             e,
         )
     })?);
-    let por_regra = count_by_rule(&alerts).into_iter().map(|(r, n)| (r.to_string(), n)).collect();
-    manifest.alertas = Some(AlertsNote { regras: path.clone(), total: alerts.len(), por_regra });
+    let por_regra = count_by_rule(alerts.iter().map(|a| &a.alerta))
+        .into_iter()
+        .map(|(r, n)| (r.to_string(), n))
+        .collect();
+    let por_estado = count_by_state(&alerts).into_iter().map(|(e, n)| (e.to_string(), n)).collect();
+    manifest.alertas = Some(AlertsNote { regras: path.clone(), total: alerts.len(), por_regra, por_estado });
     Ok(Some(alerts))
 }
 

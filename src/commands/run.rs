@@ -33,7 +33,8 @@ pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
     // ten largest exposures.
     let demo = fetched.manifest.demo && args.fetch.cnpjs.is_none();
     let expand = args.expand_groups.unwrap_or(demo);
-    let (frames, mut analysis) = analyze_and_commit(&mut fetched, frames, &args.report, expand).await?;
+    let (frames, mut analysis) =
+        analyze_and_commit(&mut fetched, frames, &args.report, expand, watch.rules()).await?;
     if let Some(run) = &fetched.store {
         // Read after the commit: the series end with this run's own snapshot.
         let started = std::time::Instant::now();

@@ -1,6 +1,7 @@
 //! The run's snapshot after the fetch: with a store, assembled from the fetch and the store;
 //! the economic groups expanded when asked; the aggregates (with the changes since the previous
-//! snapshot); then, with a store, the snapshot and its changes committed as one store version.
+//! snapshot) and the watch rules' alerts judged against the open ones; then, with a store, the
+//! snapshot, its changes and its alerts committed as one store version.
 //! Shared by `fetch --store` and `run`.
 
 use std::collections::BTreeMap;
@@ -13,7 +14,9 @@ use super::finish::{Analysis, analyze_with, report_queries};
 use super::history::{EXPOSURE_QUERY, only};
 use crate::analyze::Query;
 use crate::cli::ReportArgs;
-use crate::store::snapshot::{Assembled, DERIVED_TABLES, assemble_snapshot, commit_snapshot};
+use crate::monitor::lifecycle::{self, TrackedAlert};
+use crate::monitor::rules::Rules;
+use crate::store::snapshot::{ALERTS_TABLE, Assembled, DERIVED_TABLES, assemble_snapshot, commit_snapshot};
 use crate::transform::Frames;
 
 /// The analysis of the run's snapshot; with a store, the snapshot is first assembled from the
@@ -23,6 +26,7 @@ pub(super) async fn analyze_and_commit(
     frames: Frames,
     report: &ReportArgs,
     expand_groups: bool,
+    rules: Option<&Rules>,
 ) -> Result<(Frames, Analysis)> {
     // Loaded once: the expansion prices the partner companies with the run's own exposure query.
     let queries = report_queries(report)?;
@@ -32,7 +36,8 @@ pub(super) async fn analyze_and_commit(
                 expand_or_warn(fetched, &mut assembled.frames, &queries).await?;
             }
             let previous = assembled.previous.as_ref();
-            let analysis = analyze_with(&mut assembled.frames, previous, queries, &mut fetched.manifest)?;
+            let mut analysis = analyze_with(&mut assembled.frames, previous, queries, &mut fetched.manifest)?;
+            analysis.alerts = Some(track_alerts(fetched, rules, &analysis.aggregates, &assembled)?);
             fetched.stop_if_requested("the store commit")?;
             let started = std::time::Instant::now();
             let frames = commit_to_store(fetched, assembled, &analysis).await.with_context(|| {
@@ -132,6 +137,29 @@ async fn assemble(fetched: &mut Fetched, frames: Frames) -> Result<Result<Assemb
     Ok(Ok(assemble_snapshot(reads, frames, &entries, &run.lists.known, &run.plan)?))
 }
 
+/// The watch rules' alerts of this snapshot, with where each stands: the ones the rules fire now
+/// against the ones of the previous snapshot (kept in the store), judged on this snapshot.
+fn track_alerts(
+    fetched: &Fetched,
+    rules: Option<&Rules>,
+    aggregates: &crate::analyze::Aggregates,
+    assembled: &Assembled,
+) -> Result<Vec<TrackedAlert>> {
+    let before = match assembled.previous.as_ref().and_then(|p| p.alerts.as_ref()) {
+        Some(df) => lifecycle::from_frame(df).context("reading the previous snapshot's alerts")?,
+        None => Vec::new(),
+    };
+    let fired = rules.map(|r| r.evaluate(aggregates)).unwrap_or_default();
+    // The conditions are read only when needed: most runs have no alert open.
+    let now = if lifecycle::needs_conditions(&fired, &before) {
+        lifecycle::Holding::read(aggregates, &assembled.frames).context("judging the open alerts")?
+    } else {
+        lifecycle::Holding::unread(aggregates)
+    };
+    let snapshot = fetched.store.as_ref().map(|r| r.plan.snapshot.to_string()).unwrap_or_default();
+    Ok(lifecycle::track(rules, fired, before, &now, &snapshot))
+}
+
 /// Commits the assembled snapshot and the changes the analysis found, and returns the
 /// snapshot's frames; the manifest names the store version.
 async fn commit_to_store(fetched: &mut Fetched, assembled: Assembled, analysis: &Analysis) -> Result<Frames> {
@@ -139,6 +167,13 @@ async fn commit_to_store(fetched: &mut Fetched, assembled: Assembled, analysis: 
     let derived: BTreeMap<&'static str, DataFrame> = DERIVED_TABLES
         .into_iter()
         .filter_map(|name| analysis.aggregates.get(name).map(|df| (name, df.clone())))
+        .chain(
+            analysis
+                .alerts
+                .as_deref()
+                .map(|a| lifecycle::to_frame(a).map(|df| (ALERTS_TABLE, df)))
+                .transpose()?,
+        )
         .collect();
     let (frames, record) = commit_snapshot(&mut run.store, assembled, &derived, &run.plan).await?;
     fetched.manifest.store = Some(crate::export::manifest::StoreNote {

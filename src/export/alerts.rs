@@ -1,15 +1,16 @@
-//! `alertas.jsonl`: one JSON object per alert the watch rules raised (written, empty, whenever
+//! `alertas.jsonl`: one JSON object per alert of the run (new, still open or resolved) (written, empty, whenever
 //! rules were given, so a scheduler can always read it), listed in the manifest.
 
 use std::path::Path;
 
 use super::manifest::FileEntry;
-use crate::monitor::alerts::{Alert, to_jsonl};
+use crate::monitor::alerts::to_jsonl;
+use crate::monitor::lifecycle::TrackedAlert;
 
 pub const ALERTS_FILE: &str = "alertas.jsonl";
 
 /// Writes `alerts` into `out` (atomically) and returns its manifest entry.
-pub fn write_alerts(out: &Path, alerts: &[Alert]) -> std::io::Result<FileEntry> {
+pub fn write_alerts(out: &Path, alerts: &[TrackedAlert]) -> std::io::Result<FileEntry> {
     let text = to_jsonl(alerts);
     crate::fsutil::write_atomic(&out.join(ALERTS_FILE), text.as_bytes())?;
     Ok(FileEntry::of_content(ALERTS_FILE, alerts.len() as u64, text.as_bytes()))

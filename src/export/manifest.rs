@@ -69,7 +69,8 @@ pub struct Manifest {
     /// the datasets found and missing, and the release's periods.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub open_data: Option<crate::extract::open_data::OpenDataNote>,
-    /// With `--rules`: how many alerts the rules raised, per rule (they are in `alertas.jsonl`).
+    /// With `--rules`: how many alerts the run holds, per rule and per state (they are in
+    /// `alertas.jsonl`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alertas: Option<AlertsNote>,
 }
@@ -97,8 +98,12 @@ impl Manifest {
 pub struct AlertsNote {
     /// The rules file, as given.
     pub regras: String,
+    /// Every alert of the run, whatever its state (the lines of `alertas.jsonl`).
     pub total: usize,
     pub por_regra: std::collections::BTreeMap<String, usize>,
+    /// By state: `nova`, `aberta` (still open, not sent again), `resolvida`.
+    #[serde(default)]
+    pub por_estado: std::collections::BTreeMap<String, usize>,
 }
 
 /// The store version a run committed: its snapshot, the credit months it fetched (the others

@@ -1,5 +1,5 @@
-//! An alert: one watch rule matched for one company. Written one JSON object per line to
-//! `alertas.jsonl`, shown in the report and summarised for the webhook.
+//! An alert: one watch rule matched for one company. With where it stands (`lifecycle`), written
+//! one JSON object per line to `alertas.jsonl`, shown in the report and summarised for the webhook.
 
 use std::collections::BTreeMap;
 
@@ -31,7 +31,7 @@ impl Alert {
 }
 
 /// How many alerts each rule raised, by rule name.
-pub fn count_by_rule(alerts: &[Alert]) -> BTreeMap<&str, usize> {
+pub fn count_by_rule<'a>(alerts: impl IntoIterator<Item = &'a Alert>) -> BTreeMap<&'a str, usize> {
     let mut counts = BTreeMap::new();
     for a in alerts {
         *counts.entry(a.regra.as_str()).or_default() += 1;
@@ -39,8 +39,8 @@ pub fn count_by_rule(alerts: &[Alert]) -> BTreeMap<&str, usize> {
     counts
 }
 
-/// The alerts as JSON Lines.
-pub fn to_jsonl(alerts: &[Alert]) -> String {
+/// The alerts (with where each stands) as JSON Lines.
+pub fn to_jsonl<T: Serialize>(alerts: &[T]) -> String {
     let mut out = String::new();
     for a in alerts {
         // An Alert holds strings, numbers and maps of them: it always serialises.

@@ -3,11 +3,14 @@
 //! service's summaries checked against the records) and turns them into data-quality counts
 //! and, with a rules file, alerts.
 //!
+//! Alerts have a lifecycle (`lifecycle`): new, open while their condition holds, resolved.
+//!
 //! What the changes are is decided in `queries/` (SQL an analyst can read); this stage only
 //! applies the analyst's rules to them. Writing the alerts out and showing them is for the
 //! export and report stages.
 
 pub mod alerts;
+pub mod lifecycle;
 pub mod reconciliation;
 pub mod rules;
 pub mod webhook;

@@ -62,6 +62,11 @@ impl RuleKind {
         Self::QualquerMudanca,
     ];
 
+    /// The kind a rules file (or the store's alerts table) names.
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.name() == name)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Self::NovaInscricao => "nova_inscricao",
@@ -350,7 +355,7 @@ impl Rules {
     }
 
     /// Whether `rule` applies to `cnpj`.
-    fn covers(&self, rule: &Rule, cnpj: &str) -> bool {
+    pub fn covers(&self, rule: &Rule, cnpj: &str) -> bool {
         rule.lista.as_ref().is_none_or(|l| self.lists.get(l).is_some_and(|c| c.contains(cnpj)))
     }
 
@@ -446,7 +451,7 @@ impl Rules {
 }
 
 /// Whether a `situacao_cadastral` value is ATIVA: the code `02` (as typed) or the word.
-fn is_ativa(v: Option<&str>) -> bool {
+pub(super) fn is_ativa(v: Option<&str>) -> bool {
     v.map(str::trim).is_some_and(|v| v == "02" || v == "2" || v.eq_ignore_ascii_case("ATIVA"))
 }
 

@@ -1,4 +1,5 @@
-//! `--notify-webhook URL`: a JSON summary of a run's alerts, posted only when there are alerts.
+//! `--notify-webhook URL`: a JSON summary of a run's new and resolved alerts, posted only when
+//! there are some (an alert still open was sent the run it opened: it is counted, not listed).
 //!
 //! The URL is treated as a secret (chat webhooks carry their token in the path): it is checked
 //! like the registry's base URL (https, or http to this machine only), redirects are not
@@ -11,7 +12,8 @@ use backon::{ConstantBuilder, Retryable};
 use serde::Serialize;
 use url::Url;
 
-use super::alerts::{Alert, count_by_rule};
+use super::alerts::count_by_rule;
+use super::lifecycle::{Estado, TrackedAlert};
 use crate::api::client::{TransportProblem, http_client_builder, transport_problem};
 
 /// Alerts listed in the body; the rest are counted (all are in `alertas.jsonl`).
@@ -66,9 +68,14 @@ struct Summary<'a> {
     fonte: &'static str,
     snapshot: Option<&'a str>,
     snapshot_anterior: Option<&'a str>,
+    /// The alerts sent: new and resolved.
     total_alertas: usize,
+    novos: usize,
+    resolvidos: usize,
+    /// Open since an earlier run: not sent again.
+    ainda_abertos: usize,
     por_regra: std::collections::BTreeMap<&'a str, usize>,
-    alertas: &'a [Alert],
+    alertas: Vec<&'a TrackedAlert>,
     alertas_omitidos: usize,
 }
 
@@ -97,21 +104,26 @@ impl Webhook {
         format!("{}://{}{port}", self.url.scheme(), self.url.host_str().unwrap_or_default())
     }
 
-    /// Posts the summary of `alerts`; does nothing when there are none. Retries a failed
-    /// connection or a 5xx/429 answer twice, with a pause (backon, as the registry client's).
-    pub async fn notify(&self, alerts: &[Alert]) -> Result<bool, WebhookError> {
-        if alerts.is_empty() {
-            return Ok(false);
+    /// Posts the summary of the new and resolved `alerts`, and returns how many it carried;
+    /// does nothing when there are none. Retries a failed connection or a 5xx/429 answer twice,
+    /// with a pause (backon, as the registry client's).
+    pub async fn notify(&self, alerts: &[TrackedAlert]) -> Result<Option<usize>, WebhookError> {
+        let sent: Vec<&TrackedAlert> = alerts.iter().filter(|a| a.estado.is_sent()).collect();
+        if sent.is_empty() {
+            return Ok(None);
         }
-        let listed = &alerts[..alerts.len().min(LISTED)];
+        let count = |e: Estado| alerts.iter().filter(|a| a.estado == e).count();
         let body = Summary {
             fonte: "fiscal-report",
-            snapshot: alerts.iter().find_map(|a| a.snapshot.as_deref()),
-            snapshot_anterior: alerts.iter().find_map(|a| a.snapshot_anterior.as_deref()),
-            total_alertas: alerts.len(),
-            por_regra: count_by_rule(alerts),
-            alertas: listed,
-            alertas_omitidos: alerts.len() - listed.len(),
+            snapshot: alerts.iter().find_map(|a| a.alerta.snapshot.as_deref()),
+            snapshot_anterior: alerts.iter().find_map(|a| a.alerta.snapshot_anterior.as_deref()),
+            total_alertas: sent.len(),
+            novos: count(Estado::Nova),
+            resolvidos: count(Estado::Resolvida),
+            ainda_abertos: count(Estado::Aberta),
+            por_regra: count_by_rule(sent.iter().map(|a| &a.alerta)),
+            alertas_omitidos: sent.len().saturating_sub(LISTED),
+            alertas: sent.iter().take(LISTED).copied().collect(),
         };
         let post_err = |reason: String| WebhookError::Post { host: self.host(), reason };
         // A redirect could carry the token (and the alerts) elsewhere: it is reported instead.
@@ -134,7 +146,7 @@ impl Webhook {
         let pauses =
             ConstantBuilder::default().with_delay(Duration::from_millis(500)).with_max_times(ATTEMPTS - 1);
         post.retry(pauses).when(|f: &Failed| f.retry).await.map_err(|f| post_err(f.reason))?;
-        Ok(true)
+        Ok(Some(body.total_alertas))
     }
 }
 

@@ -197,8 +197,8 @@ pub struct ReportInputs<'a> {
     pub aggregates: &'a Aggregates,
     /// `data_quality`: the values that could not be read, per table and column.
     pub quality: &'a polars::prelude::DataFrame,
-    /// The watch rules' alerts; None when no rules were given.
-    pub alerts: Option<&'a [crate::monitor::alerts::Alert]>,
+    /// The watch rules' alerts, each with where it stands; None when no rules were given.
+    pub alerts: Option<&'a [crate::monitor::lifecycle::TrackedAlert]>,
     /// The CNPJs (digits) whose dossiers this run writes: the report links to them.
     pub dossiers: &'a std::collections::BTreeSet<String>,
     pub codes: &'a CodeTables,

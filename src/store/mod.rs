@@ -5,8 +5,10 @@
 //! Layout of DIR:
 //! - `fiscal_report_store.json`: the layout version; a newer one is refused, not misread.
 //! - `<table>/`: Delta tables. The company tables (`empresas`, `dividas_pgfn`,
-//!   `parcelamentos_rfb`, `transacoes_rfb`, `socios`) and `controle_empresas` (what the next run compares
-//!   with) are partitioned by `snapshot` (AAAAMM); `creditos_ativos` by `ano_mes`.
+//!   `parcelamentos_rfb`, `transacoes_rfb`, `socios`), the tables derived from them (`mudancas`,
+//!   `situacao_fiscal_estimada`, `alertas`: the watch rules' alerts and where each stands) and
+//!   `controle_empresas` (what the next run compares with) are partitioned by `snapshot` (AAAAMM);
+//!   `creditos_ativos` by `ano_mes`.
 //! - `runs/NNNNNN.json`: one per store version, written after every table committed. A store
 //!   version is the set of table versions its run record names; a table version past it (a run
 //!   killed between two table commits) is rolled back on the next open by a restore commit.
@@ -38,7 +40,7 @@ const LAYOUT_FILE: &str = "fiscal_report_store.json";
 
 /// The tables, in commit order (`controle_empresas` last: a store whose control table moved
 /// has every data table moved).
-pub const TABLES: [&str; 9] = [
+pub const TABLES: [&str; 10] = [
     "creditos_ativos",
     "empresas",
     "dividas_pgfn",
@@ -47,6 +49,7 @@ pub const TABLES: [&str; 9] = [
     "socios",
     "mudancas",
     "situacao_fiscal_estimada",
+    "alertas",
     "controle_empresas",
 ];
 

@@ -35,6 +35,8 @@ const LIST_TABLES: [Table; 4] =
 /// Tables the analysis derives from the snapshot (and the previous one): query results of the
 /// same name, committed with the snapshot.
 pub const DERIVED_TABLES: [&str; 2] = ["mudancas", "situacao_fiscal_estimada"];
+/// The watch rules' alerts of each snapshot, committed with it (made by the monitor stage).
+pub const ALERTS_TABLE: &str = "alertas";
 
 /// The company tables of a snapshot: carried, compared with the previous snapshot's.
 pub const COMPANY_TABLES: [Table; 5] =
@@ -78,6 +80,8 @@ pub struct PreviousSnapshot {
     pub current: String,
     pub snapshot: String,
     pub tables: BTreeMap<&'static str, DataFrame>,
+    /// The alerts of that snapshot (`alertas`), the open ones of which this run judges.
+    pub alerts: Option<DataFrame>,
 }
 
 /// What the store gives a new snapshot that is known before the fetch: the last snapshot's
@@ -123,7 +127,12 @@ pub fn read_ahead(
             s.as_ref().and_then(|s| read.get(&(name, s.clone())).cloned().flatten())
         };
         let last_lists = LIST_TABLES.iter().filter_map(|t| Some((t.name(), at(t.name(), &last)?))).collect();
+        let alerts = match &previous {
+            Some(p) => reader.read(ALERTS_TABLE, &BTreeSet::from([p.clone()])).await?,
+            None => None,
+        };
         let previous = previous.as_ref().map(|p| PreviousSnapshot {
+            alerts,
             current: snapshot.clone(),
             snapshot: p.clone(),
             tables: COMPANY_TABLES

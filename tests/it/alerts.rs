@@ -25,12 +25,12 @@ const HOOK_PATH: &str = "/hook/T000/B000/hook-secret-3a9f";
 type AlertKey = (String, String, String, String);
 
 /// A loopback HTTP receiver that records each request's head and body and answers 200.
-struct Receiver {
-    url: String,
-    got: Arc<Mutex<Vec<(String, String)>>>,
+pub(super) struct Receiver {
+    pub(super) url: String,
+    pub(super) got: Arc<Mutex<Vec<(String, String)>>>,
 }
 
-fn receiver() -> Receiver {
+pub(super) fn receiver() -> Receiver {
     receiver_answering("200 OK")
 }
 
@@ -115,7 +115,8 @@ tipo = "qualquer_mudanca"
 lista = "observadas"
 "#;
 
-fn exposure_cents(t: &RecordsTruth) -> i64 {
+/// What a company owes in all (every inscription it is named in, plans, settlements), in cents.
+pub(super) fn exposure_cents(t: &RecordsTruth) -> i64 {
     t.dividas.values().filter_map(|d| d.valor_cents).sum::<i64>()
         + t.parcelamentos.values().flatten().sum::<i64>()
         + t.transacoes.values().flatten().sum::<i64>()

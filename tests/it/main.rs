@@ -9,6 +9,7 @@ mod common_fetch;
 mod common_registry;
 
 mod aggregates_truth;
+mod alert_lifecycle;
 mod alerts;
 mod api_operations;
 mod bad_inputs;

@@ -10,7 +10,7 @@ use rust_decimal::Decimal;
 use super::super::cells::{dec, float, text};
 use super::rows;
 use crate::analyze::Aggregates;
-use crate::monitor::alerts::Alert;
+use crate::monitor::lifecycle::{Estado, TrackedAlert};
 use crate::tables::Table;
 
 /// Rows in each top list.
@@ -32,7 +32,12 @@ pub struct Changes {
     pub regularity: Vec<ChangeRow>,
     /// Whether `--rules` was given (no rules: no alerts block at all).
     pub rules: bool,
+    /// Every alert of the run, then the same by state: new this run, open since an earlier one
+    /// (not sent again), resolved this run.
     pub alerts: Vec<AlertRow>,
+    pub alerts_new: Vec<AlertRow>,
+    pub alerts_open: Vec<AlertRow>,
+    pub alerts_resolved: Vec<AlertRow>,
     pub detail: Vec<CompanyChanges>,
     pub detail_omitted: usize,
 }
@@ -85,6 +90,12 @@ pub struct AlertRow {
     pub detalhe: String,
     pub change: Option<String>,
     pub change_pct: Option<f64>,
+    /// `nova`, `aberta` or `resolvida`.
+    pub estado: &'static str,
+    /// The snapshots (AAAAMM) it opened and was resolved; why it was.
+    pub aberta_em: String,
+    pub resolvida_em: Option<String>,
+    pub motivo: Option<String>,
 }
 
 const LIST_TABLES: [Table; 3] = [Table::DividasPgfn, Table::ParcelamentosRfb, Table::TransacoesRfb];
@@ -138,10 +149,11 @@ fn exposure_moves(df: &DataFrame, want_increase: bool) -> Vec<ExposureMove> {
     moves.into_iter().take(TOP).map(|(_, m)| m).collect()
 }
 
-pub(super) fn alert_rows(alerts: &[Alert]) -> Vec<AlertRow> {
-    alerts
+pub(super) fn alert_rows(tracked: &[TrackedAlert]) -> Vec<AlertRow> {
+    tracked
         .iter()
-        .map(|a| {
+        .map(|t| {
+            let a = &t.alerta;
             let value = |k: &str| a.valores.get(k).and_then(|v| v.as_str()).map(str::to_string);
             let detalhe = match (value("mudanca"), value("chave")) {
                 (Some(kind), Some(key)) if key != a.cnpj => format!("{kind}: {key}"),
@@ -156,12 +168,26 @@ pub(super) fn alert_rows(alerts: &[Alert]) -> Vec<AlertRow> {
                 detalhe,
                 change: value("variacao"),
                 change_pct: a.valores.get("variacao_percentual").and_then(serde_json::Value::as_f64),
+                estado: t.estado.name(),
+                aberta_em: t.aberta_em.clone(),
+                resolvida_em: t.resolvida_em.clone(),
+                motivo: t.motivo.clone(),
             }
         })
         .collect()
 }
 
-pub(super) fn changes(aggs: &Aggregates, alerts: Option<&[Alert]>) -> Option<Changes> {
+/// Sets the alerts of `changes` (`None`: no rules were given), all and by state.
+pub(super) fn set_alerts(changes: &mut Changes, alerts: Option<&[TrackedAlert]>) {
+    changes.rules = alerts.is_some();
+    changes.alerts = alerts.map(alert_rows).unwrap_or_default();
+    let of = |e: Estado| changes.alerts.iter().filter(|a| a.estado == e.name()).cloned().collect::<Vec<_>>();
+    (changes.alerts_new, changes.alerts_open, changes.alerts_resolved) =
+        (of(Estado::Nova), of(Estado::Aberta), of(Estado::Resolvida));
+}
+
+/// The section, without alerts (`set_alerts` adds them).
+pub(super) fn changes(aggs: &Aggregates) -> Option<Changes> {
     let mudancas = aggs.get("mudancas")?;
     let all = change_rows(mudancas);
     let mut by_kind: BTreeMap<String, (usize, Option<Decimal>)> = BTreeMap::new();
@@ -201,8 +227,11 @@ pub(super) fn changes(aggs: &Aggregates, alerts: Option<&[Alert]>) -> Option<Cha
         decreases: exposure.map(|df| exposure_moves(df, false)).unwrap_or_default(),
         court_filings: pick(&|r| r.kind == "inscrição ajuizada"),
         regularity: pick(&|r| r.kind.starts_with("situação fiscal estimada")),
-        rules: alerts.is_some(),
-        alerts: alerts.map(alert_rows).unwrap_or_default(),
+        rules: false,
+        alerts: Vec::new(),
+        alerts_new: Vec::new(),
+        alerts_open: Vec::new(),
+        alerts_resolved: Vec::new(),
         detail_omitted: detail.len().saturating_sub(DETAILED),
         detail: detail.into_iter().take(DETAILED).collect(),
     })

@@ -184,7 +184,7 @@ pub fn build_view_with(
         movers_up: movers(aggs, "maiores_altas"),
         movers_down: movers(aggs, "maiores_quedas"),
         portfolio: portfolio(aggs, frames, locale),
-        changes: changes::changes(aggs, None),
+        changes: changes::changes(aggs),
         sources: sources(&manifest.periodos(), t),
         run: run_info(manifest, frames, run_id, locale, t),
         appendix: appendix(aggs, locale),

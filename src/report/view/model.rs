@@ -367,10 +367,9 @@ impl ReportView {
     }
 
     /// The alerts of the watch rules (None: no rules were given), shown in the changes section.
-    pub fn set_alerts(&mut self, alerts: Option<&[crate::monitor::alerts::Alert]>) {
+    pub fn set_alerts(&mut self, alerts: Option<&[crate::monitor::lifecycle::TrackedAlert]>) {
         if let Some(c) = &mut self.changes {
-            c.rules = alerts.is_some();
-            c.alerts = alerts.map(super::changes::alert_rows).unwrap_or_default();
+            super::changes::set_alerts(c, alerts);
         }
     }
 }

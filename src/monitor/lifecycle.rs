@@ -1,0 +1,507 @@
+//! Alerts with a lifecycle. An alert has an identity (its rule, its company and its subject: the
+//! inscription, the record or the exposure it is about); it is new the run its rule first fires,
+//! stays open (not fired nor sent again) while its condition holds, and is resolved the run the
+//! condition no longer holds. The store keeps the alerts of each snapshot (`alertas`), so the
+//! next run knows which are open.
+//!
+//! Each rule kind fires on a change (`mudancas`, `variacao_exposicao`); what keeps it open is a
+//! state of the new snapshot, read here from the aggregates and the debts:
+//! - `nova_inscricao`: the inscription is still active for the company;
+//! - `inscricao_ajuizada`: the inscription is still active and filed in court;
+//! - `saiu_de_ativa`: the cadastral situation is still not ATIVA;
+//! - `regularidade_piorou`: the estimated standing is still worse than the one it fell from;
+//! - `aumento_exposicao`: the exposure is still at least the threshold over the exposure the
+//!   alert was measured from (the rule's % and minimum amount);
+//! - `qualquer_mudanca`: a change is an event: open only while the same change happens again.
+//!
+//! A company that left the portfolio resolves its alerts, and so does a rule taken out of the
+//! file. A run without rules carries the open alerts as they are: it cannot judge them.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use polars::prelude::*;
+use rust_decimal::Decimal;
+use serde::Serialize;
+
+use super::alerts::Alert;
+use super::rules::{Rule, RuleKind, Rules};
+use crate::analyze::Aggregates;
+use crate::transform::Frames;
+
+/// Where an alert stands in a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Estado {
+    /// Fired for the first time (or again after it was resolved): sent.
+    Nova,
+    /// Fired earlier and its condition still holds: not sent again.
+    Aberta,
+    /// Open until the run before, and its condition no longer holds: sent.
+    Resolvida,
+}
+
+impl Estado {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Nova => "nova",
+            Self::Aberta => "aberta",
+            Self::Resolvida => "resolvida",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Self> {
+        [Self::Nova, Self::Aberta, Self::Resolvida].into_iter().find(|e| e.name() == s)
+    }
+
+    /// Whether the webhook carries alerts in this state.
+    pub fn is_sent(self) -> bool {
+        self != Self::Aberta
+    }
+}
+
+/// An alert in a run: what matched when it opened, and where it stands now.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TrackedAlert {
+    #[serde(flatten)]
+    pub alerta: Alert,
+    pub estado: Estado,
+    /// With `regra` and `cnpj`, the alert's identity.
+    pub assunto: String,
+    /// The snapshot (AAAAMM) the alert opened.
+    pub aberta_em: String,
+    /// The snapshot it was resolved, when it was.
+    pub resolvida_em: Option<String>,
+    /// Why it was resolved, in words an analyst reads.
+    pub motivo: Option<String>,
+}
+
+impl TrackedAlert {
+    fn identity(&self) -> (String, String, String) {
+        (self.alerta.regra.clone(), self.alerta.cnpj.clone(), self.assunto.clone())
+    }
+}
+
+/// What an alert is about, beside its rule and company: the record a change names (for
+/// `qualquer_mudanca`, the change itself), or the exposure.
+pub fn subject(alert: &Alert) -> String {
+    let value = |k: &str| alert.valores.get(k).and_then(|v| v.as_str()).unwrap_or_default().to_string();
+    match alert.tipo {
+        "aumento_exposicao" => "exposicao".into(),
+        "qualquer_mudanca" => format!("{}|{}|{}", value("tabela"), value("chave"), value("mudanca")),
+        _ => value("chave"),
+    }
+}
+
+/// Every fired alert as new: a run with no alerts of the last snapshot to compare with (no store,
+/// or one whose run failed tasks and commits nothing).
+pub fn all_new(fired: Vec<Alert>, snapshot: &str) -> Vec<TrackedAlert> {
+    dedupe(fired).into_iter().map(|a| opened(a, snapshot)).collect()
+}
+
+fn opened(alerta: Alert, snapshot: &str) -> TrackedAlert {
+    TrackedAlert {
+        assunto: subject(&alerta),
+        alerta,
+        estado: Estado::Nova,
+        aberta_em: snapshot.to_string(),
+        resolvida_em: None,
+        motivo: None,
+    }
+}
+
+/// One alert per identity (a rule may match one record twice in a run: the first is kept).
+fn dedupe(fired: Vec<Alert>) -> Vec<Alert> {
+    let mut seen = BTreeSet::new();
+    fired.into_iter().filter(|a| seen.insert((a.regra.clone(), a.cnpj.clone(), subject(a)))).collect()
+}
+
+/// The alerts of this run at `snapshot`: `fired` (what the rules matched now) against `before`
+/// (the alerts of the last snapshot: the open ones may stay open or be resolved), judged on
+/// `now`. `rules` is `None` for a run without rules, which carries the open alerts unjudged.
+pub fn track(
+    rules: Option<&Rules>,
+    fired: Vec<Alert>,
+    before: Vec<TrackedAlert>,
+    now: &Holding,
+    snapshot: &str,
+) -> Vec<TrackedAlert> {
+    let mut open: BTreeMap<(String, String, String), TrackedAlert> =
+        before.into_iter().filter(|a| a.estado != Estado::Resolvida).map(|a| (a.identity(), a)).collect();
+    let mut out = Vec::new();
+    for alert in dedupe(fired) {
+        let mut fresh = opened(alert, snapshot);
+        now.note_fallen_from(&mut fresh.alerta);
+        match open.remove(&fresh.identity()) {
+            Some(was) => out.push(still_open(was, &fresh.alerta)),
+            None => out.push(fresh),
+        }
+    }
+    for (_, was) in open {
+        let why_not = match rules {
+            None => None,
+            Some(rules) => reason_resolved(rules, &was, now),
+        };
+        let restamped = carried(&was.alerta, now, snapshot);
+        out.push(match why_not {
+            None => still_open(was, &restamped),
+            Some(motivo) => TrackedAlert {
+                estado: Estado::Resolvida,
+                resolvida_em: Some(snapshot.to_string()),
+                motivo: Some(motivo.to_string()),
+                alerta: restamped,
+                ..was
+            },
+        });
+    }
+    out.sort_by(|a, b| {
+        (a.estado, &a.alerta.regra, &a.alerta.cnpj, &a.assunto).cmp(&(
+            b.estado,
+            &b.alerta.regra,
+            &b.alerta.cnpj,
+            &b.assunto,
+        ))
+    });
+    out
+}
+
+/// An open alert in this run: what matched when it opened, this run's snapshots.
+fn still_open(was: TrackedAlert, now: &Alert) -> TrackedAlert {
+    let alerta = Alert {
+        snapshot: now.snapshot.clone(),
+        snapshot_anterior: now.snapshot_anterior.clone(),
+        ..was.alerta
+    };
+    TrackedAlert { estado: Estado::Aberta, alerta, ..was }
+}
+
+/// An earlier alert restamped with this run's snapshots.
+fn carried(alert: &Alert, now: &Holding, snapshot: &str) -> Alert {
+    Alert {
+        snapshot: Some(snapshot.to_string()),
+        snapshot_anterior: now.previous_snapshot.clone(),
+        ..alert.clone()
+    }
+}
+
+/// Why an open alert no longer holds, or `None` while it does.
+fn reason_resolved(rules: &Rules, alert: &TrackedAlert, now: &Holding) -> Option<&'static str> {
+    let Some(rule) =
+        rules.rules.iter().find(|r| r.nome == alert.alerta.regra && r.kind.name() == alert.alerta.tipo)
+    else {
+        return Some("regra retirada do arquivo de regras");
+    };
+    let cnpj = alert.alerta.cnpj.as_str();
+    if !rules.covers(rule, cnpj) {
+        return Some("empresa fora da lista da regra");
+    }
+    if now.present.as_ref().is_some_and(|p| !p.contains(cnpj)) {
+        return Some("empresa fora da carteira");
+    }
+    (!now.holds(rule, alert)).then_some("a condição deixou de valer")
+}
+
+/// What the new snapshot says of the conditions the open alerts watch. A part the analyst's
+/// queries do not give is `None`: the alerts that need it stay open (they cannot be judged).
+#[derive(Debug, Default)]
+pub struct Holding {
+    pub previous_snapshot: Option<String>,
+    /// The companies found in this snapshot.
+    present: Option<BTreeSet<String>>,
+    /// Each company's estimated standing's severity (`gravidade`) now and in the previous
+    /// snapshot, and each standing's.
+    severity: Option<HashMap<String, i64>>,
+    severity_before: HashMap<String, i64>,
+    standing_severity: HashMap<String, i64>,
+    situacao: Option<HashMap<String, Option<String>>>,
+    exposure: Option<HashMap<String, Decimal>>,
+    /// Each company's active inscriptions: whether filed in court.
+    inscriptions: Option<HashMap<(String, String), bool>>,
+}
+
+impl Holding {
+    /// Reads the conditions from the run's aggregates (`situacao_fiscal_por_retrato`,
+    /// `carteira_cadastro`) and its debts table.
+    pub fn read(aggregates: &Aggregates, frames: &Frames) -> PolarsResult<Self> {
+        let mut h = Holding { previous_snapshot: aggregates.previous_snapshot.clone(), ..Self::default() };
+        if let Some(df) = aggregates.get("situacao_fiscal_por_retrato") {
+            let (cnpj, retrato, standing) =
+                (strings(df, "cnpj")?, strings(df, "retrato")?, strings(df, "situacao_fiscal_estimada")?);
+            let gravidade = df.column("gravidade")?.cast(&DataType::Int64)?;
+            let gravidade = gravidade.i64()?;
+            let mut severity = HashMap::new();
+            for i in 0..df.height() {
+                let (Some(c), Some(g)) = (&cnpj[i], gravidade.get(i)) else { continue };
+                if let Some(s) = &standing[i] {
+                    h.standing_severity.insert(s.clone(), g);
+                }
+                match retrato[i].as_deref() {
+                    Some("agora") => severity.insert(c.clone(), g),
+                    _ => h.severity_before.insert(c.clone(), g),
+                };
+            }
+            h.present = Some(severity.keys().cloned().collect());
+            h.severity = Some(severity);
+        }
+        if let Some(df) = aggregates.get("carteira_cadastro") {
+            let (cnpj, situacao) = (strings(df, "cnpj")?, strings(df, "situacao_cadastral")?);
+            let total = strings(df, "exposicao_total")?;
+            let pairs =
+                cnpj.iter().zip(situacao).zip(total).filter_map(|((c, s), t)| Some((c.clone()?, s, t)));
+            let (mut situacoes, mut exposure) = (HashMap::new(), HashMap::new());
+            for (c, s, t) in pairs {
+                let owed = t.and_then(|t| t.parse::<Decimal>().ok()).unwrap_or_default();
+                exposure.insert(c.clone(), owed);
+                situacoes.insert(c, s);
+            }
+            h.situacao = Some(situacoes);
+            h.exposure = Some(exposure);
+        }
+        if let Some(scan) = frames.scan(crate::tables::Table::DividasPgfn.name()) {
+            let df =
+                scan?.select([col("cnpj"), col("numero_inscricao"), col("indicador_ajuizado")]).collect()?;
+            let (cnpj, numero, ajuizado) = (
+                strings(&df, "cnpj")?,
+                strings(&df, "numero_inscricao")?,
+                strings(&df, "indicador_ajuizado")?,
+            );
+            let mut inscriptions = HashMap::new();
+            for i in 0..df.height() {
+                let (Some(c), Some(n)) = (&cnpj[i], &numero[i]) else { continue };
+                let filed = ajuizado[i].as_deref().is_some_and(|a| a.trim().eq_ignore_ascii_case("SIM"));
+                *inscriptions.entry((c.clone(), n.clone())).or_insert(false) |= filed;
+            }
+            h.inscriptions = Some(inscriptions);
+        }
+        Ok(h)
+    }
+
+    /// No condition read (nothing to judge): only the snapshot compared with.
+    pub fn unread(aggregates: &Aggregates) -> Self {
+        Holding { previous_snapshot: aggregates.previous_snapshot.clone(), ..Self::default() }
+    }
+
+    /// A `regularidade_piorou` alert opening now keeps the severity its company fell from
+    /// (`gravidade_anterior`): the later runs compare with it.
+    fn note_fallen_from(&self, alert: &mut Alert) {
+        if alert.tipo == RuleKind::RegularidadePiorou.name()
+            && let Some(g) = self.severity_before.get(&alert.cnpj)
+        {
+            alert.valores.insert("gravidade_anterior".into(), (*g).into());
+        }
+    }
+
+    /// Whether `alert`'s condition (its rule's kind, above) still holds in this snapshot.
+    fn holds(&self, rule: &Rule, alert: &TrackedAlert) -> bool {
+        let cnpj = alert.alerta.cnpj.clone();
+        let value = |k: &str| alert.alerta.valores.get(k).and_then(|v| v.as_str()).map(str::to_string);
+        let inscription =
+            || self.inscriptions.as_ref().map(|m| m.get(&(cnpj.clone(), alert.assunto.clone())).copied());
+        match rule.kind {
+            RuleKind::NovaInscricao => inscription().is_none_or(|i| i.is_some()),
+            RuleKind::InscricaoAjuizada => inscription().is_none_or(|i| i == Some(true)),
+            RuleKind::SaiuDeAtiva => self
+                .situacao
+                .as_ref()
+                .is_none_or(|m| !super::rules::is_ativa(m.get(&cnpj).cloned().flatten().as_deref())),
+            RuleKind::RegularidadePiorou => {
+                let noted =
+                    alert.alerta.valores.get("gravidade_anterior").and_then(serde_json::Value::as_i64);
+                let fell_from = noted.or_else(|| {
+                    value("valor_anterior").and_then(|s| self.standing_severity.get(&s).copied())
+                });
+                match (self.severity.as_ref(), fell_from) {
+                    (Some(now), Some(from)) => now.get(&cnpj).is_some_and(|g| *g > from),
+                    _ => true,
+                }
+            }
+            RuleKind::AumentoExposicao => {
+                let base = value("exposicao_anterior").and_then(|b| b.parse::<Decimal>().ok());
+                match (self.exposure.as_ref(), base) {
+                    (Some(now), Some(base)) => {
+                        let owed = now.get(&cnpj).copied().unwrap_or_default();
+                        still_grown(rule, base, owed)
+                    }
+                    _ => true,
+                }
+            }
+            RuleKind::QualquerMudanca => false,
+        }
+    }
+}
+
+/// Whether `owed` is still at least the rule's growth over `base` (the exposure the alert was
+/// measured from): the minimum amount, and the percentage (from nothing owed, anything owed).
+fn still_grown(rule: &Rule, base: Decimal, owed: Decimal) -> bool {
+    let grown = owed - base;
+    if grown <= Decimal::ZERO || grown < rule.valor_minimo.unwrap_or(Decimal::ZERO) {
+        return false;
+    }
+    let percent = Decimal::try_from(rule.percentual_minimo.unwrap_or(0.0)).unwrap_or(Decimal::ZERO);
+    base.is_zero() || grown * Decimal::ONE_HUNDRED >= percent * base
+}
+
+/// A column as optional strings (whatever its type).
+fn strings(df: &DataFrame, name: &str) -> PolarsResult<Vec<Option<String>>> {
+    let c = df.column(name)?.cast(&DataType::String)?;
+    Ok(c.str()?.iter().map(|v| v.map(str::to_string)).collect())
+}
+
+/// The store table's columns, besides `snapshot` (the store sets it).
+const COLUMNS: [&str; 11] = [
+    "regra",
+    "tipo",
+    "cnpj",
+    "razao_social",
+    "assunto",
+    "estado",
+    "aberta_em",
+    "resolvida_em",
+    "motivo",
+    "listas",
+    "valores",
+];
+
+/// The alerts as the store keeps them (lists and values as JSON text).
+pub fn to_frame(alerts: &[TrackedAlert]) -> PolarsResult<DataFrame> {
+    let texts: [Vec<Option<String>>; 11] = [
+        alerts.iter().map(|a| Some(a.alerta.regra.clone())).collect(),
+        alerts.iter().map(|a| Some(a.alerta.tipo.to_string())).collect(),
+        alerts.iter().map(|a| Some(a.alerta.cnpj.clone())).collect(),
+        alerts.iter().map(|a| a.alerta.razao_social.clone()).collect(),
+        alerts.iter().map(|a| Some(a.assunto.clone())).collect(),
+        alerts.iter().map(|a| Some(a.estado.name().to_string())).collect(),
+        alerts.iter().map(|a| Some(a.aberta_em.clone())).collect(),
+        alerts.iter().map(|a| a.resolvida_em.clone()).collect(),
+        alerts.iter().map(|a| a.motivo.clone()).collect(),
+        alerts.iter().map(|a| serde_json::to_string(&a.alerta.listas).ok()).collect(),
+        alerts.iter().map(|a| serde_json::to_string(&a.alerta.valores).ok()).collect(),
+    ];
+    let columns =
+        COLUMNS.iter().zip(texts).map(|(name, values)| Column::new((*name).into(), values)).collect();
+    DataFrame::new(alerts.len(), columns)
+}
+
+/// The alerts of a snapshot as the store kept them; rows of a rule kind this binary does not
+/// know are left out.
+pub fn from_frame(df: &DataFrame) -> PolarsResult<Vec<TrackedAlert>> {
+    let cols: Vec<Vec<Option<String>>> =
+        COLUMNS.iter().map(|c| strings(df, c)).collect::<PolarsResult<_>>()?;
+    let snapshot = strings(df, "snapshot").unwrap_or_else(|_| vec![None; df.height()]);
+    let mut out = Vec::with_capacity(df.height());
+    for i in 0..df.height() {
+        let at = |k: usize| cols[k][i].clone();
+        let (Some(regra), Some(tipo), Some(cnpj), Some(assunto), Some(estado), Some(aberta_em)) = (
+            at(0),
+            at(1).and_then(|t| RuleKind::parse(&t)),
+            at(2),
+            at(4),
+            at(5).and_then(|e| Estado::parse(&e)),
+            at(6),
+        ) else {
+            continue;
+        };
+        let alerta = Alert {
+            regra,
+            tipo: tipo.name(),
+            cnpj,
+            razao_social: at(3),
+            snapshot: snapshot[i].clone(),
+            snapshot_anterior: None,
+            listas: at(9).and_then(|l| serde_json::from_str(&l).ok()).unwrap_or_default(),
+            valores: at(10).and_then(|v| serde_json::from_str(&v).ok()).unwrap_or_default(),
+        };
+        out.push(TrackedAlert { alerta, estado, assunto, aberta_em, resolvida_em: at(7), motivo: at(8) });
+    }
+    Ok(out)
+}
+
+/// Whether judging these alerts needs the snapshot's conditions (`Holding::read`): some alert
+/// was open, or a fall of standing opens one (it keeps the standing it fell from).
+pub fn needs_conditions(fired: &[Alert], before: &[TrackedAlert]) -> bool {
+    before.iter().any(|a| a.estado != Estado::Resolvida)
+        || fired.iter().any(|a| a.tipo == RuleKind::RegularidadePiorou.name())
+}
+
+/// How many alerts are in each state.
+pub fn count_by_state(alerts: &[TrackedAlert]) -> BTreeMap<&'static str, usize> {
+    let mut counts = BTreeMap::new();
+    for a in alerts {
+        *counts.entry(a.estado.name()).or_default() += 1;
+    }
+    counts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules(text: &str) -> Rules {
+        Rules::parse(text, std::path::Path::new("r.toml")).unwrap()
+    }
+
+    fn debt_alert(regra: &str, cnpj: &str, numero: &str) -> Alert {
+        Alert {
+            regra: regra.into(),
+            tipo: "nova_inscricao",
+            cnpj: cnpj.into(),
+            razao_social: None,
+            snapshot: Some("202602".into()),
+            snapshot_anterior: Some("202601".into()),
+            listas: vec![],
+            valores: [("chave".to_string(), serde_json::Value::from(numero))].into(),
+        }
+    }
+
+    fn holding(inscriptions: &[(&str, &str)]) -> Holding {
+        Holding {
+            present: Some(
+                inscriptions.iter().map(|(c, _)| c.to_string()).chain(["11222333000181".into()]).collect(),
+            ),
+            inscriptions: Some(
+                inscriptions.iter().map(|(c, n)| ((c.to_string(), n.to_string()), false)).collect(),
+            ),
+            ..Holding::default()
+        }
+    }
+
+    #[test]
+    fn new_then_open_without_firing_then_resolved_then_new_again() {
+        let r = rules("[[regra]]\nnome = \"nova\"\ntipo = \"nova_inscricao\"\n");
+        let c = "11222333000181";
+        let fired = vec![debt_alert("nova", c, "X1"), debt_alert("nova", c, "X1")];
+        let m2 = track(Some(&r), fired, vec![], &holding(&[(c, "X1")]), "202602");
+        assert_eq!(m2.iter().map(|a| a.estado).collect::<Vec<_>>(), [Estado::Nova], "one alert per identity");
+        // The store's round trip keeps what the next run needs.
+        let kept = from_frame(&to_frame(&m2).unwrap()).unwrap();
+        assert_eq!((kept[0].assunto.as_str(), kept[0].aberta_em.as_str()), ("X1", "202602"));
+        let m3 = track(Some(&r), vec![], kept, &holding(&[(c, "X1")]), "202603");
+        assert_eq!((m3[0].estado, m3[0].aberta_em.as_str()), (Estado::Aberta, "202602"));
+        let m4 = track(Some(&r), vec![], m3, &holding(&[]), "202604");
+        assert_eq!((m4[0].estado, m4[0].resolvida_em.as_deref()), (Estado::Resolvida, Some("202604")));
+        assert_eq!(m4[0].motivo.as_deref(), Some("a condição deixou de valer"));
+        let m5 = track(Some(&r), vec![], m4.clone(), &holding(&[]), "202605");
+        assert!(m5.is_empty(), "a resolved alert is not carried");
+        let m5 = track(Some(&r), vec![debt_alert("nova", c, "X1")], m4, &holding(&[(c, "X1")]), "202605");
+        assert_eq!((m5[0].estado, m5[0].aberta_em.as_str()), (Estado::Nova, "202605"));
+        // Without rules the open alerts are carried as they are; a rule taken out resolves them.
+        let open = track(Some(&r), vec![debt_alert("nova", c, "X1")], vec![], &holding(&[]), "202602");
+        assert_eq!(track(None, vec![], open.clone(), &holding(&[]), "202603")[0].estado, Estado::Aberta);
+        let other = rules("[[regra]]\nnome = \"outra\"\ntipo = \"nova_inscricao\"\n");
+        let gone = track(Some(&other), vec![], open, &holding(&[(c, "X1")]), "202603");
+        assert_eq!(gone[0].motivo.as_deref(), Some("regra retirada do arquivo de regras"));
+    }
+
+    #[test]
+    fn an_exposure_alert_holds_while_the_growth_does() {
+        let r = rules(
+            "[[regra]]\nnome = \"x\"\ntipo = \"aumento_exposicao\"\npercentual_minimo = 20\nvalor_minimo = 1000\n",
+        );
+        let rule = &r.rules[0];
+        let d = |s: &str| s.parse::<Decimal>().unwrap();
+        assert!(still_grown(rule, d("10000"), d("12000.00")));
+        assert!(!still_grown(rule, d("10000"), d("11999.99")), "under 20%");
+        assert!(!still_grown(rule, d("1000"), d("1999.99")), "under the minimum amount");
+        assert!(still_grown(rule, d("0"), d("1000")));
+        assert!(!still_grown(rule, d("0"), d("0")));
+    }
+}

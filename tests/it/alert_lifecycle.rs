@@ -1,0 +1,375 @@
+//! Alerts with a lifecycle: five monthly runs of the embedded registry into one store, with watch
+//! rules and a webhook. An inscription that appears in month 2 and is gone in month 5 (found on
+//! the dataset's truth) gives an alert that is new in 2, open and not sent again in 3 and 4, and
+//! resolved in 5: in the store's `alertas` table, in `alertas.jsonl`, in both reports and in the
+//! posts a local receiver counts. Every other alert of the portfolio follows the lifecycle the
+//! truth gives, month by month, for three kinds of rule.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use fiscal_report::api::{AnoMes, Cnpj};
+use fiscal_report::simulator::dataset::RecordsTruth;
+use fiscal_report::simulator::{Dataset, RegistryConfig};
+
+use super::alerts::{exposure_cents as exposure, receiver};
+use super::changes::estimated_standing;
+use super::common_bin::bin;
+
+const SCALE: f64 = 1.0;
+const MONTHS: [&str; 12] = [
+    "202510", "202511", "202512", "202601", "202602", "202603", "202604", "202605", "202606", "202607",
+    "202608", "202609",
+];
+/// Runs in a window: months 1 to 5 of the issue.
+const WINDOW: usize = 5;
+
+const DEBT: &str = "nova inscrição";
+const STANDING: &str = "regularidade piorou";
+const EXPOSURE: &str = "exposição cresceu";
+/// R$ 1.000,00: the exposure rule's least growth in R$ (its % is picked on the truth).
+const EXPOSURE_MIN_CENTS: i64 = 100_000;
+/// The exposure rule's percentages tried, until one gives an alert the test can follow.
+const EXPOSURE_PCTS: [i64; 8] = [10, 5, 15, 20, 25, 30, 40, 50];
+
+fn rules(pct: i64) -> String {
+    format!(
+        r#"
+[[regra]]
+nome = "{DEBT}"
+tipo = "nova_inscricao"
+valor_minimo = 0
+
+[[regra]]
+nome = "{STANDING}"
+tipo = "regularidade_piorou"
+
+[[regra]]
+nome = "{EXPOSURE}"
+tipo = "aumento_exposicao"
+percentual_minimo = {pct}
+valor_minimo = 1000
+"#
+    )
+}
+
+/// (rule, CNPJ, subject): an alert's identity.
+type Id = (String, String, String);
+
+fn dataset_at(m: &str) -> Dataset {
+    Dataset::generate(RegistryConfig::DEFAULT_SEED, SCALE).as_of(AnoMes::parse(m).unwrap()).unwrap()
+}
+
+fn severity(t: &RecordsTruth) -> i64 {
+    match estimated_standing(t) {
+        "sem inscrições" => 0,
+        "positiva com efeitos de negativa" => 1,
+        _ => 2,
+    }
+}
+
+fn grown(base: i64, now: i64, pct: i64) -> bool {
+    let grew = now - base;
+    grew >= EXPOSURE_MIN_CENTS && (base == 0 || grew * 100 >= pct * base)
+}
+
+/// The alerts of each run over `months` (records of `cnpjs` at each), by the lifecycle's rule
+/// applied to the truth: a rule fires on a change between two months; an alert is new when it
+/// fires and was not open, open while it fires again or its condition holds, resolved when not.
+/// Each open alert keeps what it was measured from (the standing fallen from, the exposure).
+fn lifecycle_truth(
+    months: &[Vec<Option<RecordsTruth>>],
+    cnpjs: &[Cnpj],
+    pct: i64,
+) -> Vec<BTreeMap<Id, &'static str>> {
+    let id = |r: &str, c: &Cnpj, s: &str| (r.to_string(), c.as_str().to_string(), s.to_string());
+    let mut open: BTreeMap<Id, i64> = BTreeMap::new();
+    let mut out = vec![BTreeMap::new()];
+    for k in 1..months.len() {
+        let mut fired: BTreeMap<Id, i64> = BTreeMap::new();
+        for (i, c) in cnpjs.iter().enumerate() {
+            let (Some(b), Some(a)) = (&months[k - 1][i], &months[k][i]) else { continue };
+            for (numero, d) in &a.dividas {
+                if !b.dividas.contains_key(numero) && d.valor_cents.is_some() {
+                    fired.insert(id(DEBT, c, numero), 0);
+                }
+            }
+            if severity(a) > severity(b) {
+                fired.insert(id(STANDING, c, c.as_str()), severity(b));
+            }
+            if grown(exposure(b), exposure(a), pct) {
+                fired.insert(id(EXPOSURE, c, "exposicao"), exposure(b));
+            }
+        }
+        let holds = |(rule, cnpj, subject): &Id, basis: i64| {
+            let i = cnpjs.iter().position(|c| c.as_str() == cnpj).unwrap();
+            let Some(a) = &months[k][i] else { return false };
+            match rule.as_str() {
+                DEBT => a.dividas.contains_key(subject),
+                STANDING => severity(a) > basis,
+                _ => grown(basis, exposure(a), pct),
+            }
+        };
+        let mut now = BTreeMap::new();
+        let was_open = std::mem::take(&mut open);
+        for (alert, basis) in fired {
+            match was_open.get(&alert) {
+                Some(kept) => {
+                    open.insert(alert.clone(), *kept);
+                    now.insert(alert, "aberta");
+                }
+                None => {
+                    open.insert(alert.clone(), basis);
+                    now.insert(alert, "nova");
+                }
+            }
+        }
+        for (alert, basis) in was_open {
+            if now.contains_key(&alert) {
+                continue;
+            }
+            if holds(&alert, basis) {
+                open.insert(alert.clone(), basis);
+                now.insert(alert, "aberta");
+            } else {
+                now.insert(alert, "resolvida");
+            }
+        }
+        out.push(now);
+    }
+    out
+}
+
+/// The first window of five months and portfolio company with an alert, by the truth's
+/// lifecycle, that is new in the window's second month, open in its third and fourth and
+/// resolved in its fifth, the company known all five months; and the exposure rule's % that
+/// gives it (the synthetic debts rarely end, exposures move more).
+fn find_case(datasets: &[Dataset], candidates: &[Cnpj]) -> (usize, Id, i64) {
+    let wanted = [None, Some("nova"), Some("aberta"), Some("aberta"), Some("resolvida")];
+    // Company first: each company's twelve months are read once, and only until a case is found.
+    for c in candidates {
+        let months: Vec<Option<RecordsTruth>> = datasets.iter().map(|d| d.records_truth(c)).collect();
+        for (pct, start) in
+            EXPOSURE_PCTS.iter().flat_map(|p| (0..=MONTHS.len() - WINDOW).map(move |s| (*p, s)))
+        {
+            let seen: Vec<Vec<Option<RecordsTruth>>> =
+                months[start..start + WINDOW].iter().map(|r| vec![r.clone()]).collect();
+            if seen.iter().any(|m| m[0].is_none()) {
+                continue;
+            }
+            let truth = lifecycle_truth(&seen, std::slice::from_ref(c), pct);
+            let ids: BTreeSet<&Id> = truth.iter().flat_map(|t| t.keys()).collect();
+            if let Some(id) = ids
+                .into_iter()
+                .find(|id| truth.iter().map(|t| t.get(*id).copied()).collect::<Vec<_>>() == wanted)
+            {
+                return (start, id.clone(), pct);
+            }
+        }
+    }
+    panic!(
+        "the dataset has no alert that opens in a month and ends three later: the test would prove nothing"
+    );
+}
+
+fn run_month(dir: &Path, m: &str, hook: &str) -> PathBuf {
+    let out = dir.join(format!("out-{m}"));
+    let o = bin()
+        .args(["--quiet", "run", "--uf", "SP", "--as-of", m, "--ano-mes", m])
+        .arg("--cnpjs")
+        .arg(dir.join("carteira.txt"))
+        .arg("--store")
+        .arg(dir.join("store"))
+        .arg("--rules")
+        .arg(dir.join("regras.toml"))
+        .args(["--notify-webhook", hook])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{m}: {}", String::from_utf8_lossy(&o.stderr));
+    out
+}
+
+/// One alert as a run wrote it: its identity, state, and when it opened and was resolved.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Written {
+    id: Id,
+    estado: String,
+    aberta_em: String,
+    resolvida_em: Option<String>,
+}
+
+fn written_of_json(v: &serde_json::Value) -> Written {
+    let s = |k: &str| v[k].as_str().unwrap_or_default().to_string();
+    Written {
+        id: (s("regra"), s("cnpj"), s("assunto")),
+        estado: s("estado"),
+        aberta_em: s("aberta_em"),
+        resolvida_em: v["resolvida_em"].as_str().map(str::to_string),
+    }
+}
+
+fn jsonl(out: &Path) -> BTreeSet<Written> {
+    let text = std::fs::read_to_string(out.join("alertas.jsonl")).unwrap();
+    text.lines().map(|l| written_of_json(&serde_json::from_str(l).unwrap())).collect()
+}
+
+/// The store's `alertas` rows of snapshot `m`, read from its committed Delta version.
+fn store_alerts(store: &Path, m: &str) -> BTreeSet<Written> {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let df = rt.block_on(async {
+        let (reader, snapshots) = fiscal_report::store::StoreReader::committed(store).await.unwrap();
+        assert!(snapshots.contains(m), "the store has snapshot {m}");
+        reader.read("alertas", &BTreeSet::from([m.to_string()])).await.unwrap()
+    });
+    let Some(df) = df else { return BTreeSet::new() };
+    let col = |n: &str| -> Vec<Option<String>> {
+        df.column(n).unwrap().str().unwrap().iter().map(|v| v.map(str::to_string)).collect()
+    };
+    let (regra, cnpj, assunto, estado, aberta, resolvida, snapshot) = (
+        col("regra"),
+        col("cnpj"),
+        col("assunto"),
+        col("estado"),
+        col("aberta_em"),
+        col("resolvida_em"),
+        col("snapshot"),
+    );
+    (0..df.height())
+        .map(|i| {
+            assert_eq!(snapshot[i].as_deref(), Some(m));
+            Written {
+                id: (regra[i].clone().unwrap(), cnpj[i].clone().unwrap(), assunto[i].clone().unwrap()),
+                estado: estado[i].clone().unwrap(),
+                aberta_em: aberta[i].clone().unwrap(),
+                resolvida_em: resolvida[i].clone(),
+            }
+        })
+        .collect()
+}
+
+/// The part of `text` from `start` to the next of `ends` (or its end); empty when `start` is absent.
+fn section<'a>(text: &'a str, start: &str, ends: &[&str]) -> &'a str {
+    let Some(at) = text.find(start) else { return "" };
+    let rest = &text[at + start.len()..];
+    let end = ends.iter().filter_map(|e| rest.find(e)).min().unwrap_or(rest.len());
+    &rest[..end]
+}
+
+#[test]
+fn an_alert_is_new_once_open_without_being_resent_and_resolved_when_its_condition_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let datasets: Vec<Dataset> = MONTHS.iter().map(|m| dataset_at(m)).collect();
+    let candidates = datasets[MONTHS.len() - 1].demo_portfolio(4000);
+    let (start, the_alert, pct) = find_case(&datasets, &candidates);
+    let chosen = Cnpj::parse(&the_alert.1).unwrap();
+    eprintln!("the alert followed: {the_alert:?} from {} (exposure rule at {pct}%)", MONTHS[start]);
+    let window = &MONTHS[start..start + WINDOW];
+    let in_window = &datasets[start..start + WINDOW];
+    // The chosen company and seven others the window knows throughout.
+    let mut cnpjs = vec![chosen.clone()];
+    cnpjs.extend(
+        candidates
+            .iter()
+            // Known all five months, with few enough inscriptions that every post lists all
+            // its alerts (a post lists 50 and counts the rest).
+            .filter(|c| {
+                **c != chosen
+                    && in_window.iter().all(|d| d.records_truth(c).is_some_and(|t| t.dividas.len() <= 20))
+            })
+            .take(7)
+            .cloned(),
+    );
+    let text: Vec<String> = cnpjs.iter().map(|c| c.to_string()).collect();
+    std::fs::write(dir.path().join("carteira.txt"), text.join("\n")).unwrap();
+    std::fs::write(dir.path().join("regras.toml"), rules(pct)).unwrap();
+
+    let hook = receiver();
+    let outs: Vec<PathBuf> = window.iter().map(|m| run_month(dir.path(), m, &hook.url)).collect();
+
+    let records: Vec<Vec<Option<RecordsTruth>>> =
+        in_window.iter().map(|d| cnpjs.iter().map(|c| d.records_truth(c)).collect()).collect();
+    let truth = lifecycle_truth(&records, &cnpjs, pct);
+    let states: Vec<Option<&str>> = truth.iter().map(|t| t.get(&the_alert).copied()).collect();
+    assert_eq!(states, [None, Some("nova"), Some("aberta"), Some("aberta"), Some("resolvida")]);
+
+    // Store and alertas.jsonl: every alert of every month as the truth's lifecycle gives it.
+    let store = dir.path().join("store");
+    let mut opened_at: BTreeMap<Id, String> = BTreeMap::new();
+    for (k, m) in window.iter().enumerate() {
+        let kept = store_alerts(&store, m);
+        let got: BTreeMap<Id, String> = kept.iter().map(|w| (w.id.clone(), w.estado.clone())).collect();
+        let want: BTreeMap<Id, String> = truth[k].iter().map(|(i, s)| (i.clone(), s.to_string())).collect();
+        assert_eq!(got, want, "{m}: the store's alerts against the truth's");
+        assert_eq!(jsonl(&outs[k]), kept, "{m}: alertas.jsonl holds the store's alerts");
+        for w in &kept {
+            if w.estado == "nova" {
+                opened_at.insert(w.id.clone(), m.to_string());
+            }
+            assert_eq!(Some(&w.aberta_em), opened_at.get(&w.id), "{m}: {w:?} opened when it was new");
+            let resolved = (w.estado == "resolvida").then(|| m.to_string());
+            assert_eq!(w.resolvida_em, resolved, "{m}: {w:?}");
+        }
+    }
+    let kinds: BTreeSet<&str> = truth.iter().flat_map(|t| t.keys().map(|i| i.0.as_str())).collect();
+    assert!(kinds.len() >= 2, "the window's alerts come from one rule only: {kinds:?}");
+
+    // The webhook: one post for each month with new or resolved alerts, carrying exactly those;
+    // the chosen alert is sent in month 2 (new) and month 5 (resolved), not in 3 or 4.
+    let sending: Vec<usize> =
+        (0..WINDOW).filter(|k| truth[*k].values().any(|s| *s == "nova" || *s == "resolvida")).collect();
+    let posts = hook.got.lock().unwrap().clone();
+    assert_eq!(posts.len(), sending.len(), "posts: one per month with new or resolved alerts");
+    let mut sent_chosen = Vec::new();
+    for ((_, body), k) in posts.iter().zip(&sending) {
+        let body: serde_json::Value = serde_json::from_str(body).unwrap();
+        let listed: BTreeMap<Id, String> = body["alertas"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(written_of_json)
+            .map(|w| (w.id, w.estado))
+            .collect();
+        let want: BTreeMap<Id, String> = truth[*k]
+            .iter()
+            .filter(|(_, s)| **s != "aberta")
+            .map(|(i, s)| (i.clone(), s.to_string()))
+            .collect();
+        assert_eq!(body["alertas_omitidos"], 0, "{}", window[*k]);
+        assert_eq!(body["total_alertas"], want.len(), "{}", window[*k]);
+        assert_eq!(listed, want, "{}: the post carries the new and resolved alerts only", window[*k]);
+        let open = truth[*k].values().filter(|s| **s == "aberta").count();
+        assert_eq!(body["ainda_abertos"], open, "{}", window[*k]);
+        if let Some(s) = listed.get(&the_alert) {
+            sent_chosen.push((window[*k], s.clone()));
+        }
+    }
+    assert_eq!(sent_chosen, [(window[1], "nova".into()), (window[4], "resolvida".into())]);
+
+    // Both reports list it under new in 2, still open in 3 and 4, resolved in 5 (its row named
+    // by its inscription, or by its company for the other kinds).
+    let marker = match the_alert.0.as_str() {
+        DEBT => the_alert.2.clone(),
+        _ => {
+            let d = &the_alert.1;
+            format!("{}.{}.{}/{}-{}", &d[..2], &d[2..5], &d[5..8], &d[8..12], &d[12..])
+        }
+    };
+    let headings = [
+        ("#### Alertas novos neste retrato", "<h4 id=\"alertas-novos\">"),
+        ("#### Alertas ainda abertos (não reenviados)", "<h4 id=\"alertas-abertos\">"),
+        ("#### Alertas resolvidos neste retrato", "<h4 id=\"alertas-resolvidos\">"),
+    ];
+    let want_section = [None, Some(0), Some(1), Some(1), Some(2)];
+    for (k, want) in want_section.iter().enumerate() {
+        let md = std::fs::read_to_string(outs[k].join("report.md")).unwrap();
+        let html = std::fs::read_to_string(outs[k].join("report.html")).unwrap();
+        for (h, (md_heading, html_heading)) in headings.iter().enumerate() {
+            let in_md = section(&md, md_heading, &["\n#### ", "\n### "]).contains(&marker);
+            let in_html = section(&html, html_heading, &["</table>"]).contains(&marker);
+            assert_eq!(in_md, *want == Some(h), "{} report.md, {md_heading}", window[k]);
+            assert_eq!(in_html, *want == Some(h), "{} report.html, {html_heading}", window[k]);
+        }
+    }
+}
