@@ -333,11 +333,14 @@ pub struct FetchArgs {
     #[arg(long, value_name = "DIR|URL")]
     pub out: Option<PathBuf>,
 
-    /// Requests in flight at once.
+    /// Most requests in flight at once (default 64). The fetch finds how many the service
+    /// serves without queueing and how fast it lets them through, and stays under both: this is
+    /// only the ceiling.
     #[arg(long, value_name = "N")]
     pub concurrency: Option<usize>,
 
-    /// Cap on requests per second.
+    /// Hard cap on requests per second (default none: the pace is learned from the service's
+    /// 429s).
     #[arg(long, value_name = "R")]
     pub max_rps: Option<u32>,
 
@@ -417,6 +420,11 @@ pub struct ServeArgs {
     /// Requests per second beyond which the server answers 429 with Retry-After.
     #[arg(long)]
     pub rate_limit: Option<u32>,
+
+    /// Requests served at once: the others wait in a queue, so latency grows with load (a
+    /// server with N workers). Unset: every request is served as it comes.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub capacity: Option<u32>,
 
     /// Schema drift, for testing: every record served gains a field NAME.
     #[arg(long, value_name = "NAME")]

@@ -330,6 +330,10 @@ fn selection(args: &FetchArgs, file: &Settings) -> Result<(Vec<Uf>, MonthSelecti
     Ok((ufs, months))
 }
 
+/// The ceiling of requests in flight when none is given: polite to a small service (the limit
+/// stays lower when answers queue) and room for a slow one with capacity to spare.
+pub const DEFAULT_CONCURRENCY: usize = 64;
+
 /// Requests in flight, the rate cap and the shard this process owns.
 fn fetch_limits(args: &FetchArgs, file: &Settings) -> Result<(usize, Option<u32>, Shard), ConfigError> {
     let concurrency = pick(args.concurrency, env_parsed("concurrency")?, file.concurrency);
@@ -348,7 +352,7 @@ fn fetch_limits(args: &FetchArgs, file: &Settings) -> Result<(usize, Option<u32>
         Some(s) => Shard::parse(&s.value).map_err(|r| invalid("shard", &s.value, s.source, r))?,
         None => Shard { index: 0, count: 1 },
     };
-    Ok((concurrency.map_or(16, |c| c.value), max_rps.map(|r| r.value), shard))
+    Ok((concurrency.map_or(DEFAULT_CONCURRENCY, |c| c.value), max_rps.map(|r| r.value), shard))
 }
 
 /// The embedded registry's scale and the shape contract's mode.

@@ -60,6 +60,7 @@ fn registry_config(args: &ServeArgs) -> Result<(RegistryConfig, SocketAddr)> {
             latency: std::time::Duration::from_millis(args.latency_ms),
             fault_rate: args.fault_rate,
             rate_limit: args.rate_limit,
+            capacity: args.capacity.map(|n| n as usize),
             add_field: args.add_field.clone(),
             drop_field: args.drop_field.clone(),
             sources: simulator::sources::SourceOverrides::parse(&args.fonte_versao, &args.fonte_status)

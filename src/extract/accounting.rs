@@ -23,8 +23,22 @@ pub struct Accounting {
     /// Records typed so far while the fetch goes on (the typing half; `records` is the
     /// network's): the progress display shows how far behind the network typing is.
     pub typed: AtomicU64,
+    /// The in-flight limit now, its ceiling (`--concurrency`) and the pace (requests per
+    /// second, 0 while unpaced), for the progress line.
+    pub in_flight_limit: AtomicU64,
+    pub in_flight_ceiling: AtomicU64,
+    pub pace_rps: AtomicU64,
     /// (operation, outcome) -> requests; outcome is the status code or a fault label.
     by_outcome: Mutex<BTreeMap<(String, String), u64>>,
+    /// The limit over time, for the manifest.
+    limit_trace: Mutex<LimitTrace>,
+}
+
+/// The in-flight limit's moves: a point when it changed by an eighth or more since the last.
+#[derive(Debug, Default)]
+struct LimitTrace {
+    started: Option<std::time::Instant>,
+    points: Vec<(f64, u64)>,
 }
 
 /// The manifest's view of the accounting.
@@ -36,6 +50,15 @@ pub struct AccountingSummary {
     pub bytes: u64,
     pub records: u64,
     pub rate_limited: u64,
+    /// The in-flight limit over the fetch: (seconds since its first request, limit), a point
+    /// at each change of an eighth or more; and its ceiling (`--concurrency`).
+    #[serde(default)]
+    pub in_flight_limit: Vec<(f64, u64)>,
+    #[serde(default)]
+    pub in_flight_ceiling: u64,
+    /// The requests-per-second pace the refusals taught it, at the end (none: never refused).
+    #[serde(default)]
+    pub pace_rps: Option<f64>,
     /// operation -> outcome -> count
     pub by_operation: BTreeMap<String, BTreeMap<String, u64>>,
     /// operation -> the staged records of finished tasks and the fields they had that the
@@ -62,6 +85,20 @@ impl Accounting {
         *map.entry((operation.to_string(), outcome.to_string())).or_default() += 1;
     }
 
+    /// The limit is `limit` now: noted when it moved an eighth or more since the last point.
+    pub fn note_limit(&self, limit: u64) {
+        if self.in_flight_limit.swap(limit, Ordering::Relaxed) == limit {
+            return;
+        }
+        let mut t = self.limit_trace.lock().unwrap_or_else(|p| p.into_inner());
+        let started = *t.started.get_or_insert_with(std::time::Instant::now);
+        let last = t.points.last().map(|p| p.1);
+        if last.is_none_or(|l| limit.abs_diff(l) * 8 >= l.max(1) || limit == 1) {
+            let at = (started.elapsed().as_secs_f64() * 10.0).round() / 10.0;
+            t.points.push((at, limit));
+        }
+    }
+
     pub fn summary(&self) -> AccountingSummary {
         let mut by_operation: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
         let map = self.by_outcome.lock().unwrap_or_else(|p| p.into_inner());
@@ -75,6 +112,9 @@ impl Accounting {
             bytes: self.bytes.load(Ordering::Relaxed),
             records: self.records.load(Ordering::Relaxed),
             rate_limited: self.rate_limited.load(Ordering::Relaxed),
+            in_flight_limit: self.limit_trace.lock().unwrap_or_else(|p| p.into_inner()).points.clone(),
+            in_flight_ceiling: self.in_flight_ceiling.load(Ordering::Relaxed),
+            pace_rps: Some(self.pace_rps.load(Ordering::Relaxed) as f64).filter(|r| *r > 0.0),
             by_operation,
             // Filled from the journal's task entries by the runner, not by the live counters.
             schema: BTreeMap::new(),

@@ -43,7 +43,7 @@ pub async fn expand_groups(
     mut known: BTreeSet<String>,
 ) -> Result<Expansion, ApiError> {
     let mut out = Expansion::default();
-    let parallel = (f.in_flight_limit() * 4).max(8);
+    let parallel = (f.in_flight_ceiling() * 4).max(8);
     let mut frontier: Vec<Cnpj> =
         first.into_iter().filter(|c| known.insert(c.basico().to_string())).collect();
     for _ in 0..EXPANSION_DEPTH {

@@ -8,6 +8,7 @@ pub mod accounting;
 pub mod dossier;
 pub mod groups;
 pub mod incremental;
+pub mod limit;
 pub mod open_data;
 pub mod plan;
 pub mod pool;

@@ -1,22 +1,21 @@
-//! The one bounded pool every request of a fetch goes through: an adaptive in-flight limit
-//! that halves while 429s arrive and creeps back after, an optional requests-per-second cap,
-//! and retries with full-jitter backoff that honour Retry-After.
+//! The one bounded pool every request of a fetch goes through: the in-flight limit and the
+//! pace the service's answers teach (`limit`), under `--concurrency` and `--max-rps`, and
+//! retries with full-jitter backoff that honour Retry-After.
 //!
 //! It fetches single pages and records; walking a list is `api::paginate`, deciding what to
 //! fetch is `plan`.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 use backon::{BackoffBuilder, Retryable};
-use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::de::DeserializeOwned;
-use tokio::sync::Semaphore;
 
 use super::accounting::Accounting;
+use super::limit::{InFlightLimit, Pacer};
 use crate::api::client::decode;
 use crate::api::models::Envelope;
 use crate::api::shape::ShapeLog;
@@ -93,107 +92,11 @@ impl BackoffBuilder for FullJitter {
     }
 }
 
-/// In-flight limit that backs off multiplicatively on 429 and recovers additively.
-///
-/// Invariant: the semaphore's permits, idle and held, number `current + debt` (exactly once
-/// every update in progress has finished). Each change of `current` is one atomic step, and
-/// the permits added or retired are derived from that step alone, so concurrent 429s and
-/// successes cannot lose an update and let the limit drift past `max`.
-#[derive(Debug)]
-pub struct AdaptiveLimit {
-    sem: Arc<Semaphore>,
-    max: usize,
-    current: AtomicUsize,
-    /// Permits to retire as they come back (a decrease larger than the idle permits).
-    debt: AtomicUsize,
-    successes: AtomicUsize,
-    last_decrease: std::sync::Mutex<Option<Instant>>,
-}
-
-impl AdaptiveLimit {
-    pub fn new(max: usize) -> Self {
-        let max = max.max(1);
-        Self {
-            sem: Arc::new(Semaphore::new(max)),
-            max,
-            current: AtomicUsize::new(max),
-            debt: AtomicUsize::new(0),
-            successes: AtomicUsize::new(0),
-            last_decrease: std::sync::Mutex::new(None),
-        }
-    }
-
-    pub fn current(&self) -> usize {
-        self.current.load(Ordering::Relaxed)
-    }
-
-    async fn acquire(&self) -> Option<tokio::sync::OwnedSemaphorePermit> {
-        self.sem.clone().acquire_owned().await.ok()
-    }
-
-    fn release(&self, permit: tokio::sync::OwnedSemaphorePermit) {
-        let retired =
-            self.debt.fetch_update(Ordering::AcqRel, Ordering::Acquire, |d| d.checked_sub(1)).is_ok();
-        if retired {
-            permit.forget();
-        }
-    }
-
-    fn on_rate_limited(&self) {
-        let mut last = self.last_decrease.lock().unwrap_or_else(|p| p.into_inner());
-        // One burst of 429s is one signal: decrease at most once per half second.
-        if last.is_some_and(|t| t.elapsed() < Duration::from_millis(500)) {
-            return;
-        }
-        *last = Some(Instant::now());
-        // Halve: a real rate limit is far below what we can send, and only a deep cut gets
-        // under it quickly.
-        let halve = |c: usize| (c / 2).max(1);
-        let cut_once = |c: usize| Some(halve(c)).filter(|n| *n < c);
-        let Ok(cur) = self.current.fetch_update(Ordering::AcqRel, Ordering::Acquire, cut_once) else {
-            return;
-        };
-        let new = halve(cur);
-        let cut = cur - new;
-        let forgotten = self.sem.forget_permits(cut);
-        self.debt.fetch_add(cut - forgotten, Ordering::AcqRel);
-        tracing::debug!(from = cur, to = new, "rate limited: fewer requests in flight");
-    }
-
-    fn on_success(&self) {
-        let cur = self.current();
-        if cur >= self.max {
-            return;
-        }
-        // Hold the lower limit a while after a 429: climbing straight back invites the next one.
-        let last = *self.last_decrease.lock().unwrap_or_else(|p| p.into_inner());
-        if last.is_some_and(|t| t.elapsed() < Duration::from_millis(500)) {
-            return;
-        }
-        // Additive increase: one more permit after `cur` successes in a row, about one per round
-        // trip. Counting and resetting in one step lets only one caller claim each round.
-        let count = |s: usize| Some(if s + 1 >= cur { 0 } else { s + 1 });
-        let before = self.successes.fetch_update(Ordering::Relaxed, Ordering::Relaxed, count);
-        if !before.is_ok_and(|s| s + 1 >= cur) {
-            return;
-        }
-        // `max` is checked in the same step as the increase: a 429 or another success may have
-        // moved `current` since it was read above.
-        let grow = |c: usize| (c < self.max).then_some(c + 1);
-        let grew = self.current.fetch_update(Ordering::AcqRel, Ordering::Acquire, grow);
-        if grew.is_ok()
-            && self.debt.fetch_update(Ordering::AcqRel, Ordering::Acquire, |d| d.checked_sub(1)).is_err()
-        {
-            self.sem.add_permits(1);
-        }
-    }
-}
-
 /// Fetches pages and records through the shared pool, with retries and accounting.
 pub struct PageFetcher {
     client: RegistryClient,
-    limit: AdaptiveLimit,
-    rate: Option<DefaultDirectRateLimiter>,
+    limit: InFlightLimit,
+    pace: Pacer,
     policy: RetryPolicy,
     pub accounting: Arc<Accounting>,
 }
@@ -206,14 +109,23 @@ impl PageFetcher {
         policy: RetryPolicy,
         accounting: Arc<Accounting>,
     ) -> Self {
-        let rate = max_rps
-            .and_then(std::num::NonZeroU32::new)
-            .map(|n| RateLimiter::direct(Quota::per_second(n).allow_burst(std::num::NonZeroU32::MIN)));
-        Self { client, limit: AdaptiveLimit::new(concurrency), rate, policy, accounting }
+        let limit = InFlightLimit::new(concurrency);
+        accounting.in_flight_ceiling.store(limit.ceiling() as u64, Ordering::Relaxed);
+        accounting.note_limit(limit.current() as u64);
+        Self { client, limit, pace: Pacer::new(max_rps), policy, accounting }
     }
 
-    pub fn in_flight_limit(&self) -> usize {
-        self.limit.current()
+    /// The most requests it may ever have in flight (`--concurrency`): callers size their own
+    /// parallelism to it, since the limit moves.
+    pub fn in_flight_ceiling(&self) -> usize {
+        self.limit.ceiling()
+    }
+
+    /// After an answer moved the limit or the pace: what the progress line and the manifest show.
+    fn note_limits(&self) {
+        self.accounting.note_limit(self.limit.current() as u64);
+        let pace = self.pace.rate().map_or(0, |r| r.round().max(1.0) as u64);
+        self.accounting.pace_rps.store(pace, Ordering::Relaxed);
     }
 
     fn budget_left(&self) -> bool {
@@ -231,16 +143,13 @@ impl PageFetcher {
         page: Option<Page>,
         shapes: Option<&ShapeLog>,
     ) -> Result<T, ApiError> {
-        let permit = self.limit.acquire().await;
-        if let Some(rate) = &self.rate {
-            rate.until_ready().await;
-        }
+        let mut slot = self.limit.acquire().await;
+        self.pace.wait_turn().await;
+        slot.sending();
         let result = self.client.get_raw(op, page).await;
         // The body is in: the slot goes to the next request while this one is decoded (CPU
         // work that would otherwise keep fewer requests in flight than asked).
-        if let Some(p) = permit {
-            self.limit.release(p);
-        }
+        let (rtt, in_flight) = self.limit.release(slot);
         let name = op.kind().name();
         let outcome = match result {
             Ok(body) => {
@@ -266,10 +175,21 @@ impl PageFetcher {
             }
         };
         match &outcome {
-            Err(ApiError::RateLimited { .. }) => self.limit.on_rate_limited(),
-            Ok(_) => self.limit.on_success(),
+            Err(e @ ApiError::RateLimited { .. }) => {
+                // The service's wait, within the same reason as a single request's.
+                let wait = e.retry_after().map(|d| d.min(self.policy.max_retry_after));
+                if self.pace.on_refused(wait) {
+                    self.limit.on_refused();
+                }
+            }
+            Ok(_) => {
+                self.limit.on_answer(name, rtt, in_flight);
+                self.pace.on_answer();
+            }
+            Err(e) if e.is_retryable() => self.limit.on_fault(),
             Err(_) => {}
         }
+        self.note_limits();
         outcome
     }
 
@@ -358,69 +278,5 @@ mod tests {
             let step = Duration::from_millis(100 * (1 << i)).min(Duration::from_secs(1));
             assert!(*w <= step, "attempt {i}: {w:?} > {step:?}");
         }
-    }
-
-    #[tokio::test]
-    async fn adaptive_limit_halves_and_recovers() {
-        let l = AdaptiveLimit::new(16);
-        let held: Vec<_> = futures::future::join_all((0..16).map(|_| l.acquire())).await;
-        l.on_rate_limited();
-        assert_eq!(l.current(), 8);
-        for p in held.into_iter().flatten() {
-            l.release(p);
-        }
-        assert_eq!(l.sem.available_permits(), 8, "the 8 retired permits do not come back");
-        for _ in 0..8 {
-            l.on_success();
-        }
-        assert_eq!(l.current(), 8, "no growth right after a 429");
-        *l.last_decrease.lock().unwrap() = Some(Instant::now() - Duration::from_secs(2));
-        for _ in 0..8 {
-            l.on_success();
-        }
-        assert_eq!(l.current(), 9);
-        assert_eq!(l.sem.available_permits(), 9);
-    }
-
-    #[test]
-    fn concurrent_429s_and_successes_keep_permits_equal_to_the_limit() {
-        const MAX: usize = 16;
-        let l = AdaptiveLimit::new(MAX);
-        let long_ago = || Some(Instant::now() - Duration::from_secs(2));
-        // Some requests in flight, so a cut runs into debt as well as forgetting idle permits.
-        let held: Vec<_> = (0..6).filter_map(|_| l.sem.clone().try_acquire_owned().ok()).collect();
-        assert_eq!(held.len(), 6);
-        std::thread::scope(|scope| {
-            for _ in 0..3 {
-                scope.spawn(|| {
-                    for _ in 0..20_000 {
-                        l.on_success();
-                        assert!(l.current() <= MAX, "the limit went past --concurrency");
-                    }
-                });
-            }
-            scope.spawn(|| {
-                for _ in 0..300 {
-                    // Skip the hold time, so cuts land between the successes' reads and writes.
-                    *l.last_decrease.lock().unwrap() = long_ago();
-                    l.on_rate_limited();
-                    *l.last_decrease.lock().unwrap() = long_ago();
-                    std::thread::yield_now();
-                }
-            });
-        });
-        for p in held {
-            l.release(p);
-        }
-        let (current, debt) = (l.current(), l.debt.load(Ordering::Acquire));
-        assert!((1..=MAX).contains(&current), "current = {current}");
-        assert_eq!(l.sem.available_permits(), current + debt, "permits = current + debt");
-        // Nothing is in flight: climbing back ends at --concurrency, never above.
-        for _ in 0..MAX * MAX {
-            l.on_success();
-        }
-        assert_eq!(l.current(), MAX);
-        assert_eq!(l.sem.available_permits(), MAX + l.debt.load(Ordering::Acquire));
-        assert_eq!(l.debt.load(Ordering::Acquire), 0);
     }
 }

@@ -82,8 +82,14 @@ fn eta(elapsed: Duration, done: u64, total: u64) -> String {
 fn status_line(a: &Accounting, elapsed: Duration) -> String {
     let req = a.requests.load(Ordering::Relaxed);
     let rate = req as f64 / elapsed.as_secs_f64().max(0.001);
+    let pace = match a.pace_rps.load(Ordering::Relaxed) {
+        0 => String::new(),
+        r => format!(", paced {r}/s"),
+    };
     format!(
-        "{req} requests ({rate:.0}/s), {} records ({} typed), {} retries, {} rate-limited, {} failed tasks",
+        "{req} requests ({rate:.0}/s), {} in flight at most (of {}){pace}, {} records ({} typed), {} retries, {} rate-limited, {} failed tasks",
+        a.in_flight_limit.load(Ordering::Relaxed),
+        a.in_flight_ceiling.load(Ordering::Relaxed),
         a.records.load(Ordering::Relaxed),
         a.typed.load(Ordering::Relaxed),
         a.retries.load(Ordering::Relaxed),

@@ -384,7 +384,7 @@ pub async fn run_fetch(
     let progress = Progress::start(todo.len() as u64, acct.clone(), job.quiet);
 
     // More tasks than slots: a task waits on its first page before it fans out.
-    let parallel_tasks = (fetcher.in_flight_limit() * 4).max(8);
+    let parallel_tasks = (fetcher.in_flight_ceiling() * 4).max(8);
     let f = fetcher.clone();
     let policy = job.lists_policy.clone();
     let mut results = futures::stream::iter(todo)

@@ -21,6 +21,9 @@ pub struct FaultConfig {
     pub fault_rate: f64,
     /// Requests per second beyond which the server answers 429.
     pub rate_limit: Option<u32>,
+    /// Requests served at once; the others wait in a queue (so latency grows with load), as a
+    /// server with that many workers. `None`: every request is served as it comes.
+    pub capacity: Option<usize>,
     /// Schema drift: every record served gains this field (with a text value).
     pub add_field: Option<String>,
     /// Schema drift: every record served loses this field.
@@ -50,6 +53,8 @@ pub struct FaultPlan {
     /// Keeps `latency` to the setting; none when there is no latency (or its thread could not
     /// start: then tokio's coarser timer delays).
     delay: Option<super::delay::PreciseDelay>,
+    /// The workers of a finite capacity: a request holds one from the queue to its answer.
+    workers: Option<std::sync::Arc<tokio::sync::Semaphore>>,
 }
 
 impl FaultPlan {
@@ -59,7 +64,15 @@ impl FaultPlan {
             .and_then(NonZeroU32::new)
             .map(|n| RateLimiter::direct(Quota::per_second(n).allow_burst(n)));
         let delay = (!cfg.latency.is_zero()).then(super::delay::PreciseDelay::start).and_then(Result::ok);
-        Self { cfg, rng: Mutex::new(ChaCha8Rng::seed_from_u64(seed ^ 0x6661_756c_7473)), limiter, delay }
+        let workers = cfg.capacity.map(|n| std::sync::Arc::new(tokio::sync::Semaphore::new(n.max(1))));
+        let rng = Mutex::new(ChaCha8Rng::seed_from_u64(seed ^ 0x6661_756c_7473));
+        Self { cfg, rng, limiter, delay, workers }
+    }
+
+    /// Waits for a free worker (at once without a capacity); the request is served, and its
+    /// latency runs, while the permit is held.
+    pub async fn worker(&self) -> Option<tokio::sync::OwnedSemaphorePermit> {
+        self.workers.as_ref()?.clone().acquire_owned().await.ok()
     }
 
     /// Waits until `latency` after `arrived`, the moment the request came in.

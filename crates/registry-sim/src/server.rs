@@ -229,7 +229,8 @@ async fn credits(State(s): State<Shared>, RawQuery(raw): RawQuery) -> Response {
     page_response(items, total, limite, offset, s.faults.sources().fonte("rfb", d.fonte_for("rfb")))
 }
 
-/// Key check, rate limit, latency and faults, in the order a real gateway applies them. The
+/// Key check, rate limit, queue (with `--capacity`), latency and faults, in the order a real
+/// gateway and its workers apply them. The
 /// answer is made while the latency runs and sent when it is over: a service `--latency-ms`
 /// away answers that long after the request, its own work included.
 async fn gate(State(s): State<Shared>, req: Request, next: Next) -> Response {
@@ -245,8 +246,13 @@ async fn gate(State(s): State<Shared>, req: Request, next: Next) -> Response {
         s.counters.rate_limited.fetch_add(1, Ordering::Relaxed);
         return too_many(wait.as_secs_f64().ceil().max(1.0) as u64);
     }
+    // With a finite capacity the request queues for a worker first: its service time (the
+    // latency) starts when one takes it, so the answer comes later the longer the queue.
+    let worker = s.faults.worker().await;
+    let served = if worker.is_some() { std::time::Instant::now() } else { arrived };
     let answer = answer(&s, req, next).await;
-    s.faults.wait_latency(arrived).await;
+    s.faults.wait_latency(served).await;
+    drop(worker);
     answer
 }
 

@@ -1,0 +1,510 @@
+//! How much a fetch asks of the service at once, found while it runs: the service publishes
+//! neither its capacity nor its rate limit.
+//!
+//! - `InFlightLimit`: requests in flight, adapted by TCP Vegas' rule (Brakmo and Peterson,
+//!   "TCP Vegas: End to End Congestion Avoidance on a Global Internet", 1995; as Netflix's
+//!   concurrency-limits `VegasLimit` applies it to requests): from each answer's round trip
+//!   against the quickest seen for its operation it estimates how many requests wait in the
+//!   service's queue, grows the limit while that queue is short and shrinks it when it is long.
+//!   Refusals the pacer takes as the rate limit's (below) halve it and a fault (5xx, cut
+//!   connection) takes a tenth off, at most once per half second. `--concurrency` is its ceiling.
+//! - `Pacer`: requests per second. Unpaced until the service refuses one; then a shared pause
+//!   for the Retry-After it asked, and a pace just under the rate that was getting through,
+//!   held a while under the rate refused and raised slowly after (additive increase,
+//!   multiplicative decrease on the rate, as TCP does on its window). A stray 429 (fewer than
+//!   half of the latest answers refused, under 8% of the last 5 seconds') is only the refused
+//!   request's to wait out. `--max-rps`
+//!   is a hard cap.
+//!
+//! Why not a crate: the adaptive limiters on crates.io (tower-acc, tower-resilience-adaptive)
+//! are Tower middleware that hold a slot for a whole call; this pool gives the slot back when
+//! the body is in, before decoding, and tells a refusal from a fault itself.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+/// A decrease is one signal per this long: one burst of 429s or faults is one event.
+const HOLD: Duration = Duration::from_millis(500);
+/// The first limit: small, so a rate limit met early refuses few requests; Vegas doubles it
+/// within a few round trips when the service has room.
+const INITIAL: usize = 8;
+
+/// Locks a mutex, whatever a panicking holder left (the values stay consistent: each update is
+/// computed first and written in one step).
+fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A slot of the in-flight limit, with what its answer needs to be judged.
+pub struct Slot {
+    permit: Option<OwnedSemaphorePermit>,
+    sent: Instant,
+    in_flight: usize,
+}
+
+impl Slot {
+    /// The request leaves now (after its pacing wait): its round trip counts from here.
+    pub fn sending(&mut self) {
+        self.sent = Instant::now();
+    }
+}
+
+#[derive(Debug)]
+struct LimitState {
+    current: usize,
+    /// Permits to retire as they come back (a decrease larger than the idle permits).
+    debt: usize,
+    /// The quickest round trip seen per operation: the service with no queue.
+    no_load: HashMap<&'static str, Duration>,
+    last_decrease: Option<Instant>,
+    /// The answers since the limit last moved: their mean of quickest / this round trip, and
+    /// the most in flight. The limit moves once per window of about one round trip: moved
+    /// at every answer, it overshot by a round trip's worth of answers, then undershot.
+    window: Window,
+}
+
+#[derive(Debug)]
+struct Window {
+    started: Instant,
+    ratio_sum: f64,
+    answers: u32,
+    most_in_flight: usize,
+}
+
+impl Window {
+    fn new() -> Self {
+        Self { started: Instant::now(), ratio_sum: 0.0, answers: 0, most_in_flight: 0 }
+    }
+}
+
+/// Requests in flight, adapted to the service (see the module's description).
+///
+/// Invariant: the semaphore's permits, idle and held, number `current + debt`.
+#[derive(Debug)]
+pub struct InFlightLimit {
+    sem: Arc<Semaphore>,
+    ceiling: usize,
+    in_flight: AtomicUsize,
+    state: Mutex<LimitState>,
+}
+
+impl InFlightLimit {
+    pub fn new(ceiling: usize) -> Self {
+        let ceiling = ceiling.max(1);
+        let current = INITIAL.min(ceiling);
+        Self {
+            sem: Arc::new(Semaphore::new(current)),
+            ceiling,
+            in_flight: AtomicUsize::new(0),
+            state: Mutex::new(LimitState {
+                current,
+                debt: 0,
+                no_load: HashMap::new(),
+                last_decrease: None,
+                window: Window::new(),
+            }),
+        }
+    }
+
+    pub fn current(&self) -> usize {
+        locked(&self.state).current
+    }
+
+    pub fn ceiling(&self) -> usize {
+        self.ceiling
+    }
+
+    pub async fn acquire(&self) -> Slot {
+        let permit = self.sem.clone().acquire_owned().await.ok();
+        let in_flight = self.in_flight.fetch_add(1, Ordering::AcqRel) + 1;
+        Slot { permit, sent: Instant::now(), in_flight }
+    }
+
+    /// Gives the slot back; returns how long the request took.
+    pub fn release(&self, slot: Slot) -> (Duration, usize) {
+        self.in_flight.fetch_sub(1, Ordering::AcqRel);
+        let took = slot.sent.elapsed();
+        if let Some(permit) = slot.permit {
+            let mut s = locked(&self.state);
+            if s.debt > 0 {
+                s.debt -= 1;
+                permit.forget();
+            }
+        }
+        (took, slot.in_flight)
+    }
+
+    /// An answer of `operation` that took `rtt` with `in_flight` requests out when it left.
+    pub fn on_answer(&self, operation: &'static str, rtt: Duration, in_flight: usize) {
+        if rtt.is_zero() {
+            return;
+        }
+        let mut s = locked(&self.state);
+        let no_load = *s.no_load.entry(operation).and_modify(|d| *d = (*d).min(rtt)).or_insert(rtt);
+        let w = &mut s.window;
+        w.ratio_sum += no_load.as_secs_f64() / rtt.as_secs_f64();
+        w.answers += 1;
+        w.most_in_flight = w.most_in_flight.max(in_flight);
+        // One round trip (the quickest seen), at least 5 ms and at most a second.
+        let quickest = s.no_load.values().min().copied().unwrap_or(rtt);
+        let round = quickest.clamp(Duration::from_millis(5), Duration::from_secs(1));
+        if s.window.started.elapsed() < round {
+            return;
+        }
+        let w = std::mem::replace(&mut s.window, Window::new());
+        let limit = s.current;
+        // Too few out to tell anything of the service's queue (the fetch is not sending enough).
+        if w.most_in_flight * 2 < limit {
+            return;
+        }
+        let l = limit as f64;
+        let log = l.log10().max(1.0);
+        let queue = (l * (1.0 - w.ratio_sum / f64::from(w.answers))).ceil();
+        let next = if queue <= log {
+            l + 6.0 * log
+        } else if queue < 3.0 * log {
+            l + log
+        } else if queue > 6.0 * log {
+            l - log
+        } else {
+            return;
+        };
+        self.set(&mut s, next.round() as usize);
+    }
+
+    /// A 429: half the limit.
+    pub fn on_refused(&self) {
+        self.decrease(0.5);
+    }
+
+    /// A 5xx or a broken answer: a tenth off (a faulty service may well not be a full one).
+    pub fn on_fault(&self) {
+        self.decrease(0.9);
+    }
+
+    fn decrease(&self, factor: f64) {
+        let mut s = locked(&self.state);
+        if s.last_decrease.is_some_and(|t| t.elapsed() < HOLD) {
+            return;
+        }
+        s.last_decrease = Some(Instant::now());
+        let next = (s.current as f64 * factor).floor() as usize;
+        self.set(&mut s, next);
+    }
+
+    /// Moves the limit to `next` (within 1 and the ceiling), adding or retiring permits.
+    fn set(&self, s: &mut LimitState, next: usize) {
+        let next = next.clamp(1, self.ceiling);
+        let cur = s.current;
+        if next > cur {
+            let mut add = next - cur;
+            let paid = add.min(s.debt);
+            s.debt -= paid;
+            add -= paid;
+            self.sem.add_permits(add);
+        } else if next < cur {
+            let cut = cur - next;
+            let forgotten = self.sem.forget_permits(cut);
+            s.debt += cut - forgotten;
+        } else {
+            return;
+        }
+        s.current = next;
+    }
+}
+
+#[derive(Debug)]
+struct PaceState {
+    /// Requests per second allowed; `None` before the first refusal.
+    rate: Option<f64>,
+    /// The rate the last refusal came at.
+    refused_at: Option<f64>,
+    last_refusal: Option<Instant>,
+    last_raise: Instant,
+    /// The next free moment to send.
+    next: Instant,
+    /// No request leaves before this (the Retry-After the service asked for).
+    pause_until: Instant,
+    /// When the answers of the last second came.
+    answers: VecDeque<Instant>,
+    /// The latest outcomes (true: refused), at most `LATEST`; and those of the last
+    /// `RECENT`, with their time.
+    latest: VecDeque<bool>,
+    recent: VecDeque<(Instant, bool)>,
+    /// Answers since the last burst of refusals.
+    answers_since_refusal: u64,
+    /// The end of the last pause: the rate getting through is measured from there.
+    resumed: Instant,
+    /// Pauses so far: a request that slept through one is paced again.
+    pauses: u64,
+}
+
+/// Requests per second: a shared pace learned from refusals (see the module's description).
+#[derive(Debug)]
+pub struct Pacer {
+    cap: Option<f64>,
+    state: Mutex<PaceState>,
+}
+
+/// After a refusal the pace stays under the rate refused this long before it probes past it.
+const PLATEAU: Duration = Duration::from_secs(20);
+/// The window the rate getting through is measured over.
+const WINDOW: Duration = Duration::from_secs(1);
+/// The latest outcomes looked at for a burst of refusals.
+const LATEST: usize = 8;
+
+/// How far back a steady share of refusals is looked for, and the share.
+const RECENT: Duration = Duration::from_secs(5);
+const STEADY_SHARE: f64 = 0.08;
+
+fn note_recent(recent: &mut VecDeque<(Instant, bool)>, now: Instant, refused: bool) {
+    recent.push_back((now, refused));
+    while recent.front().is_some_and(|(t, _)| now.duration_since(*t) > RECENT) {
+        recent.pop_front();
+    }
+}
+
+fn note_outcome(latest: &mut VecDeque<bool>, refused: bool) {
+    if latest.len() == LATEST {
+        latest.pop_front();
+    }
+    latest.push_back(refused);
+}
+
+impl Pacer {
+    /// `max_rps`: the hard cap (`--max-rps`), if any.
+    pub fn new(max_rps: Option<u32>) -> Self {
+        let now = Instant::now();
+        Self {
+            cap: max_rps.map(f64::from),
+            state: Mutex::new(PaceState {
+                rate: None,
+                refused_at: None,
+                last_refusal: None,
+                last_raise: now,
+                next: now,
+                pause_until: now,
+                answers: VecDeque::new(),
+                latest: VecDeque::new(),
+                recent: VecDeque::new(),
+                answers_since_refusal: 0,
+                resumed: now,
+                pauses: 0,
+            }),
+        }
+    }
+
+    /// The pace now (requests per second), when there is one.
+    pub fn rate(&self) -> Option<f64> {
+        let s = locked(&self.state);
+        match (s.rate, self.cap) {
+            (Some(r), Some(c)) => Some(r.min(c)),
+            (r, c) => r.or(c),
+        }
+    }
+
+    /// Answers per second the service let through. Between two bursts of refusals (each met
+    /// with the service's allowance used up) it is what got through in between, over the time
+    /// between, pauses included: a token bucket's rate exactly, however large its burst. Before
+    /// the second, the last second's answers (the time paused left out), which a burst swells.
+    fn rate_getting_through(&self, s: &PaceState, now: Instant) -> f64 {
+        if let Some(last) = s.last_refusal
+            && now.duration_since(last) >= HOLD
+        {
+            return (s.answers_since_refusal as f64 / now.duration_since(last).as_secs_f64()).max(1.0);
+        }
+        let since = now.checked_sub(WINDOW).map_or(s.resumed, |w| w.max(s.resumed)).min(now);
+        let seconds = now.duration_since(since).as_secs_f64();
+        let counted = s.answers.iter().filter(|t| **t >= since).count() as f64;
+        match s.rate {
+            Some(r) if seconds < 0.2 => r,
+            _ => (counted / seconds.max(0.2)).max(1.0),
+        }
+    }
+
+    /// Waits for this request's moment to leave. A pause that began while it waited (a 429
+    /// meanwhile) sends it after the pause, paced anew: a moment reserved before the refusal
+    /// would otherwise go out into the same refusals.
+    pub async fn wait_turn(&self) {
+        loop {
+            let (at, pauses) = {
+                let mut s = locked(&self.state);
+                let now = Instant::now();
+                let at = now.max(s.next).max(s.pause_until);
+                let rate = match (s.rate, self.cap) {
+                    (Some(r), Some(c)) => Some(r.min(c)),
+                    (r, c) => r.or(c),
+                };
+                s.next = match rate {
+                    Some(r) if r > 0.0 => at + Duration::from_secs_f64(1.0 / r),
+                    _ => at,
+                };
+                (at, s.pauses)
+            };
+            if at > Instant::now() {
+                tokio::time::sleep_until(at.into()).await;
+            }
+            let s = locked(&self.state);
+            if s.pauses == pauses || Instant::now() >= s.pause_until {
+                return;
+            }
+        }
+    }
+
+    /// An answer that got through: counted, and now and then the pace goes up.
+    pub fn on_answer(&self) {
+        let mut s = locked(&self.state);
+        let now = Instant::now();
+        note_outcome(&mut s.latest, false);
+        note_recent(&mut s.recent, now, false);
+        s.answers_since_refusal += 1;
+        s.answers.push_back(now);
+        while s.answers.front().is_some_and(|t| now.duration_since(*t) > WINDOW) {
+            s.answers.pop_front();
+        }
+        let Some(rate) = s.rate else { return };
+        if now.duration_since(s.last_raise) < WINDOW {
+            return;
+        }
+        s.last_raise = now;
+        // 2% a second up to just under the rate refused; past the plateau, 1% a second beyond.
+        let under = s.refused_at.map(|r| r * 0.97);
+        let calm = s.last_refusal.is_none_or(|t| now.duration_since(t) > PLATEAU);
+        s.rate = Some(match under {
+            Some(u) if rate < u => (rate * 1.02).min(u),
+            _ if calm => rate * 1.01,
+            _ => rate,
+        });
+    }
+
+    /// A 429 asking to wait `retry_after`. When refusals are more than a stray few (half of
+    /// the latest `LATEST` answers, or 8% of the last 5 seconds'), the service is over its rate: everyone waits the Retry-After, and the pace drops under the rate that was getting
+    /// through (once per burst). Returns whether it was taken so. A stray 429 (a gateway's
+    /// hiccup) is the refused request's alone to wait out.
+    pub fn on_refused(&self, retry_after: Option<Duration>) -> bool {
+        let mut s = locked(&self.state);
+        let now = Instant::now();
+        note_outcome(&mut s.latest, true);
+        note_recent(&mut s.recent, now, true);
+        // Far over a rate limit most requests are refused: half of the latest answers says so
+        // at once. A little over it, a steady share is: 8% of the last 5 seconds' answers, ten
+        // refusals at least. (A share of one second, with three refusals, met 30% faults' stray
+        // 429s by chance, and each false alarm cut the pace: it fell to 8 a second.)
+        let latest_refused = s.latest.iter().filter(|r| **r).count();
+        let far_over = s.latest.len() == LATEST && latest_refused * 2 >= LATEST;
+        let refused = s.recent.iter().filter(|(_, r)| *r).count();
+        let steadily_over = refused >= 10 && refused as f64 >= STEADY_SHARE * s.recent.len() as f64;
+        if !far_over && !steadily_over {
+            return false;
+        }
+        let first_of_burst = s.last_refusal.is_none_or(|t| now.duration_since(t) >= HOLD);
+        if first_of_burst {
+            let through = self.rate_getting_through(&s, now);
+            s.last_refusal = Some(now);
+            s.answers_since_refusal = 0;
+            // What got through is the best word on the service's rate (less than the pace, when
+            // the pace was refused): the pace goes under it and climbs back to just under it.
+            // One burst never takes the pace below half of the last word (a stray burst of
+            // 429s, while the pace was right, must not send it spiralling down).
+            let floor = s.refused_at.map_or(1.0, |r| r * 0.5);
+            let estimate = s.rate.unwrap_or(through).min(through).max(floor);
+            s.refused_at = Some(estimate);
+            s.rate = Some((estimate * 0.9).max(1.0));
+        }
+        if let Some(wait) = retry_after {
+            s.pause_until = s.pause_until.max(now + wait);
+            s.resumed = s.pause_until;
+            s.pauses += 1;
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An answer at the end of a window (as if a round trip had gone by).
+    fn answer(l: &InFlightLimit, rtt: Duration, in_flight: usize) {
+        locked(&l.state).window.started -= Duration::from_secs(2);
+        l.on_answer("op", rtt, in_flight);
+    }
+
+    #[tokio::test]
+    async fn the_limit_grows_without_a_queue_and_shrinks_with_one() {
+        let l = InFlightLimit::new(64);
+        assert_eq!(l.current(), INITIAL);
+        let quick = Duration::from_millis(50);
+        // No queue (every answer as quick as the quickest): the limit climbs to the ceiling.
+        for _ in 0..100 {
+            let n = l.current();
+            answer(&l, quick, n);
+        }
+        assert_eq!(l.current(), 64);
+        // Answers twice as slow with the limit out: half of it is queueing; it comes down.
+        for _ in 0..50 {
+            let n = l.current();
+            answer(&l, quick * 2, n);
+        }
+        assert!(l.current() < 64, "{}", l.current());
+        // Answers within one round trip move the limit once.
+        let before = l.current();
+        for _ in 0..10 {
+            l.on_answer("op", quick * 2, before);
+        }
+        assert!(before - l.current() <= 2, "{before} -> {}", l.current());
+        // Too few in flight says nothing.
+        locked(&l.state).window = Window::new();
+        let before = l.current();
+        answer(&l, quick * 10, 1);
+        assert_eq!(l.current(), before);
+    }
+
+    #[tokio::test]
+    async fn a_refusal_halves_the_limit_and_the_permits_follow() {
+        let l = InFlightLimit::new(16);
+        for _ in 0..20 {
+            answer(&l, Duration::from_millis(5), 16);
+        }
+        assert_eq!(l.current(), 16);
+        let held: Vec<Slot> = futures::future::join_all((0..16).map(|_| l.acquire())).await;
+        l.on_refused();
+        assert_eq!(l.current(), 8);
+        l.on_refused();
+        assert_eq!(l.current(), 8, "one burst of refusals is one signal");
+        for s in held {
+            l.release(s);
+        }
+        assert_eq!(l.sem.available_permits(), 8, "the retired permits do not come back");
+        assert_eq!(locked(&l.state).debt, 0);
+    }
+
+    #[tokio::test]
+    async fn a_refusal_paces_under_the_rate_that_got_through_and_pauses_everyone() {
+        let p = Pacer::new(None);
+        assert_eq!(p.rate(), None, "unpaced until refused");
+        // 200 answers in the last second (the fetch started long before).
+        locked(&p.state).resumed -= Duration::from_secs(5);
+        for _ in 0..200 {
+            p.on_answer();
+        }
+        // Stray refusals (fewer than half of the latest answers) leave the pace alone.
+        assert!(!p.on_refused(Some(Duration::from_millis(300))));
+        assert!(!p.on_refused(Some(Duration::from_millis(300))));
+        assert_eq!(p.rate(), None);
+        for _ in 0..20 {
+            p.on_refused(Some(Duration::from_millis(300)));
+        }
+        let rate = p.rate().unwrap();
+        assert!((170.0..=190.0).contains(&rate), "{rate}");
+        let started = Instant::now();
+        p.wait_turn().await;
+        assert!(started.elapsed() >= Duration::from_millis(290), "the Retry-After is waited");
+        let capped = Pacer::new(Some(50));
+        assert_eq!(capped.rate(), Some(50.0), "--max-rps caps from the start");
+    }
+}
