@@ -256,6 +256,8 @@ const PLATEAU: Duration = Duration::from_secs(20);
 const WINDOW: Duration = Duration::from_secs(1);
 /// The latest outcomes looked at for a burst of refusals.
 const LATEST: usize = 8;
+/// The fewest answers a rate is told from.
+const MIN_ANSWERS: f64 = 10.0;
 
 /// How far back a steady share of refusals is looked for, and the share.
 const RECENT: Duration = Duration::from_secs(5);
@@ -311,19 +313,19 @@ impl Pacer {
     /// with the service's allowance used up) it is what got through in between, over the time
     /// between, pauses included: a token bucket's rate exactly, however large its burst. Before
     /// the second, the last second's answers (the time paused left out), which a burst swells.
-    fn rate_getting_through(&self, s: &PaceState, now: Instant) -> f64 {
-        if let Some(last) = s.last_refusal
-            && now.duration_since(last) >= HOLD
-        {
-            return (s.answers_since_refusal as f64 / now.duration_since(last).as_secs_f64()).max(1.0);
-        }
-        let since = now.checked_sub(WINDOW).map_or(s.resumed, |w| w.max(s.resumed)).min(now);
-        let seconds = now.duration_since(since).as_secs_f64();
-        let counted = s.answers.iter().filter(|t| **t >= since).count() as f64;
-        match s.rate {
-            Some(r) if seconds < 0.2 => r,
-            _ => (counted / seconds.max(0.2)).max(1.0),
-        }
+    fn rate_getting_through(&self, s: &PaceState, now: Instant) -> Option<f64> {
+        let (counted, seconds) = match s.last_refusal {
+            Some(last) if now.duration_since(last) >= HOLD => {
+                (s.answers_since_refusal as f64, now.duration_since(last).as_secs_f64())
+            }
+            _ => {
+                let since = now.checked_sub(WINDOW).map_or(s.resumed, |w| w.max(s.resumed)).min(now);
+                let counted = s.answers.iter().filter(|t| **t >= since).count() as f64;
+                (counted, now.duration_since(since).as_secs_f64().max(0.2))
+            }
+        };
+        // Too few answers to tell a rate (a service refusing everything for a while): no word.
+        (counted >= MIN_ANSWERS).then(|| counted / seconds)
     }
 
     /// Waits for this request's moment to leave. A pause that began while it waited (a 429
@@ -406,6 +408,10 @@ impl Pacer {
             let through = self.rate_getting_through(&s, now);
             s.last_refusal = Some(now);
             s.answers_since_refusal = 0;
+            // No word on the rate: the pause alone (a pace learned from nothing would crawl).
+            let Some(through) = through else {
+                return self.pause(&mut s, now, retry_after);
+            };
             // What got through is the best word on the service's rate (less than the pace, when
             // the pace was refused): the pace goes under it and climbs back to just under it.
             // One burst never takes the pace below half of the last word (a stray burst of
@@ -415,6 +421,11 @@ impl Pacer {
             s.refused_at = Some(estimate);
             s.rate = Some((estimate * 0.9).max(1.0));
         }
+        self.pause(&mut s, now, retry_after)
+    }
+
+    /// Every request waits until `retry_after` from now.
+    fn pause(&self, s: &mut PaceState, now: Instant, retry_after: Option<Duration>) -> bool {
         if let Some(wait) = retry_after {
             s.pause_until = s.pause_until.max(now + wait);
             s.resumed = s.pause_until;
@@ -504,6 +515,12 @@ mod tests {
         let started = Instant::now();
         p.wait_turn().await;
         assert!(started.elapsed() >= Duration::from_millis(290), "the Retry-After is waited");
+        // A service refusing everything gives no word on its rate: paused, not paced.
+        let refusing = Pacer::new(None);
+        for _ in 0..20 {
+            refusing.on_refused(Some(Duration::from_millis(1)));
+        }
+        assert_eq!(refusing.rate(), None);
         let capped = Pacer::new(Some(50));
         assert_eq!(capped.rate(), Some(50.0), "--max-rps caps from the start");
     }
