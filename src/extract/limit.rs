@@ -302,7 +302,11 @@ impl Pacer {
 
     /// The pace now (requests per second), when there is one.
     pub fn rate(&self) -> Option<f64> {
-        let s = locked(&self.state);
+        self.pace_of(&locked(&self.state))
+    }
+
+    /// The learned pace under the hard cap (`--max-rps`), either alone when the other is unset.
+    fn pace_of(&self, s: &PaceState) -> Option<f64> {
         match (s.rate, self.cap) {
             (Some(r), Some(c)) => Some(r.min(c)),
             (r, c) => r.or(c),
@@ -337,11 +341,7 @@ impl Pacer {
                 let mut s = locked(&self.state);
                 let now = Instant::now();
                 let at = now.max(s.next).max(s.pause_until);
-                let rate = match (s.rate, self.cap) {
-                    (Some(r), Some(c)) => Some(r.min(c)),
-                    (r, c) => r.or(c),
-                };
-                s.next = match rate {
+                s.next = match self.pace_of(&s) {
                     Some(r) if r > 0.0 => at + Duration::from_secs_f64(1.0 / r),
                     _ => at,
                 };

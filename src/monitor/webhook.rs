@@ -13,7 +13,7 @@ use serde::Serialize;
 use url::Url;
 
 use super::alerts::count_by_rule;
-use super::lifecycle::{Estado, TrackedAlert};
+use super::lifecycle::{Estado, TrackedAlert, count_by_state};
 use crate::api::client::{TransportProblem, http_client_builder, transport_problem};
 
 /// Alerts listed in the body; the rest are counted (all are in `alertas.jsonl`).
@@ -112,7 +112,8 @@ impl Webhook {
         if sent.is_empty() {
             return Ok(None);
         }
-        let count = |e: Estado| alerts.iter().filter(|a| a.estado == e).count();
+        let counts = count_by_state(alerts);
+        let count = |e: Estado| counts.get(e.name()).copied().unwrap_or(0);
         let body = Summary {
             fonte: "fiscal-report",
             snapshot: alerts.iter().find_map(|a| a.alerta.snapshot.as_deref()),
