@@ -49,7 +49,7 @@ for lat in $LATS; do for rate in $RATES; do for cap in $CAPS; do
       rm -rf "$out"
       if [ "$who" = ours ]; then cmd=("$BIN"); else cmd=("$REF" ); fi
       extra=()
-      [ "$who" = ref ] && extra=(--concurrency 16)
+      [ "$who" = ref ] && read -ra extra <<<"${REF_ARGS---concurrency 16}"
       /usr/bin/time -f "%e" -o "$tmp/time" "${cmd[@]}" --quiet run --base-url "$URL" --uf all \
         --ano-mes 202609 --cnpjs "$tmp/portfolio.csv" "${extra[@]}" --out "$out" >/dev/null 2>"$tmp/err" \
         || { echo "run failed in cell $lat $rate $cap ($who):"; tail -5 "$tmp/err"; exit 1; }

@@ -5,7 +5,8 @@
 //!   "TCP Vegas: End to End Congestion Avoidance on a Global Internet", 1995; as Netflix's
 //!   concurrency-limits `VegasLimit` applies it to requests): from each answer's round trip
 //!   against the quickest seen for its operation it estimates how many requests wait in the
-//!   service's queue, grows the limit while that queue is short and shrinks it when it is long.
+//!   service's queue, grows the limit while that queue is short and shrinks it when it is long;
+//!   until the first queue it doubles once a round trip (Vegas' slow start).
 //!   Refusals the pacer takes as the rate limit's (below) halve it and a fault (5xx, cut
 //!   connection) takes a tenth off, at most once per half second. `--concurrency` is its ceiling.
 //! - `Pacer`: requests per second. Unpaced until the service refuses one; then a shared pause
@@ -61,6 +62,9 @@ struct LimitState {
     /// The quickest round trip seen per operation: the service with no queue.
     no_load: HashMap<&'static str, Duration>,
     last_decrease: Option<Instant>,
+    /// Doubling once a round trip until the first sign of a queue (or a refusal or fault), as
+    /// TCP Vegas' slow start does: from 8 to 64 in three round trips, not seven.
+    slow_start: bool,
     /// The answers since the limit last moved: their mean of quickest / this round trip, and
     /// the most in flight. The limit moves once per window of about one round trip: moved
     /// at every answer, it overshot by a round trip's worth of answers, then undershot.
@@ -105,6 +109,7 @@ impl InFlightLimit {
                 debt: 0,
                 no_load: HashMap::new(),
                 last_decrease: None,
+                slow_start: true,
                 window: Window::new(),
             }),
         }
@@ -163,7 +168,18 @@ impl InFlightLimit {
         }
         let l = limit as f64;
         let log = l.log10().max(1.0);
-        let queue = (l * (1.0 - w.ratio_sum / f64::from(w.answers))).ceil();
+        let served = w.ratio_sum / f64::from(w.answers);
+        let queue = (l * (1.0 - served)).ceil();
+        if s.slow_start {
+            // Out of slow start at the first queue, to what the service got through without one
+            // (the limit x quickest / this round trip) and a short queue over it: the doubling
+            // has overshot by up to twice, and Vegas' steps of log(limit) would take a dozen
+            // round trips to come down.
+            let next = if queue <= log { 2.0 * l } else { l * served + 3.0 * log };
+            s.slow_start = queue <= log;
+            self.set(&mut s, next.round() as usize);
+            return;
+        }
         let next = if queue <= log {
             l + 6.0 * log
         } else if queue < 3.0 * log {
@@ -192,6 +208,7 @@ impl InFlightLimit {
             return;
         }
         s.last_decrease = Some(Instant::now());
+        s.slow_start = false;
         let next = (s.current as f64 * factor).floor() as usize;
         self.set(&mut s, next);
     }
@@ -473,6 +490,32 @@ mod tests {
         let before = l.current();
         answer(&l, quick * 10, 1);
         assert_eq!(l.current(), before);
+    }
+
+    #[tokio::test]
+    async fn the_limit_doubles_until_the_first_queue_then_drops_to_what_was_served() {
+        let l = InFlightLimit::new(64);
+        let quick = Duration::from_millis(50);
+        let mut seen = vec![l.current()];
+        for _ in 0..3 {
+            answer(&l, quick, l.current());
+            seen.push(l.current());
+        }
+        assert_eq!(seen, [8, 16, 32, 64]);
+        // A capacity of 32 met at 64: answers twice as slow. The limit goes to about 32, not
+        // 64 less a log at a time.
+        answer(&l, quick * 2, 64);
+        let after = l.current();
+        assert!((32..=40).contains(&after), "{after}");
+        // Past the slow start, no queue adds Vegas' step, no longer a doubling.
+        answer(&l, quick, after);
+        assert!(l.current() < after * 2 && l.current() > after, "{after} -> {}", l.current());
+        // A refusal ends the slow start too.
+        let r = InFlightLimit::new(64);
+        r.on_refused();
+        assert_eq!(r.current(), 4);
+        answer(&r, quick, 4);
+        assert_eq!(r.current(), 10, "Vegas' step (4 + 6 x log10 floored at 1), not a doubling");
     }
 
     #[tokio::test]
