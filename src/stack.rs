@@ -18,3 +18,30 @@ pub fn deep<T: Send>(work: impl FnOnce() -> T + Send) -> T {
         handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
     })
 }
+
+/// Runs `work(i)` for every `i` below `n` on at most `threads` scoped threads of
+/// `DEEP_STACK_BYTES` each, a thread taking the next `i` when it is done; the results in the
+/// order of `i` (a panic in one is resumed here).
+pub fn deep_each<T: Send>(n: usize, threads: usize, work: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let take = || next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let run =
+        || std::iter::from_fn(|| Some(take()).filter(|i| *i < n)).map(|i| (i, work(i))).collect::<Vec<_>>();
+    let mut done: Vec<(usize, T)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads.clamp(1, n.max(1)))
+            .map(|_| {
+                std::thread::Builder::new()
+                    .name("deep-stack".into())
+                    .stack_size(DEEP_STACK_BYTES)
+                    .spawn_scoped(s, run)
+                    .unwrap_or_else(|e| panic!("cannot start a thread for deeply recursive work: {e}"))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .collect()
+    });
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, t)| t).collect()
+}

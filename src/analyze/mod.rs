@@ -5,6 +5,7 @@
 //! where analysts can read and edit it; how results are written or shown is for later stages.
 
 pub mod cells;
+mod waves;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -293,31 +294,46 @@ fn run_queries_here(
     )
     .map_err(|e| AnalyzeError::Previous { table: "comparacao".into(), message: e.to_string() })?;
     tables.insert("comparacao".to_string(), comparacao.lazy());
-    let mut results = Vec::with_capacity(queries.len());
+    // A query waits only for the queries whose tables it names: the others of its wave run
+    // beside it, one per core (26 small queries, each mostly planning, ran one after another).
+    let mut done: Vec<Option<DataFrame>> = vec![None; queries.len()];
     let stage = crate::progress::begin("analyze", "queries", queries.len() as u64);
-    for q in queries {
-        let table_names = tables.keys().cloned().collect::<Vec<_>>().join(", ");
-        let mut ctx = SQLContext::new();
-        for (name, lf) in &tables {
-            ctx.register(name, lf.clone());
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    for wave in waves::waves(queries, &[(SOCIAS_EXPOSICAO, CARTEIRA_EXPOSICAO)]) {
+        let ran = crate::stack::deep_each(wave.len(), threads, |k| run_query(&tables, &queries[wave[k]]));
+        for (i, df) in wave.into_iter().zip(ran) {
+            let (q, df) = (&queries[i], df?);
+            // Without `--expand-groups` no partner company was fetched: the economic-groups
+            // query reads their exposure as an empty table of the portfolio exposure's columns.
+            if q.table == CARTEIRA_EXPOSICAO && !tables.contains_key(SOCIAS_EXPOSICAO) {
+                tables.insert(SOCIAS_EXPOSICAO.to_string(), df.clear().lazy());
+            }
+            tables.insert(q.table.clone(), df.clone().lazy());
+            done[i] = Some(df);
         }
-        let df = ctx.execute(&q.sql).and_then(collect_streaming).map_err(|e| AnalyzeError::Query {
-            file: q.origin.clone(),
-            message: e.to_string(),
-            tables: table_names.clone(),
-        })?;
-        // Without `--expand-groups` no partner company was fetched: the economic-groups query
-        // reads their exposure as an empty table of the portfolio exposure's own columns.
-        if q.table == "carteira_exposicao" && !tables.contains_key(SOCIAS_EXPOSICAO) {
-            tables.insert(SOCIAS_EXPOSICAO.to_string(), df.clear().lazy());
-        }
-        tables.insert(q.table.clone(), df.clone().lazy());
-        tracing::debug!("query {}: {} rows{}", q.name, df.height(), crate::memory::peak_note());
-        results.push((q.clone(), df));
-        crate::progress::step(&q.name);
     }
+    let results = queries.iter().cloned().zip(done).filter_map(|(q, df)| Some((q, df?))).collect();
     drop(stage);
     Ok(Aggregates { results, previous_snapshot: previous.map(|p| p.snapshot.clone()) })
+}
+
+/// The portfolio exposure's table: the partner companies' exposure takes its columns.
+const CARTEIRA_EXPOSICAO: &str = "carteira_exposicao";
+
+/// Runs one query over `tables` (the typed tables and the results of the waves before).
+fn run_query(tables: &BTreeMap<String, LazyFrame>, q: &Query) -> Result<DataFrame, AnalyzeError> {
+    let mut ctx = SQLContext::new();
+    for (name, lf) in tables {
+        ctx.register(name, lf.clone());
+    }
+    let df = ctx.execute(&q.sql).and_then(collect_streaming).map_err(|e| AnalyzeError::Query {
+        file: q.origin.clone(),
+        message: e.to_string(),
+        tables: tables.keys().cloned().collect::<Vec<_>>().join(", "),
+    })?;
+    tracing::debug!("query {}: {} rows{}", q.name, df.height(), crate::memory::peak_note());
+    crate::progress::step(&q.name);
+    Ok(df)
 }
 
 /// `previous` in the columns and types of `like`: a column the older snapshot did not have is

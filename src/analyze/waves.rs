@@ -1,0 +1,95 @@
+//! The order the queries can run in. A query reads the typed tables and the results of the
+//! queries before it that it names; two queries of which neither names the other's table can
+//! run at the same time. Waves: each wave's queries name only tables the waves before it made.
+
+use std::collections::HashSet;
+
+use super::Query;
+
+/// The queries' indices, wave by wave, each wave in file order. `stands_for` lists tables an
+/// earlier query's run also makes (`(table read, query table that makes it)`), as the
+/// portfolio exposure's query makes the partner companies' exposure when no group was expanded.
+pub fn waves(queries: &[Query], stands_for: &[(&str, &str)]) -> Vec<Vec<usize>> {
+    let mut wave_of: Vec<usize> = Vec::with_capacity(queries.len());
+    for (i, q) in queries.iter().enumerate() {
+        let named = names_in(&q.sql);
+        let reads = |table: &str| {
+            named.contains(&table.to_ascii_lowercase())
+                || stands_for.iter().any(|(read, maker)| *maker == table && named.contains(*read))
+        };
+        let wave = queries[..i]
+            .iter()
+            .zip(&wave_of)
+            .filter(|(earlier, _)| reads(&earlier.table))
+            .map(|(_, w)| w + 1)
+            .max()
+            .unwrap_or(0);
+        wave_of.push(wave);
+    }
+    let count = wave_of.iter().max().map_or(0, |w| w + 1);
+    let mut waves = vec![Vec::new(); count];
+    for (i, w) in wave_of.into_iter().enumerate() {
+        waves[w].push(i);
+    }
+    waves
+}
+
+/// Every word of the SQL that could name a table, lower-cased. A word that only looks like a
+/// table's name (in a comment, a column) orders two queries that could have run together: the
+/// results are the same, only later.
+fn names_in(sql: &str) -> HashSet<String> {
+    sql.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q(name: &str, sql: &str) -> Query {
+        Query::parse(name, sql, "test")
+    }
+
+    #[test]
+    fn a_query_runs_after_those_whose_tables_it_names_and_beside_the_others() {
+        let qs = [
+            q("01_a", "SELECT * FROM creditos"),
+            q("02_b", "SELECT * FROM A JOIN creditos USING (uf)"),
+            q("03_c", "SELECT * FROM dividas"),
+            q("04_d", "SELECT * FROM b, c"),
+            q("05_e", "SELECT * FROM socias"),
+        ];
+        assert_eq!(waves(&qs, &[]), vec![vec![0, 2, 4], vec![1], vec![3]]);
+        // A table an earlier query's run makes besides its own orders the reader after it.
+        assert_eq!(waves(&qs, &[("socias", "c")]), vec![vec![0, 2], vec![1, 4], vec![3]]);
+    }
+
+    #[test]
+    fn the_built_in_queries_run_after_what_they_read() {
+        let qs = super::super::load_queries(None).unwrap();
+        let w = waves(&qs, &[("socias_exposicao", "carteira_exposicao")]);
+        let wave = |name: &str| {
+            let i = qs.iter().position(|q| q.name == name).unwrap();
+            w.iter().position(|w| w.contains(&i)).unwrap()
+        };
+        // What each file reads, from its FROM and JOIN lines.
+        let reads = [
+            ("15_carteira_por_uf", "14_carteira_exposicao"),
+            ("18_carteira_resumo", "14_carteira_exposicao"),
+            ("20_situacao_fiscal_estimada", "19_situacao_fiscal_por_retrato"),
+            ("24_carteira_cadastro", "20_situacao_fiscal_estimada"),
+            ("25_grupos_exposicao", "14_carteira_exposicao"),
+            ("26_carteira_empresas", "20_situacao_fiscal_estimada"),
+        ];
+        for (reader, read) in reads {
+            assert!(wave(read) < wave(reader), "{read} before {reader}: {w:?}");
+        }
+        // The credits' queries read only the typed tables: all in the first wave.
+        for q in qs.iter().filter(|q| q.name.as_str() < "14") {
+            assert_eq!(wave(&q.name), 0, "{}", q.name);
+        }
+        assert_eq!(w.len(), 3, "{w:?}");
+    }
+}
