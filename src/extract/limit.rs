@@ -1,5 +1,5 @@
-//! How much a fetch asks of the service at once, found while it runs: the service publishes
-//! neither its capacity nor its rate limit.
+//! How many requests a fetch keeps in flight, found while it runs: the service publishes
+//! neither its capacity nor its rate limit (the rate is `pace`'s).
 //!
 //! - `InFlightLimit`: requests in flight, adapted by TCP Vegas' rule (Brakmo and Peterson,
 //!   "TCP Vegas: End to End Congestion Avoidance on a Global Internet", 1995; as Netflix's
@@ -7,20 +7,14 @@
 //!   against the quickest seen for its operation it estimates how many requests wait in the
 //!   service's queue, grows the limit while that queue is short and shrinks it when it is long;
 //!   until the first queue it doubles once a round trip (Vegas' slow start).
-//!   Refusals the pacer takes as the rate limit's (below) halve it and a fault (5xx, cut
+//!   Refusals the pacer (`pace`) takes as the rate limit's halve it and a fault (5xx, cut
 //!   connection) takes a tenth off, at most once per half second. `--concurrency` is its ceiling.
-//! - `Pacer`: requests per second. Unpaced until the service refuses one; then a shared pause
-//!   for the Retry-After it asked, and a pace just under the rate that was getting through,
-//!   held a while under the rate refused and raised slowly after (additive increase,
-//!   multiplicative decrease on the rate, as TCP does on its window). A stray 429 (fewer than
-//!   6 of the latest 10 answers refused, under 15% of the last second's and 8% of the last 5
-//!   seconds') is only the refused request's to wait out. `--max-rps` is a hard cap.
 //!
 //! Why not a crate: the adaptive limiters on crates.io (tower-acc, tower-resilience-adaptive)
 //! are Tower middleware that hold a slot for a whole call; this pool gives the slot back when
 //! the body is in, before decoding, and tells a refusal from a fault itself.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -28,14 +22,14 @@ use std::time::{Duration, Instant};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// A decrease is one signal per this long: one burst of 429s or faults is one event.
-const HOLD: Duration = Duration::from_millis(500);
+pub(super) const HOLD: Duration = Duration::from_millis(500);
 /// The first limit: small, so a rate limit met early refuses few requests; Vegas doubles it
 /// within a few round trips when the service has room.
 const INITIAL: usize = 8;
 
 /// Locks a mutex, whatever a panicking holder left (the values stay consistent: each update is
 /// computed first and written in one step).
-fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(super) fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
@@ -238,283 +232,6 @@ impl InFlightLimit {
     }
 }
 
-#[derive(Debug)]
-struct PaceState {
-    /// Requests per second allowed; `None` before the first refusal.
-    rate: Option<f64>,
-    /// The rate the last refusal came at.
-    refused_at: Option<f64>,
-    /// Whether that rate was measured between two bursts (the first is swelled by the
-    /// allowance a token bucket starts with).
-    refused_at_measured: bool,
-    last_refusal: Option<Instant>,
-    last_raise: Instant,
-    /// The next free moment to send.
-    next: Instant,
-    /// No request leaves before this (the Retry-After the service asked for).
-    pause_until: Instant,
-    /// When the answers of the last second came.
-    answers: VecDeque<Instant>,
-    /// The latest outcomes (true: refused), at most `LATEST`; and those of the last
-    /// `RECENT`, with their time.
-    latest: VecDeque<bool>,
-    recent: VecDeque<(Instant, bool)>,
-    /// Answers since the last burst of refusals, to requests sent since; and the latest such
-    /// request's send time.
-    answers_since_refusal: u64,
-    latest_sent_answered: Option<Instant>,
-    /// The end of the last pause: the rate getting through is measured from there.
-    resumed: Instant,
-    /// Pauses so far: a request that slept through one is paced again.
-    pauses: u64,
-}
-
-/// Requests per second: a shared pace learned from refusals (see the module's description).
-#[derive(Debug)]
-pub struct Pacer {
-    cap: Option<f64>,
-    state: Mutex<PaceState>,
-}
-
-/// After a refusal the pace stays under the rate refused this long before it probes past it.
-const PLATEAU: Duration = Duration::from_secs(20);
-/// The window the rate getting through is measured over.
-const WINDOW: Duration = Duration::from_secs(1);
-/// The latest outcomes looked at for a burst of refusals, and how many of them refused make
-/// one: with 4.3% of answers stray 429s (the soak's), 6 of 10 comes by chance once in 1.5
-/// million answers; 4 of 8 came once in 9,600 (two or three false bursts a soak). Far over a
-/// limit most answers are refused: either says so within a dozen.
-const LATEST: usize = 10;
-const FAR_OVER: usize = 6;
-
-/// The fewest answers a rate is told from.
-const MIN_ANSWERS: f64 = 10.0;
-
-/// How far back a steady share of refusals is looked for, and the share.
-const RECENT: Duration = Duration::from_secs(5);
-const STEADY_SHARE: f64 = 0.08;
-/// The fewest refusals a steady share is told from. The latest outcomes start again at each
-/// burst; counted from there, the soak's stray 429s (4.3%) reach 8% of the answers with 10
-/// refusals at least once in 15 bursts, with 20 once in 140.
-const STEADY_FEWEST: usize = 20;
-/// The same over the last second: a larger share, fewer refusals.
-const LATELY_SHARE: f64 = 0.15;
-const LATELY_FEWEST: usize = 10;
-
-fn note_recent(recent: &mut VecDeque<(Instant, bool)>, now: Instant, refused: bool) {
-    recent.push_back((now, refused));
-    while recent.front().is_some_and(|(t, _)| now.duration_since(*t) > RECENT) {
-        recent.pop_front();
-    }
-}
-
-fn note_outcome(latest: &mut VecDeque<bool>, refused: bool) {
-    if latest.len() == LATEST {
-        latest.pop_front();
-    }
-    latest.push_back(refused);
-}
-
-impl Pacer {
-    /// `max_rps`: the hard cap (`--max-rps`), if any.
-    pub fn new(max_rps: Option<u32>) -> Self {
-        let now = Instant::now();
-        Self {
-            cap: max_rps.map(f64::from),
-            state: Mutex::new(PaceState {
-                rate: None,
-                refused_at: None,
-                refused_at_measured: false,
-                last_refusal: None,
-                last_raise: now,
-                next: now,
-                pause_until: now,
-                answers: VecDeque::new(),
-                latest: VecDeque::new(),
-                recent: VecDeque::new(),
-                answers_since_refusal: 0,
-                latest_sent_answered: None,
-                resumed: now,
-                pauses: 0,
-            }),
-        }
-    }
-
-    /// The pace now (requests per second), when there is one.
-    pub fn rate(&self) -> Option<f64> {
-        self.pace_of(&locked(&self.state))
-    }
-
-    /// The learned pace under the hard cap (`--max-rps`), either alone when the other is unset.
-    fn pace_of(&self, s: &PaceState) -> Option<f64> {
-        match (s.rate, self.cap) {
-            (Some(r), Some(c)) => Some(r.min(c)),
-            (r, c) => r.or(c),
-        }
-    }
-
-    /// Answers per second the service let through. Between two bursts of refusals (each met
-    /// with the service's allowance used up) it is what got through in between, over the time
-    /// between, pauses included: a token bucket's rate exactly, however large its burst. The
-    /// time ends at the latest answered request's send time, not now: the answers to those
-    /// still in flight are not in yet (at 200 ms, the rate read 7% under without). Before
-    /// the second, the last second's answers (the time paused left out), which a burst swells.
-    fn rate_getting_through(&self, s: &PaceState, now: Instant) -> Option<f64> {
-        let (counted, seconds) = match s.last_refusal {
-            Some(last) if now.duration_since(last) >= HOLD => {
-                let until = s.latest_sent_answered.unwrap_or(now);
-                (s.answers_since_refusal as f64, until.duration_since(last).as_secs_f64().max(0.2))
-            }
-            _ => {
-                let since = now.checked_sub(WINDOW).map_or(s.resumed, |w| w.max(s.resumed)).min(now);
-                let counted = s.answers.iter().filter(|t| **t >= since).count() as f64;
-                (counted, now.duration_since(since).as_secs_f64().max(0.2))
-            }
-        };
-        // Too few answers to tell a rate (a service refusing everything for a while): no word.
-        (counted >= MIN_ANSWERS).then(|| counted / seconds)
-    }
-
-    /// Waits for this request's moment to leave. A pause that began while it waited (a 429
-    /// meanwhile) sends it after the pause, paced anew: a moment reserved before the refusal
-    /// would otherwise go out into the same refusals.
-    pub async fn wait_turn(&self) {
-        loop {
-            let (at, pauses) = {
-                let mut s = locked(&self.state);
-                let now = Instant::now();
-                let at = now.max(s.next).max(s.pause_until);
-                s.next = match self.pace_of(&s) {
-                    Some(r) if r > 0.0 => at + Duration::from_secs_f64(1.0 / r),
-                    _ => at,
-                };
-                (at, s.pauses)
-            };
-            if at > Instant::now() {
-                tokio::time::sleep_until(at.into()).await;
-            }
-            let s = locked(&self.state);
-            if s.pauses == pauses || Instant::now() >= s.pause_until {
-                return;
-            }
-        }
-    }
-
-    /// A request the rate limit let through (an answer or a fault): counted, and now and then
-    /// the pace goes up.
-    ///
-    /// Between two bursts the rate is told from the requests sent after the first: the
-    /// answers to those in flight at it came through on the allowance spent before (counted,
-    /// they read a limit of 100/s as 115/s, and the pace climbed over it).
-    pub fn on_answer(&self, sent: Instant) {
-        let mut s = locked(&self.state);
-        let now = Instant::now();
-        note_outcome(&mut s.latest, false);
-        note_recent(&mut s.recent, now, false);
-        if s.last_refusal.is_none_or(|burst| sent >= burst) {
-            s.answers_since_refusal += 1;
-            s.latest_sent_answered = s.latest_sent_answered.max(Some(sent));
-        }
-        s.answers.push_back(now);
-        while s.answers.front().is_some_and(|t| now.duration_since(*t) > WINDOW) {
-            s.answers.pop_front();
-        }
-        let Some(rate) = s.rate else { return };
-        if now.duration_since(s.last_raise) < WINDOW {
-            return;
-        }
-        s.last_raise = now;
-        // 2% a second up to just under the rate refused; past the plateau, 1% a second beyond.
-        let under = s.refused_at.map(|r| r * 0.97);
-        let calm = s.last_refusal.is_none_or(|t| now.duration_since(t) > PLATEAU);
-        s.rate = Some(match under {
-            Some(u) if rate < u => (rate * 1.02).min(u),
-            _ if calm => rate * 1.01,
-            _ => rate,
-        });
-    }
-
-    /// A 429 asking to wait `retry_after`. When refusals are more than a stray few (6 of
-    /// the latest `LATEST` answers, 8% of the last 5 seconds', or 15% of the last second's),
-    /// the service is over its rate: everyone waits the Retry-After, and the pace drops under
-    /// the rate that was getting through (once per burst). Returns whether it was taken so. A stray 429 (a gateway's
-    /// hiccup) is the refused request's alone to wait out.
-    ///
-    /// A request sent before the last burst began says nothing new: its refusal is that
-    /// burst's. (Counted, the refusals of the requests in flight at a burst, and of their
-    /// retries after the pause, made the next burst at once: in the soak, four bursts and four
-    /// seconds' pause in the fetch's first five seconds.)
-    pub fn on_refused(&self, sent: Instant, retry_after: Option<Duration>) -> bool {
-        let mut s = locked(&self.state);
-        let now = Instant::now();
-        if s.last_refusal.is_some_and(|burst| sent < burst) {
-            return false;
-        }
-        note_outcome(&mut s.latest, true);
-        note_recent(&mut s.recent, now, true);
-        // Far over a rate limit most requests are refused: 6 of the latest 10 say so at once.
-        // A little over it, a steady share is: 8% of the last 5 seconds' answers, twenty
-        // refusals at least. (A share of one second, with three refusals, met 30% faults' stray
-        // 429s by chance, and each false alarm cut the pace: it fell to 8 a second. Fifteen
-        // per cent and ten refusals come by chance once in 8,000 seconds at 67 answers a
-        // second, less often the faster.)
-        let latest_refused = s.latest.iter().filter(|r| **r).count();
-        let far_over = latest_refused >= FAR_OVER;
-        let refused = s.recent.iter().filter(|(_, r)| *r).count();
-        let steadily_over =
-            refused >= STEADY_FEWEST && refused as f64 >= STEADY_SHARE * s.recent.len() as f64;
-        // Over by a fifth or so, the last second's share says so sooner than five seconds' can
-        // (a pace 25% over a 100/s limit refused 46 requests before the 5-second share caught
-        // it).
-        let second = s.recent.iter().filter(|(t, _)| now.duration_since(*t) <= WINDOW);
-        let (answered, refused_now) = second.fold((0, 0), |(a, r), (_, x)| (a + 1, r + usize::from(*x)));
-        let lately_over =
-            refused_now >= LATELY_FEWEST && refused_now as f64 >= LATELY_SHARE * answered as f64;
-        if !far_over && !steadily_over && !lately_over {
-            return false;
-        }
-        let first_of_burst = s.last_refusal.is_none_or(|t| now.duration_since(t) >= HOLD);
-        if first_of_burst {
-            let through = self.rate_getting_through(&s, now);
-            let measured = s.last_refusal.is_some();
-            s.last_refusal = Some(now);
-            s.answers_since_refusal = 0;
-            s.latest_sent_answered = None;
-            // What tells the next burst comes from the requests sent after this one.
-            s.latest.clear();
-            s.recent.clear();
-            // No word on the rate: the pause alone (a pace learned from nothing would crawl).
-            let Some(through) = through else {
-                return self.pause(&mut s, now, retry_after);
-            };
-            // What got through is the best word on the service's rate (less than the pace, when
-            // the pace was refused): the pace goes under it and climbs back to just under it.
-            // One burst never takes the pace below half of the last word measured between two
-            // bursts (a stray burst of 429s, while the pace was right, must not send it
-            // spiralling down). The first word is no such floor: swelled by a bucket's
-            // allowance (515/s read against 100/s at 5 ms), half of it held the pace 25% over
-            // the limit for 8 seconds, and 50 of a run's 78 refusals came then.
-            let floor = s.refused_at.filter(|_| s.refused_at_measured).map_or(1.0, |r| r * 0.5);
-            let estimate = s.rate.unwrap_or(through).min(through).max(floor);
-            s.refused_at = Some(estimate);
-            s.refused_at_measured = measured;
-            s.rate = Some((estimate * 0.9).max(1.0));
-            tracing::debug!(through, estimate, floor, pace = s.rate, "refusal burst: paced");
-        }
-        self.pause(&mut s, now, retry_after)
-    }
-
-    /// Every request waits until `retry_after` from now.
-    fn pause(&self, s: &mut PaceState, now: Instant, retry_after: Option<Duration>) -> bool {
-        if let Some(wait) = retry_after {
-            s.pause_until = s.pause_until.max(now + wait);
-            s.resumed = s.pause_until;
-            s.pauses += 1;
-        }
-        true
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -598,110 +315,5 @@ mod tests {
         }
         assert_eq!(l.sem.available_permits(), 8, "the retired permits do not come back");
         assert_eq!(locked(&l.state).debt, 0);
-    }
-
-    #[tokio::test]
-    async fn a_refusal_paces_under_the_rate_that_got_through_and_pauses_everyone() {
-        let p = Pacer::new(None);
-        assert_eq!(p.rate(), None, "unpaced until refused");
-        // 200 answers in the last second (the fetch started long before).
-        locked(&p.state).resumed -= Duration::from_secs(5);
-        for _ in 0..200 {
-            p.on_answer(Instant::now());
-        }
-        // Stray refusals (fewer than 6 of the latest 10 answers) leave the pace alone.
-        assert!(!p.on_refused(Instant::now(), Some(Duration::from_millis(300))));
-        assert!(!p.on_refused(Instant::now(), Some(Duration::from_millis(300))));
-        assert_eq!(p.rate(), None);
-        for _ in 0..20 {
-            p.on_refused(Instant::now(), Some(Duration::from_millis(300)));
-        }
-        let rate = p.rate().unwrap();
-        assert!((170.0..=190.0).contains(&rate), "{rate}");
-        let started = Instant::now();
-        p.wait_turn().await;
-        assert!(started.elapsed() >= Duration::from_millis(290), "the Retry-After is waited");
-        // A service refusing everything gives no word on its rate: paused, not paced.
-        let refusing = Pacer::new(None);
-        for _ in 0..20 {
-            refusing.on_refused(Instant::now(), Some(Duration::from_millis(1)));
-        }
-        assert_eq!(refusing.rate(), None);
-        let capped = Pacer::new(Some(50));
-        assert_eq!(capped.rate(), Some(50.0), "--max-rps caps from the start");
-    }
-
-    /// Moves the pacer's clock: everything it remembers happened `by` earlier.
-    fn age(p: &Pacer, by: Duration) {
-        let mut s = locked(&p.state);
-        s.last_raise -= by;
-        s.resumed -= by;
-        s.last_refusal = s.last_refusal.map(|t| t - by);
-        s.pause_until -= by;
-        s.recent.iter_mut().for_each(|(t, _)| *t -= by);
-    }
-
-    /// A burst of refusals: `answers` in the last second, then the limit's 429s.
-    fn paced_after_a_burst(answers: usize) -> Pacer {
-        let p = Pacer::new(None);
-        locked(&p.state).resumed -= Duration::from_secs(5);
-        for _ in 0..answers {
-            p.on_answer(Instant::now());
-        }
-        for _ in 0..LATEST {
-            p.on_refused(Instant::now(), Some(Duration::from_millis(1)));
-        }
-        p
-    }
-
-    #[tokio::test]
-    async fn refusals_of_requests_sent_before_a_burst_are_that_bursts() {
-        let p = paced_after_a_burst(200);
-        let before = Instant::now();
-        let pace = p.rate().unwrap();
-        age(&p, Duration::from_secs(1));
-        // The requests in flight at the burst come back refused after its hold: no new burst.
-        for _ in 0..LATEST {
-            assert!(!p.on_refused(before - Duration::from_secs(2), Some(Duration::from_millis(1))));
-        }
-        assert_eq!(p.rate(), Some(pace));
-        // Refusals of requests sent since are a new burst.
-        let after: Vec<bool> =
-            (0..LATEST).map(|_| p.on_refused(Instant::now(), Some(Duration::from_millis(1)))).collect();
-        assert!(after.contains(&true), "{after:?}");
-    }
-
-    #[tokio::test]
-    async fn a_sixth_of_a_seconds_answers_refused_is_a_burst_however_spread() {
-        let p = paced_after_a_burst(200);
-        age(&p, Duration::from_secs(1));
-        // One refusal in six answers: never 6 of the latest 10, never 20 refusals; the tenth
-        // makes 10 refused in the last second, over 15% of its answers.
-        let mut taken = Vec::new();
-        for _ in 0..10 {
-            for _ in 0..5 {
-                p.on_answer(Instant::now());
-            }
-            taken.push(p.on_refused(Instant::now(), Some(Duration::from_millis(1))));
-        }
-        assert_eq!(taken.iter().position(|t| *t), Some(9), "{taken:?}");
-    }
-
-    #[tokio::test]
-    async fn the_word_before_the_first_burst_is_no_floor_for_the_next() {
-        // 500 answers in the last second before the first burst: a bucket's allowance swells it.
-        let p = paced_after_a_burst(500);
-        assert!(p.rate().unwrap() > 400.0);
-        // Two seconds on, 190 requests sent since it got through, the latest sent 0.1 s ago:
-        // 100 a second. The next burst paces under that, not under half the swelled word.
-        age(&p, Duration::from_secs(2));
-        for _ in 0..190 {
-            p.on_answer(Instant::now() - Duration::from_millis(100));
-        }
-        for _ in 0..LATEST {
-            p.on_refused(Instant::now(), Some(Duration::from_millis(1)));
-        }
-        let pace = p.rate().unwrap();
-        assert!((89.0..=91.0).contains(&pace), "{pace}");
     }
 }

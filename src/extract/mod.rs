@@ -10,6 +10,7 @@ pub mod groups;
 pub mod incremental;
 pub mod limit;
 pub mod open_data;
+pub mod pace;
 pub mod plan;
 pub mod pool;
 pub mod portfolio;

@@ -15,7 +15,8 @@ use rand_chacha::ChaCha8Rng;
 use serde::de::DeserializeOwned;
 
 use super::accounting::Accounting;
-use super::limit::{InFlightLimit, Pacer};
+use super::limit::InFlightLimit;
+use super::pace::Pacer;
 use crate::api::client::decode;
 use crate::api::models::Envelope;
 use crate::api::shape::ShapeLog;
