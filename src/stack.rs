@@ -9,14 +9,24 @@ const DEEP_STACK_BYTES: usize = 256 << 20;
 /// Runs `work` on a scoped thread with `DEEP_STACK_BYTES` of stack and returns its result (a
 /// panic in it is resumed here).
 pub fn deep<T: Send>(work: impl FnOnce() -> T + Send) -> T {
-    std::thread::scope(|s| {
-        let handle = std::thread::Builder::new()
-            .name("deep-stack".into())
-            .stack_size(DEEP_STACK_BYTES)
-            .spawn_scoped(s, work)
-            .unwrap_or_else(|e| panic!("cannot start a thread for deeply recursive work: {e}"));
-        handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-    })
+    std::thread::scope(|s| joined(spawn_deep(s, work)))
+}
+
+/// Starts `work` on a scoped thread with `DEEP_STACK_BYTES` of stack.
+fn spawn_deep<'scope, T: Send + 'scope>(
+    s: &'scope std::thread::Scope<'scope, '_>,
+    work: impl FnOnce() -> T + Send + 'scope,
+) -> std::thread::ScopedJoinHandle<'scope, T> {
+    std::thread::Builder::new()
+        .name("deep-stack".into())
+        .stack_size(DEEP_STACK_BYTES)
+        .spawn_scoped(s, work)
+        .unwrap_or_else(|e| panic!("cannot start a thread for deeply recursive work: {e}"))
+}
+
+/// The thread's result, its panic resumed here.
+fn joined<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
 /// Runs `work(i)` for every `i` below `n` on at most `threads` scoped threads of
@@ -28,19 +38,8 @@ pub fn deep_each<T: Send>(n: usize, threads: usize, work: impl Fn(usize) -> T + 
     let run =
         || std::iter::from_fn(|| Some(take()).filter(|i| *i < n)).map(|i| (i, work(i))).collect::<Vec<_>>();
     let mut done: Vec<(usize, T)> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads.clamp(1, n.max(1)))
-            .map(|_| {
-                std::thread::Builder::new()
-                    .name("deep-stack".into())
-                    .stack_size(DEEP_STACK_BYTES)
-                    .spawn_scoped(s, run)
-                    .unwrap_or_else(|e| panic!("cannot start a thread for deeply recursive work: {e}"))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-            .collect()
+        let handles: Vec<_> = (0..threads.clamp(1, n.max(1))).map(|_| spawn_deep(s, run)).collect();
+        handles.into_iter().flat_map(joined).collect()
     });
     done.sort_by_key(|(i, _)| *i);
     done.into_iter().map(|(_, t)| t).collect()

@@ -31,8 +31,6 @@ struct PaceState {
     next: Instant,
     /// No request leaves before this (the Retry-After the service asked for).
     pause_until: Instant,
-    /// When the answers of the last second came.
-    answers: VecDeque<Instant>,
     /// The latest outcomes (true: refused), at most `LATEST`; and those of the last
     /// `RECENT`, with their time.
     latest: VecDeque<bool>,
@@ -107,7 +105,6 @@ impl Pacer {
                 last_raise: now,
                 next: now,
                 pause_until: now,
-                answers: VecDeque::new(),
                 latest: VecDeque::new(),
                 recent: VecDeque::new(),
                 answers_since_refusal: 0,
@@ -145,7 +142,8 @@ impl Pacer {
             }
             _ => {
                 let since = now.checked_sub(WINDOW).map_or(s.resumed, |w| w.max(s.resumed)).min(now);
-                let counted = s.answers.iter().filter(|t| **t >= since).count() as f64;
+                // Before the first burst `recent` holds every outcome of the last 5 seconds.
+                let counted = s.recent.iter().filter(|(t, refused)| *t >= since && !refused).count() as f64;
                 (counted, now.duration_since(since).as_secs_f64().max(0.2))
             }
         };
@@ -192,10 +190,6 @@ impl Pacer {
         if s.last_refusal.is_none_or(|burst| sent >= burst) {
             s.answers_since_refusal += 1;
             s.latest_sent_answered = s.latest_sent_answered.max(Some(sent));
-        }
-        s.answers.push_back(now);
-        while s.answers.front().is_some_and(|t| now.duration_since(*t) > WINDOW) {
-            s.answers.pop_front();
         }
         let Some(rate) = s.rate else { return };
         if now.duration_since(s.last_raise) < WINDOW {

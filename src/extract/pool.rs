@@ -184,17 +184,17 @@ impl PageFetcher {
                     self.limit.on_refused();
                 }
             }
-            // Past the rate limit, whatever the answer: a fault spent the service's allowance as
-            // an answer does (counted as answers only, 30% faults read a 400/s limit as 280/s).
-            Ok(_) => {
-                self.limit.on_answer(name, rtt, in_flight);
+            other => {
+                match other {
+                    Ok(_) => self.limit.on_answer(name, rtt, in_flight),
+                    Err(e) if e.is_retryable() => self.limit.on_fault(),
+                    Err(_) => {}
+                }
+                // Past the rate limit, whatever the answer: a fault spent the service's
+                // allowance as an answer does (answers alone read a 400/s limit as 280/s
+                // with 30% faults).
                 self.pace.on_answer(sent);
             }
-            Err(e) if e.is_retryable() => {
-                self.limit.on_fault();
-                self.pace.on_answer(sent);
-            }
-            Err(_) => self.pace.on_answer(sent),
         }
         self.note_limits();
         outcome
