@@ -34,14 +34,45 @@ pub fn waves(queries: &[Query], stands_for: &[(&str, &str)]) -> Vec<Vec<usize>> 
     waves
 }
 
-/// Every word of the SQL that could name a table, lower-cased. A word that only looks like a
-/// table's name (in a comment, a column) orders two queries that could have run together: the
+/// Every word of the SQL that could name a table, lower-cased: comments and string literals
+/// left out (a comment saying "empresas" names no table). A word that only looks like a
+/// table's name (a column, an alias) orders two queries that could have run together: the
 /// results are the same, only later.
-fn names_in(sql: &str) -> HashSet<String> {
-    sql.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+pub(super) fn names_in(sql: &str) -> HashSet<String> {
+    code_of(sql)
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .filter(|w| !w.is_empty())
         .map(str::to_ascii_lowercase)
         .collect()
+}
+
+/// `sql` with each comment and string literal replaced by a space (`'it''s'` reads as two
+/// adjacent literals, both left out; a quoted identifier stays).
+fn code_of(sql: &str) -> String {
+    let mut code = String::with_capacity(sql.len());
+    let mut rest = sql;
+    while !rest.is_empty() {
+        let (skip_to, closing) = if rest.starts_with("--") {
+            (2, "\n")
+        } else if rest.starts_with("/*") {
+            (2, "*/")
+        } else if rest.starts_with('\'') {
+            (1, "'")
+        } else {
+            let next = match rest.find(['-', '/', '\'']) {
+                // A minus or a slash that opens no comment (ASCII: one byte).
+                Some(0) => 1,
+                Some(i) => i,
+                None => rest.len(),
+            };
+            code.push_str(&rest[..next]);
+            rest = &rest[next..];
+            continue;
+        };
+        code.push(' ');
+        rest = rest[skip_to..].find(closing).map_or("", |i| &rest[skip_to + i + closing.len()..]);
+    }
+    code
 }
 
 #[cfg(test)]
@@ -64,6 +95,17 @@ mod tests {
         assert_eq!(waves(&qs, &[]), vec![vec![0, 2, 4], vec![1], vec![3]]);
         // A table an earlier query's run makes besides its own orders the reader after it.
         assert_eq!(waves(&qs, &[("socias", "c")]), vec![vec![0, 2], vec![1, 4], vec![3]]);
+    }
+
+    #[test]
+    fn comments_and_string_literals_name_no_table() {
+        let sql =
+            "-- owed by empresas\nSELECT 'dividas', \"socios\" /* carteira\n */ FROM creditos -- x\nJOIN b";
+        let mut names: Vec<String> = names_in(sql).into_iter().collect();
+        names.sort();
+        assert_eq!(names, ["b", "creditos", "from", "join", "select", "socios"]);
+        assert!(names_in("SELECT 'it''s' FROM a").contains("a"));
+        assert!(names_in("SELECT 1 - 2 / 3 FROM a").contains("a"), "a lone minus or slash is code");
     }
 
     #[test]
