@@ -95,7 +95,7 @@ fn analyze(dir: &Path, queries: &Path) {
     }
     tables.insert("carteira", portfolio_frame(&[]).expect("carteira"));
     let disk = BTreeMap::from([("creditos_ativos", creditos)]);
-    let frames = Frames { tables, disk, quality: vec![] };
+    let frames = Frames { tables, disk, ..Default::default() };
     let qs = load_queries(Some(queries)).expect("queries");
     if std::env::var_os("PER_QUERY").is_some() {
         for q in &qs {

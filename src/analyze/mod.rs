@@ -5,7 +5,10 @@
 //! where analysts can read and edit it; how results are written or shown is for later stages.
 
 pub mod cells;
+mod early;
 mod waves;
+
+pub use early::{EarlyResults, run_credit_queries};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -257,13 +260,24 @@ pub fn run_queries_with(
     previous: Option<&PreviousSnapshot>,
     queries: &[Query],
 ) -> Result<Aggregates, AnalyzeError> {
-    crate::stack::deep(|| run_queries_here(frames, previous, queries))
+    run_queries_after(frames, previous, queries, EarlyResults::default())
+}
+
+/// `run_queries_with`, taking the results of `early` its queries can use (`EarlyResults`).
+pub fn run_queries_after(
+    frames: &Frames,
+    previous: Option<&PreviousSnapshot>,
+    queries: &[Query],
+    early: EarlyResults,
+) -> Result<Aggregates, AnalyzeError> {
+    crate::stack::deep(|| run_queries_here(frames, previous, queries, early))
 }
 
 fn run_queries_here(
     frames: &Frames,
     previous: Option<&PreviousSnapshot>,
     queries: &[Query],
+    early: EarlyResults,
 ) -> Result<Aggregates, AnalyzeError> {
     // The tables on disk are scanned by every query that reads them: each query reads only
     // the columns it names, and no table is held whole.
@@ -296,10 +310,14 @@ fn run_queries_here(
     tables.insert("comparacao".to_string(), comparacao.lazy());
     // A query waits only for the queries whose tables it names: the others of its wave run
     // beside it, one per core (26 small queries, each mostly planning, ran one after another).
-    let mut done: Vec<Option<DataFrame>> = vec![None; queries.len()];
     let stage = crate::progress::begin("analyze", "queries", queries.len() as u64);
+    let mut done = early.take_into(queries, &mut tables);
+    for (q, _) in queries.iter().zip(&done).filter(|(_, d)| d.is_some()) {
+        crate::progress::step(&q.name);
+    }
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    for wave in waves::waves(queries, &[(SOCIAS_EXPOSICAO, CARTEIRA_EXPOSICAO)]) {
+    for mut wave in waves::waves(queries, &[(SOCIAS_EXPOSICAO, CARTEIRA_EXPOSICAO)]) {
+        wave.retain(|i| done[*i].is_none());
         let ran = crate::stack::deep_each(wave.len(), threads, |k| run_query(&tables, &queries[wave[k]]));
         for (i, df) in wave.into_iter().zip(ran) {
             let (q, df) = (&queries[i], df?);

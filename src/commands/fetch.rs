@@ -22,7 +22,8 @@ use crate::extract::plan::{IncrementalSpec, uf_set};
 use crate::extract::runner::{FetchError, default_out_dir, resolve_months};
 use crate::extract::staging::Staging;
 use crate::extract::{
-    FetchJob, FetchOutcome, PageFetcher, PlanSpec, RetryPolicy, plan_tasks, portfolio, run_fetch,
+    CreditsStaged, FetchJob, FetchOutcome, PageFetcher, PlanSpec, RetryPolicy, plan_tasks, portfolio,
+    run_fetch,
 };
 use crate::store::snapshot::{SnapshotPlan, StoreReads, read_ahead};
 use crate::store::{Store, StoreError};
@@ -31,15 +32,25 @@ use tokio::task::JoinHandle;
 
 /// `fiscal-report fetch`: the fetch stage alone.
 pub async fn fetch(args: FetchArgs, quiet: bool) -> Result<ExitStatus> {
-    match fetch_stage(RunConfig::resolve(&args)?, quiet).await? {
+    match fetch_stage(RunConfig::resolve(&args)?, quiet, None).await? {
         FetchStage::Fetched(mut fetched) => {
             // With a store, `fetch` commits the new snapshot too, with its changes (the default
             // queries'); it leaves the report to `run`.
             if fetched.store.is_some() {
-                let frames =
-                    crate::transform::staged::frames_from_staging(&fetched.outcome, fetched.typer.take())?;
-                super::snapshot::analyze_and_commit(&mut fetched, frames, &Default::default(), false, None)
-                    .await?;
+                let frames = crate::transform::staged::frames_from_staging(
+                    &fetched.outcome,
+                    fetched.typer.take(),
+                    None,
+                )?;
+                super::snapshot::analyze_and_commit(
+                    &mut fetched,
+                    frames,
+                    &Default::default(),
+                    false,
+                    None,
+                    Default::default(),
+                )
+                .await?;
                 fetched.manifest.write(&fetched.out)?;
             }
             // Typed copies of every segment, before the fetch says it is done (and uploads).
@@ -226,7 +237,11 @@ fn release_already_stored(store: &Store, release: AnoMes) -> Result<bool> {
 /// Fetches what `args` ask; with `--out s3://…` into a local work dir the caller publishes
 /// from when it has finished (`publish`). Records are typed as their segments are committed,
 /// for whichever command reads them next (`run`, `merge`, `report --from`).
-pub(super) async fn fetch_stage(mut cfg: RunConfig, quiet: bool) -> Result<FetchStage> {
+pub(super) async fn fetch_stage(
+    mut cfg: RunConfig,
+    quiet: bool,
+    on_credits_staged: Option<CreditsStaged>,
+) -> Result<FetchStage> {
     let remote = work_dir_for_remote(&mut cfg)?;
     let portfolio = cfg.cnpjs.as_deref().map(|path| read_portfolio(path, cfg.strict)).transpose()?;
     let mut release = read_open_data(&cfg, portfolio.as_ref()).await?;
@@ -288,6 +303,8 @@ pub(super) async fn fetch_stage(mut cfg: RunConfig, quiet: bool) -> Result<Fetch
         commit_every: Duration::from_secs(2),
         lists_policy: incremental.as_ref().map(|i| i.lists.clone()),
         on_commit: typer.as_ref().map(SegmentTyper::sink),
+        // The credits' segments once they are typed too.
+        on_credits_staged: typer.as_ref().zip(on_credits_staged).map(|(t, f)| t.after_typed(f)),
     };
     let outcome = match run_fetch(fetcher.clone(), staging, job).await {
         Ok(o) => o,

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use crate::analyze::{Aggregates, Query, default_queries_dir, load_queries, run_queries_with};
+use crate::analyze::{Aggregates, EarlyResults, Query, default_queries_dir, load_queries, run_queries_after};
 use crate::cli::{ReportArgs, WatchArgs};
 use crate::codes::{CodeTables, default_codes_dir};
 use crate::exit::{ExitStatus, OutputError};
@@ -137,7 +137,7 @@ pub fn analyze(
     args: &ReportArgs,
     manifest: &mut Manifest,
 ) -> Result<Analysis> {
-    analyze_with(frames, previous, report_queries(args)?, manifest)
+    analyze_with(frames, previous, report_queries(args)?, EarlyResults::default(), manifest)
 }
 
 /// The queries `args` name (`--queries`, else `./queries`, else the built-in ones).
@@ -145,16 +145,18 @@ pub fn report_queries(args: &ReportArgs) -> Result<Vec<crate::analyze::Query>> {
     Ok(load_queries(default_queries_dir(args.folders.queries.as_deref()).as_deref())?)
 }
 
-/// `analyze` with the queries already loaded.
+/// `analyze` with the queries already loaded, and the results of those `early` ran on the
+/// credits while the fetch went on.
 pub fn analyze_with(
     frames: &mut Frames,
     previous: Option<&PreviousSnapshot>,
     queries: Vec<crate::analyze::Query>,
+    early: EarlyResults,
     manifest: &mut Manifest,
 ) -> Result<Analysis> {
     let started = std::time::Instant::now();
     crate::transform::groups::attach_groups(frames, None)?;
-    let aggregates = run_queries_with(frames, previous, &queries)?;
+    let aggregates = run_queries_after(frames, previous, &queries, early)?;
     manifest.time_stage("analyze", started);
     Ok(Analysis {
         queries,

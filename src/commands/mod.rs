@@ -3,6 +3,7 @@
 //! and no stage uses it. Output for people goes to stderr; data (JSON of `get`) goes to stdout.
 
 mod dossie;
+mod early;
 pub mod error;
 mod fetch;
 mod fetched;

@@ -20,13 +20,19 @@ pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
     let cfg = crate::config::RunConfig::resolve(&args.fetch)?;
     args.report.pdf |= cfg.pdf;
     let watch = Watch::load(&args.report.watch)?;
-    let mut fetched = match fetch_stage(cfg, quiet).await? {
+    // Queries that cannot be read are reported where they are run, after the fetch.
+    let queries = super::finish::report_queries(&args.report).ok();
+    let (on_credits, early) = super::early::begin_on_credits(cfg.store.is_some(), queries).unzip();
+    let mut fetched = match fetch_stage(cfg, quiet, on_credits).await? {
         FetchStage::Fetched(fetched) => fetched,
         FetchStage::Interrupted => return Ok(ExitStatus::Interrupted),
         FetchStage::AlreadyStored => return Ok(ExitStatus::Ok),
     };
     let started = std::time::Instant::now();
-    let frames = frames_from_staging(&fetched.outcome, fetched.typer.take())?;
+    let early = early.map(super::early::Pending::wait).unwrap_or_default();
+    let frames = frames_from_staging(&fetched.outcome, fetched.typer.take(), early.credits)?;
+    // The credits' queries' results go with the credits they were run on.
+    let early_results = if frames.credits_typed_early { early.results } else { Default::default() };
     fetched.manifest.time_stage("transform", started);
     fetched.stop_if_requested("the analysis")?;
     // The demo shows everything the job makes: whole economic groups and the dossiers of its
@@ -34,7 +40,7 @@ pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
     let demo = fetched.manifest.demo && args.fetch.cnpjs.is_none();
     let expand = args.expand_groups.unwrap_or(demo);
     let (frames, mut analysis) =
-        analyze_and_commit(&mut fetched, frames, &args.report, expand, watch.rules()).await?;
+        analyze_and_commit(&mut fetched, frames, &args.report, expand, watch.rules(), early_results).await?;
     if let Some(run) = &fetched.store {
         // Read after the commit: the series end with this run's own snapshot.
         let started = std::time::Instant::now();

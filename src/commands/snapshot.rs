@@ -12,7 +12,7 @@ use polars::prelude::DataFrame;
 use super::fetched::Fetched;
 use super::finish::{Analysis, analyze_with, report_queries};
 use super::history::{EXPOSURE_QUERY, only};
-use crate::analyze::Query;
+use crate::analyze::{EarlyResults, Query};
 use crate::cli::ReportArgs;
 use crate::monitor::lifecycle::{self, TrackedAlert};
 use crate::monitor::rules::Rules;
@@ -27,6 +27,7 @@ pub(super) async fn analyze_and_commit(
     report: &ReportArgs,
     expand_groups: bool,
     rules: Option<&Rules>,
+    early: EarlyResults,
 ) -> Result<(Frames, Analysis)> {
     // Loaded once: the expansion prices the partner companies with the run's own exposure query.
     let queries = report_queries(report)?;
@@ -36,7 +37,14 @@ pub(super) async fn analyze_and_commit(
                 expand_or_warn(fetched, &mut assembled.frames, &queries).await?;
             }
             let previous = assembled.previous.as_ref();
-            let mut analysis = analyze_with(&mut assembled.frames, previous, queries, &mut fetched.manifest)?;
+            // The snapshot's credits are the store's and this fetch's together: nothing ran early.
+            let mut analysis = analyze_with(
+                &mut assembled.frames,
+                previous,
+                queries,
+                EarlyResults::default(),
+                &mut fetched.manifest,
+            )?;
             analysis.alerts = Some(track_alerts(fetched, rules, &analysis.aggregates, &assembled)?);
             fetched.stop_if_requested("the store commit")?;
             let started = std::time::Instant::now();
@@ -54,7 +62,7 @@ pub(super) async fn analyze_and_commit(
             if expand_groups {
                 expand_or_warn(fetched, &mut frames, &queries).await?;
             }
-            let analysis = analyze_with(&mut frames, None, queries, &mut fetched.manifest)?;
+            let analysis = analyze_with(&mut frames, None, queries, early, &mut fetched.manifest)?;
             Ok((frames, analysis))
         }
     }

@@ -279,7 +279,7 @@ pub fn frames_from_export(dir: &Path) -> anyhow::Result<Frames> {
         }
     }
     add_placeholder_counts(dir, &mut quality);
-    Ok(Frames { tables, disk, quality })
+    Ok(Frames { tables, disk, quality, ..Default::default() })
 }
 
 /// Placeholders leave no trace in the exported tables (they read as null): take their counts

@@ -20,4 +20,4 @@ pub mod staging;
 
 pub use plan::{PlanSpec, Task, plan_tasks};
 pub use pool::{PageFetcher, RetryPolicy};
-pub use runner::{FetchJob, FetchOutcome, FetchSummary, SegmentSink, run_fetch};
+pub use runner::{CreditsStaged, FetchJob, FetchOutcome, FetchSummary, SegmentSink, run_fetch};

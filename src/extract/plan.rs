@@ -59,6 +59,11 @@ impl CreditTask {
     pub fn key(&self) -> String {
         format!("creditos/{}/{}", self.uf, self.ano_mes)
     }
+
+    /// Whether a task's key (`Task::key`) is a credit task's.
+    pub fn is_key(key: &str) -> bool {
+        key.starts_with("creditos/")
+    }
 }
 
 /// One company: its profile, then (when the service knows it) its six lists.
@@ -223,33 +228,20 @@ fn size_rank(uf: &Uf) -> usize {
     LARGEST_FIRST.iter().position(|u| *u == uf.as_str()).unwrap_or(LARGEST_FIRST.len())
 }
 
-/// Credit tasks for every (uf, month) and company tasks for every CNPJ that `shard` owns,
-/// interleaved one for one so a long run of one kind never starves the other. The largest
-/// states go first: the longest lists start early instead of running alone at the end.
+/// Credit tasks for every (uf, month), then company tasks for every CNPJ, those `shard` owns.
+/// The credits first: once they are all staged the later stages begin on them while the
+/// companies are fetched (a company task is a handful of short lists, so the fetch also ends on
+/// short tasks). The largest states go first: the longest lists start early instead of
+/// running alone at the end.
 pub fn plan_tasks(ufs: &[Uf], months: &[AnoMes], cnpjs: &[Cnpj], shard: Shard) -> Vec<Task> {
     let mut by_size: Vec<&Uf> = ufs.iter().collect();
     by_size.sort_by_key(|u| size_rank(u));
-    let credits: Vec<Task> = by_size
+    let credits = by_size
         .iter()
         .flat_map(|u| months.iter().map(move |m| CreditTask { uf: (*u).clone(), ano_mes: *m }))
-        .filter(|t| shard.owns(&t.key()))
-        .map(Task::Credit)
-        .collect();
-    let companies: Vec<Task> = cnpjs
-        .iter()
-        .map(|c| CompanyTask { cnpj: c.clone() })
-        .filter(|t| shard.owns(&t.key()))
-        .map(Task::Company)
-        .collect();
-    let mut out = Vec::with_capacity(credits.len() + companies.len());
-    let (mut a, mut b) = (credits.into_iter(), companies.into_iter());
-    loop {
-        match (a.next(), b.next()) {
-            (None, None) => break,
-            (x, y) => out.extend(x.into_iter().chain(y)),
-        }
-    }
-    out
+        .map(Task::Credit);
+    let companies = cnpjs.iter().map(|c| Task::Company(CompanyTask { cnpj: c.clone() }));
+    credits.chain(companies).filter(|t| shard.owns(&t.key())).collect()
 }
 
 /// `from..=to`, ascending.
@@ -262,13 +254,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn interleaves_and_shards_disjointly() {
+    fn credits_first_and_shards_disjointly() {
         let ufs = vec![Uf::parse("SP").unwrap(), Uf::parse("RJ").unwrap()];
         let months = month_range(AnoMes::parse("202401").unwrap(), AnoMes::parse("202403").unwrap());
         let cnpjs = vec![Cnpj::parse("33683111000280").unwrap(), Cnpj::parse("11222333000181").unwrap()];
         let all = plan_tasks(&ufs, &months, &cnpjs, Shard { index: 0, count: 1 });
         assert_eq!(all.len(), 8);
-        assert!(matches!(all[1], Task::Company(_)), "companies interleaved with credits");
+        assert!(all[..6].iter().all(|t| matches!(t, Task::Credit(_))), "the credits first: {all:?}");
         assert_eq!(all[0].key(), "creditos/SP/202401", "the largest state first");
         let mut keys: Vec<String> = (0..3)
             .flat_map(|k| plan_tasks(&ufs, &months, &cnpjs, Shard { index: k, count: 3 }))

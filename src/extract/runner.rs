@@ -318,10 +318,48 @@ pub struct FetchJob {
     /// type them while the fetch goes on. Called on the writer thread, so it should only hand
     /// them on.
     pub on_commit: Option<SegmentSink>,
+    /// Given the credits' segments (this fetch's and an earlier attempt's) once every credit
+    /// task of the plan is committed, after `on_commit` has had them: the later stages can
+    /// begin on the credits while the companies are still fetched. Called on the writer thread.
+    pub on_credits_staged: Option<CreditsStaged>,
 }
 
 /// Where committed segments go (see `FetchJob::on_commit`).
 pub type SegmentSink = Box<dyn FnMut(CommittedSegment) + Send>;
+
+/// Where the credits' segments go once they are all staged (see `FetchJob::on_credits_staged`).
+pub type CreditsStaged = Box<dyn FnOnce(Vec<std::path::PathBuf>) + Send>;
+
+/// What the writer thread does besides committing: hand on each committed segment, and the
+/// credits' segments once the last of `credits_left` credit tasks is committed.
+struct Handoff {
+    on_commit: Option<SegmentSink>,
+    credits_left: usize,
+    on_credits: Option<CreditsStaged>,
+}
+
+impl Handoff {
+    fn committed(&mut self, staging: &Staging, segments: Vec<CommittedSegment>, credit_tasks: usize) {
+        if let Some(sink) = self.on_commit.as_mut() {
+            segments.into_iter().for_each(sink);
+        }
+        self.credits_left = self.credits_left.saturating_sub(credit_tasks);
+        self.credits_if_staged(staging);
+    }
+
+    /// Whether committing `credit_tasks` more would stage the last credit task someone waits for.
+    fn completes(&self, credit_tasks: usize) -> bool {
+        self.on_credits.is_some() && credit_tasks > 0 && credit_tasks >= self.credits_left
+    }
+
+    fn credits_if_staged(&mut self, staging: &Staging) {
+        if self.credits_left == 0
+            && let Some(f) = self.on_credits.take()
+        {
+            f(staging.segment_paths(Table::CreditosAtivos));
+        }
+    }
+}
 
 /// A finished task on its way to the writer.
 type Finished = (TaskEntry, BTreeMap<Table, Vec<Row>>);
@@ -331,11 +369,13 @@ fn writer_thread(
     rx: std::sync::mpsc::Receiver<Finished>,
     commit_rows: usize,
     commit_every: Duration,
-    mut on_commit: Option<SegmentSink>,
+    mut handoff: Handoff,
 ) -> Result<Staging, StagingError> {
+    // A fetch with no credit task left (none planned, or all staged before a resume).
+    handoff.credits_if_staged(&staging);
     let mut rows: BTreeMap<Table, Vec<Row>> = BTreeMap::new();
     let mut entries = Vec::new();
-    let mut buffered = 0usize;
+    let (mut buffered, mut credit_tasks) = (0usize, 0usize);
     let mut last = Instant::now();
     loop {
         let msg = rx.recv_timeout(commit_every.saturating_sub(last.elapsed()).max(Duration::from_millis(10)));
@@ -345,14 +385,18 @@ fn writer_thread(
                 buffered += r.len();
                 rows.entry(t).or_default().extend(r);
             }
+            credit_tasks += usize::from(CreditTask::is_key(&entry.task));
             entries.push(entry);
         }
-        if closed || buffered >= commit_rows || last.elapsed() >= commit_every {
+        // The last credit task is committed at once: the later stages are waiting for it.
+        if closed
+            || buffered >= commit_rows
+            || last.elapsed() >= commit_every
+            || handoff.completes(credit_tasks)
+        {
             let committed = staging.commit(std::mem::take(&mut rows), std::mem::take(&mut entries))?;
-            if let Some(sink) = on_commit.as_mut() {
-                committed.into_iter().for_each(sink);
-            }
-            buffered = 0;
+            handoff.committed(&staging, committed, credit_tasks);
+            (buffered, credit_tasks) = (0, 0);
             last = Instant::now();
         }
         if closed {
@@ -378,9 +422,13 @@ pub async fn run_fetch(
     }
     let (tx, rx) = std::sync::mpsc::channel::<Finished>();
     let (commit_rows, commit_every) = (job.commit_rows, job.commit_every);
-    let on_commit = job.on_commit;
+    let handoff = Handoff {
+        on_commit: job.on_commit,
+        credits_left: todo.iter().filter(|t| matches!(t, Task::Credit(_))).count(),
+        on_credits: job.on_credits_staged,
+    };
     let writer =
-        tokio::task::spawn_blocking(move || writer_thread(staging, rx, commit_rows, commit_every, on_commit));
+        tokio::task::spawn_blocking(move || writer_thread(staging, rx, commit_rows, commit_every, handoff));
     let progress = Progress::start(todo.len() as u64, acct.clone(), job.quiet);
 
     // More tasks than slots: a task waits on its first page before it fans out.

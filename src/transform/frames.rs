@@ -44,6 +44,9 @@ pub struct Frames {
     /// The tables that stay on disk (`disk::read_where_used`), scanned where they are read.
     pub disk: BTreeMap<&'static str, DiskTable>,
     pub quality: Vec<QualityCount>,
+    /// The credits are those typed while the fetch ran (`HeldCredits`): what was made of
+    /// them then is what would be made of them now.
+    pub credits_typed_early: bool,
 }
 
 impl Frames {
@@ -183,14 +186,98 @@ pub fn stacked(frames: Vec<DataFrame>) -> PolarsResult<Option<DataFrame>> {
     Ok(Some(acc))
 }
 
+/// The credits typed and held in memory while the fetch still ran (`held_credits`), for
+/// `build_frames` to take instead of typing them again.
+pub struct HeldCredits {
+    df: DataFrame,
+    quality: Vec<QualityCount>,
+    /// The segments it was typed from: taken only when the fetch staged no other.
+    paths: Vec<PathBuf>,
+}
+
+impl HeldCredits {
+    /// The typed credits, for what reads them before the other tables are typed.
+    pub fn frame(&self) -> &DataFrame {
+        &self.df
+    }
+
+    /// Their data-quality counts.
+    pub fn quality(&self) -> &[QualityCount] {
+        &self.quality
+    }
+}
+
+/// The credits from their staged segments, typed and held in memory as `build_frames` would
+/// hold them, or `None` when they are too many to hold (a table on disk is built there).
+pub fn held_credits(paths: Vec<PathBuf>) -> Result<Option<HeldCredits>, TransformError> {
+    let table = Table::CreditosAtivos;
+    let by_table = BTreeMap::from([(table, paths)]);
+    if staged_rows(&by_table, &[table]) > super::disk::held_whole_rows() {
+        return Ok(None);
+    }
+    let paths = by_table.into_values().next().unwrap_or_default();
+    let typed = typed_in_memory(table, &paths, true)?;
+    Ok(Some(HeldCredits { df: typed.df, quality: typed.quality, paths }))
+}
+
+/// One table typed and held in memory, with what its typing counted and, for `empresas`, its
+/// profiles' summaries.
+struct InMemory {
+    df: DataFrame,
+    quality: Vec<QualityCount>,
+    resumos: Option<DataFrame>,
+}
+
+/// `table` from its segments, in memory: each segment read typed when the fetch typed it
+/// (`pretype`), else typed here; the vocabulary spelled over all rows; credits and debts in one
+/// chunk. `with_resumos`: keep the profiles' summaries (else they stay on disk).
+fn typed_in_memory(table: Table, paths: &[PathBuf], with_resumos: bool) -> Result<InMemory, TransformError> {
+    use super::pretype::TypedSegment;
+    let err = |source| TransformError::Frame { table: table.name(), source };
+    let (mut typed, mut resumos) = (Vec::with_capacity(paths.len().max(1)), Vec::new());
+    let (mut published, mut quality) = (Vec::with_capacity(paths.len().max(1)), Vec::new());
+    let mut add = |chunk: TypedSegment| {
+        quality.extend(chunk.quality);
+        typed.push(chunk.typed);
+        published.push(chunk.vocabulary);
+        resumos.extend(chunk.resumos.filter(|_| with_resumos));
+    };
+    for path in paths {
+        add(match TypedSegment::load(path, with_resumos) {
+            Some(chunk) => chunk,
+            None => TypedSegment::of(table, read_staged(table, std::slice::from_ref(path))?)?,
+        });
+    }
+    if paths.is_empty() {
+        add(TypedSegment::of(table, staged_frame(table, &[]).map_err(err)?)?);
+    }
+    let several = typed.len() > 1;
+    let mut df = stacked(typed).map_err(err)?.unwrap_or_default();
+    let resumos = stacked(resumos)
+        .map_err(|source| TransformError::Frame { table: super::resumos::RESUMOS, source })?;
+    if several && !spellings_agree(table, &published) {
+        // Each segment chose its vocabulary spellings alone: choose them over all rows.
+        respell_vocabulary(table, &mut df).map_err(err)?;
+    }
+    if super::disk::ON_DISK.contains(&table) {
+        // Read by every credit query and sorted by the export: one chunk is worth its copy
+        // (0.1 s of the later stages for 15 months of credits).
+        df.rechunk_mut();
+    }
+    // The other tables are left in one chunk per segment: a copy into one chunk would hold
+    // the table twice for a moment, and nothing reads these small tables faster for it.
+    Ok(InMemory { df, quality, resumos })
+}
+
 /// All tables, from the staged segment files of each and the portfolio's outcome. A segment
 /// typed while the fetch ran is read typed (`pretype`); the others are read and typed here,
-/// one by one, the same way.
+/// one by one, the same way. `credits`, typed while the fetch ran, are taken as they are when
+/// the run holds its credits in memory and they were typed from the segments it staged.
 pub fn build_frames(
     segments: &BTreeMap<Table, Vec<PathBuf>>,
     companies: &[(String, CompanyStatus)],
+    credits: Option<HeldCredits>,
 ) -> Result<Frames, TransformError> {
-    use super::pretype::TypedSegment;
     let mut frames = Frames::default();
     let stage = crate::progress::begin("transform", "tables", Table::ALL.len() as u64);
     // A small run's credits and debts are held in memory like the other tables: each query
@@ -200,8 +287,9 @@ pub fn build_frames(
     if held && rows > 0 {
         tracing::debug!("tables on disk held in memory: {rows} rows");
     }
+    let staged_credits = segments.get(&Table::CreditosAtivos).map(Vec::as_slice).unwrap_or(&[]);
+    let mut credits = credits.filter(|c| held && c.paths == staged_credits);
     for table in Table::ALL {
-        let err = |source| TransformError::Frame { table: table.name(), source };
         let paths = segments.get(&table).map(Vec::as_slice).unwrap_or(&[]);
         if !held
             && super::disk::ON_DISK.contains(&table)
@@ -222,39 +310,16 @@ pub fn build_frames(
         // The profiles' summaries stay on disk when every segment's typing wrote them there.
         let resumos_on_disk =
             if !held && table == Table::Empresas { super::disk::resumos_table(paths) } else { None };
-        let in_memory = resumos_on_disk.is_none();
-        let (mut typed, mut resumos) = (Vec::with_capacity(paths.len().max(1)), Vec::new());
-        let mut published = Vec::with_capacity(paths.len().max(1));
-        let mut add = |chunk: TypedSegment| {
-            frames.add_quality(chunk.quality);
-            typed.push(chunk.typed);
-            published.push(chunk.vocabulary);
-            resumos.extend(chunk.resumos.filter(|_| in_memory));
+        let early = if table == Table::CreditosAtivos { credits.take() } else { None };
+        let typed = match early {
+            Some(c) => {
+                frames.credits_typed_early = true;
+                InMemory { df: c.df, quality: c.quality, resumos: None }
+            }
+            None => typed_in_memory(table, paths, resumos_on_disk.is_none())?,
         };
-        for path in paths {
-            add(match TypedSegment::load(path, in_memory) {
-                Some(chunk) => chunk,
-                None => TypedSegment::of(table, read_staged(table, std::slice::from_ref(path))?)?,
-            });
-        }
-        if paths.is_empty() {
-            add(TypedSegment::of(table, staged_frame(table, &[]).map_err(err)?)?);
-        }
-        let several = typed.len() > 1;
-        let mut df = stacked(typed).map_err(err)?.unwrap_or_default();
-        let resumos = stacked(resumos)
-            .map_err(|source| TransformError::Frame { table: super::resumos::RESUMOS, source })?;
-        if several && !spellings_agree(table, &published) {
-            // Each segment chose its vocabulary spellings alone: choose them over all rows.
-            respell_vocabulary(table, &mut df).map_err(err)?;
-        }
-        if super::disk::ON_DISK.contains(&table) {
-            // Read by every credit query and sorted by the export: one chunk is worth its copy
-            // (0.1 s of the later stages for 15 months of credits).
-            df.rechunk_mut();
-        }
-        // The other tables are left in one chunk per segment: a copy into one chunk would hold
-        // the table twice for a moment, and nothing reads these small tables faster for it.
+        frames.add_quality(typed.quality);
+        let df = typed.df;
         tracing::debug!(
             "{}: {} rows, {} MiB by Polars' estimate{}",
             table.name(),
@@ -271,7 +336,7 @@ pub fn build_frames(
                 crate::memory::peak_note()
             );
             frames.disk.insert(super::resumos::RESUMOS, r);
-        } else if let Some(r) = resumos {
+        } else if let Some(r) = typed.resumos {
             frames.tables.insert(super::resumos::RESUMOS, r);
         }
         crate::progress::step(table.name());

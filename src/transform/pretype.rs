@@ -163,32 +163,27 @@ pub(super) fn write_frame(path: &Path, df: &mut DataFrame) -> std::io::Result<()
 
 /// The typing thread and the way segments reach it.
 pub struct SegmentTyper {
-    tx: mpsc::Sender<CommittedSegment>,
+    tx: mpsc::Sender<Job>,
     worker: JoinHandle<()>,
+}
+
+/// What the typing thread is given, in order.
+enum Job {
+    Segment(CommittedSegment),
+    /// Called once the segments sent before it are typed.
+    Then(Box<dyn FnOnce() + Send>),
 }
 
 impl SegmentTyper {
     /// Starts the thread; it counts the records it types in `acct.typed` (for the progress
     /// display).
     pub fn start(acct: std::sync::Arc<crate::extract::accounting::Accounting>) -> std::io::Result<Self> {
-        let (tx, rx) = mpsc::channel::<CommittedSegment>();
+        let (tx, rx) = mpsc::channel::<Job>();
         let worker = std::thread::Builder::new().name("typing".into()).spawn(move || {
-            for segment in rx {
-                let typed = staged_frame(segment.table, &segment.rows)
-                    .map_err(|source| TransformError::Frame { table: segment.table.name(), source })
-                    .and_then(|text| {
-                        drop(segment.rows);
-                        TypedSegment::of(segment.table, text)
-                    });
-                // A segment not typed here is typed from its text when the frames are built,
-                // where an error in it is reported.
-                let rows = typed.as_ref().map_or(0, |t| t.typed.height() as u64);
-                match typed.map(|t| t.save(&segment.path)) {
-                    Ok(Ok(())) => {
-                        acct.typed.fetch_add(rows, std::sync::atomic::Ordering::Relaxed);
-                    }
-                    Ok(Err(e)) => tracing::debug!("typed copy of {} not kept: {e}", segment.path.display()),
-                    Err(e) => tracing::debug!("{} left to type after the fetch: {e}", segment.path.display()),
+            for job in rx {
+                match job {
+                    Job::Segment(segment) => type_and_save(segment, &acct),
+                    Job::Then(f) => f(),
                 }
             }
         })?;
@@ -198,7 +193,17 @@ impl SegmentTyper {
     /// What the fetch calls with each committed segment.
     pub fn sink(&self) -> SegmentSink {
         let tx = self.tx.clone();
-        Box::new(move |segment| drop(tx.send(segment)))
+        Box::new(move |segment| drop(tx.send(Job::Segment(segment))))
+    }
+
+    /// `f`, to be called with what it is given once the segments sent before it are typed
+    /// (on the typing thread: `f` should only hand its work on).
+    pub fn after_typed<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(T) + Send + 'static,
+    ) -> Box<dyn FnOnce(T) + Send> {
+        let tx = self.tx.clone();
+        Box::new(move |value| drop(tx.send(Job::Then(Box::new(move || f(value))))))
     }
 
     /// Waits for the segments sent so far to be typed.
@@ -206,6 +211,25 @@ impl SegmentTyper {
         let Self { tx, worker } = self;
         drop(tx);
         let _ = worker.join();
+    }
+}
+
+/// One committed segment typed and saved beside it. A segment not typed here is typed from its
+/// text when the frames are built, where an error in it is reported.
+fn type_and_save(segment: CommittedSegment, acct: &crate::extract::accounting::Accounting) {
+    let typed = staged_frame(segment.table, &segment.rows)
+        .map_err(|source| TransformError::Frame { table: segment.table.name(), source })
+        .and_then(|text| {
+            drop(segment.rows);
+            TypedSegment::of(segment.table, text)
+        });
+    let rows = typed.as_ref().map_or(0, |t| t.typed.height() as u64);
+    match typed.map(|t| t.save(&segment.path)) {
+        Ok(Ok(())) => {
+            acct.typed.fetch_add(rows, std::sync::atomic::Ordering::Relaxed);
+        }
+        Ok(Err(e)) => tracing::debug!("typed copy of {} not kept: {e}", segment.path.display()),
+        Err(e) => tracing::debug!("{} left to type after the fetch: {e}", segment.path.display()),
     }
 }
 

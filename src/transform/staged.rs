@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
+use super::frames::HeldCredits;
 use super::pretype::SegmentTyper;
 use super::{CompanyStatus, Frames, build_frames};
 use crate::extract::FetchOutcome;
@@ -14,6 +15,10 @@ use crate::tables::Table;
 
 /// Typed frames from the staged records of one or more finished fetches (shards of one run).
 pub fn frames_from_staged(fetches: &[StagedFetch]) -> Result<Frames> {
+    frames_with_credits(fetches, None)
+}
+
+fn frames_with_credits(fetches: &[StagedFetch], credits: Option<HeldCredits>) -> Result<Frames> {
     let mut segments: BTreeMap<Table, Vec<PathBuf>> = BTreeMap::new();
     let mut companies: BTreeMap<String, CompanyStatus> = BTreeMap::new();
     for staged in fetches {
@@ -27,7 +32,7 @@ pub fn frames_from_staged(fetches: &[StagedFetch]) -> Result<Frames> {
         }
     }
     let companies: Vec<(String, CompanyStatus)> = companies.into_iter().collect();
-    Ok(build_frames(&segments, &companies)?)
+    Ok(build_frames(&segments, &companies, credits)?)
 }
 
 fn company_status(s: TaskStatus) -> CompanyStatus {
@@ -39,10 +44,15 @@ fn company_status(s: TaskStatus) -> CompanyStatus {
 }
 
 /// Typed frames from a finished fetch's staging, once `typer` has typed the segments this
-/// fetch committed (those it did not get to are typed here).
-pub fn frames_from_staging(outcome: &FetchOutcome, typer: Option<SegmentTyper>) -> Result<Frames> {
+/// fetch committed (those it did not get to are typed here). `credits`: typed while the fetch
+/// ran, once it had staged them all (`build_frames` says when they are taken).
+pub fn frames_from_staging(
+    outcome: &FetchOutcome,
+    typer: Option<SegmentTyper>,
+    credits: Option<HeldCredits>,
+) -> Result<Frames> {
     if let Some(t) = typer {
         t.finish();
     }
-    frames_from_staged(std::slice::from_ref(outcome.staging.staged()))
+    frames_with_credits(std::slice::from_ref(outcome.staging.staged()), credits)
 }

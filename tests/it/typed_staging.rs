@@ -128,3 +128,66 @@ fn tables_held_in_memory_or_kept_on_disk_give_the_same_outputs() {
     }
     crate::merge_shards::assert_same_outputs(&held, &on_disk);
 }
+
+/// `run` types the credits and runs the queries that read only them while the companies are
+/// still fetched (the plan fetches the credits first): every such query ran then, and the
+/// outputs equal those of the same run typing and querying everything after the fetch (with
+/// credits and debts kept on disk, which the test above shows gives what holding them does).
+#[test]
+fn the_credits_begun_during_the_fetch_give_what_they_give_after_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let said = "queries run while the fetch went on";
+    let run = |out: &Path, held_rows: Option<&str>| {
+        let mut cmd = bin();
+        cmd.env("RUST_LOG", "fiscal_report=debug")
+            .args(["run", "--demo-scale", "0.05", "--ano-mes", "202607:202609", "--dossies", "0", "--out"])
+            .arg(out);
+        if let Some(rows) = held_rows {
+            cmd.env("FISCAL_REPORT_HELD_ROWS", rows);
+        }
+        let o = cmd.output().unwrap();
+        let log = String::from_utf8_lossy(&o.stderr).to_string();
+        assert!(o.status.success(), "{log}");
+        let taken = log.lines().find(|l| l.contains("results taken from the credits' early work"));
+        log.lines().find(|l| l.contains(said)).map(|l| format!("{l} / {}", taken.unwrap_or_default()))
+    };
+    let (during, after) = (dir.path().join("during"), dir.path().join("after"));
+    let early = credit_only_queries();
+    assert!(early >= 13, "the built-in credit queries: {early}");
+    let line = run(&during, None).expect("the credits' work began during the fetch");
+    assert!(line.contains(&format!("and {early} queries")), "ran early: {line}");
+    assert!(line.contains(&format!("DEBUG {early} queries' results taken")), "taken: {line}");
+    assert_eq!(run(&after, Some("0")), None, "kept on disk, nothing begins early");
+    crate::merge_shards::assert_same_outputs(&during, &after);
+}
+
+/// The built-in query files whose FROM and JOIN read only the credits and the file's own
+/// common table expressions: read off the SQL, not through the code that chooses them.
+fn credit_only_queries() -> usize {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("queries");
+    let mut count = 0;
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        if e.path().extension().is_none_or(|x| x != "sql") {
+            continue;
+        }
+        let sql: String = std::fs::read_to_string(e.path())
+            .unwrap()
+            .lines()
+            .map(|l| l.split("--").next().unwrap_or_default())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let words: Vec<&str> =
+            sql.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).collect();
+        let ctes: Vec<&str> =
+            words.windows(2).filter(|w| w[1].eq_ignore_ascii_case("AS")).map(|w| w[0]).collect();
+        let reads: Vec<&str> = words
+            .windows(2)
+            .filter(|w| w[0].eq_ignore_ascii_case("FROM") || w[0].eq_ignore_ascii_case("JOIN"))
+            .map(|w| w[1])
+            .collect();
+        if reads.iter().all(|r| *r == "creditos_ativos" || ctes.contains(r)) {
+            count += 1;
+        }
+    }
+    count
+}
