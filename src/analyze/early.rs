@@ -25,7 +25,7 @@ pub struct EarlyResults {
 }
 
 impl EarlyResults {
-    /// How many queries ran early.
+    /// How many queries ran early without an error.
     pub fn len(&self) -> usize {
         self.by_name.len()
     }
@@ -34,33 +34,31 @@ impl EarlyResults {
         self.by_name.is_empty()
     }
 
-    /// The early results the whole run can use, by the query's index in `queries`, each
-    /// query's table added to `tables`: those whose query is unchanged and names, among the
-    /// `tables` of the whole run and the queries' tables, only the credits and the tables of
-    /// the results taken before it.
-    pub(super) fn take_into(
+    /// The early results the whole run can use, by the query's index in `queries`: those whose
+    /// query is unchanged and names, among the `tables` of the whole run and the queries'
+    /// tables, only the credits and the tables of the results usable before it.
+    pub(super) fn usable(
         mut self,
         queries: &[Query],
-        tables: &mut BTreeMap<String, LazyFrame>,
+        tables: &BTreeMap<String, LazyFrame>,
     ) -> Vec<Option<DataFrame>> {
         let mut names: HashSet<String> = tables.keys().cloned().collect();
         names.extend(queries.iter().map(|q| q.table.clone()));
         let mut readable = HashSet::from([Table::CreditosAtivos.name().to_string()]);
-        let mut done = vec![None; queries.len()];
+        let mut usable = vec![None; queries.len()];
         for (i, q) in queries.iter().enumerate() {
             let Some((sha, df)) = self.by_name.remove(&q.name) else { continue };
             if sha != q.sha256 || !reads_only(q, &readable, &names) {
                 continue;
             }
             readable.insert(q.table.clone());
-            tables.insert(q.table.clone(), df.clone().lazy());
-            done[i] = Some(df);
+            usable[i] = Some(df);
         }
-        let taken = done.iter().flatten().count();
+        let taken = usable.iter().flatten().count();
         if taken > 0 {
             tracing::debug!("{taken} queries' results taken from the credits' early work");
         }
-        done
+        usable
     }
 }
 
@@ -73,7 +71,7 @@ fn run_here(credits: &DataFrame, queries: &[Query]) -> EarlyResults {
     let credits_name = Table::CreditosAtivos.name().to_string();
     let mut readable = HashSet::from([credits_name.clone()]);
     let names = names_a_run_can_have(queries);
-    let early: Vec<&Query> = queries
+    let early: Vec<Query> = queries
         .iter()
         .filter(|q| {
             let only = reads_only(q, &readable, &names);
@@ -82,8 +80,8 @@ fn run_here(credits: &DataFrame, queries: &[Query]) -> EarlyResults {
             }
             only
         })
+        .cloned()
         .collect();
-    let early: Vec<Query> = early.into_iter().cloned().collect();
     let mut tables = BTreeMap::from([(credits_name, credits.clone().lazy())]);
     let mut results = EarlyResults::default();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -153,12 +151,12 @@ mod tests {
         assert_eq!(dobro.column("dobro").unwrap().i64().unwrap().get(0), Some(12));
 
         let whole = |early: EarlyResults| {
-            let mut tables = BTreeMap::from([
+            let tables = BTreeMap::from([
                 ("creditos_ativos".to_string(), credits.clone().lazy()),
                 ("empresas".to_string(), df!("uf" => ["SP"]).unwrap().lazy()),
             ]);
-            let done = early.take_into(&queries, &mut tables);
-            (done.iter().map(Option::is_some).collect::<Vec<_>>(), tables.contains_key("total"))
+            let usable = early.usable(&queries, &tables);
+            (usable.iter().map(Option::is_some).collect::<Vec<_>>(), usable[0].is_some())
         };
         assert_eq!(whole(early), (vec![true, true, false, true], true));
 

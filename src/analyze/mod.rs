@@ -311,14 +311,19 @@ fn run_queries_here(
     // A query waits only for the queries whose tables it names: the others of its wave run
     // beside it, one per core (26 small queries, each mostly planning, ran one after another).
     let stage = crate::progress::begin("analyze", "queries", queries.len() as u64);
-    let mut done = early.take_into(queries, &mut tables);
-    for (q, _) in queries.iter().zip(&done).filter(|(_, d)| d.is_some()) {
-        crate::progress::step(&q.name);
-    }
+    // Results ready from the fetch's time join the tables in their own wave, as if run there.
+    let mut early = early.usable(queries, &tables);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    for mut wave in waves::waves(queries, &[(SOCIAS_EXPOSICAO, CARTEIRA_EXPOSICAO)]) {
-        wave.retain(|i| done[*i].is_none());
-        let ran = crate::stack::deep_each(wave.len(), threads, |k| run_query(&tables, &queries[wave[k]]));
+    let mut done: Vec<Option<DataFrame>> = vec![None; queries.len()];
+    for wave in waves::waves(queries, &[(SOCIAS_EXPOSICAO, CARTEIRA_EXPOSICAO)]) {
+        let ready: Vec<Option<DataFrame>> = wave.iter().map(|i| early[*i].take()).collect();
+        let ran = crate::stack::deep_each(wave.len(), threads, |k| match &ready[k] {
+            Some(df) => {
+                crate::progress::step(&queries[wave[k]].name);
+                Ok(df.clone())
+            }
+            None => run_query(&tables, &queries[wave[k]]),
+        });
         for (i, df) in wave.into_iter().zip(ran) {
             let (q, df) = (&queries[i], df?);
             // Without `--expand-groups` no partner company was fetched: the economic-groups

@@ -47,7 +47,7 @@ pub(super) fn names_in(sql: &str) -> HashSet<String> {
 }
 
 /// `sql` with each comment and string literal replaced by a space (`'it''s'` reads as two
-/// adjacent literals, both left out; a quoted identifier stays).
+/// adjacent literals, both left out); a quoted identifier stays, whatever it holds.
 fn code_of(sql: &str) -> String {
     let mut code = String::with_capacity(sql.len());
     let mut rest = sql;
@@ -59,7 +59,9 @@ fn code_of(sql: &str) -> String {
         } else if rest.starts_with('\'') {
             (1, "'")
         } else {
-            let next = match rest.find(['-', '/', '\'']) {
+            let next = match rest.find(['-', '/', '\'', '"']) {
+                // A quoted identifier, to its closing quote: a `'` or `--` in it opens nothing.
+                Some(0) if rest.starts_with('"') => rest[1..].find('"').map_or(rest.len(), |i| i + 2),
                 // A minus or a slash that opens no comment (ASCII: one byte).
                 Some(0) => 1,
                 Some(i) => i,
@@ -105,6 +107,7 @@ mod tests {
         names.sort();
         assert_eq!(names, ["b", "creditos", "from", "join", "select", "socios"]);
         assert!(names_in("SELECT 'it''s' FROM a").contains("a"));
+        assert!(names_in("SELECT v AS \"d'água--x\" FROM t1 WHERE uf <> 'SP'").contains("t1"));
         assert!(names_in("SELECT 1 - 2 / 3 FROM a").contains("a"), "a lone minus or slash is code");
     }
 

@@ -424,7 +424,7 @@ pub async fn run_fetch(
     let (commit_rows, commit_every) = (job.commit_rows, job.commit_every);
     let handoff = Handoff {
         on_commit: job.on_commit,
-        credits_left: todo.iter().filter(|t| matches!(t, Task::Credit(_))).count(),
+        credits_left: todo.iter().filter(|t| CreditTask::is_key(&t.key())).count(),
         on_credits: job.on_credits_staged,
     };
     let writer =

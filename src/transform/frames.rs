@@ -163,17 +163,13 @@ pub fn portfolio_frame(companies: &[(String, CompanyStatus)]) -> PolarsResult<Da
     )
 }
 
-/// Rows the staged segments of `tables` hold together, from their files' footers (as many
-/// as there can be when one cannot be read: the table's own read reports why).
-fn staged_rows(segments: &BTreeMap<Table, Vec<PathBuf>>, tables: &[Table]) -> usize {
+/// Rows the staged segments at `paths` hold together, from their files' footers (as many as
+/// there can be when one cannot be read: the table's own read reports why).
+fn staged_rows<'a>(paths: impl IntoIterator<Item = &'a PathBuf>) -> usize {
     let footer_rows = |path: &PathBuf| -> Option<usize> {
         ParquetReader::new(std::fs::File::open(path).ok()?).num_rows().ok()
     };
-    tables
-        .iter()
-        .flat_map(|t| segments.get(t).into_iter().flatten())
-        .try_fold(0usize, |sum, path| Some(sum + footer_rows(path)?))
-        .unwrap_or(usize::MAX)
+    paths.into_iter().try_fold(0usize, |sum, path| Some(sum + footer_rows(path)?)).unwrap_or(usize::MAX)
 }
 
 /// `frames` one under the other (not copied into one chunk), or `None` when there are none.
@@ -200,23 +196,15 @@ impl HeldCredits {
     pub fn frame(&self) -> &DataFrame {
         &self.df
     }
-
-    /// Their data-quality counts.
-    pub fn quality(&self) -> &[QualityCount] {
-        &self.quality
-    }
 }
 
 /// The credits from their staged segments, typed and held in memory as `build_frames` would
 /// hold them, or `None` when they are too many to hold (a table on disk is built there).
 pub fn held_credits(paths: Vec<PathBuf>) -> Result<Option<HeldCredits>, TransformError> {
-    let table = Table::CreditosAtivos;
-    let by_table = BTreeMap::from([(table, paths)]);
-    if staged_rows(&by_table, &[table]) > super::disk::held_whole_rows() {
+    if staged_rows(&paths) > super::disk::held_whole_rows() {
         return Ok(None);
     }
-    let paths = by_table.into_values().next().unwrap_or_default();
-    let typed = typed_in_memory(table, &paths, true)?;
+    let typed = typed_in_memory(Table::CreditosAtivos, &paths, true)?;
     Ok(Some(HeldCredits { df: typed.df, quality: typed.quality, paths }))
 }
 
@@ -282,7 +270,7 @@ pub fn build_frames(
     let stage = crate::progress::begin("transform", "tables", Table::ALL.len() as u64);
     // A small run's credits and debts are held in memory like the other tables: each query
     // and the export would otherwise decode the same files again.
-    let rows = staged_rows(segments, &super::disk::ON_DISK);
+    let rows = staged_rows(super::disk::ON_DISK.iter().flat_map(|t| segments.get(t).into_iter().flatten()));
     let held = rows <= super::disk::held_whole_rows();
     if held && rows > 0 {
         tracing::debug!("tables on disk held in memory: {rows} rows");
