@@ -6,7 +6,7 @@
 //! fetch is `plan`.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use backon::{BackoffBuilder, Retryable};
@@ -213,17 +213,18 @@ impl PageFetcher {
             times: faults_allowed + self.policy.max_rate_limited,
         };
         let cap = self.policy.max_retry_after;
-        // Counted apart: under a busy rate limit, a request's 429s are not its faults.
-        let (faults, rate_limited) = (std::cell::Cell::new(0usize), std::cell::Cell::new(0usize));
+        // Counted apart: under a busy rate limit, a request's 429s are not its faults. Atomics,
+        // not cells: the fetch's tasks move between worker threads.
+        let (faults, rate_limited) = (AtomicUsize::new(0), AtomicUsize::new(0));
         (|| self.attempt::<T>(op, page, shapes))
             .retry(backoff)
             .when(|e: &ApiError| {
                 if matches!(e, ApiError::RateLimited { .. }) {
-                    rate_limited.set(rate_limited.get() + 1);
-                    return rate_limited.get() <= self.policy.max_rate_limited;
+                    let refused = rate_limited.fetch_add(1, Ordering::Relaxed) + 1;
+                    return refused <= self.policy.max_rate_limited;
                 }
-                faults.set(faults.get() + 1);
-                e.is_retryable() && faults.get() <= faults_allowed && self.budget_left()
+                let failed = faults.fetch_add(1, Ordering::Relaxed) + 1;
+                e.is_retryable() && failed <= faults_allowed && self.budget_left()
             })
             .adjust(|e: &ApiError, d: Option<Duration>| match (e.retry_after(), d) {
                 // The service's word beats our guess, within reason; a finished budget stays finished.

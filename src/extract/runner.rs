@@ -405,6 +405,39 @@ fn writer_thread(
     }
 }
 
+/// A task run on the runtime's worker threads, cancelled when dropped. Each task decodes and
+/// flattens its own pages: driven from the one future that collects them, every page of the
+/// fetch was decoded on one thread, and a burst of answers held back the requests meant to
+/// follow them (with 16 in flight at 20 ms, each round trip took ~21 ms where 20 would do).
+/// Dropping the collecting stream (Ctrl-C, a rejected key) still cancels what is in flight.
+struct OnWorkers<T>(tokio::task::JoinHandle<T>);
+
+impl<T: Send + 'static> OnWorkers<T> {
+    fn spawn(task: impl std::future::Future<Output = T> + Send + 'static) -> Self {
+        Self(tokio::spawn(task))
+    }
+}
+
+impl<T> Drop for OnWorkers<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+impl<T> std::future::Future for OnWorkers<T> {
+    type Output = T;
+
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<T> {
+        std::pin::Pin::new(&mut self.0).poll(cx).map(|joined| match joined {
+            Ok(out) => out,
+            // A task's panic is the fetch's, as it was when the task ran in this future.
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            // Only a runtime shutting down cancels a task this handle has not aborted.
+            Err(e) => panic!("a fetch task was cancelled by the runtime: {e}"),
+        })
+    }
+}
+
 /// Runs `job` against `staging`, committing as it goes.
 pub async fn run_fetch(
     fetcher: Arc<PageFetcher>,
@@ -438,7 +471,7 @@ pub async fn run_fetch(
     let mut results = futures::stream::iter(todo)
         .map(move |t| {
             let (f, policy) = (f.clone(), policy.clone());
-            async move { run_task(&f, t, policy.as_deref()).await }
+            OnWorkers::spawn(async move { run_task(&f, t, policy.as_deref()).await })
         })
         .buffer_unordered(parallel_tasks);
     let mut interrupted = false;
