@@ -6,15 +6,22 @@
 //! memory and staged no other credit segment, and each query's result checked to read nothing
 //! the credits alone lack (`analyze::EarlyResults`).
 //!
+//! Their Parquet files are begun there too (`export::partition::BegunTable`): rows written,
+//! footers left for the export, which knows the run's metadata (the sources' versions the
+//! companies' answers complete).
+//!
 //! With a store the snapshot's credits are the store's and this fetch's together: nothing
 //! begins early.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Instant;
 
+use super::fetch::OnCredits;
 use crate::analyze::{EarlyResults, Query, run_credit_queries};
+use crate::export::partition::{BegunTable, begin_raw_table};
 use crate::extract::CreditsStaged;
+use crate::tables::Table;
 use crate::transform::frames::{HeldCredits, held_credits};
 
 /// What was made of the credits while the fetch went on.
@@ -22,6 +29,8 @@ use crate::transform::frames::{HeldCredits, held_credits};
 pub(super) struct EarlyCredits {
     pub credits: Option<HeldCredits>,
     pub results: EarlyResults,
+    /// The credits' raw Parquet files, but for their footers.
+    pub files: Option<BegunTable>,
 }
 
 /// Where the early work's outcome arrives.
@@ -43,25 +52,29 @@ impl Pending {
     }
 }
 
-/// The callback the fetch calls with the credits' segments, and where its work arrives; `None`
-/// with a store.
-pub(super) fn begin_on_credits(store: bool, queries: Option<Vec<Query>>) -> Option<(CreditsStaged, Pending)> {
+/// The callback the fetch calls with the credits' segments (their files begun in the run's
+/// output folder), and where its work arrives; `None` with a store.
+pub(super) fn begin_on_credits(store: bool, queries: Option<Vec<Query>>) -> Option<(OnCredits, Pending)> {
     let queries = queries.filter(|_| !store)?;
     let (tx, rx) = mpsc::channel();
-    let on_staged: CreditsStaged = Box::new(move |paths: Vec<PathBuf>| {
-        let spawned = std::thread::Builder::new()
-            .name("credits".into())
-            .spawn(move || drop(tx.send(credits_work(paths, &queries))));
-        if let Err(e) = spawned {
-            tracing::debug!("the credits wait for the fetch's end: no thread for them ({e})");
-        }
+    let on_staged: OnCredits = Box::new(move |out: &Path| -> CreditsStaged {
+        let out = out.to_path_buf();
+        Box::new(move |paths: Vec<PathBuf>| {
+            let spawned = std::thread::Builder::new()
+                .name("credits".into())
+                .spawn(move || drop(tx.send(credits_work(paths, &queries, &out))));
+            if let Err(e) = spawned {
+                tracing::debug!("the credits wait for the fetch's end: no thread for them ({e})");
+            }
+        })
     });
     Some((on_staged, Pending(rx)))
 }
 
-/// The credits typed in memory and the queries that read only them; nothing when they are too
-/// many to hold or cannot be typed here (the transform stage types them, and says why).
-fn credits_work(paths: Vec<PathBuf>, queries: &[Query]) -> EarlyCredits {
+/// The credits typed in memory, the queries that read only them, then their files begun;
+/// nothing when they are too many to hold or cannot be typed here (the transform stage types
+/// them, and says why).
+fn credits_work(paths: Vec<PathBuf>, queries: &[Query], out: &Path) -> EarlyCredits {
     let started = Instant::now();
     let credits = match held_credits(paths) {
         Ok(Some(credits)) => credits,
@@ -78,5 +91,20 @@ fn credits_work(paths: Vec<PathBuf>, queries: &[Query]) -> EarlyCredits {
         results.len(),
         started.elapsed().as_secs_f64()
     );
-    EarlyCredits { credits: Some(credits), results }
+    let begun = Instant::now();
+    let files = match begin_raw_table(Table::CreditosAtivos.name(), credits.frame(), out) {
+        Ok(files) => files,
+        Err(e) => {
+            tracing::debug!("the credits' files are written after the fetch: {e}");
+            None
+        }
+    };
+    if let Some(f) = &files {
+        tracing::debug!(
+            "the credits' files begun ({} rows) in {:.2} s",
+            f.rows(),
+            begun.elapsed().as_secs_f64()
+        );
+    }
+    EarlyCredits { credits: Some(credits), results, files }
 }

@@ -234,13 +234,17 @@ fn release_already_stored(store: &Store, release: AnoMes) -> Result<bool> {
     }
 }
 
+/// What to do with the credits' staged segments once the fetch has staged them all, made for
+/// the run's output folder (known once the fetch has resolved its months).
+pub(super) type OnCredits = Box<dyn FnOnce(&std::path::Path) -> CreditsStaged + Send>;
+
 /// Fetches what `args` ask; with `--out s3://…` into a local work dir the caller publishes
 /// from when it has finished (`publish`). Records are typed as their segments are committed,
 /// for whichever command reads them next (`run`, `merge`, `report --from`).
 pub(super) async fn fetch_stage(
     mut cfg: RunConfig,
     quiet: bool,
-    on_credits_staged: Option<CreditsStaged>,
+    on_credits_staged: Option<OnCredits>,
 ) -> Result<FetchStage> {
     let remote = work_dir_for_remote(&mut cfg)?;
     let portfolio = cfg.cnpjs.as_deref().map(|path| read_portfolio(path, cfg.strict)).transpose()?;
@@ -304,7 +308,7 @@ pub(super) async fn fetch_stage(
         lists_policy: incremental.as_ref().map(|i| i.lists.clone()),
         on_commit: typer.as_ref().map(SegmentTyper::sink),
         // The credits' segments once they are typed too.
-        on_credits_staged: typer.as_ref().zip(on_credits_staged).map(|(t, f)| t.after_typed(f)),
+        on_credits_staged: typer.as_ref().zip(on_credits_staged).map(|(t, f)| t.after_typed(f(&out))),
     };
     let outcome = match run_fetch(fetcher.clone(), staging, job).await {
         Ok(o) => o,

@@ -11,6 +11,7 @@ use crate::cli::{ReportArgs, WatchArgs};
 use crate::codes::{CodeTables, default_codes_dir};
 use crate::exit::{ExitStatus, OutputError};
 use crate::export::manifest::{AlertsNote, FileEntry, Manifest};
+use crate::export::partition::BegunTable;
 use crate::export::tables::{write_aggregates, write_dimensions, write_raw};
 use crate::export::{DOSSIER_DIR, FileMetadata};
 use crate::monitor::alerts::count_by_rule;
@@ -106,10 +107,9 @@ pub struct Outputs {
 }
 
 /// Which raw tables `analyze_export_report` writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RawTables {
-    /// A fresh run: write them.
-    Write,
+    /// A fresh run: write them (those begun while the fetch ran are finished).
+    Write(Vec<BegunTable>),
     /// `report --from`: they are the input; keep them and their manifest entries.
     Keep,
 }
@@ -195,12 +195,13 @@ pub fn export_report(
 ) -> Result<Outputs> {
     let Analysis { queries, aggregates, dossiers, dossier_history, history, alerts } = analysis;
     let started = std::time::Instant::now();
-    let raw_tables = if raw == RawTables::Write { frames.names().len() } else { 0 };
+    let raw_tables = if matches!(raw, RawTables::Write(_)) { frames.names().len() } else { 0 };
     // The raw tables, then the aggregates, the code tables and the dossiers' tables.
     let stage = crate::progress::begin("export", "tables", raw_tables as u64 + 3);
     let codes = CodeTables::load(default_codes_dir(args.folders.codes.as_deref()).as_deref())?;
-    let run_id = run_id_of(raw, manifest);
+    let run_id = run_id_of(&raw, manifest);
     let meta = file_metadata(manifest, &run_id);
+    let fresh = matches!(raw, RawTables::Write(_));
     let mut files = raw_table_files(raw, &frames, manifest, out, &meta)?;
     // The report links the dossiers this run writes and, on a re-render, those it kept.
     let linked: std::collections::BTreeSet<String> = dossiers
@@ -218,7 +219,7 @@ pub fn export_report(
     };
     let quality = frames.data_quality()?;
     files.extend(write_derived_tables(&aggregates, &quality, &codes, dossier_tables, out, &meta)?);
-    files.extend(write_history(history.as_ref(), raw, out, &meta)?);
+    files.extend(write_history(history.as_ref(), fresh, out, &meta)?);
     let alerts = raise_alerts(watch, &aggregates, alerts, out, manifest, &mut files)?;
     // The bar goes before the stage's own line is logged.
     drop(stage);
@@ -250,9 +251,9 @@ pub fn export_report(
 }
 
 /// A run that committed to a store gives its outputs the id its store version carries.
-fn run_id_of(raw: RawTables, manifest: &Manifest) -> String {
+fn run_id_of(raw: &RawTables, manifest: &Manifest) -> String {
     match (raw, &manifest.store) {
-        (RawTables::Write, Some(store)) => store.run_id.clone(),
+        (RawTables::Write(_), Some(store)) => store.run_id.clone(),
         _ => new_run_id(),
     }
 }
@@ -276,7 +277,7 @@ fn raw_table_files(
     meta: &FileMetadata,
 ) -> Result<Vec<FileEntry>> {
     Ok(match raw {
-        RawTables::Write => write_raw(frames, out, meta).context("writing the raw tables")?,
+        RawTables::Write(begun) => write_raw(frames, begun, out, meta).context("writing the raw tables")?,
         // The raw tables' entries stay, and the dossiers' (pages and tables: a re-render does
         // not fetch them again); everything made from the raw tables is made again.
         RawTables::Keep => manifest
@@ -317,17 +318,17 @@ fn write_derived_tables(
 /// the run wrote; a fresh run without a store leaves none of an earlier run's behind.
 fn write_history(
     history: Option<&Aggregates>,
-    raw: RawTables,
+    fresh: bool,
     out: &Path,
     meta: &FileMetadata,
 ) -> Result<Vec<FileEntry>> {
-    match (history, raw) {
+    match (history, fresh) {
         (Some(h), _) => Ok(crate::export::tables::write_history(h, out, meta).context("writing the series")?),
-        (None, RawTables::Write) => {
+        (None, true) => {
             crate::export::tables::remove_history(out);
             Ok(Vec::new())
         }
-        (None, RawTables::Keep) => Ok(Vec::new()),
+        (None, false) => Ok(Vec::new()),
     }
 }
 

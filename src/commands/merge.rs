@@ -211,7 +211,8 @@ async fn merge_local(
             e,
         )
     })?;
-    let outputs = analyze_export_report(frames, &mut manifest, out, report, &watch, RawTables::Write)?;
+    let outputs =
+        analyze_export_report(frames, &mut manifest, out, report, &watch, RawTables::Write(Vec::new()))?;
     drop(locks);
     eprintln!(
         "merged {count} shards: {} records, {} requests -> {}",

@@ -77,7 +77,10 @@ async fn report_from_dir(
         let staged = crate::extract::staging::StagedFetch::read_outline(dir)
             .with_context(|| format!("reading the staged records of {}", dir.display()))?;
         tracing::debug!("staging journal read: {} tasks{}", staged.tasks.len(), crate::memory::peak_note());
-        (crate::transform::staged::frames_from_staged(std::slice::from_ref(&staged))?, RawTables::Write)
+        (
+            crate::transform::staged::frames_from_staged(std::slice::from_ref(&staged))?,
+            RawTables::Write(Vec::new()),
+        )
     };
     manifest.time_stage("transform", started);
     let outputs = analyze_export_report(frames, &mut manifest, dir, report, &watch, raw)?;

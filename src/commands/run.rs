@@ -31,8 +31,11 @@ pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
     let started = std::time::Instant::now();
     let early = early.map(super::early::Pending::wait).unwrap_or_default();
     let frames = frames_from_staging(&fetched.outcome, fetched.typer.take(), early.credits)?;
-    // The credits' queries' results go with the credits they were run on.
-    let early_results = if frames.credits_typed_early { early.results } else { Default::default() };
+    // The credits' queries' results and files go with the credits they were made of.
+    let (early_results, begun) = match frames.credits_typed_early {
+        true => (early.results, early.files.into_iter().collect()),
+        false => Default::default(),
+    };
     fetched.manifest.time_stage("transform", started);
     fetched.stop_if_requested("the analysis")?;
     // The demo shows everything the job makes: whole economic groups and the dossiers of its
@@ -109,7 +112,7 @@ pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
         &fetched.out,
         &args.report,
         &watch,
-        RawTables::Write,
+        RawTables::Write(begun),
     )?;
     super::fetch::publish(&fetched).await?;
     let done = summarize(&fetched)?;

@@ -6,6 +6,7 @@
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
+use polars::io::parquet::write::BatchedWriter;
 use polars::prelude::*;
 use sha2::{Digest, Sha256};
 
@@ -70,7 +71,7 @@ pub fn write_parquet(
     root: &Path,
     meta: &FileMetadata,
 ) -> Result<FileEntry, ExportError> {
-    write_rows(Rows::Whole(df), path, root, meta)
+    write_rows(df, path, root, meta)
 }
 
 /// `write_parquet` of `df`'s rows in `order` (every row once), gathered a row group at a time:
@@ -83,16 +84,7 @@ pub fn write_parquet_in_order(
     root: &Path,
     meta: &FileMetadata,
 ) -> Result<FileEntry, ExportError> {
-    let mut start = 0;
-    let mut next_group = || -> PolarsResult<Option<DataFrame>> {
-        if start >= order.len() {
-            return Ok(None);
-        }
-        let len = ROW_GROUP_ROWS.min(order.len() - start);
-        let group = df.take(&order.slice(start as i64, len))?;
-        start += len;
-        Ok(Some(group))
-    };
+    let mut next_group = row_groups_in_order(df, order);
     write_parquet_runs(df.schema(), order.len(), &mut next_group, path, root, meta)
 }
 
@@ -108,58 +100,131 @@ pub fn write_parquet_runs(
     root: &Path,
     meta: &FileMetadata,
 ) -> Result<FileEntry, ExportError> {
-    write_rows(Rows::Runs { schema, height, next_run }, path, root, meta)
+    let tmp = temporary_beside(path, root)?;
+    begin_parquet_runs(schema, height, next_run, tmp, path)?.finish(root, meta)
 }
 
-/// What `write_rows` writes.
-enum Rows<'a> {
-    Whole(&'a mut DataFrame),
-    Runs {
-        schema: &'a Schema,
-        height: usize,
-        next_run: &'a mut dyn FnMut() -> PolarsResult<Option<DataFrame>>,
-    },
+/// `write_parquet_in_order` but for the footer: the rows are written to `tmp` now, and the
+/// file is finished (footer with its metadata, then moved to `path`) by `Unfinished::finish`.
+pub fn begin_parquet_in_order(
+    df: &DataFrame,
+    order: &IdxCa,
+    tmp: PathBuf,
+    path: &Path,
+) -> Result<Unfinished, ExportError> {
+    let mut next_group = row_groups_in_order(df, order);
+    begin_parquet_runs(df.schema(), order.len(), &mut next_group, tmp, path)
 }
 
-impl Rows<'_> {
-    fn height(&self) -> usize {
-        match self {
-            Rows::Whole(df) => df.height(),
-            Rows::Runs { height, .. } => *height,
+/// `df`'s rows in `order`, a row group at a time.
+fn row_groups_in_order<'a>(
+    df: &'a DataFrame,
+    order: &'a IdxCa,
+) -> impl FnMut() -> PolarsResult<Option<DataFrame>> + 'a {
+    let mut start = 0;
+    move || {
+        if start >= order.len() {
+            return Ok(None);
         }
+        let len = ROW_GROUP_ROWS.min(order.len() - start);
+        let group = df.take(&order.slice(start as i64, len))?;
+        start += len;
+        Ok(Some(group))
+    }
+}
+
+/// A Parquet file whose rows are written and whose footer is not yet. The footer holds the
+/// key-value metadata, and a run that writes its credits while the fetch still runs knows that
+/// metadata (the sources' versions, which the companies' answers complete) only at the end.
+pub struct Unfinished {
+    writer: BatchedWriter<SharedSink>,
+    sink: SharedSink,
+    tmp: PathBuf,
+    path: PathBuf,
+    height: usize,
+}
+
+impl Unfinished {
+    /// Where the file goes once finished.
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 
-    /// Writes the rows. In runs, each `ROW_GROUP_ROWS` rows are one row group (the last one
-    /// shorter), where the whole frame's writer splits rows into groups of equal size: the same
-    /// rows in the same order, in row groups cut elsewhere past 128k rows.
-    fn write<W: std::io::Write>(self, writer: ParquetWriter<W>) -> PolarsResult<u64> {
-        match self {
-            Rows::Whole(df) => writer.finish(df),
-            Rows::Runs { schema, next_run, .. } => {
-                let mut batched = writer.batched(schema)?;
-                // The rows of the last run not yet in a row group (a slice of it: no copy).
-                let mut carried: Option<DataFrame> = None;
-                while let Some(run) = next_run()? {
-                    let mut rows = match carried.take() {
-                        Some(mut c) => {
-                            c.vstack_mut_owned(run)?;
-                            c
-                        }
-                        None => run,
-                    };
-                    while rows.height() >= ROW_GROUP_ROWS {
-                        batched.write_batch(&one_chunk(rows.slice(0, ROW_GROUP_ROWS)))?;
-                        rows = rows.slice(ROW_GROUP_ROWS as i64, rows.height() - ROW_GROUP_ROWS);
-                    }
-                    carried = Some(rows);
-                }
-                if let Some(rows) = carried.filter(|r| r.height() > 0) {
-                    batched.write_batch(&one_chunk(rows))?;
-                }
-                batched.finish()
+    /// Writes the footer with `meta` (after Arrow's schema, as Polars' own writer puts it), then
+    /// flushes, syncs, reads it back and moves it into place as `write_parquet` does.
+    pub fn finish(self, root: &Path, meta: &FileMetadata) -> Result<FileEntry, ExportError> {
+        let Unfinished { writer, sink, tmp, path, height } = self;
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|source| ExportError::Io { path: path.clone(), source })?;
+        }
+        let ended = {
+            let mut file = writer.get_writer().lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut pairs = vec![polars_parquet::write::schema_to_metadata_key(file.schema())];
+            pairs.extend(
+                meta.pairs
+                    .iter()
+                    .map(|(k, v)| polars_parquet::write::KeyValue { key: k.clone(), value: Some(v.clone()) }),
+            );
+            file.end(Some(pairs)).map(drop).map_err(|e| write_error(&path, e))
+        };
+        // The writer's handle on the file goes with it: the file is this one's alone again.
+        drop(writer);
+        let file = match std::sync::Arc::try_unwrap(sink.0) {
+            Ok(m) => m.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner),
+            Err(_) => unreachable!("the Parquet writer, the file's only other holder, was dropped"),
+        };
+        settle(file, ended, &tmp, &path, root, height)
+    }
+}
+
+/// `begin_parquet_in_order` of rows given in runs (`write_parquet_runs`).
+fn begin_parquet_runs(
+    schema: &Schema,
+    height: usize,
+    next_run: &mut dyn FnMut() -> PolarsResult<Option<DataFrame>>,
+    tmp: PathBuf,
+    path: &Path,
+) -> Result<Unfinished, ExportError> {
+    let sink = SharedSink(std::sync::Arc::new(std::sync::Mutex::new(open_sink(&tmp, path)?)));
+    let begun = parquet_writer(sink.clone())
+        .batched(schema)
+        .and_then(|mut batched| write_runs(&mut batched, next_run).map(|()| batched));
+    match begun {
+        Ok(writer) => Ok(Unfinished { writer, sink, tmp, path: path.to_path_buf(), height }),
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            Err(write_error(path, e))
+        }
+    }
+}
+
+/// Writes the runs into row groups of `ROW_GROUP_ROWS` rows (the last one shorter), where the
+/// whole frame's writer splits rows into groups of equal size: the same rows in the same order,
+/// in row groups cut elsewhere past 128k rows.
+fn write_runs<W: std::io::Write>(
+    batched: &mut BatchedWriter<W>,
+    next_run: &mut dyn FnMut() -> PolarsResult<Option<DataFrame>>,
+) -> PolarsResult<()> {
+    // The rows of the last run not yet in a row group (a slice of it: no copy).
+    let mut carried: Option<DataFrame> = None;
+    while let Some(run) = next_run()? {
+        let mut rows = match carried.take() {
+            Some(mut c) => {
+                c.vstack_mut_owned(run)?;
+                c
             }
+            None => run,
+        };
+        while rows.height() >= ROW_GROUP_ROWS {
+            batched.write_batch(&one_chunk(rows.slice(0, ROW_GROUP_ROWS)))?;
+            rows = rows.slice(ROW_GROUP_ROWS as i64, rows.height() - ROW_GROUP_ROWS);
         }
+        carried = Some(rows);
     }
+    if let Some(rows) = carried.filter(|r| r.height() > 0) {
+        batched.write_batch(&one_chunk(rows))?;
+    }
+    Ok(())
 }
 
 /// The writer makes a row group of each chunk: a group spanning two runs is copied into one.
@@ -168,58 +233,114 @@ fn one_chunk(mut df: DataFrame) -> DataFrame {
     df
 }
 
+/// The settings every file is written with (its key-value metadata apart).
+fn parquet_writer<W: std::io::Write>(sink: W) -> ParquetWriter<W> {
+    ParquetWriter::new(sink)
+        .with_compression(ParquetCompression::Zstd(None))
+        .with_statistics(StatisticsOptions::default())
+        .with_row_group_size(Some(ROW_GROUP_ROWS))
+}
+
+/// The temporary name `path` is written under, beside it (so the move into place is a rename
+/// within one directory, which no reader sees half done).
+fn temporary_beside(path: &Path, root: &Path) -> Result<PathBuf, ExportError> {
+    let dir = path.parent().unwrap_or(root);
+    std::fs::create_dir_all(dir).map_err(|source| ExportError::Io { path: path.to_path_buf(), source })?;
+    Ok(dir.join(format!(
+        ".{}.tmp-{}",
+        path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default(),
+        std::process::id()
+    )))
+}
+
+/// A new file at `tmp`, buffered and hashed as it is written.
+fn open_sink(tmp: &Path, path: &Path) -> Result<Sink, ExportError> {
+    // Buffered: the writer sends each page and thrift header as its own small write, a
+    // system call apiece without a buffer (seconds over the 324 files of a year of credits).
+    let file = File::create(tmp).map_err(|source| ExportError::Io { path: path.to_path_buf(), source })?;
+    // Hashed and counted as it is written, so the file is not read again for its sha256.
+    Ok(HashingWriter {
+        inner: std::io::BufWriter::with_capacity(1 << 20, file),
+        hash: Sha256::new(),
+        bytes: 0,
+    })
+}
+
+/// A failed write of `path`: a full disk or a lost mount is the machine's, not ours, and stays
+/// an I/O error.
+fn write_error(path: &Path, e: PolarsError) -> ExportError {
+    let io = |source| ExportError::Io { path: path.to_path_buf(), source };
+    match &e {
+        PolarsError::IO { error, .. } => io(std::io::Error::new(error.kind(), error.to_string())),
+        _ => os_error_in(&e.to_string())
+            .map_or_else(|| ExportError::Parquet { path: path.to_path_buf(), message: e.to_string() }, io),
+    }
+}
+
 fn write_rows(
-    rows: Rows<'_>,
+    df: &mut DataFrame,
     path: &Path,
     root: &Path,
     meta: &FileMetadata,
 ) -> Result<FileEntry, ExportError> {
-    let height = rows.height();
+    let height = df.height();
+    let tmp = temporary_beside(path, root)?;
+    let mut file = open_sink(&tmp, path)?;
+    let written = parquet_writer(&mut file)
+        .with_key_value_metadata(Some(KeyValueMetadata::from_static(meta.pairs.clone())))
+        .finish(df)
+        .map(drop)
+        .map_err(|e| write_error(path, e));
+    settle(file, written, &tmp, path, root, height)
+}
+
+/// The file written (`written` says whether it all went well) at `tmp` flushed and synced to
+/// disk, its footer read back, and moved to `path`; on any failure `tmp` is removed.
+fn settle(
+    file: Sink,
+    written: Result<(), ExportError>,
+    tmp: &Path,
+    path: &Path,
+    root: &Path,
+    height: usize,
+) -> Result<FileEntry, ExportError> {
     let io = |source| ExportError::Io { path: path.to_path_buf(), source };
-    let pq =
-        |e: &dyn std::fmt::Display| ExportError::Parquet { path: path.to_path_buf(), message: e.to_string() };
-    let dir = path.parent().unwrap_or(root);
-    std::fs::create_dir_all(dir).map_err(io)?;
-    let tmp = dir.join(format!(
-        ".{}.tmp-{}",
-        path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default(),
-        std::process::id()
-    ));
-    // Buffered: the writer sends each page and thrift header as its own small write, a
-    // system call apiece without a buffer (seconds over the 324 files of a year of credits).
-    let file = std::io::BufWriter::with_capacity(1 << 20, File::create(&tmp).map_err(io)?);
-    // Hashed and counted as it is written, so the file is not read again for its sha256.
-    let mut file = HashingWriter { inner: file, hash: Sha256::new(), bytes: 0 };
-    let writer = ParquetWriter::new(&mut file)
-        .with_compression(ParquetCompression::Zstd(None))
-        .with_statistics(StatisticsOptions::default())
-        .with_row_group_size(Some(ROW_GROUP_ROWS))
-        .with_key_value_metadata(Some(KeyValueMetadata::from_static(meta.pairs.clone())));
-    let written = rows
-        .write(writer)
-        .map_err(|e| match &e {
-            // A full disk or a lost mount is the machine's, not ours: keep it an I/O error.
-            PolarsError::IO { error, .. } => io(std::io::Error::new(error.kind(), error.to_string())),
-            _ => os_error_in(&e.to_string()).map_or_else(|| pq(&e), io),
-        })
-        .and_then(|_| std::io::Write::flush(&mut file).map_err(io));
     let HashingWriter { inner, hash, bytes } = file;
     let synced = written.and_then(|()| {
         inner.into_inner().map_err(|e| io(e.into_error())).and_then(|f| f.sync_all().map_err(io))
     });
     if let Err(e) = synced {
-        let _ = std::fs::remove_file(&tmp);
+        let _ = std::fs::remove_file(tmp);
         return Err(e);
     }
     // The footer read back by an independent reader (arrow-rs): the rows it says are there.
-    let read = read_row_count(&tmp).map_err(|e| pq(&e))?;
+    let read = read_row_count(tmp)
+        .map_err(|e| ExportError::Parquet { path: path.to_path_buf(), message: e.to_string() })?;
     if read != height as u64 {
-        let _ = std::fs::remove_file(&tmp);
+        let _ = std::fs::remove_file(tmp);
         return Err(ExportError::Verify { path: path.to_path_buf(), written: height as u64, read });
     }
-    std::fs::rename(&tmp, path).map_err(io)?;
+    std::fs::rename(tmp, path).map_err(io)?;
     let rel = path.strip_prefix(root).unwrap_or(path).to_string_lossy().replace('\\', "/");
     Ok(FileEntry { path: rel, rows: read, bytes, sha256: hex::encode(hash.finalize()) })
+}
+
+/// What a file is written through: buffered, hashed and counted.
+type Sink = HashingWriter<std::io::BufWriter<File>>;
+
+/// A `Sink` shared with the Parquet writer of an `Unfinished` file, so that the file can be
+/// taken back once its footer is written (Polars' batched writer keeps the writer it is given).
+#[derive(Clone)]
+struct SharedSink(std::sync::Arc<std::sync::Mutex<Sink>>);
+
+impl std::io::Write for SharedSink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).flush()
+    }
 }
 
 /// A writer that hashes and counts what passes through it.

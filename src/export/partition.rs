@@ -8,7 +8,10 @@ use std::path::{Path, PathBuf};
 use polars::prelude::*;
 
 use super::manifest::FileEntry;
-use super::parquet::{ExportError, FileMetadata, partition_segment, write_parquet, write_parquet_in_order};
+use super::parquet::{
+    ExportError, FileMetadata, Unfinished, begin_parquet_in_order, partition_segment, write_parquet,
+    write_parquet_in_order,
+};
 use crate::tables::Table;
 
 /// Partition columns of each raw table (dropped from the files, as hive layout expects).
@@ -112,6 +115,98 @@ pub fn write_raw_table(
     })
 }
 
+/// A raw table's partition files with their rows written and their footers not
+/// (`Unfinished`), in a scratch folder beside the table's: begun while the fetch still runs,
+/// put in place by `finish` once the run's metadata is known. The files are the ones
+/// `write_raw_table` writes of the same table. Dropped unfinished, its scratch folder goes.
+pub struct BegunTable {
+    name: &'static str,
+    rows: usize,
+    scratch: PathBuf,
+    files: Vec<Unfinished>,
+}
+
+impl BegunTable {
+    /// The table it holds.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The rows it holds.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Each file's footer written with `meta`, and the files moved into `out/<table>/` in place
+    /// of what an earlier run left there.
+    pub fn finish(mut self, out: &Path, meta: &FileMetadata) -> Result<Vec<FileEntry>, ExportError> {
+        let meta = meta.with("fiscal_report.table", self.name);
+        let files = std::sync::Mutex::new(std::mem::take(&mut self.files).into_iter());
+        write_partitions(&files, PARTITION_WRITERS, |file| file.finish(out, &meta))
+    }
+}
+
+impl Drop for BegunTable {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.scratch);
+    }
+}
+
+/// `write_raw_table` of `df` but for the files' footers (`BegunTable`); `None` when the table
+/// is not one cut into partitions with rows to sort (it is written whole by the export).
+pub fn begin_raw_table(
+    name: &'static str,
+    df: &DataFrame,
+    out: &Path,
+) -> Result<Option<BegunTable>, ExportError> {
+    let parts = partition_columns(name);
+    if parts.is_empty() || df.height() == 0 {
+        return Ok(None);
+    }
+    remove_scratch(out, name);
+    let scratch = out.join(format!(".{name}.begun-{}", std::process::id()));
+    let base = out.join(name);
+    let mut runs: Vec<(IdxCa, PathBuf)> = Vec::new();
+    for (key, rows) in partition_rows(df, parts) {
+        let dir = partition_dir(&base, parts, &key, runs.iter().map(|(_, d)| d))?;
+        runs.push((IdxCa::from_vec("row".into(), rows), dir));
+    }
+    let mut table = BegunTable { name, rows: df.height(), scratch, files: Vec::with_capacity(runs.len()) };
+    let runs = std::sync::Mutex::new(runs.into_iter());
+    let begun = in_parallel(&runs, BEGIN_WRITERS, |(rows, dir)| {
+        let part = df.take(&rows).map_err(|e| polars_err(&dir, e))?;
+        let Some(order) = sorted_order(&part, parts).map_err(|e| polars_err(&dir, e))? else {
+            return Ok(None);
+        };
+        let part = part.drop_many(parts.iter().copied());
+        let tmp = table.scratch.join(dir.strip_prefix(&base).unwrap_or(&dir));
+        std::fs::create_dir_all(&tmp).map_err(|source| ExportError::Io { path: tmp.clone(), source })?;
+        begin_parquet_in_order(&part, &order, tmp.join("part-0.parquet"), &dir.join("part-0.parquet"))
+            .map(Some)
+    })?;
+    for file in begun {
+        // A partition without a row order is written whole by the export, as the table.
+        let Some(file) = file else { return Ok(None) };
+        table.files.push(file);
+    }
+    table.files.sort_by(|a, b| a.path().cmp(b.path()));
+    Ok(Some(table))
+}
+
+/// Partition files begun at once while the fetch runs: the fetch keeps the other core.
+const BEGIN_WRITERS: usize = 2;
+
+/// The scratch folders of `name` that earlier runs in `out` left behind (stopped before their
+/// export).
+fn remove_scratch(out: &Path, name: &str) {
+    let prefix = format!(".{name}.begun-");
+    for e in std::fs::read_dir(out).into_iter().flatten().flatten() {
+        if e.file_name().to_string_lossy().starts_with(&prefix) {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+}
+
 /// The rows of each partition of `df` (by the values of its `parts` columns), in table order.
 pub(super) fn partition_rows<'a>(
     df: &'a DataFrame,
@@ -211,7 +306,18 @@ pub(super) fn write_partitions<T: Send>(
     writers: usize,
     write: impl Fn(T) -> Result<FileEntry, ExportError> + Sync,
 ) -> Result<Vec<FileEntry>, ExportError> {
-    let write_next = || -> Result<Vec<FileEntry>, ExportError> {
+    let mut files = in_parallel(work, writers, write)?;
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(files)
+}
+
+/// `write` on each of `work`, on `writers` threads at once; what they give, in no set order.
+fn in_parallel<T: Send, R: Send>(
+    work: &std::sync::Mutex<impl Iterator<Item = T> + Send>,
+    writers: usize,
+    write: impl Fn(T) -> Result<R, ExportError> + Sync,
+) -> Result<Vec<R>, ExportError> {
+    let write_next = || -> Result<Vec<R>, ExportError> {
         let mut written = Vec::new();
         loop {
             let next = work.lock().unwrap_or_else(std::sync::PoisonError::into_inner).next();
@@ -219,16 +325,15 @@ pub(super) fn write_partitions<T: Send>(
             written.push(write(item)?);
         }
     };
-    let results: Vec<Result<Vec<FileEntry>, ExportError>> = std::thread::scope(|scope| {
+    let results: Vec<Result<Vec<R>, ExportError>> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..writers).map(|_| scope.spawn(write_next)).collect();
         workers.into_iter().map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
     });
-    let mut files = Vec::new();
+    let mut done = Vec::new();
     for r in results {
-        files.extend(r?);
+        done.extend(r?);
     }
-    files.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(files)
+    Ok(done)
 }
 
 /// Partition files written at once.

@@ -9,15 +9,22 @@ use polars::prelude::*;
 
 use super::manifest::FileEntry;
 use super::parquet::{ExportError, FileMetadata, write_parquet};
-use super::partition::write_raw_table;
+use super::partition::{BegunTable, write_raw_table};
 use crate::analyze::Aggregates;
 use crate::codes::CodeTables;
 use crate::exit::{Classified, ExitStatus};
 use crate::tables::Table;
 use crate::transform::{CARTEIRA, Frames, QualityCount, RESUMOS};
 
-/// Writes every raw table of `frames`.
-pub fn write_raw(frames: &Frames, out: &Path, meta: &FileMetadata) -> Result<Vec<FileEntry>, ExportError> {
+/// Writes every raw table of `frames`; a table `begun` holds (its files written while the
+/// fetch ran, of these same rows) gets its footers and goes into place.
+pub fn write_raw(
+    frames: &Frames,
+    begun: Vec<BegunTable>,
+    out: &Path,
+    meta: &FileMetadata,
+) -> Result<Vec<FileEntry>, ExportError> {
+    let mut begun: BTreeMap<&str, BegunTable> = begun.into_iter().map(|b| (b.name(), b)).collect();
     let mut files = Vec::new();
     for name in frames.names() {
         let dir = out.join(name);
@@ -25,7 +32,10 @@ pub fn write_raw(frames: &Frames, out: &Path, meta: &FileMetadata) -> Result<Vec
             std::fs::remove_dir_all(&dir).map_err(|source| ExportError::Io { path: dir.clone(), source })?;
         }
         match (frames.tables.get(name), frames.disk.get(name)) {
-            (Some(df), _) => files.extend(write_raw_table(name, df, out, meta)?),
+            (Some(df), _) => match begun.remove(name).filter(|b| b.rows() == df.height()) {
+                Some(table) => files.extend(table.finish(out, meta)?),
+                None => files.extend(write_raw_table(name, df, out, meta)?),
+            },
             (None, Some(table)) => files.extend(super::spill::write_raw_on_disk(name, table, out, meta)?),
             (None, None) => {}
         }
@@ -380,5 +390,70 @@ mod tests {
         let uf: Vec<Option<&str>> = back.column("uf").unwrap().str().unwrap().iter().collect();
         assert_eq!(uf, vec![Some("../x y"), Some("SP"), None]);
         assert_eq!(back.column("ano_mes").unwrap().str().unwrap().get(0), Some("202401"));
+    }
+
+    /// The credits' files begun while the fetch runs and finished at the export are, byte for
+    /// byte, the files the export writes of the same rows with the same metadata (known only
+    /// at the export); they replace an earlier run's table and leave no scratch folder.
+    #[test]
+    fn a_table_begun_before_its_metadata_is_known_is_the_table_written_at_once() {
+        let n = 3_000usize;
+        let months: Vec<&str> = (0..n).map(|i| ["202402", "202401", "202403"][i * 7 % 3]).collect();
+        let ufs: Vec<&str> = (0..n).map(|i| ["SP", "RJ", "MG", "BA"][i * 5 % 4]).collect();
+        let grupo: Vec<String> = (0..n).map(|i| format!("g{}", i * 13 % 17)).collect();
+        let v: Vec<i64> = (0..n as i64).map(|i| i * 7919 % 1000).collect();
+        let df = DataFrame::new(
+            n,
+            vec![
+                Column::new("ano_mes".into(), months),
+                Column::new("uf".into(), ufs),
+                Column::new("grupo_tributo".into(), grupo),
+                Column::new("v".into(), v),
+            ],
+        )
+        .unwrap();
+        let name = Table::CreditosAtivos.name();
+        let meta = FileMetadata::default().with("fiscal_report.fontes", "{\"rfb\":\"2026-09\"}");
+        let at_once = tempfile::tempdir().unwrap();
+        let expected = write_raw_table(name, &df, at_once.path(), &meta).unwrap();
+
+        let begun_dir = tempfile::tempdir().unwrap();
+        let out = begun_dir.path();
+        let stale = out.join(name).join("ano_mes=202312");
+        std::fs::create_dir_all(&stale).unwrap();
+        std::fs::write(stale.join("part-0.parquet"), b"an earlier run's").unwrap();
+        let begun = crate::export::partition::begin_raw_table(name, &df, out).unwrap().expect("begun");
+        // Until the export, the earlier run's table is untouched.
+        assert!(stale.join("part-0.parquet").exists());
+        let mut frames = Frames::default();
+        frames.tables.insert(name, df.clone());
+        let files = write_raw(&frames, vec![begun], out, &meta).unwrap();
+
+        let entry = |f: &FileEntry| (f.path.clone(), f.rows, f.bytes, f.sha256.clone());
+        assert_eq!(
+            files.iter().map(entry).collect::<Vec<_>>(),
+            expected.iter().map(entry).collect::<Vec<_>>()
+        );
+        assert_eq!(files.len(), 3);
+        assert!(!stale.exists(), "the earlier run's partition is gone");
+        let left: Vec<String> = std::fs::read_dir(out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(left, [name], "no scratch folder left");
+        // The metadata known at the end is in the footer, read by arrow-rs.
+        use parquet::file::reader::{FileReader, SerializedFileReader};
+        let file = std::fs::File::open(out.join(&files[0].path)).unwrap();
+        let reader = SerializedFileReader::new(file).unwrap();
+        let kv = reader.metadata().file_metadata().key_value_metadata().cloned().unwrap_or_default();
+        let value = |k: &str| kv.iter().find(|p| p.key == k).and_then(|p| p.value.clone());
+        assert_eq!(value("fiscal_report.fontes").as_deref(), Some("{\"rfb\":\"2026-09\"}"));
+        assert_eq!(value("fiscal_report.table").as_deref(), Some(name));
+        assert!(value("ARROW:schema").is_some());
+
+        // Dropped unfinished (a run that stopped before its export), it leaves nothing behind.
+        let dropped = tempfile::tempdir().unwrap();
+        drop(crate::export::partition::begin_raw_table(name, &df, dropped.path()).unwrap());
+        assert_eq!(std::fs::read_dir(dropped.path()).unwrap().count(), 0);
     }
 }

@@ -149,7 +149,10 @@ fn the_credits_begun_during_the_fetch_give_what_they_give_after_it() {
         let log = String::from_utf8_lossy(&o.stderr).to_string();
         assert!(o.status.success(), "{log}");
         let taken = log.lines().find(|l| l.contains("results taken from the credits' early work"));
-        log.lines().find(|l| l.contains(said)).map(|l| format!("{l} / {}", taken.unwrap_or_default()))
+        let begun = log.lines().find(|l| l.contains("the credits' files begun"));
+        log.lines()
+            .find(|l| l.contains(said))
+            .map(|l| format!("{l} / {} / {}", taken.unwrap_or_default(), begun.unwrap_or_default()))
     };
     let (during, after) = (dir.path().join("during"), dir.path().join("after"));
     let early = credit_only_queries();
@@ -157,8 +160,45 @@ fn the_credits_begun_during_the_fetch_give_what_they_give_after_it() {
     let line = run(&during, None).expect("the credits' work began during the fetch");
     assert!(line.contains(&format!("and {early} queries")), "ran early: {line}");
     assert!(line.contains(&format!("DEBUG {early} queries' results taken")), "taken: {line}");
+    assert!(line.contains("files begun"), "the credits' files were begun during the fetch: {line}");
     assert_eq!(run(&after, Some("0")), None, "kept on disk, nothing begins early");
     crate::merge_shards::assert_same_outputs(&during, &after);
+    assert_credit_files_finished(&during);
+}
+
+/// Every credits file the manifest lists is on disk as listed (size and sha256, computed here),
+/// with the run's sources in its footer as the manifest records them (written once the fetch
+/// had ended), and no scratch folder is left beside the table.
+fn assert_credit_files_finished(out: &Path) {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    use sha2::Digest;
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    let fontes = &manifest["fetch"]["fontes"];
+    assert!(fontes.as_object().is_some_and(|f| f.len() >= 3), "{fontes}");
+    let mut checked = 0;
+    for f in manifest["files"].as_array().unwrap() {
+        let path = f["path"].as_str().unwrap();
+        if !path.starts_with("creditos_ativos/") {
+            continue;
+        }
+        let bytes = std::fs::read(out.join(path)).unwrap();
+        assert_eq!(bytes.len() as u64, f["bytes"].as_u64().unwrap(), "{path}");
+        assert_eq!(hex::encode(sha2::Sha256::digest(&bytes)), f["sha256"].as_str().unwrap(), "{path}");
+        let reader = SerializedFileReader::new(bytes::Bytes::from(bytes)).unwrap();
+        let kv = reader.metadata().file_metadata().key_value_metadata().cloned().unwrap_or_default();
+        let footer = kv.iter().find(|p| p.key == "fiscal_report.fontes").and_then(|p| p.value.clone());
+        let footer: serde_json::Value = serde_json::from_str(&footer.expect("fontes in the footer")).unwrap();
+        assert_eq!(&footer, fontes, "{path}");
+        checked += 1;
+    }
+    assert_eq!(checked, 3, "one file a month");
+    let scratch: Vec<_> = std::fs::read_dir(out)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().contains(".begun-"))
+        .collect();
+    assert!(scratch.is_empty(), "{scratch:?}");
 }
 
 /// The built-in query files whose FROM and JOIN read only the credits and the file's own
