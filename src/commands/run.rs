@@ -23,6 +23,12 @@ pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
     // Queries that cannot be read are reported where they are run, after the fetch.
     let queries = super::finish::report_queries(&args.report).ok();
     let (on_credits, early) = super::early::begin_on_credits(cfg.store.is_some(), queries).unzip();
+    // The report's templates compiled while the service answers; taken by the render.
+    let options = args.report.folders.report_options();
+    let templates = std::thread::Builder::new()
+        .name("templates".into())
+        .spawn(move || crate::report::compile_ahead(&options))
+        .ok();
     let mut fetched = match fetch_stage(cfg, quiet, on_credits).await? {
         FetchStage::Fetched(fetched) => fetched,
         FetchStage::Interrupted => return Ok(ExitStatus::Interrupted),
@@ -104,6 +110,10 @@ pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
         // Past the commit the store holds this run's snapshot: the outputs that go with it are
         // finished first (seconds, not the fetch's minutes).
         tracing::warn!("stop requested after the store commit: finishing the outputs first");
+    }
+    // Compiled by now (it began before the fetch); a render without it compiles its own.
+    if let Some(t) = templates {
+        let _ = t.join();
     }
     let outputs = export_report(
         frames,

@@ -163,7 +163,25 @@ impl TemplateSet {
         view::Script::new(own.unwrap_or_else(builtin))
     }
 
+    /// The engine for `main`: the one `compile_ahead` made of these same files, else compiled now.
     fn engine(&self, main: &str, locale: Locale, markdown: bool) -> Result<Handlebars<'static>, ReportError> {
+        let key = EngineKey { files: self.files.clone(), main: main.to_string(), locale, markdown };
+        let mut ahead = AHEAD.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        match ahead.iter().position(|(k, _)| *k == key) {
+            Some(i) => Ok(ahead.swap_remove(i).1),
+            None => {
+                drop(ahead);
+                self.compile_engine(main, locale, markdown)
+            }
+        }
+    }
+
+    fn compile_engine(
+        &self,
+        main: &str,
+        locale: Locale,
+        markdown: bool,
+    ) -> Result<Handlebars<'static>, ReportError> {
         let mut hb = Handlebars::new();
         let escape: fn(&str) -> String =
             if markdown { helpers::markdown_escape } else { handlebars::html_escape };
@@ -188,6 +206,40 @@ impl TemplateSet {
             return Err(ReportError::Missing { dir: self.origin.clone(), file: main.to_string() });
         }
         Ok(hb)
+    }
+}
+
+/// The report's two engines, compiled while the fetch runs (`compile_ahead`), by what they
+/// were compiled from: a render takes the one that matches its own templates.
+static AHEAD: std::sync::Mutex<Vec<(EngineKey, Handlebars<'static>)>> = std::sync::Mutex::new(Vec::new());
+
+/// What an engine is compiled from: the template files (their text, not their folder's name:
+/// an edited file is another engine), the main template, the language and the escaping.
+#[derive(PartialEq)]
+struct EngineKey {
+    files: Vec<(String, String)>,
+    main: String,
+    locale: Locale,
+    markdown: bool,
+}
+
+/// Compiles the report's HTML and Markdown engines for `options` ahead of the render, which then
+/// takes them instead of compiling its own: handlebars' parser computes every element's line
+/// and column from the start of its file, 0.06 s of a 0.1 s report that a run can spend while
+/// its fetch waits on the service. A template that does not compile is left for the render to
+/// report, as it would without this.
+pub fn compile_ahead(options: &ReportOptions) {
+    let Ok(templates) = TemplateSet::load(options.templates.as_deref()) else { return };
+    for (main, markdown) in [("report.html.hbs", false), ("report.md.hbs", true)] {
+        if let Ok(hb) = templates.compile_engine(main, options.locale, markdown) {
+            let key = EngineKey {
+                files: templates.files.clone(),
+                main: main.to_string(),
+                locale: options.locale,
+                markdown,
+            };
+            AHEAD.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push((key, hb));
+        }
     }
 }
 
@@ -274,4 +326,50 @@ pub fn render_to_strings(
             .map_err(|e| ReportError::Render { file: main.to_string(), reason: e.to_string() })
     };
     Ok((r(&html, "report.html.hbs")?, r(&md, "report.md.hbs")?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The built-in templates copied into a folder of their own, with a comment that no other
+    /// test's templates carry (the engines compiled ahead are shared by the whole process).
+    fn own_templates(mark: &str) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, text) in crate::builtin::TEMPLATES {
+            let p = dir.path().join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            let text = if *path == "report.md.hbs" {
+                format!("{{{{!-- {mark} --}}}}{text}")
+            } else {
+                text.to_string()
+            };
+            std::fs::write(p, text).unwrap();
+        }
+        dir
+    }
+
+    fn ahead_of(files: &[(String, String)]) -> usize {
+        AHEAD.lock().unwrap().iter().filter(|(k, _)| k.files == files).count()
+    }
+
+    /// A render takes the engines compiled ahead of the same template text, and only those: a
+    /// file edited since is compiled again.
+    #[test]
+    fn a_render_takes_the_engines_compiled_ahead_of_its_own_templates() {
+        let dir = own_templates("ahead");
+        let options = ReportOptions { templates: Some(dir.path().to_path_buf()), locale: Locale::default() };
+        compile_ahead(&options);
+        let set = TemplateSet::load(Some(dir.path())).unwrap();
+        assert_eq!(ahead_of(&set.files), 2, "HTML and Markdown");
+        set.engine("report.html.hbs", options.locale, false).unwrap();
+        assert_eq!(ahead_of(&set.files), 1, "the HTML engine was taken");
+
+        std::fs::write(dir.path().join("report.md.hbs"), "{{!-- edited --}}").unwrap();
+        let edited = TemplateSet::load(Some(dir.path())).unwrap();
+        edited.engine("report.md.hbs", options.locale, true).unwrap();
+        assert_eq!(ahead_of(&set.files), 1, "an edited set does not take the engine of the old text");
+        set.engine("report.md.hbs", options.locale, true).unwrap();
+        assert_eq!(ahead_of(&set.files), 0);
+    }
 }

@@ -270,13 +270,21 @@ pub fn build_frames(
     let stage = crate::progress::begin("transform", "tables", Table::ALL.len() as u64);
     // A small run's credits and debts are held in memory like the other tables: each query
     // and the export would otherwise decode the same files again.
-    let rows = staged_rows(super::disk::ON_DISK.iter().flat_map(|t| segments.get(t).into_iter().flatten()));
+    let staged_credits = segments.get(&Table::CreditosAtivos).map(Vec::as_slice).unwrap_or(&[]);
+    let credits = credits.filter(|c| c.paths == staged_credits);
+    // Credits typed early are counted as typed, not from their hundreds of files' footers.
+    let rows = super::disk::ON_DISK.iter().fold(0usize, |sum, t| {
+        let rows = match &credits {
+            Some(c) if *t == Table::CreditosAtivos => c.df.height(),
+            _ => staged_rows(segments.get(t).into_iter().flatten()),
+        };
+        sum.saturating_add(rows)
+    });
     let held = rows <= super::disk::held_whole_rows();
     if held && rows > 0 {
         tracing::debug!("tables on disk held in memory: {rows} rows");
     }
-    let staged_credits = segments.get(&Table::CreditosAtivos).map(Vec::as_slice).unwrap_or(&[]);
-    let mut credits = credits.filter(|c| held && c.paths == staged_credits);
+    let mut credits = credits.filter(|_| held);
     for table in Table::ALL {
         let paths = segments.get(&table).map(Vec::as_slice).unwrap_or(&[]);
         if !held
