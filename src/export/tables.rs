@@ -9,7 +9,7 @@ use polars::prelude::*;
 
 use super::manifest::FileEntry;
 use super::parquet::{ExportError, FileMetadata, write_parquet};
-use super::partition::{BegunTable, write_raw_table};
+use super::partition::{BegunTable, PARTITION_WRITERS, write_partitions, write_raw_table};
 use crate::analyze::Aggregates;
 use crate::codes::CodeTables;
 use crate::exit::{Classified, ExitStatus};
@@ -111,8 +111,8 @@ pub fn write_dimensions(
     meta: &FileMetadata,
 ) -> Result<Vec<FileEntry>, ExportError> {
     let dir = out.join("dimensoes");
-    let mut files = Vec::new();
-    for (name, table) in codes.tables() {
+    let work = std::sync::Mutex::new(codes.tables());
+    let files = write_partitions(&work, PARTITION_WRITERS, |(name, table)| {
         let mut df = DataFrame::new(
             table.len(),
             vec![
@@ -125,8 +125,8 @@ pub fn write_dimensions(
         let m = meta
             .with("fiscal_report.table", format!("dimensoes/{name}"))
             .with("fiscal_report.codes", &codes.origin);
-        files.push(write_parquet(&mut df, &path, out, &m)?);
-    }
+        write_parquet(&mut df, &path, out, &m)
+    })?;
     // A table no longer in the folder (a smaller --codes) must not linger unlisted.
     remove_unlisted(out, &dir, &files);
     Ok(files)
@@ -141,16 +141,17 @@ pub fn write_aggregates(
     meta: &FileMetadata,
 ) -> Result<Vec<FileEntry>, ExportError> {
     let dir = out.join("aggregates");
-    let mut files = Vec::new();
-    for (q, df) in &aggs.results {
-        let mut df = df.clone();
-        let path = dir.join(format!("{}.parquet", q.table));
+    let quality_file =
+        (dir.join("data_quality.parquet"), quality, meta.with("fiscal_report.table", "data_quality"));
+    let files = aggs.results.iter().map(|(q, df)| {
         let m = meta.with("fiscal_report.query", &q.name).with("fiscal_report.query_sha256", &q.sha256);
-        files.push(write_parquet(&mut df, &path, out, &m)?);
-    }
-    let mut dq = quality.clone();
-    let path = dir.join("data_quality.parquet");
-    files.push(write_parquet(&mut dq, &path, out, &meta.with("fiscal_report.table", "data_quality"))?);
+        (dir.join(format!("{}.parquet", q.table)), df, m)
+    });
+    // A few at a time: each is small, and waiting on its flush to disk is most of its cost.
+    let work = std::sync::Mutex::new(files.chain(std::iter::once(quality_file)));
+    let files = write_partitions(&work, PARTITION_WRITERS, |(path, df, m)| {
+        write_parquet(&mut df.clone(), &path, out, &m)
+    })?;
     remove_unlisted(out, &dir, &files);
     Ok(files)
 }
