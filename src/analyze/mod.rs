@@ -45,6 +45,11 @@ pub enum AnalyzeError {
          report shows it), `appendix` (the default) or `none` (not shown)"
     )]
     Placement { file: String, value: String },
+    #[error(
+        "queries {first} and {second} both make the table {table} (a query's table is its file name without \
+         the leading number); rename one of them{reserved}"
+    )]
+    SameTable { first: String, second: String, table: String, reserved: &'static str },
 }
 
 /// The failures here are in the queries folder a person chose or wrote (a folder that cannot
@@ -190,15 +195,45 @@ pub fn load_queries(dir: Option<&Path>) -> Result<Vec<Query>, AnalyzeError> {
     if files.is_empty() {
         return Err(AnalyzeError::Empty { dir: dir.to_path_buf() });
     }
-    files
+    let queries = files
         .iter()
         .map(|(name, p)| {
             let sql = std::fs::read_to_string(p)
                 .map_err(|source| AnalyzeError::ReadFile { path: p.clone(), source })?;
             checked(Query::parse(name, &sql, &p.display().to_string()))
         })
-        .collect()
+        .collect::<Result<Vec<_>, _>>()?;
+    one_query_a_table(&queries)?;
+    Ok(queries)
 }
+
+/// Each table made by one query only, and none named as the data-quality table beside them:
+/// two files of one name in `aggregates/` would leave one of them, and a manifest naming both.
+fn one_query_a_table(queries: &[Query]) -> Result<(), AnalyzeError> {
+    let mut seen: BTreeMap<&str, &Query> = BTreeMap::new();
+    for q in queries {
+        if q.table == DATA_QUALITY {
+            return Err(AnalyzeError::SameTable {
+                first: q.origin.clone(),
+                second: "the run's data-quality table".into(),
+                table: q.table.clone(),
+                reserved: ": data_quality is the run's own",
+            });
+        }
+        if let Some(first) = seen.insert(&q.table, q) {
+            return Err(AnalyzeError::SameTable {
+                first: first.origin.clone(),
+                second: q.origin.clone(),
+                table: q.table.clone(),
+                reserved: "",
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The data-quality table, which every run writes beside the aggregates.
+const DATA_QUALITY: &str = "data_quality";
 
 /// The series over every snapshot of a store (`historico/*.sql` beside the queries: `DIR/historico`
 /// when `dir` has one, else the built-in set). They read `carteira_exposicao_por_retrato` and
@@ -396,5 +431,29 @@ mod tests {
         let built_in = load_queries(None).unwrap();
         let names = |v: &[Query]| v.iter().map(|q| (q.name.clone(), q.sha256.clone())).collect::<Vec<_>>();
         assert_eq!(names(&on_disk), names(&built_in), "regenerate src/analyze/embedded.rs's list");
+    }
+
+    /// Two files that make one table, or a file named as the data-quality table, are refused
+    /// with both named; the exit is the person's to fix.
+    #[test]
+    fn two_queries_of_one_table_are_refused_naming_both() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("01_exposicao.sql"), "SELECT 1 AS a").unwrap();
+        std::fs::write(dir.path().join("07_exposicao.sql"), "SELECT 2 AS a").unwrap();
+        let e = load_queries(Some(dir.path())).unwrap_err();
+        let said = e.to_string();
+        assert!(said.contains("01_exposicao.sql") && said.contains("07_exposicao.sql"), "{said}");
+        assert!(said.contains("table exposicao"), "{said}");
+        use crate::exit::HasExitStatus;
+        assert_eq!(e.exit_status(), crate::exit::ExitStatus::BadInput);
+
+        std::fs::remove_file(dir.path().join("07_exposicao.sql")).unwrap();
+        assert_eq!(load_queries(Some(dir.path())).unwrap().len(), 1);
+        std::fs::write(dir.path().join("09_data_quality.sql"), "SELECT 1 AS a").unwrap();
+        let said = load_queries(Some(dir.path())).unwrap_err().to_string();
+        assert!(
+            said.contains("09_data_quality.sql") && said.contains("data_quality is the run's own"),
+            "{said}"
+        );
     }
 }

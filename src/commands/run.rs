@@ -40,7 +40,11 @@ pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
     // The credits' queries' results and files go with the credits they were made of.
     let (early_results, begun) = match frames.credits_typed_early {
         true => (early.results, early.files.into_iter().collect()),
-        false => Default::default(),
+        // Files of credits the run did not take: their scratch folder goes now.
+        false => {
+            drop(early.files);
+            Default::default()
+        }
     };
     fetched.manifest.time_stage("transform", started);
     fetched.stop_if_requested("the analysis")?;

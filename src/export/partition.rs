@@ -1,6 +1,8 @@
 //! How a raw table is cut into hive partitions (`k=v/` folders, by what its users filter on)
 //! and in which order its rows are written: deterministic, whatever the fetch's timing. Used by
-//! the exporter of held tables (`tables`) and of tables kept on disk (`spill`).
+//! the exporter of held tables (`tables`) and of tables kept on disk (`spill`), and by a run
+//! that begins a table's files while its fetch still runs (`BegunTable`, in a hidden
+//! `.<table>.begun-<pid>` folder beside the table until the export finishes them).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -127,18 +129,18 @@ pub struct BegunTable {
 }
 
 impl BegunTable {
-    /// The table it holds.
+    /// The table it holds, which the export matches it to.
     pub fn name(&self) -> &'static str {
         self.name
     }
 
-    /// The rows it holds.
+    /// The rows it was begun with: the export takes it only for a frame of as many.
     pub fn rows(&self) -> usize {
         self.rows
     }
 
-    /// Each file's footer written with `meta`, and the files moved into `out/<table>/` in place
-    /// of what an earlier run left there.
+    /// Each file's footer written with `meta`, and the files moved into `out/<table>/` (which
+    /// the export has emptied of an earlier run's files first).
     pub fn finish(mut self, out: &Path, meta: &FileMetadata) -> Result<Vec<FileEntry>, ExportError> {
         let meta = meta.with("fiscal_report.table", self.name);
         let files = std::sync::Mutex::new(std::mem::take(&mut self.files).into_iter());
@@ -148,6 +150,8 @@ impl BegunTable {
 
 impl Drop for BegunTable {
     fn drop(&mut self) {
+        // Closed first: a folder of open files cannot be removed everywhere.
+        self.files.clear();
         let _ = std::fs::remove_dir_all(&self.scratch);
     }
 }
@@ -174,6 +178,10 @@ pub fn begin_raw_table(
     let mut table = BegunTable { name, rows: df.height(), scratch, files: Vec::with_capacity(runs.len()) };
     let runs = std::sync::Mutex::new(runs.into_iter());
     let begun = in_parallel(&runs, BEGIN_WRITERS, |(rows, dir)| {
+        // Ctrl-C: the process is about to end, and would cut this work short wherever it was.
+        if crate::shutdown::requested() {
+            return Ok(None);
+        }
         let part = df.take(&rows).map_err(|e| polars_err(&dir, e))?;
         let Some(order) = sorted_order(&part, parts).map_err(|e| polars_err(&dir, e))? else {
             return Ok(None);
@@ -193,12 +201,13 @@ pub fn begin_raw_table(
     Ok(Some(table))
 }
 
-/// Partition files begun at once while the fetch runs: the fetch keeps the other core.
+/// Partition files begun at once while the fetch runs (each encoded on its own thread,
+/// `begin_parquet_in_order`): the fetch's decoding needs the cores too.
 const BEGIN_WRITERS: usize = 2;
 
 /// The scratch folders of `name` that earlier runs in `out` left behind (stopped before their
-/// export).
-fn remove_scratch(out: &Path, name: &str) {
+/// export, or killed while they began them).
+pub(super) fn remove_scratch(out: &Path, name: &str) {
     let prefix = format!(".{name}.begun-");
     for e in std::fs::read_dir(out).into_iter().flatten().flatten() {
         if e.file_name().to_string_lossy().starts_with(&prefix) {

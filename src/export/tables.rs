@@ -17,7 +17,9 @@ use crate::tables::Table;
 use crate::transform::{CARTEIRA, Frames, QualityCount, RESUMOS};
 
 /// Writes every raw table of `frames`; a table `begun` holds (its files written while the
-/// fetch ran, of these same rows) gets its footers and goes into place.
+/// fetch ran) gets its footers and goes into place. The caller vouches that it was begun from
+/// the very frame `frames` holds (`run` passes it only when the credits typed early are the
+/// ones the run kept); its row count is checked here, not its rows.
 pub fn write_raw(
     frames: &Frames,
     begun: Vec<BegunTable>,
@@ -41,6 +43,11 @@ pub fn write_raw(
         }
         tracing::debug!("{name} written{}", crate::memory::peak_note());
         crate::progress::step(name);
+    }
+    // What an earlier run killed while it began a table's files left behind.
+    drop(begun);
+    for name in frames.names() {
+        super::partition::remove_scratch(out, name);
     }
     Ok(files)
 }
@@ -424,6 +431,10 @@ mod tests {
         std::fs::create_dir_all(&stale).unwrap();
         std::fs::write(stale.join("part-0.parquet"), b"an earlier run's").unwrap();
         let begun = crate::export::partition::begin_raw_table(name, &df, out).unwrap().expect("begun");
+        // What a run killed while it began its files left behind.
+        let killed = out.join(format!(".{name}.begun-4194304/ano_mes=202401"));
+        std::fs::create_dir_all(&killed).unwrap();
+        std::fs::write(killed.join("part-0.parquet"), b"half a file").unwrap();
         // Until the export, the earlier run's table is untouched.
         assert!(stale.join("part-0.parquet").exists());
         let mut frames = Frames::default();

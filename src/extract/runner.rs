@@ -409,7 +409,9 @@ fn writer_thread(
 /// flattens its own pages: driven from the one future that collects them, every page of the
 /// fetch was decoded on one thread, and a burst of answers held back the requests meant to
 /// follow them (with 16 in flight at 20 ms, each round trip took ~21 ms where 20 would do).
-/// Dropping the collecting stream (Ctrl-C, a rejected key) still cancels what is in flight.
+/// Dropping the collecting stream (Ctrl-C, a rejected key) aborts what is in flight: each task
+/// stops at its next await (a page being decoded is finished first), and nothing it fetched
+/// after that reaches the writer, which only the collecting loop feeds.
 struct OnWorkers<T>(tokio::task::JoinHandle<T>);
 
 impl<T: Send + 'static> OnWorkers<T> {

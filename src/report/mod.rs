@@ -165,9 +165,11 @@ impl TemplateSet {
 
     /// The engine for `main`: the one `compile_ahead` made of these same files, else compiled now.
     fn engine(&self, main: &str, locale: Locale, markdown: bool) -> Result<Handlebars<'static>, ReportError> {
-        let key = EngineKey { files: self.files.clone(), main: main.to_string(), locale, markdown };
         let mut ahead = AHEAD.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        match ahead.iter().position(|(k, _)| *k == key) {
+        let compiled_from = |k: &EngineKey| {
+            k.main == main && k.locale == locale && k.markdown == markdown && k.files == self.files
+        };
+        match ahead.iter().position(|(k, _)| compiled_from(k)) {
             Some(i) => Ok(ahead.swap_remove(i).1),
             None => {
                 drop(ahead);
