@@ -105,11 +105,7 @@ pub fn write_raw_table(
     // the whole table. The order is the one a sort of the whole table by partition first
     // would give: rows keep their table order into the partition, and ties broken by more
     // columns only where the partition has ties change nothing where it has none.
-    let mut runs: Vec<(IdxCa, PathBuf)> = Vec::new();
-    for (key, rows) in partition_rows(df, parts) {
-        let dir = partition_dir(&base, parts, &key, runs.iter().map(|(_, d)| d))?;
-        runs.push((IdxCa::from_vec("row".into(), rows), dir));
-    }
+    let runs = partitions_of(df, parts, &base)?;
     let runs = std::sync::Mutex::new(runs.into_iter());
     write_partitions(&runs, PARTITION_WRITERS, |(rows, dir)| {
         let part = df.take(&rows).map_err(|e| polars_err(&dir, e))?;
@@ -170,11 +166,7 @@ pub fn begin_raw_table(
     remove_scratch(out, name);
     let scratch = out.join(format!(".{name}.begun-{}", std::process::id()));
     let base = out.join(name);
-    let mut runs: Vec<(IdxCa, PathBuf)> = Vec::new();
-    for (key, rows) in partition_rows(df, parts) {
-        let dir = partition_dir(&base, parts, &key, runs.iter().map(|(_, d)| d))?;
-        runs.push((IdxCa::from_vec("row".into(), rows), dir));
-    }
+    let runs = partitions_of(df, parts, &base)?;
     let mut table = BegunTable { name, rows: df.height(), scratch, files: Vec::with_capacity(runs.len()) };
     let runs = std::sync::Mutex::new(runs.into_iter());
     let begun = in_parallel(&runs, BEGIN_WRITERS, |(rows, dir)| {
@@ -214,6 +206,16 @@ pub(super) fn remove_scratch(out: &Path, name: &str) {
             let _ = std::fs::remove_dir_all(e.path());
         }
     }
+}
+
+/// Each partition of `df`: its rows (in table order) and its folder under `base`.
+fn partitions_of(df: &DataFrame, parts: &[&str], base: &Path) -> Result<Vec<(IdxCa, PathBuf)>, ExportError> {
+    let mut runs: Vec<(IdxCa, PathBuf)> = Vec::new();
+    for (key, rows) in partition_rows(df, parts) {
+        let dir = partition_dir(base, parts, &key, runs.iter().map(|(_, d)| d))?;
+        runs.push((IdxCa::from_vec("row".into(), rows), dir));
+    }
+    Ok(runs)
 }
 
 /// The rows of each partition of `df` (by the values of its `parts` columns), in table order.

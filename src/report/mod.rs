@@ -217,7 +217,6 @@ static AHEAD: std::sync::Mutex<Vec<(EngineKey, Handlebars<'static>)>> = std::syn
 
 /// What an engine is compiled from: the template files (their text, not their folder's name:
 /// an edited file is another engine), the main template, the language and the escaping.
-#[derive(PartialEq)]
 struct EngineKey {
     files: Vec<(String, String)>,
     main: String,
