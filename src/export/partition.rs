@@ -163,7 +163,7 @@ pub fn begin_raw_table(
     if parts.is_empty() || df.height() == 0 {
         return Ok(None);
     }
-    remove_scratch(out, name);
+    remove_scratch(out, &[name]);
     let scratch = out.join(format!(".{name}.begun-{}", std::process::id()));
     let base = out.join(name);
     let runs = partitions_of(df, parts, &base)?;
@@ -197,12 +197,14 @@ pub fn begin_raw_table(
 /// `begin_parquet_in_order`): the fetch's decoding needs the cores too.
 const BEGIN_WRITERS: usize = 2;
 
-/// The scratch folders of `name` that earlier runs in `out` left behind (stopped before their
-/// export, or killed while they began them).
-pub(super) fn remove_scratch(out: &Path, name: &str) {
-    let prefix = format!(".{name}.begun-");
+/// The scratch folders of the tables `names` that earlier runs in `out` left behind (stopped
+/// before their export, or killed while they began them): one listing of `out` for them all.
+pub(super) fn remove_scratch(out: &Path, names: &[&str]) {
+    let prefixes: Vec<String> = names.iter().map(|name| format!(".{name}.begun-")).collect();
     for e in std::fs::read_dir(out).into_iter().flatten().flatten() {
-        if e.file_name().to_string_lossy().starts_with(&prefix) {
+        let file = e.file_name();
+        let file = file.to_string_lossy();
+        if prefixes.iter().any(|p| file.starts_with(p.as_str())) {
             let _ = std::fs::remove_dir_all(e.path());
         }
     }

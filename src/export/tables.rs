@@ -46,9 +46,7 @@ pub fn write_raw(
     }
     // What an earlier run killed while it began a table's files left behind.
     drop(begun);
-    for name in frames.names() {
-        super::partition::remove_scratch(out, name);
-    }
+    super::partition::remove_scratch(out, &frames.names());
     Ok(files)
 }
 
