@@ -85,9 +85,13 @@ fn run_here(credits: &DataFrame, queries: &[Query]) -> EarlyResults {
     let mut tables = BTreeMap::from([(credits_name, credits.clone().lazy())]);
     let mut results = EarlyResults::default();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // The credits are in memory: no query reads a table on disk.
+    let on_disk = HashSet::new();
     for wave in waves::waves(&early, &[]) {
-        let ran = crate::stack::deep_each(wave.len(), threads, |k| run_query(&tables, &early[wave[k]]));
-        for (i, df) in wave.into_iter().zip(ran) {
+        let order = waves::longest_first(&wave, &early);
+        let ran =
+            crate::stack::deep_each(order.len(), threads, |k| run_query(&tables, &on_disk, &early[order[k]]));
+        for (i, df) in order.into_iter().zip(ran) {
             let q = &early[i];
             match df {
                 Ok(df) => {

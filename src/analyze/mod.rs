@@ -10,7 +10,7 @@ mod waves;
 
 pub use early::{EarlyResults, run_credit_queries};
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
@@ -350,16 +350,21 @@ fn run_queries_here(
     let mut early = early.usable(queries, &tables);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut done: Vec<Option<DataFrame>> = vec![None; queries.len()];
+    let on_disk: HashSet<String> = frames.disk.keys().map(|n| n.to_string()).collect();
     for wave in waves::waves(queries, &[(SOCIAS_EXPOSICAO, CARTEIRA_EXPOSICAO)]) {
-        let ready: Vec<Option<DataFrame>> = wave.iter().map(|i| early[*i].take()).collect();
-        let ran = crate::stack::deep_each(wave.len(), threads, |k| match &ready[k] {
+        let order = waves::longest_first(&wave, queries);
+        let ready: Vec<Option<DataFrame>> = order.iter().map(|i| early[*i].take()).collect();
+        let ran = crate::stack::deep_each(order.len(), threads, |k| match &ready[k] {
             Some(df) => {
-                crate::progress::step(&queries[wave[k]].name);
+                crate::progress::step(&queries[order[k]].name);
                 Ok(df.clone())
             }
-            None => run_query(&tables, &queries[wave[k]]),
+            None => run_query(&tables, &on_disk, &queries[order[k]]),
         });
-        for (i, df) in wave.into_iter().zip(ran) {
+        // Taken in file order: of two failing queries, the first file's error is reported.
+        let mut ran: Vec<_> = order.into_iter().zip(ran).collect();
+        ran.sort_by_key(|(i, _)| *i);
+        for (i, df) in ran {
             let (q, df) = (&queries[i], df?);
             // Without `--expand-groups` no partner company was fetched: the economic-groups
             // query reads their exposure as an empty table of the portfolio exposure's columns.
@@ -379,12 +384,22 @@ fn run_queries_here(
 const CARTEIRA_EXPOSICAO: &str = "carteira_exposicao";
 
 /// Runs one query over `tables` (the typed tables and the results of the waves before).
-fn run_query(tables: &BTreeMap<String, LazyFrame>, q: &Query) -> Result<DataFrame, AnalyzeError> {
+/// One query's result. A query naming a table of `on_disk` runs in Polars' streaming engine,
+/// which reads that table a batch at a time; one over tables already in memory runs in the
+/// in-memory engine, which starts sooner (over 300 companies: the portfolio queries 63 ms of
+/// CPU against 105 ms, the changes' query 19 ms against 37 ms).
+fn run_query(
+    tables: &BTreeMap<String, LazyFrame>,
+    on_disk: &HashSet<String>,
+    q: &Query,
+) -> Result<DataFrame, AnalyzeError> {
     let mut ctx = SQLContext::new();
     for (name, lf) in tables {
         ctx.register(name, lf.clone());
     }
-    let df = ctx.execute(&q.sql).and_then(collect_streaming).map_err(|e| AnalyzeError::Query {
+    let reads_disk = waves::names_in(&q.sql).iter().any(|name| on_disk.contains(name));
+    let collect = |plan: LazyFrame| if reads_disk { collect_streaming(plan) } else { plan.collect() };
+    let df = ctx.execute(&q.sql).and_then(collect).map_err(|e| AnalyzeError::Query {
         file: q.origin.clone(),
         message: e.to_string(),
         tables: tables.keys().cloned().collect::<Vec<_>>().join(", "),
