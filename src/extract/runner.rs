@@ -310,7 +310,8 @@ pub struct FetchJob {
     pub quiet: bool,
     /// Finished tasks are committed in batches of about this many rows...
     pub commit_rows: usize,
-    /// ...or after this long, whichever comes first.
+    /// ...or after a tenth of the fetch so far, within `COMMIT_EVERY_LEAST` and this long,
+    /// whichever comes first.
     pub commit_every: Duration,
     /// With a store: how each company's lists are decided (`None`: always fetched).
     pub lists_policy: Option<Arc<ListsPolicy>>,
@@ -361,6 +362,18 @@ impl Handoff {
     }
 }
 
+/// The shortest time between two commits. What the last commit holds is typed after the
+/// fetch ends, so a commit every 2 s left up to 2 s of records to type then (60 ms of a 0.7 s
+/// fetch of 300 companies); the interval grows with the fetch (a tenth of it) so that a
+/// run of hours makes no more segment files than before.
+const COMMIT_EVERY_LEAST: Duration = Duration::from_millis(250);
+
+/// The time between two commits, `started` ago: a tenth of that, within `COMMIT_EVERY_LEAST`
+/// and `most`.
+fn commit_interval(started: Instant, most: Duration) -> Duration {
+    (started.elapsed() / 10).clamp(COMMIT_EVERY_LEAST, most.max(COMMIT_EVERY_LEAST))
+}
+
 /// A finished task on its way to the writer.
 type Finished = (TaskEntry, BTreeMap<Table, Vec<Row>>);
 
@@ -376,9 +389,11 @@ fn writer_thread(
     let mut rows: BTreeMap<Table, Vec<Row>> = BTreeMap::new();
     let mut entries = Vec::new();
     let (mut buffered, mut credit_tasks) = (0usize, 0usize);
-    let mut last = Instant::now();
+    let started = Instant::now();
+    let mut last = started;
     loop {
-        let msg = rx.recv_timeout(commit_every.saturating_sub(last.elapsed()).max(Duration::from_millis(10)));
+        let every = commit_interval(started, commit_every);
+        let msg = rx.recv_timeout(every.saturating_sub(last.elapsed()).max(Duration::from_millis(10)));
         let closed = matches!(msg, Err(std::sync::mpsc::RecvTimeoutError::Disconnected));
         if let Ok((entry, new)) = msg {
             for (t, r) in new {
@@ -389,11 +404,7 @@ fn writer_thread(
             entries.push(entry);
         }
         // The last credit task is committed at once: the later stages are waiting for it.
-        if closed
-            || buffered >= commit_rows
-            || last.elapsed() >= commit_every
-            || handoff.completes(credit_tasks)
-        {
+        if closed || buffered >= commit_rows || last.elapsed() >= every || handoff.completes(credit_tasks) {
             let committed = staging.commit(std::mem::take(&mut rows), std::mem::take(&mut entries))?;
             handoff.committed(&staging, committed, credit_tasks);
             (buffered, credit_tasks) = (0, 0);
@@ -617,4 +628,20 @@ pub fn default_out_dir(months: &[AnoMes]) -> PathBuf {
         _ => "empty".to_string(),
     };
     PathBuf::from("output").join(period)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commits_come_every_tenth_of_the_fetch_between_a_quarter_second_and_the_setting() {
+        let ago = |secs: u64| Instant::now() - Duration::from_secs(secs);
+        let most = Duration::from_secs(2);
+        assert_eq!(commit_interval(ago(1), most), COMMIT_EVERY_LEAST, "a short fetch commits often");
+        let at_10_s = commit_interval(ago(10), most);
+        assert!(at_10_s >= Duration::from_secs(1) && at_10_s < Duration::from_millis(1010), "{at_10_s:?}");
+        assert_eq!(commit_interval(ago(3600), most), most, "an hour's fetch as before");
+        assert_eq!(commit_interval(ago(3600), Duration::ZERO), COMMIT_EVERY_LEAST);
+    }
 }
