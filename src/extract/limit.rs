@@ -67,6 +67,9 @@ struct LimitState {
     /// the most in flight. The limit moves once per window of about one round trip: moved
     /// at every answer, it overshot by a round trip's worth of answers, then undershot.
     window: Window,
+    /// After a doubling, its new requests leave spread over half a round trip: until then,
+    /// at least this long apart (see `send_gap`).
+    spread: Option<(Instant, Duration)>,
 }
 
 #[derive(Debug)]
@@ -109,8 +112,18 @@ impl InFlightLimit {
                 last_decrease: None,
                 slow_start: true,
                 window: Window::new(),
+                spread: None,
             }),
         }
+    }
+
+    /// The least time between two requests leaving, for a round trip after a doubling of the
+    /// limit: at once, the permits it added went out together, and against a rate limit's
+    /// last tokens 14 to 20 of them were refused in the same millisecond (at 200 ms, 32 -> 64).
+    /// Spread, the first few refused say so before the others leave.
+    pub fn send_gap(&self) -> Option<Duration> {
+        let s = locked(&self.state);
+        s.spread.filter(|(until, _)| Instant::now() < *until).map(|(_, gap)| gap)
     }
 
     pub fn current(&self) -> usize {
@@ -176,6 +189,9 @@ impl InFlightLimit {
             let next = if queue <= log { 2.0 * l } else { l * served + 3.0 * log };
             s.slow_start = queue <= log;
             self.set(&mut s, next.round() as usize);
+            if s.current > limit {
+                s.spread = Some((Instant::now() + round, round / (2 * s.current as u32)));
+            }
             return;
         }
         let next = if queue <= log {
@@ -270,6 +286,22 @@ mod tests {
         let before = l.current();
         answer(&l, quick * 10, 1);
         assert_eq!(l.current(), before);
+    }
+
+    #[tokio::test]
+    async fn a_doublings_new_requests_leave_spread_over_half_a_round_trip() {
+        let l = InFlightLimit::new(64);
+        assert_eq!(l.send_gap(), None, "nothing to spread before the first doubling");
+        let quick = Duration::from_millis(200);
+        answer(&l, quick, l.current());
+        assert_eq!(l.current(), 16);
+        // 16 requests a round trip, over half of it: 200 ms / 32 apart.
+        assert_eq!(l.send_gap(), Some(Duration::from_micros(6_250)));
+        // A round trip on, they have left.
+        if let Some((until, _)) = locked(&l.state).spread.as_mut() {
+            *until -= quick;
+        }
+        assert_eq!(l.send_gap(), None);
     }
 
     #[tokio::test]

@@ -145,7 +145,7 @@ impl PageFetcher {
         shapes: Option<&ShapeLog>,
     ) -> Result<T, ApiError> {
         let mut slot = self.limit.acquire().await;
-        self.pace.wait_turn().await;
+        self.pace.wait_turn(self.limit.send_gap()).await;
         slot.sending();
         let sent = slot.sent();
         let result = self.client.get_raw(op, page).await;
