@@ -325,7 +325,7 @@ pub(super) fn write_partitions<T: Send>(
 }
 
 /// `write` on each of `work`, on `writers` threads at once; what they give, in no set order.
-fn in_parallel<T: Send, R: Send>(
+pub(super) fn in_parallel<T: Send, R: Send>(
     work: &std::sync::Mutex<impl Iterator<Item = T> + Send>,
     writers: usize,
     write: impl Fn(T) -> Result<R, ExportError> + Sync,

@@ -290,28 +290,29 @@ pub fn render_reports(
     view.set_dossiers(dossiers);
     view.script = Some(templates.script());
     view.history = history.and_then(|h| view::history(h, options.locale, &strings));
-    let mut entries = Vec::new();
-    let mut write = |file: &str, rows: u64, bytes: &[u8]| {
-        let path = out.join(file);
-        crate::fsutil::write_atomic(&path, bytes).map_err(|source| ReportError::Write { path, source })?;
-        entries.push(FileEntry::of_content(file, rows, bytes));
-        Ok::<(), ReportError>(())
-    };
-    for (main, file, hb) in engines {
-        let text = crate::stack::deep(|| hb.render(main, &view)).map_err(|e| ReportError::Render {
+    // The page, the text and the workbook made at once, one per core (0.06 s one after
+    // another for 300 companies, after the fetch), and written in that order.
+    let render = |k: usize| -> Result<(&'static str, u64, Vec<u8>), ReportError> {
+        let Some((main, file, hb)) = engines.get(k) else {
+            let content = workbook::workbook_content(&view, aggs, quality);
+            let bytes = crate::export::workbook::build_workbook(&content)?;
+            return Ok((crate::export::workbook::WORKBOOK_FILE, content.rows(), bytes));
+        };
+        let text = hb.render(main, &view).map_err(|e| ReportError::Render {
             file: format!("{}/{main}", templates.origin),
             reason: e.to_string(),
         })?;
-        write(file, 0, text.as_bytes())?;
+        Ok((file, 0, text.into_bytes()))
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut entries = Vec::new();
+    for made in crate::stack::deep_each(engines.len() + 1, threads, render) {
+        let (file, rows, bytes) = made?;
+        let path = out.join(file);
+        crate::fsutil::write_atomic(&path, &bytes).map_err(|source| ReportError::Write { path, source })?;
+        entries.push(FileEntry::of_content(file, rows, &bytes));
         crate::progress::step(file);
     }
-    let content = workbook::workbook_content(&view, aggs, quality);
-    write(
-        crate::export::workbook::WORKBOOK_FILE,
-        content.rows(),
-        &crate::export::workbook::build_workbook(&content)?,
-    )?;
-    crate::progress::step(crate::export::workbook::WORKBOOK_FILE);
     Ok(entries)
 }
 
