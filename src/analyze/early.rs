@@ -14,6 +14,7 @@ use polars::prelude::*;
 use super::{Query, run_query, waves};
 use crate::store::snapshot::COMPANY_TABLES;
 use crate::tables::Table;
+use crate::transform::disk::held_whole_rows;
 use crate::transform::groups::{GRUPOS_ECONOMICOS, INSCRICOES_DA_CARTEIRA, SOCIAS_EXPOSICAO};
 use crate::transform::{CARTEIRA, RESUMOS};
 
@@ -85,12 +86,14 @@ fn run_here(credits: &DataFrame, queries: &[Query]) -> EarlyResults {
     let mut tables = BTreeMap::from([(credits_name, credits.clone().lazy())]);
     let mut results = EarlyResults::default();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    // The credits are in memory: no query reads a table on disk.
-    let on_disk = HashSet::new();
+    // The credits are in memory; streamed over when larger than a small run holds.
+    let streamed: HashSet<String> =
+        tables.keys().filter(|_| credits.height() > held_whole_rows()).cloned().collect();
     for wave in waves::waves(&early, &[]) {
         let order = waves::longest_first(&wave, &early);
-        let ran =
-            crate::stack::deep_each(order.len(), threads, |k| run_query(&tables, &on_disk, &early[order[k]]));
+        let ran = crate::stack::deep_each(order.len(), threads, |k| {
+            run_query(&tables, &streamed, &early[order[k]])
+        });
         for (i, df) in order.into_iter().zip(ran) {
             let q = &early[i];
             match df {

@@ -19,7 +19,7 @@ use polars::sql::SQLContext;
 use crate::store::snapshot::{COMPANY_TABLES, PreviousSnapshot};
 use crate::tables::Table;
 use crate::transform::Frames;
-use crate::transform::disk::collect_streaming;
+use crate::transform::disk::{collect_streaming, held_whole_rows};
 use crate::transform::groups::{INSCRICOES_DA_CARTEIRA, SOCIAS_EXPOSICAO, no_inscriptions};
 
 #[derive(Debug, thiserror::Error)]
@@ -326,6 +326,16 @@ fn run_queries_here(
         tables.insert("data_quality".to_string(), dq.lazy());
     }
     tables.entry(INSCRICOES_DA_CARTEIRA.to_string()).or_insert_with(|| no_inscriptions().lazy());
+    // The tables a query streams over: those on disk, and those too large to run over at once
+    // on every core (a store run holds its credits and debts, and the previous snapshot's, in
+    // memory).
+    let small = held_whole_rows();
+    let mut streamed: HashSet<String> = frames
+        .names()
+        .into_iter()
+        .filter(|name| frames.get(name).is_none_or(|df| df.height() > small))
+        .map(str::to_string)
+        .collect();
     for name in COMPANY_TABLES.map(Table::name) {
         let Some(now) = frames.empty_like(name) else { continue };
         let now = &now;
@@ -333,6 +343,9 @@ fn run_queries_here(
             previous.and_then(|p| p.tables.get(name)).map_or_else(|| Ok(now.clear()), |b| conform(b, now));
         let before =
             before.map_err(|e| AnalyzeError::Previous { table: name.to_string(), message: e.to_string() })?;
+        if before.height() > small {
+            streamed.insert(format!("{name}_anterior"));
+        }
         tables.insert(format!("{name}_anterior"), before.lazy());
     }
     let (now, before): (Vec<String>, Vec<String>) =
@@ -350,7 +363,6 @@ fn run_queries_here(
     let mut early = early.usable(queries, &tables);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut done: Vec<Option<DataFrame>> = vec![None; queries.len()];
-    let on_disk: HashSet<String> = frames.disk.keys().map(|n| n.to_string()).collect();
     for wave in waves::waves(queries, &[(SOCIAS_EXPOSICAO, CARTEIRA_EXPOSICAO)]) {
         let order = waves::longest_first(&wave, queries);
         let ready: Vec<Option<DataFrame>> = order.iter().map(|i| early[*i].take()).collect();
@@ -359,7 +371,7 @@ fn run_queries_here(
                 crate::progress::step(&queries[order[k]].name);
                 Ok(df.clone())
             }
-            None => run_query(&tables, &on_disk, &queries[order[k]]),
+            None => run_query(&tables, &streamed, &queries[order[k]]),
         });
         // Taken in file order: of two failing queries, the first file's error is reported.
         let mut ran: Vec<_> = order.into_iter().zip(ran).collect();
@@ -383,22 +395,22 @@ fn run_queries_here(
 /// The portfolio exposure's table: the partner companies' exposure takes its columns.
 const CARTEIRA_EXPOSICAO: &str = "carteira_exposicao";
 
-/// Runs one query over `tables` (the typed tables and the results of the waves before).
-/// One query's result. A query naming a table of `on_disk` runs in Polars' streaming engine,
-/// which reads that table a batch at a time; one over tables already in memory runs in the
-/// in-memory engine, which starts sooner (over 300 companies: the portfolio queries 63 ms of
-/// CPU against 105 ms, the changes' query 19 ms against 37 ms).
+/// One query's result over `tables` (the typed tables and the results of the waves before).
+/// A query naming a table of `streamed` (on disk, or larger than a small run holds) runs in
+/// Polars' streaming engine, which reads it a batch at a time; one over small tables in
+/// memory runs in the in-memory engine, which starts sooner (over 300 companies: the
+/// portfolio queries 63 ms of CPU against 105 ms, the changes' query 19 ms against 37 ms).
 fn run_query(
     tables: &BTreeMap<String, LazyFrame>,
-    on_disk: &HashSet<String>,
+    streamed: &HashSet<String>,
     q: &Query,
 ) -> Result<DataFrame, AnalyzeError> {
     let mut ctx = SQLContext::new();
     for (name, lf) in tables {
         ctx.register(name, lf.clone());
     }
-    let reads_disk = waves::names_in(&q.sql).iter().any(|name| on_disk.contains(name));
-    let collect = |plan: LazyFrame| if reads_disk { collect_streaming(plan) } else { plan.collect() };
+    let streams = waves::names_in(&q.sql).iter().any(|name| streamed.contains(name));
+    let collect = |plan: LazyFrame| if streams { collect_streaming(plan) } else { plan.collect() };
     let df = ctx.execute(&q.sql).and_then(collect).map_err(|e| AnalyzeError::Query {
         file: q.origin.clone(),
         message: e.to_string(),
@@ -426,6 +438,20 @@ fn conform(previous: &DataFrame, like: &DataFrame) -> PolarsResult<DataFrame> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn of_two_queries_of_a_wave_that_fail_the_first_files_error_is_reported() {
+        // The second file's SQL is the longer: it starts first.
+        let qs = [
+            Query::parse("01_a", "SELECT * FROM nenhuma", "01_a.sql"),
+            Query::parse("02_b", "SELECT * FROM outra_que_tambem_nao_existe", "02_b.sql"),
+        ];
+        assert_eq!(waves::longest_first(&[0, 1], &qs), [1, 0]);
+        match run_queries(&Frames::default(), &qs) {
+            Err(AnalyzeError::Query { file, .. }) => assert_eq!(file, "01_a.sql"),
+            other => panic!("{:?}", other.err()),
+        }
+    }
 
     #[test]
     fn header_comments_give_title_and_question() {

@@ -37,13 +37,18 @@ pub fn write_raw(
     let writers = if frames.disk.is_empty() { TABLE_WRITERS } else { 1 };
     let work = std::sync::Mutex::new(work.into_iter());
     let mut written = in_parallel(&work, writers, |(i, name, begun)| {
-        Ok((i, write_raw_one(frames, name, begun, out, meta)?))
+        Ok((i, write_raw_one(frames, name, begun, out, meta)))
     })?;
+    // Of two tables that failed, the first by name is the one reported, as one after another.
     written.sort_by_key(|(i, _)| *i);
+    let mut files = Vec::new();
+    for (_, table) in written {
+        files.extend(table?);
+    }
     // What an earlier run killed while it began a table's files left behind.
     drop(begun);
     super::partition::remove_scratch(out, &names);
-    Ok(written.into_iter().flat_map(|(_, files)| files).collect())
+    Ok(files)
 }
 
 /// Raw tables written at once (besides each one's partition writers).
