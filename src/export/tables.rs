@@ -14,6 +14,7 @@ use crate::analyze::Aggregates;
 use crate::codes::CodeTables;
 use crate::exit::{Classified, ExitStatus};
 use crate::tables::Table;
+use crate::transform::typing::note_example;
 use crate::transform::{CARTEIRA, Frames, QualityCount, RESUMOS};
 
 /// Writes every raw table of `frames`; a table `begun` holds (its files written while the
@@ -300,14 +301,7 @@ pub fn frames_from_export(dir: &Path) -> anyhow::Result<Frames> {
             let failures = (s.len() - s.null_count()) as u64;
             if failures > 0 {
                 let mut examples: Vec<String> = Vec::new();
-                for v in s.iter().flatten() {
-                    if examples.len() == 3 {
-                        break;
-                    }
-                    if !examples.iter().any(|e| e == v) {
-                        examples.push(v.to_string());
-                    }
-                }
+                s.iter().flatten().for_each(|v| note_example(&mut examples, v));
                 quality.push(QualityCount {
                     table: name.to_string(),
                     column: base.to_string(),

@@ -99,7 +99,7 @@ impl Frames {
     }
 
     /// Adds counts of more rows of the same tables (one entry per table and column, examples
-    /// kept to the first three distinct).
+    /// kept to the three smallest distinct).
     pub fn add_quality(&mut self, more: Vec<QualityCount>) {
         for m in more {
             match self.quality.iter_mut().find(|q| q.table == m.table && q.column == m.column) {

@@ -68,9 +68,8 @@ pub fn resumos_frame(empresas: &DataFrame) -> Result<(DataFrame, Vec<QualityCoun
         let Some(map) = map.filter(|m| !m.trim().is_empty()) else { continue };
         let Ok(serde_json::Value::Object(entries)) = serde_json::from_str::<serde_json::Value>(map) else {
             unreadable.failures += 1;
-            if unreadable.examples.len() < 3 {
-                unreadable.examples.push(map.chars().take(80).collect());
-            }
+            let shown: String = map.chars().take(80).collect();
+            crate::transform::typing::note_example(&mut unreadable.examples, &shown);
             continue;
         };
         for (key, entry) in entries {

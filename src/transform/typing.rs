@@ -97,10 +97,17 @@ struct Converted {
     examples: Vec<String>,
 }
 
-/// Keeps the first three distinct texts that failed, as a data-quality row's examples.
-pub(super) fn note_example(examples: &mut Vec<String>, text: &str) {
-    if examples.len() < 3 && !examples.iter().any(|e| e == text) {
-        examples.push(text.to_string());
+/// How many distinct failed texts a data-quality row shows.
+const EXAMPLES: usize = 3;
+
+/// Keeps the three smallest distinct texts that failed, in order, as a data-quality row's
+/// examples. The smallest rather than the first: rows arrive in the order the concurrent fetch
+/// finished them, and the same rows must give the same `data_quality` in every run.
+pub(crate) fn note_example(examples: &mut Vec<String>, text: &str) {
+    let Err(at) = examples.binary_search_by(|e| e.as_str().cmp(text)) else { return };
+    if at < EXAMPLES {
+        examples.insert(at, text.to_string());
+        examples.truncate(EXAMPLES);
     }
 }
 
@@ -357,5 +364,16 @@ mod tests {
             (q[1].column.as_str(), q[1].failures, q[1].examples[0].as_str()),
             ("valor_total", 1, "abc")
         );
+    }
+
+    #[test]
+    fn the_examples_of_a_failure_do_not_depend_on_the_order_of_the_rows() {
+        let texts = ["31/12/0202", "01/01/4100", "x", "01/01/4100", "00/13/2020", "b"];
+        let mut forward = Vec::new();
+        texts.iter().for_each(|t| note_example(&mut forward, t));
+        let mut backward = Vec::new();
+        texts.iter().rev().for_each(|t| note_example(&mut backward, t));
+        assert_eq!(forward, ["00/13/2020", "01/01/4100", "31/12/0202"]);
+        assert_eq!(backward, forward);
     }
 }
