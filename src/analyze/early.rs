@@ -87,8 +87,10 @@ fn run_here(credits: &DataFrame, queries: &[Query]) -> EarlyResults {
     let mut results = EarlyResults::default();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     // The credits are in memory; streamed over when larger than a small run holds.
-    let streamed: HashSet<String> =
-        tables.keys().filter(|_| credits.height() > held_whole_rows()).cloned().collect();
+    let mut streamed = HashSet::new();
+    if credits.height() > held_whole_rows() {
+        streamed.insert(Table::CreditosAtivos.name().to_string());
+    }
     for wave in waves::waves(&early, &[]) {
         let order = waves::longest_first(&wave, &early);
         let ran = crate::stack::deep_each(order.len(), threads, |k| {
@@ -111,10 +113,7 @@ fn run_here(credits: &DataFrame, queries: &[Query]) -> EarlyResults {
 /// Whether `q` names, among `names`, only tables in `readable` (its own table's name, as a
 /// column's alias say, reads nothing).
 fn reads_only(q: &Query, readable: &HashSet<String>, names: &HashSet<String>) -> bool {
-    waves::names_in(&q.sql)
-        .iter()
-        .filter(|w| names.contains(*w) && **w != q.table)
-        .all(|w| readable.contains(w))
+    q.names.iter().filter(|w| names.contains(*w) && **w != q.table).all(|w| readable.contains(w))
 }
 
 /// Every table a whole run can give its queries: the typed tables, the portfolio and its

@@ -90,6 +90,9 @@ pub struct Query {
     /// `-- answers:` line(s): the question the aggregate answers, for engineers.
     pub answers: String,
     pub sql: String,
+    /// Every word of the SQL that could name a table (`waves::names_in`), read once: the
+    /// waves, the early run and the choice of engine all ask.
+    pub names: HashSet<String>,
     /// sha256 of the SQL text, recorded in the Parquet metadata and the manifest.
     pub sha256: String,
     /// Where it came from: a path, or `built-in`.
@@ -175,6 +178,7 @@ impl Query {
             descricao,
             answers,
             sql: sql.to_string(),
+            names: waves::names_in(sql),
             sha256: hex::encode(sha2::Sha256::digest(sql.as_bytes())),
             origin: origin.to_string(),
             placement,
@@ -409,7 +413,7 @@ fn run_query(
     for (name, lf) in tables {
         ctx.register(name, lf.clone());
     }
-    let streams = waves::names_in(&q.sql).iter().any(|name| streamed.contains(name));
+    let streams = q.names.iter().any(|name| streamed.contains(name));
     let collect = |plan: LazyFrame| if streams { collect_streaming(plan) } else { plan.collect() };
     let df = ctx.execute(&q.sql).and_then(collect).map_err(|e| AnalyzeError::Query {
         file: q.origin.clone(),

@@ -12,7 +12,7 @@ use super::Query;
 pub fn waves(queries: &[Query], stands_for: &[(&str, &str)]) -> Vec<Vec<usize>> {
     let mut wave_of: Vec<usize> = Vec::with_capacity(queries.len());
     for (i, q) in queries.iter().enumerate() {
-        let named = names_in(&q.sql);
+        let named = &q.names;
         let reads = |table: &str| {
             named.contains(&table.to_ascii_lowercase())
                 || stands_for.iter().any(|(read, maker)| *maker == table && named.contains(*read))
