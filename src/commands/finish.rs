@@ -74,8 +74,10 @@ impl Watch {
     }
 
     async fn conclude_alerts(&self, alerts: &[TrackedAlert], done: ExitStatus) -> Result<ExitStatus> {
+        // A re-render's alerts of the run it re-renders were that run's to send and page for.
+        let fresh: Vec<TrackedAlert> = alerts.iter().filter(|a| !a.carried_from_run).cloned().collect();
         if let Some(hook) = &self.webhook
-            && let Some(posted) = hook.notify(alerts).await?
+            && let Some(posted) = hook.notify(&fresh).await?
         {
             eprintln!("posted {posted} alert(s) (new and resolved) to the webhook at {}", hook.host());
         }
@@ -90,7 +92,12 @@ impl Watch {
                 of(Estado::Aberta),
                 of(Estado::Resolvida)
             );
-            if self.fail_on_alert && of(Estado::Nova) > 0 && done == ExitStatus::Ok {
+            let carried = alerts.len() - fresh.len();
+            if carried > 0 {
+                eprintln!("{carried} of them as the run that wrote them left them (not sent again)");
+            }
+            let fresh_new = fresh.iter().any(|a| a.estado == Estado::Nova);
+            if self.fail_on_alert && fresh_new && done == ExitStatus::Ok {
                 return Ok(ExitStatus::Alerts);
             }
         }

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use super::finish::{RawTables, Watch, analyze_export_report};
+use super::finish::{RawTables, Watch, analyze, export_report};
 use crate::cli::ReportArgs;
 use crate::exit::{Classified, ExitStatus};
 use crate::export::remote::{RemoteOut, is_remote, work_root};
@@ -83,7 +83,39 @@ async fn report_from_dir(
         )
     };
     manifest.time_stage("transform", started);
-    let outputs = analyze_export_report(frames, &mut manifest, dir, report, &watch, raw)?;
+    let outputs = rerender(frames, &mut manifest, dir, report, &watch, raw)?;
     eprintln!("re-rendered the aggregates and the report in {}", dir.display());
     watch.conclude(outputs, ExitStatus::Ok).await
+}
+
+/// The aggregates, the Parquet and the report of `frames` again, in `dir`. With rules, the
+/// alerts the run wrote keep the states it gave them (`monitor::rerender`): read before
+/// anything in `dir` is written.
+fn rerender(
+    mut frames: crate::transform::Frames,
+    manifest: &mut crate::export::manifest::Manifest,
+    dir: &Path,
+    report: &ReportArgs,
+    watch: &Watch,
+    raw: RawTables,
+) -> Result<super::finish::Outputs> {
+    let run_alerts = match watch.rules() {
+        Some(_) => crate::export::alerts::read_alerts(dir).map_err(|e| {
+            Classified::caused_by(
+                ExitStatus::BadInput,
+                format!(
+                    "the alerts {} holds cannot be read; fix its permissions, or remove the file to judge every alert anew",
+                    dir.join(crate::export::alerts::ALERTS_FILE).display()
+                ),
+                e,
+            )
+        })?,
+        None => None,
+    };
+    let mut analysis = analyze(&mut frames, None, report, manifest)?;
+    if let (Some(rules), Some(run)) = (watch.rules(), run_alerts) {
+        let fired = rules.evaluate(&analysis.aggregates);
+        analysis.alerts = Some(crate::monitor::rerender::rerendered(rules, fired, run));
+    }
+    export_report(frames, analysis, manifest, dir, report, watch, raw)
 }

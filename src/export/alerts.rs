@@ -6,6 +6,7 @@ use std::path::Path;
 use super::manifest::FileEntry;
 use crate::monitor::alerts::to_jsonl;
 use crate::monitor::lifecycle::TrackedAlert;
+use crate::monitor::rerender::from_jsonl;
 
 pub const ALERTS_FILE: &str = "alertas.jsonl";
 
@@ -20,4 +21,23 @@ pub fn write_alerts(out: &Path, alerts: &[TrackedAlert]) -> std::io::Result<File
 /// may stay that the manifest does not name.
 pub fn remove_stale_alerts(out: &Path) {
     let _ = std::fs::remove_file(out.join(ALERTS_FILE));
+}
+
+/// The alerts a finished run wrote into `out` (`None` when it wrote none: it had no rules). A
+/// line that cannot be read is left out, and said.
+pub fn read_alerts(out: &Path) -> std::io::Result<Option<Vec<TrackedAlert>>> {
+    let path = out.join(ALERTS_FILE);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let (alerts, unread) = from_jsonl(&text);
+    if unread > 0 {
+        tracing::warn!(
+            "{unread} line(s) of {} could not be read: their alerts are judged anew (as new)",
+            path.display()
+        );
+    }
+    Ok(Some(alerts))
 }

@@ -49,7 +49,7 @@ impl Estado {
         }
     }
 
-    fn parse(s: &str) -> Option<Self> {
+    pub(super) fn parse(s: &str) -> Option<Self> {
         [Self::Nova, Self::Aberta, Self::Resolvida].into_iter().find(|e| e.name() == s)
     }
 
@@ -73,10 +73,14 @@ pub struct TrackedAlert {
     pub resolvida_em: Option<String>,
     /// Why it was resolved, in words an analyst reads.
     pub motivo: Option<String>,
+    /// Judged by the run that wrote it, and sent then if at all: a re-render (`report --from`)
+    /// carries it as that run left it and does not send it again (`rerender`).
+    #[serde(skip)]
+    pub carried_from_run: bool,
 }
 
 impl TrackedAlert {
-    fn identity(&self) -> (String, String, String) {
+    pub(super) fn identity(&self) -> (String, String, String) {
         (self.alerta.regra.clone(), self.alerta.cnpj.clone(), self.assunto.clone())
     }
 }
@@ -98,7 +102,7 @@ pub fn all_new(fired: Vec<Alert>, snapshot: &str) -> Vec<TrackedAlert> {
     dedupe(fired).into_iter().map(|a| opened(a, snapshot)).collect()
 }
 
-fn opened(alerta: Alert, snapshot: &str) -> TrackedAlert {
+pub(super) fn opened(alerta: Alert, snapshot: &str) -> TrackedAlert {
     TrackedAlert {
         assunto: subject(&alerta),
         alerta,
@@ -106,11 +110,12 @@ fn opened(alerta: Alert, snapshot: &str) -> TrackedAlert {
         aberta_em: snapshot.to_string(),
         resolvida_em: None,
         motivo: None,
+        carried_from_run: false,
     }
 }
 
 /// One alert per identity (a rule may match one record twice in a run: the first is kept).
-fn dedupe(fired: Vec<Alert>) -> Vec<Alert> {
+pub(super) fn dedupe(fired: Vec<Alert>) -> Vec<Alert> {
     let mut seen = BTreeSet::new();
     fired.into_iter().filter(|a| seen.insert((a.regra.clone(), a.cnpj.clone(), subject(a)))).collect()
 }
@@ -153,7 +158,13 @@ pub fn track(
             },
         });
     }
-    out.sort_by(|a, b| {
+    in_order(&mut out);
+    out
+}
+
+/// The order alerts are listed in: by state, then rule, company and subject.
+pub(super) fn in_order(alerts: &mut [TrackedAlert]) {
+    alerts.sort_by(|a, b| {
         (a.estado, &a.alerta.regra, &a.alerta.cnpj, &a.assunto).cmp(&(
             b.estado,
             &b.alerta.regra,
@@ -161,7 +172,6 @@ pub fn track(
             &b.assunto,
         ))
     });
-    out
 }
 
 /// An open alert in this run: what matched when it opened, this run's snapshots.
@@ -410,7 +420,16 @@ pub fn from_frame(df: &DataFrame) -> PolarsResult<Vec<TrackedAlert>> {
             listas: at(9).and_then(|l| serde_json::from_str(&l).ok()).unwrap_or_default(),
             valores: at(10).and_then(|v| serde_json::from_str(&v).ok()).unwrap_or_default(),
         };
-        out.push(TrackedAlert { alerta, estado, assunto, aberta_em, resolvida_em: at(7), motivo: at(8) });
+        let (resolvida_em, motivo) = (at(7), at(8));
+        out.push(TrackedAlert {
+            alerta,
+            estado,
+            assunto,
+            aberta_em,
+            resolvida_em,
+            motivo,
+            carried_from_run: false,
+        });
     }
     Ok(out)
 }

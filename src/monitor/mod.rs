@@ -3,7 +3,8 @@
 //! service's summaries checked against the records) and turns them into data-quality counts
 //! and, with a rules file, alerts.
 //!
-//! Alerts have a lifecycle (`lifecycle`): new, open while their condition holds, resolved.
+//! Alerts have a lifecycle (`lifecycle`): new, open while their condition holds, resolved. A
+//! re-render of a run keeps the states the run gave them (`rerender`).
 //!
 //! What the changes are is decided in `queries/` (SQL an analyst can read); this stage only
 //! applies the analyst's rules to them. Writing the alerts out and showing them is for the
@@ -12,5 +13,6 @@
 pub mod alerts;
 pub mod lifecycle;
 pub mod reconciliation;
+pub mod rerender;
 pub mod rules;
 pub mod webhook;

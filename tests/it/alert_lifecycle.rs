@@ -372,4 +372,22 @@ fn an_alert_is_new_once_open_without_being_resent_and_resolved_when_its_conditio
             assert_eq!(in_html, *want == Some(h), "{} report.html, {html_heading}", window[k]);
         }
     }
+
+    // Each month re-rendered (`report --from`, the same rules, webhook and --fail-on-alert):
+    // every alert keeps the state its run gave it (the re-render has no previous snapshot to
+    // judge them against), nothing is sent again, and nobody is paged again.
+    let posts = hook.got.lock().unwrap().len();
+    for (k, m) in window.iter().enumerate() {
+        let o = bin()
+            .args(["--quiet", "report", "--from"])
+            .arg(&outs[k])
+            .arg("--rules")
+            .arg(dir.path().join("regras.toml"))
+            .args(["--notify-webhook", &hook.url, "--fail-on-alert"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{m}: {}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(jsonl(&outs[k]), store_alerts(&store, m), "{m}: alertas.jsonl re-rendered");
+    }
+    assert_eq!(hook.got.lock().unwrap().len(), posts, "a re-render posts nothing its run posted");
 }
