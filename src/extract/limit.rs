@@ -227,6 +227,8 @@ impl InFlightLimit {
         }
         s.last_decrease = Some(Instant::now());
         s.slow_start = false;
+        // The spread was for a doubling's new requests: after a cut there are none to spread.
+        s.spread = None;
         let next = (s.current as f64 * factor).floor() as usize;
         self.set(&mut s, next);
     }
@@ -318,6 +320,11 @@ mod tests {
             *until -= quick;
         }
         assert_eq!(l.send_gap(), None);
+        // A cut ends a doubling's spread at once.
+        answer(&l, quick, l.current());
+        assert!(l.send_gap().is_some());
+        l.on_refused();
+        assert_eq!(l.send_gap(), None, "no doubling's requests left to spread after a cut");
     }
 
     #[tokio::test]
