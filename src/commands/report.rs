@@ -5,7 +5,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use super::finish::{RawTables, Watch, analyze, export_report};
+use super::finish::{RawTables, Watch, export_report};
 use crate::cli::ReportArgs;
 use crate::exit::{Classified, ExitStatus};
 use crate::export::remote::{RemoteOut, is_remote, work_root};
@@ -83,15 +83,17 @@ async fn report_from_dir(
         )
     };
     manifest.time_stage("transform", started);
-    let outputs = rerender(frames, &mut manifest, dir, report, &watch, raw)?;
+    let outputs = rerender(frames, &mut manifest, dir, report, &watch, raw).await?;
     eprintln!("re-rendered the aggregates and the report in {}", dir.display());
     watch.conclude(outputs, ExitStatus::Ok).await
 }
 
-/// The aggregates, the Parquet and the report of `frames` again, in `dir`. With rules, the
-/// alerts the run wrote keep the states it gave them (`monitor::rerender`): read before
-/// anything in `dir` is written.
-fn rerender(
+/// The aggregates, the Parquet and the report of `frames` again, in `dir`. A run that committed
+/// to a store is re-rendered against that store as the run left it: the previous snapshot (the
+/// changes), its alerts (the lifecycle) and the series, as the run had them. Without one, the
+/// alerts the run wrote keep the states it gave them (`monitor::rerender`). The run's alerts
+/// are read before anything in `dir` is written, and are not sent again.
+async fn rerender(
     mut frames: crate::transform::Frames,
     manifest: &mut crate::export::manifest::Manifest,
     dir: &Path,
@@ -100,22 +102,94 @@ fn rerender(
     raw: RawTables,
 ) -> Result<super::finish::Outputs> {
     let run_alerts = match watch.rules() {
-        Some(_) => crate::export::alerts::read_alerts(dir).map_err(|e| {
-            Classified::caused_by(
-                ExitStatus::BadInput,
-                format!(
-                    "the alerts {} holds cannot be read; fix its permissions, or remove the file to judge every alert anew",
-                    dir.join(crate::export::alerts::ALERTS_FILE).display()
-                ),
-                e,
-            )
-        })?,
+        Some(_) => read_run_alerts(dir)?,
         None => None,
     };
-    let mut analysis = analyze(&mut frames, None, report, manifest)?;
-    if let (Some(rules), Some(run)) = (watch.rules(), run_alerts) {
-        let fired = rules.evaluate(&analysis.aggregates);
-        analysis.alerts = Some(crate::monitor::rerender::rerendered(rules, fired, run));
+    let store = match &manifest.store {
+        Some(note) => store_as_run_left_it(note).await,
+        None => None,
+    };
+    let previous = store.as_ref().and_then(|s| s.previous.as_ref());
+    let mut analysis = super::finish::analyze(&mut frames, previous, report, manifest)?;
+    if let Some(rules) = watch.rules() {
+        analysis.alerts = match (&store, run_alerts) {
+            (Some(store), run) => {
+                let (aggregates, snapshot) = (&analysis.aggregates, &store.snapshot);
+                let judged =
+                    super::snapshot::judge_alerts(Some(rules), aggregates, &frames, previous, snapshot)?;
+                Some(crate::monitor::rerender::carried_where_run_had(judged, &run.unwrap_or_default()))
+            }
+            (None, Some(run)) => {
+                let fired = rules.evaluate(&analysis.aggregates);
+                Some(crate::monitor::rerender::rerendered(rules, fired, run))
+            }
+            (None, None) => None,
+        };
+    }
+    if let Some(store) = &store {
+        let started = std::time::Instant::now();
+        let queries_dir = crate::analyze::default_queries_dir(report.folders.queries.as_deref());
+        let history_queries = crate::analyze::load_history_queries(queries_dir.as_deref())?;
+        let queries = &analysis.queries;
+        analysis.history =
+            super::history::portfolio_history(&store.reader, &store.snapshots, queries, &history_queries)
+                .await?;
+        manifest.time_stage("historico", started);
     }
     export_report(frames, analysis, manifest, dir, report, watch, raw)
+}
+
+/// The alerts the run wrote in `dir` (`None`: it wrote none).
+fn read_run_alerts(dir: &Path) -> Result<Option<Vec<crate::monitor::lifecycle::TrackedAlert>>> {
+    crate::export::alerts::read_alerts(dir).map_err(|e| {
+        Classified::caused_by(
+            ExitStatus::BadInput,
+            format!(
+                "the alerts {} holds cannot be read; fix its permissions, or remove the file to judge every alert anew",
+                dir.join(crate::export::alerts::ALERTS_FILE).display()
+            ),
+            e,
+        )
+        .into()
+    })
+}
+
+/// The store a run committed to, as that run left it.
+struct RunStore {
+    reader: crate::store::StoreReader,
+    /// The snapshots committed up to the run's version, the run's own among them.
+    snapshots: std::collections::BTreeSet<String>,
+    snapshot: String,
+    /// The one before it, with its alerts.
+    previous: Option<crate::store::snapshot::PreviousSnapshot>,
+}
+
+/// The store the run committed to, as it left it; `None`, said, when it cannot be read (moved,
+/// or its credentials are not set here): the re-render then has no previous snapshot.
+async fn store_as_run_left_it(note: &crate::export::manifest::StoreNote) -> Option<RunStore> {
+    let read = async {
+        let Some((reader, snapshots)) =
+            crate::store::StoreReader::as_committed_by(Path::new(&note.dir), note.version).await?
+        else {
+            return Ok(None);
+        };
+        let previous = crate::store::snapshot::previous_snapshot(&reader, &note.snapshot, &snapshots).await?;
+        Ok::<_, crate::store::StoreError>(Some(RunStore {
+            reader,
+            snapshots,
+            snapshot: note.snapshot.clone(),
+            previous,
+        }))
+    };
+    let why = match read.await {
+        Ok(Some(store)) => return Some(store),
+        Ok(None) => format!("it has no version {} (the one the run committed)", note.version),
+        Err(e) => e.to_string(),
+    };
+    tracing::warn!(
+        "the store {} cannot be read ({why}): re-rendered without the previous snapshot, so without \
+         the changes and the series; the alerts keep the states the run gave them",
+        note.dir
+    );
+    None
 }

@@ -16,7 +16,9 @@ use crate::analyze::{EarlyResults, Query};
 use crate::cli::ReportArgs;
 use crate::monitor::lifecycle::{self, TrackedAlert};
 use crate::monitor::rules::Rules;
-use crate::store::snapshot::{ALERTS_TABLE, Assembled, DERIVED_TABLES, assemble_snapshot, commit_snapshot};
+use crate::store::snapshot::{
+    ALERTS_TABLE, Assembled, DERIVED_TABLES, PreviousSnapshot, assemble_snapshot, commit_snapshot,
+};
 use crate::transform::Frames;
 
 /// The analysis of the run's snapshot; with a store, the snapshot is first assembled from the
@@ -153,19 +155,31 @@ fn track_alerts(
     aggregates: &crate::analyze::Aggregates,
     assembled: &Assembled,
 ) -> Result<Vec<TrackedAlert>> {
-    let before = match assembled.previous.as_ref().and_then(|p| p.alerts.as_ref()) {
+    let snapshot = fetched.store.as_ref().map(|r| r.plan.snapshot.to_string()).unwrap_or_default();
+    judge_alerts(rules, aggregates, &assembled.frames, assembled.previous.as_ref(), &snapshot)
+}
+
+/// The alerts of `snapshot` (its `frames` and their `aggregates`): what the rules fire now,
+/// against the alerts of the `previous` snapshot (`lifecycle::track`).
+pub(super) fn judge_alerts(
+    rules: Option<&Rules>,
+    aggregates: &crate::analyze::Aggregates,
+    frames: &Frames,
+    previous: Option<&PreviousSnapshot>,
+    snapshot: &str,
+) -> Result<Vec<TrackedAlert>> {
+    let before = match previous.and_then(|p| p.alerts.as_ref()) {
         Some(df) => lifecycle::from_frame(df).context("reading the previous snapshot's alerts")?,
         None => Vec::new(),
     };
     let fired = rules.map(|r| r.evaluate(aggregates)).unwrap_or_default();
     // The conditions are read only when needed: most runs have no alert open.
     let now = if lifecycle::needs_conditions(&fired, &before) {
-        lifecycle::Holding::read(aggregates, &assembled.frames).context("judging the open alerts")?
+        lifecycle::Holding::read(aggregates, frames).context("judging the open alerts")?
     } else {
         lifecycle::Holding::unread(aggregates)
     };
-    let snapshot = fetched.store.as_ref().map(|r| r.plan.snapshot.to_string()).unwrap_or_default();
-    Ok(lifecycle::track(rules, fired, before, &now, &snapshot))
+    Ok(lifecycle::track(rules, fired, before, &now, snapshot))
 }
 
 /// Commits the assembled snapshot and the changes the analysis found, and returns the

@@ -1,7 +1,7 @@
-//! The alerts of a re-render (`report --from`): the rules applied again to a finished run's
-//! snapshot, with no store to judge them against, only what the run wrote of them
-//! (`alertas.jsonl`, read back here). The run's previous snapshot is the re-render's too, so an
-//! alert the run judged keeps the state the run gave it, and is not sent again.
+//! The alerts of a re-render (`report --from`) of a finished run, whose alerts were that run's to
+//! send: what the run wrote of them (`alertas.jsonl`) is read back here. Judged again against
+//! the store the run committed to, the alerts the run had are marked carried (not sent again);
+//! with no store to read, the run's alerts keep the states it gave them (`rerendered`).
 
 use std::collections::BTreeMap;
 
@@ -34,6 +34,13 @@ pub fn rerendered(rules: &Rules, fired: Vec<Alert>, run: Vec<TrackedAlert>) -> V
     out.extend(before.into_values().filter(|a| has_rule(a)).map(carried));
     in_order(&mut out);
     out
+}
+
+/// `judged` (a re-render's own judgment, against the store its run committed to) with the
+/// alerts `run` wrote in the same state marked carried: that run sent them, if at all.
+pub fn carried_where_run_had(judged: Vec<TrackedAlert>, run: &[TrackedAlert]) -> Vec<TrackedAlert> {
+    let had: std::collections::BTreeSet<_> = run.iter().map(|a| (a.identity(), a.estado)).collect();
+    judged.into_iter().map(|a| if had.contains(&(a.identity(), a.estado)) { carried(a) } else { a }).collect()
 }
 
 fn carried(was: TrackedAlert) -> TrackedAlert {

@@ -209,6 +209,24 @@ impl StoreReader {
         Ok((StoreReader { root, versions }, snapshots))
     }
 
+    /// The store at `location` as the run that committed `version` left it: its tables at that
+    /// version and the snapshots committed up to it, read without the lock. For `report --from`,
+    /// which re-renders that run's outputs; `None` when no run committed that version there.
+    pub async fn as_committed_by(
+        location: &Path,
+        version: u64,
+    ) -> Result<Option<(StoreReader, BTreeSet<String>)>, StoreError> {
+        let root = StoreRoot::new(location)?;
+        check_layout(&root, false).await?;
+        let mut runs = read_runs(&root).await?;
+        let Some(at) = runs.iter().position(|r| r.version == version && r.kind == "run") else {
+            return Ok(None);
+        };
+        runs.truncate(at + 1);
+        let versions = runs[at].tables.clone();
+        Ok(Some((StoreReader { root, versions }, snapshots_of(&runs))))
+    }
+
     /// Rows of `name`'s partitions `values`; `None` when there are none.
     pub async fn read(
         &self,

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use polars::prelude::*;
 
-use super::{RunRecord, Store, StoreError, TABLES, table};
+use super::{RunRecord, Store, StoreError, StoreReader, TABLES, table};
 use crate::api::AnoMes;
 use crate::extract::incremental::{KnownCompany, ListsReason};
 use crate::extract::staging::{TaskEntry, TaskStatus};
@@ -147,6 +147,29 @@ pub fn read_ahead(
         let kept_credits = reader.read(Table::CreditosAtivos.name(), &kept).await?;
         Ok(StoreReads { last_lists, kept_credits, previous })
     })
+}
+
+/// The snapshot before `current` among `snapshots`, as `reader` holds it: what the changes and
+/// the alerts of `current` were judged against (`None` for a store's first snapshot). For a
+/// re-render of a run; a run reads it with the rest of `read_ahead`.
+pub async fn previous_snapshot(
+    reader: &StoreReader,
+    current: &str,
+    snapshots: &BTreeSet<String>,
+) -> Result<Option<PreviousSnapshot>, StoreError> {
+    let Some(previous) = snapshots.iter().filter(|s| s.as_str() < current).max().cloned() else {
+        return Ok(None);
+    };
+    let at = BTreeSet::from([previous.clone()]);
+    let mut tables = BTreeMap::new();
+    for t in COMPANY_TABLES {
+        if let Some(mut df) = reader.read(t.name(), &at).await? {
+            let _ = df.drop_in_place("snapshot");
+            tables.insert(t.name(), df);
+        }
+    }
+    let alerts = reader.read(ALERTS_TABLE, &at).await?;
+    Ok(Some(PreviousSnapshot { current: current.to_string(), snapshot: previous, tables, alerts }))
 }
 
 /// Builds the new snapshot from `fresh` (typed from this run's staging) and what was read from

@@ -117,7 +117,12 @@ impl Frames {
 
     /// The `data_quality` table: one row per (table, column) that had failures.
     pub fn data_quality(&self) -> PolarsResult<DataFrame> {
-        let q = &self.quality;
+        // One order whatever order the counts came in (a run types its tables as they arrive, a
+        // re-render reads them back by name): the tables in their own order, then the rest.
+        let rank =
+            |t: &str| crate::tables::Table::ALL.iter().position(|k| k.name() == t).unwrap_or(usize::MAX);
+        let mut q: Vec<&QualityCount> = self.quality.iter().collect();
+        q.sort_by(|a, b| (rank(&a.table), &a.table, &a.column).cmp(&(rank(&b.table), &b.table, &b.column)));
         DataFrame::new(
             q.len(),
             vec![

@@ -362,20 +362,30 @@ fn an_alert_is_new_once_open_without_being_resent_and_resolved_when_its_conditio
         ("#### Alertas resolvidos neste retrato", "<h4 id=\"alertas-resolvidos\">"),
     ];
     let want_section = [None, Some(0), Some(1), Some(1), Some(2)];
-    for (k, want) in want_section.iter().enumerate() {
-        let md = std::fs::read_to_string(outs[k].join("report.md")).unwrap();
-        let html = std::fs::read_to_string(outs[k].join("report.html")).unwrap();
-        for (h, (md_heading, html_heading)) in headings.iter().enumerate() {
-            let in_md = section(&md, md_heading, &["\n#### ", "\n### "]).contains(&marker);
-            let in_html = section(&html, html_heading, &["</table>"]).contains(&marker);
-            assert_eq!(in_md, *want == Some(h), "{} report.md, {md_heading}", window[k]);
-            assert_eq!(in_html, *want == Some(h), "{} report.html, {html_heading}", window[k]);
+    let sections_hold = |how: &str| {
+        for (k, want) in want_section.iter().enumerate() {
+            let md = std::fs::read_to_string(outs[k].join("report.md")).unwrap();
+            let html = std::fs::read_to_string(outs[k].join("report.html")).unwrap();
+            for (h, (md_heading, html_heading)) in headings.iter().enumerate() {
+                let in_md = section(&md, md_heading, &["\n#### ", "\n### "]).contains(&marker);
+                let in_html = section(&html, html_heading, &["</table>"]).contains(&marker);
+                assert_eq!(in_md, *want == Some(h), "{} report.md {how}, {md_heading}", window[k]);
+                assert_eq!(in_html, *want == Some(h), "{} report.html {how}, {html_heading}", window[k]);
+            }
         }
-    }
+    };
+    sections_hold("as run");
+    // The report but for the run's id and when it was made (a re-render is a run of its own).
+    let report_of = |k: usize| {
+        let md = std::fs::read_to_string(outs[k].join("report.md")).unwrap();
+        let lines = md.lines().filter(|l| !l.starts_with("| Execução |"));
+        lines.map(|l| l.split(" · gerado em ").next().unwrap_or(l)).collect::<Vec<_>>().join("\n")
+    };
+    let as_run: Vec<String> = (0..WINDOW).map(report_of).collect();
 
-    // Each month re-rendered (`report --from`, the same rules, webhook and --fail-on-alert):
-    // every alert keeps the state its run gave it (the re-render has no previous snapshot to
-    // judge them against), nothing is sent again, and nobody is paged again.
+    // Each month re-rendered (`report --from`, the same rules, webhook and --fail-on-alert),
+    // against the store as its run left it (a later month's run has committed since): the same
+    // report (changes, alerts' states, series) as the run, nothing sent again, nobody paged again.
     let posts = hook.got.lock().unwrap().len();
     for (k, m) in window.iter().enumerate() {
         let o = bin()
@@ -390,4 +400,34 @@ fn an_alert_is_new_once_open_without_being_resent_and_resolved_when_its_conditio
         assert_eq!(jsonl(&outs[k]), store_alerts(&store, m), "{m}: alertas.jsonl re-rendered");
     }
     assert_eq!(hook.got.lock().unwrap().len(), posts, "a re-render posts nothing its run posted");
+    sections_hold("re-rendered");
+    for (k, m) in window.iter().enumerate() {
+        // The store's first snapshot has nothing to compare with.
+        let changes = section(&as_run[k], "## O que mudou na carteira", &["\n## "]);
+        assert_eq!(changes.contains("| "), k > 0, "{m}: the run's report has its changes");
+        let again = report_of(k);
+        let differ: Vec<(&str, &str)> =
+            as_run[k].lines().zip(again.lines()).filter(|(a, b)| a != b).take(3).collect();
+        assert!(
+            differ.is_empty() && again.lines().count() == as_run[k].lines().count(),
+            "{m}: the re-render's report is the run's: {differ:?}"
+        );
+    }
+
+    // With the store moved away, a re-render says so, and the run's alerts keep their states.
+    let moved = dir.path().join("store-moved");
+    std::fs::rename(&store, &moved).unwrap();
+    let o = bin()
+        .args(["report", "--from"])
+        .arg(&outs[2])
+        .arg("--rules")
+        .arg(dir.path().join("regras.toml"))
+        .args(["--notify-webhook", &hook.url])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("cannot be read") && err.contains("without the previous snapshot"), "{err}");
+    assert_eq!(jsonl(&outs[2]), store_alerts(&moved, window[2]), "the run's alerts kept without the store");
+    assert_eq!(hook.got.lock().unwrap().len(), posts, "and not sent again");
 }
