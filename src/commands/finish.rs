@@ -74,10 +74,8 @@ impl Watch {
     }
 
     async fn conclude_alerts(&self, alerts: &[TrackedAlert], done: ExitStatus) -> Result<ExitStatus> {
-        // A re-render's alerts of the run it re-renders were that run's to send and page for.
-        let fresh: Vec<TrackedAlert> = alerts.iter().filter(|a| !a.carried_from_run).cloned().collect();
         if let Some(hook) = &self.webhook
-            && let Some(posted) = hook.notify(&fresh).await?
+            && let Some(posted) = hook.notify(alerts).await?
         {
             eprintln!("posted {posted} alert(s) (new and resolved) to the webhook at {}", hook.host());
         }
@@ -92,11 +90,12 @@ impl Watch {
                 of(Estado::Aberta),
                 of(Estado::Resolvida)
             );
-            let carried = alerts.len() - fresh.len();
+            // A re-render's alerts of the run it re-renders were that run's to send and page for.
+            let carried = alerts.iter().filter(|a| a.carried_from_run).count();
             if carried > 0 {
-                eprintln!("{carried} of them as the run that wrote them left them (not sent again)");
+                eprintln!("{carried} of them as the run that wrote them judged them (not sent again)");
             }
-            let fresh_new = fresh.iter().any(|a| a.estado == Estado::Nova);
+            let fresh_new = alerts.iter().any(|a| a.estado == Estado::Nova && !a.carried_from_run);
             if self.fail_on_alert && fresh_new && done == ExitStatus::Ok {
                 return Ok(ExitStatus::Alerts);
             }
@@ -209,7 +208,7 @@ pub fn export_report(
     let run_id = run_id_of(&raw, manifest);
     let meta = file_metadata(manifest, &run_id);
     let fresh = matches!(raw, RawTables::Write(_));
-    let mut files = raw_table_files(raw, &frames, manifest, out, &meta)?;
+    let mut files = raw_table_files(raw, &frames, manifest, out, &meta, history.is_some())?;
     // The report links the dossiers this run writes and, on a re-render, those it kept.
     let linked: std::collections::BTreeSet<String> = dossiers
         .iter()
@@ -275,13 +274,15 @@ fn file_metadata(manifest: &Manifest, run_id: &str) -> FileMetadata {
         .with("fiscal_report.fontes", fontes)
 }
 
-/// The raw tables' files: written, or on a re-render the entries the manifest has for them.
+/// The raw tables' files: written, or on a re-render the entries the manifest has for them (and
+/// for the series, unless the re-render writes them again: `series_written`).
 fn raw_table_files(
     raw: RawTables,
     frames: &Frames,
     manifest: &Manifest,
     out: &Path,
     meta: &FileMetadata,
+    series_written: bool,
 ) -> Result<Vec<FileEntry>> {
     Ok(match raw {
         RawTables::Write(begun) => write_raw(frames, begun, out, meta).context("writing the raw tables")?,
@@ -292,7 +293,9 @@ fn raw_table_files(
             .iter()
             .filter(|f| {
                 f.path.split('/').next().is_some_and(|top| {
-                    frames.contains(top) || top == DOSSIER_DIR || top == crate::export::tables::HISTORY_DIR
+                    frames.contains(top)
+                        || top == DOSSIER_DIR
+                        || (top == crate::export::tables::HISTORY_DIR && !series_written)
                 })
             })
             .cloned()
@@ -321,8 +324,9 @@ fn write_derived_tables(
     Ok(files)
 }
 
-/// The series of a run on a store. A re-render (`report --from`, no store) keeps the files
-/// the run wrote; a fresh run without a store leaves none of an earlier run's behind.
+/// The series of a run on a store, and of a re-render of one (`report --from`) that could read
+/// that store. A re-render without them keeps the files the run wrote; a fresh run without a
+/// store leaves none of an earlier run's behind.
 fn write_history(
     history: Option<&Aggregates>,
     fresh: bool,

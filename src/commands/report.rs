@@ -106,7 +106,7 @@ async fn rerender(
         None => None,
     };
     let store = match &manifest.store {
-        Some(note) => store_as_run_left_it(note).await,
+        Some(note) => store_as_run_left_it(note).await?,
         None => None,
     };
     let previous = store.as_ref().and_then(|s| s.previous.as_ref());
@@ -145,7 +145,8 @@ fn read_run_alerts(dir: &Path) -> Result<Option<Vec<crate::monitor::lifecycle::T
         Classified::caused_by(
             ExitStatus::BadInput,
             format!(
-                "the alerts {} holds cannot be read; fix its permissions, or remove the file to judge every alert anew",
+                "the alerts {} holds cannot be read; fix the file (or its permissions). Removed, its alerts \
+                 are judged anew: new ones are posted and page again",
                 dir.join(crate::export::alerts::ALERTS_FILE).display()
             ),
             e,
@@ -164,32 +165,38 @@ struct RunStore {
     previous: Option<crate::store::snapshot::PreviousSnapshot>,
 }
 
-/// The store the run committed to, as it left it; `None`, said, when it cannot be read (moved,
-/// or its credentials are not set here): the re-render then has no previous snapshot.
-async fn store_as_run_left_it(note: &crate::export::manifest::StoreNote) -> Option<RunStore> {
+/// The store the run committed to, as it left it. `None`, said, when it is not there (moved,
+/// or another store in its place) or refuses this machine (credentials): the re-render then has
+/// no previous snapshot. Any other failure (unreachable, damaged) stops the re-render before
+/// anything in the run's directory is written.
+async fn store_as_run_left_it(note: &crate::export::manifest::StoreNote) -> Result<Option<RunStore>> {
+    use crate::store::StoreError;
+    let at = Path::new(&note.dir);
     let read = async {
         let Some((reader, snapshots)) =
-            crate::store::StoreReader::as_committed_by(Path::new(&note.dir), note.version).await?
+            crate::store::StoreReader::as_committed_by(at, note.version, &note.run_id).await?
         else {
             return Ok(None);
         };
         let previous = crate::store::snapshot::previous_snapshot(&reader, &note.snapshot, &snapshots).await?;
-        Ok::<_, crate::store::StoreError>(Some(RunStore {
-            reader,
-            snapshots,
-            snapshot: note.snapshot.clone(),
-            previous,
-        }))
+        Ok::<_, StoreError>(Some(RunStore { reader, snapshots, snapshot: note.snapshot.clone(), previous }))
     };
     let why = match read.await {
-        Ok(Some(store)) => return Some(store),
-        Ok(None) => format!("it has no version {} (the one the run committed)", note.version),
-        Err(e) => e.to_string(),
+        Ok(Some(store)) => return Ok(Some(store)),
+        Ok(None) => format!("run {} did not commit version {} there", note.run_id, note.version),
+        Err(e @ (StoreError::NoStore { .. } | StoreError::BucketRefused { .. })) => e.to_string(),
+        Err(e) => {
+            return Err(anyhow::Error::new(e).context(format!(
+                "reading the store {} the run committed to (nothing in the run's directory was changed)",
+                note.dir
+            )));
+        }
     };
-    tracing::warn!(
+    // Said even under --quiet: the report written differs from the run's.
+    eprintln!(
         "the store {} cannot be read ({why}): re-rendered without the previous snapshot, so without \
          the changes and the series; the alerts keep the states the run gave them",
         note.dir
     );
-    None
+    Ok(None)
 }

@@ -35,7 +35,8 @@ pub fn read_alerts(out: &Path) -> std::io::Result<Option<Vec<TrackedAlert>>> {
     let (alerts, unread) = from_jsonl(&text);
     if unread > 0 {
         tracing::warn!(
-            "{unread} line(s) of {} could not be read: their alerts are judged anew (as new)",
+            "{unread} line(s) of {} could not be read: their alerts are judged anew (one judged new is \
+             posted and pages again)",
             path.display()
         );
     }

@@ -104,11 +104,13 @@ impl Webhook {
         format!("{}://{}{port}", self.url.scheme(), self.url.host_str().unwrap_or_default())
     }
 
-    /// Posts the summary of the new and resolved `alerts`, and returns how many it carried;
-    /// does nothing when there are none. Retries a failed connection or a 5xx/429 answer twice,
+    /// Posts the summary of the new and resolved `alerts` (but those a re-render carries from
+    /// its run, which that run sent), and returns how many it carried; does nothing when there
+    /// are none. The counts are of all of them. Retries a failed connection or a 5xx/429 answer twice,
     /// with a pause (backon, as the registry client's).
     pub async fn notify(&self, alerts: &[TrackedAlert]) -> Result<Option<usize>, WebhookError> {
-        let sent: Vec<&TrackedAlert> = alerts.iter().filter(|a| a.estado.is_sent()).collect();
+        let sent: Vec<&TrackedAlert> =
+            alerts.iter().filter(|a| a.estado.is_sent() && !a.carried_from_run).collect();
         if sent.is_empty() {
             return Ok(None);
         }

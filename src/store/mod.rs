@@ -209,17 +209,20 @@ impl StoreReader {
         Ok((StoreReader { root, versions }, snapshots))
     }
 
-    /// The store at `location` as the run that committed `version` left it: its tables at that
-    /// version and the snapshots committed up to it, read without the lock. For `report --from`,
-    /// which re-renders that run's outputs; `None` when no run committed that version there.
+    /// The store at `location` as the run `run_id` left it when it committed `version`: its
+    /// tables at that version and the snapshots committed up to it, read without the lock. For
+    /// `report --from`, which re-renders that run's outputs; `None` when that run did not commit
+    /// that version there (another store at the same place).
     pub async fn as_committed_by(
         location: &Path,
         version: u64,
+        run_id: &str,
     ) -> Result<Option<(StoreReader, BTreeSet<String>)>, StoreError> {
         let root = StoreRoot::new(location)?;
         check_layout(&root, false).await?;
         let mut runs = read_runs(&root).await?;
-        let Some(at) = runs.iter().position(|r| r.version == version && r.kind == "run") else {
+        let committed = |r: &RunRecord| r.version == version && r.kind == "run" && r.run_id == run_id;
+        let Some(at) = runs.iter().position(committed) else {
             return Ok(None);
         };
         runs.truncate(at + 1);

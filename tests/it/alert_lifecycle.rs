@@ -398,6 +398,17 @@ fn an_alert_is_new_once_open_without_being_resent_and_resolved_when_its_conditio
             .unwrap();
         assert!(o.status.success(), "{m}: {}", String::from_utf8_lossy(&o.stderr));
         assert_eq!(jsonl(&outs[k]), store_alerts(&store, m), "{m}: alertas.jsonl re-rendered");
+        // The manifest names each file once, as it is now (the series written again included).
+        let manifest: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(outs[k].join("manifest.json")).unwrap()).unwrap();
+        let files = manifest["files"].as_array().unwrap();
+        let paths: BTreeSet<&str> = files.iter().map(|f| f["path"].as_str().unwrap()).collect();
+        assert_eq!(paths.len(), files.len(), "{m}: a file listed twice");
+        assert!(k == 0 || paths.iter().any(|p| p.starts_with("historico/")), "{m}: the series: {paths:?}");
+        for f in files {
+            let on_disk = std::fs::metadata(outs[k].join(f["path"].as_str().unwrap())).unwrap().len();
+            assert_eq!(Some(on_disk), f["bytes"].as_u64(), "{m}: {f}");
+        }
     }
     assert_eq!(hook.got.lock().unwrap().len(), posts, "a re-render posts nothing its run posted");
     sections_hold("re-rendered");
