@@ -199,7 +199,7 @@ async fn commit_to_store(fetched: &mut Fetched, assembled: Assembled, analysis: 
         .collect();
     let (frames, record) = commit_snapshot(&mut run.store, assembled, &derived, &run.plan).await?;
     fetched.manifest.store = Some(crate::export::manifest::StoreNote {
-        dir: run.store.root().to_string(),
+        dir: run.store.root().from_anywhere(),
         run_id: record.run_id.clone(),
         version: record.version,
         snapshot: record.snapshot.clone(),

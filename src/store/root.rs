@@ -43,6 +43,17 @@ impl std::fmt::Debug for StoreRoot {
 }
 
 impl StoreRoot {
+    /// Where the store is, from any folder: a local directory made absolute (a run's manifest
+    /// names its store for a re-render that may start elsewhere), or the bucket's URL.
+    pub fn from_anywhere(&self) -> String {
+        match self {
+            Self::Local(dir) => {
+                std::path::absolute(dir).unwrap_or_else(|_| dir.clone()).display().to_string()
+            }
+            Self::Bucket(b) => b.url.clone(),
+        }
+    }
+
     /// `--store`'s value: a directory, or a bucket URL.
     pub fn new(location: &Path) -> Result<Self, StoreError> {
         if !crate::bucket::is_remote(location) {

@@ -347,3 +347,28 @@ fn a_snapshot_that_does_not_name_its_lists_carries_none() {
     assert_eq!(carried, 0, "{lists}");
     assert_eq!(lists.as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum::<u64>(), 200, "{lists}");
 }
+
+/// A run given its store by a relative path names it whole in its manifest: a re-render started
+/// from another folder finds the store, and its report compares with the previous snapshot.
+#[test]
+fn a_store_given_by_a_relative_path_is_found_by_a_rerender_started_elsewhere() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    for (month, out) in [("202608", "m"), ("202609", "m1")] {
+        let o = bin()
+            .current_dir(t)
+            .args(["run", "--quiet", "--uf", "SP", "--as-of", month, "--store", "store", "--out", out])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{month}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+    let noted = manifest(&t.join("m1"))["store"]["dir"].as_str().unwrap().to_string();
+    assert_eq!(Path::new(&noted), t.join("store"), "the manifest names the store from anywhere");
+    let elsewhere = tempfile::tempdir().unwrap();
+    let o =
+        bin().current_dir(elsewhere.path()).args(["report", "--from"]).arg(t.join("m1")).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success() && !err.contains("cannot be read"), "{err}");
+    let md = std::fs::read_to_string(t.join("m1").join("report.md")).unwrap();
+    assert!(md.contains("desde o retrato anterior, de ago/2026"), "the re-render compares with 202608");
+}
