@@ -2,6 +2,7 @@
 //! written with arrow-rs and renamed into place; and the independent reader tools and tests use.
 
 use std::fs::File;
+use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -40,24 +41,20 @@ pub(super) fn write_segment(path: &Path, table: Table, rows: &[Row]) -> Result<(
         path: path.to_path_buf(),
         message: e.to_string(),
     };
-    // A full disk or a lost mount reaches us inside the writer's error: report it as the I/O
-    // failure it is (the user's to fix), not as a Parquet problem (ours).
-    let werr = |e: parquet::errors::ParquetError| match e {
-        parquet::errors::ParquetError::External(inner) => match inner.downcast::<std::io::Error>() {
-            Ok(io) => StagingError::Io { path: path.to_path_buf(), source: *io },
-            Err(other) => perr(&other),
-        },
-        other => perr(&other),
-    };
     let batch = RecordBatch::try_new(schema.clone(), arrays).map_err(|e| perr(&e))?;
-    let tmp = path.with_extension("parquet.tmp");
-    let file = File::create(&tmp).map_err(io_err(&tmp))?;
     let props = WriterProperties::builder()
         .set_compression(Compression::ZSTD(ZstdLevel::try_new(1).map_err(|e| perr(&e))?))
         .build();
-    let mut w = ArrowWriter::try_new(file, schema, Some(props)).map_err(werr)?;
-    w.write(&batch).map_err(werr)?;
-    let file = w.into_inner().map_err(werr)?;
+    // Encoded in memory (a segment is one task's rows), then written here: a full disk or a lost
+    // mount is then the I/O error it is (the user's to fix, exit 2). Written by arrow-rs, the
+    // final flush's error came back flattened into text (`fail to get inner writer: ...`), read
+    // as a Parquet problem (ours, exit 70).
+    let mut w = ArrowWriter::try_new(Vec::new(), schema, Some(props)).map_err(|e| perr(&e))?;
+    w.write(&batch).map_err(|e| perr(&e))?;
+    let bytes = w.into_inner().map_err(|e| perr(&e))?;
+    let tmp = path.with_extension("parquet.tmp");
+    let mut file = File::create(&tmp).map_err(io_err(&tmp))?;
+    file.write_all(&bytes).map_err(io_err(&tmp))?;
     file.sync_all().map_err(io_err(&tmp))?;
     std::fs::rename(&tmp, path).map_err(io_err(path))?;
     Ok(())
