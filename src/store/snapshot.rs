@@ -106,47 +106,47 @@ pub fn read_ahead(
     let reader = store.reader();
     let snapshot = snapshot.to_string();
     let last = store.last().map(|r| r.snapshot.clone()).filter(|s| !s.is_empty() && carry_lists);
-    // A rerun in the same month compares with the month before, not with itself.
-    let previous = store.snapshots().into_iter().filter(|s| *s < snapshot).max();
+    let snapshots = store.snapshots();
     let fetched: BTreeSet<String> = credit_months.iter().map(ToString::to_string).collect();
     let kept: BTreeSet<String> =
         months.iter().map(ToString::to_string).filter(|m| !fetched.contains(m)).collect();
     tokio::spawn(async move {
-        // Each (table, snapshot) is read once: most runs follow the previous month's, whose
-        // snapshot is both the one carried from and the one compared with.
-        let mut read: BTreeMap<(&'static str, String), Option<DataFrame>> = BTreeMap::new();
-        let wanted = COMPANY_TABLES.iter().flat_map(|t| {
-            let from_last = last.iter().filter(|_| LIST_TABLES.contains(t));
-            from_last.chain(previous.iter()).map(|s| (t.name(), s.clone()))
-        });
-        for (name, at) in wanted.collect::<BTreeSet<_>>() {
-            let df = reader.read(name, &BTreeSet::from([at.clone()])).await?;
-            read.insert((name, at), df);
+        let mut tables = ReadOnce::new(&reader);
+        let mut last_lists = BTreeMap::new();
+        for t in LIST_TABLES {
+            let Some(at) = &last else { break };
+            if let Some(df) = tables.at(t.name(), at).await? {
+                last_lists.insert(t.name(), df);
+            }
         }
-        let at = |name: &'static str, s: &Option<String>| {
-            s.as_ref().and_then(|s| read.get(&(name, s.clone())).cloned().flatten())
-        };
-        let last_lists = LIST_TABLES.iter().filter_map(|t| Some((t.name(), at(t.name(), &last)?))).collect();
-        let alerts = match &previous {
-            Some(p) => reader.read(ALERTS_TABLE, &BTreeSet::from([p.clone()])).await?,
-            None => None,
-        };
-        let previous = previous.as_ref().map(|p| PreviousSnapshot {
-            alerts,
-            current: snapshot.clone(),
-            snapshot: p.clone(),
-            tables: COMPANY_TABLES
-                .iter()
-                .filter_map(|t| {
-                    let mut df = at(t.name(), &previous)?;
-                    let _ = df.drop_in_place("snapshot");
-                    Some((t.name(), df))
-                })
-                .collect(),
-        });
+        let previous = previous_of(&mut tables, &snapshot, &snapshots).await?;
         let kept_credits = reader.read(Table::CreditosAtivos.name(), &kept).await?;
         Ok(StoreReads { last_lists, kept_credits, previous })
     })
+}
+
+/// The store's tables at one snapshot each, each (table, snapshot) read once: most runs follow
+/// the previous month's, whose snapshot is both the one carried from and the one compared with.
+struct ReadOnce<'a> {
+    reader: &'a StoreReader,
+    read: BTreeMap<(&'static str, String), Option<DataFrame>>,
+}
+
+impl<'a> ReadOnce<'a> {
+    fn new(reader: &'a StoreReader) -> Self {
+        Self { reader, read: BTreeMap::new() }
+    }
+
+    /// `table`'s rows of `snapshot` (`None` when the store has no such table).
+    async fn at(&mut self, table: &'static str, snapshot: &str) -> Result<Option<DataFrame>, StoreError> {
+        let key = (table, snapshot.to_string());
+        if let Some(df) = self.read.get(&key) {
+            return Ok(df.clone());
+        }
+        let df = self.reader.read(table, &BTreeSet::from([key.1.clone()])).await?;
+        self.read.insert(key, df.clone());
+        Ok(df)
+    }
 }
 
 /// The snapshot before `current` among `snapshots`, as `reader` holds it: what the changes and
@@ -157,19 +157,28 @@ pub async fn previous_snapshot(
     current: &str,
     snapshots: &BTreeSet<String>,
 ) -> Result<Option<PreviousSnapshot>, StoreError> {
+    previous_of(&mut ReadOnce::new(reader), current, snapshots).await
+}
+
+/// `previous_snapshot` through `tables`. A rerun in the same month compares with the month
+/// before, not with itself.
+async fn previous_of(
+    tables: &mut ReadOnce<'_>,
+    current: &str,
+    snapshots: &BTreeSet<String>,
+) -> Result<Option<PreviousSnapshot>, StoreError> {
     let Some(previous) = snapshots.iter().filter(|s| s.as_str() < current).max().cloned() else {
         return Ok(None);
     };
-    let at = BTreeSet::from([previous.clone()]);
-    let mut tables = BTreeMap::new();
+    let mut company = BTreeMap::new();
     for t in COMPANY_TABLES {
-        if let Some(mut df) = reader.read(t.name(), &at).await? {
+        if let Some(mut df) = tables.at(t.name(), &previous).await? {
             let _ = df.drop_in_place("snapshot");
-            tables.insert(t.name(), df);
+            company.insert(t.name(), df);
         }
     }
-    let alerts = reader.read(ALERTS_TABLE, &at).await?;
-    Ok(Some(PreviousSnapshot { current: current.to_string(), snapshot: previous, tables, alerts }))
+    let alerts = tables.at(ALERTS_TABLE, &previous).await?;
+    Ok(Some(PreviousSnapshot { current: current.to_string(), snapshot: previous, tables: company, alerts }))
 }
 
 /// Builds the new snapshot from `fresh` (typed from this run's staging) and what was read from
