@@ -19,7 +19,7 @@ use super::models::{CompanyProfile, DividaPgfn, Empresa, Estabelecimento, Fonte,
 /// no published field holds; one that did would read as a space), named by its file's columns.
 /// A model is made from it when the row is served: kept as models, the 600,000 rows of a
 /// 50,000-company portfolio took 600 MB; as rows, a quarter of that.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Row {
     columns: Arc<[String]>,
     values: Box<str>,

@@ -81,6 +81,81 @@ const PGFN_REQUIRED: [&str; 6] = [
 /// A published column under the name the service gives it.
 const PGFN_RENAMED: [(&str, &str); 1] = [("uf_devedor", "uf_unidade_responsavel")];
 
+/// The PGFN columns of free text, where a `;` of the text splits the field in two (the files
+/// are unquoted): a row one field too long is mended by joining one of them again.
+const PGFN_FREE_TEXT: [&str; 7] = [
+    "NOME_DEVEDOR",
+    "UNIDADE_RESPONSAVEL",
+    "ENTIDADE_RESPONSAVEL",
+    "UNIDADE_INSCRICAO",
+    "SITUACAO_INSCRICAO",
+    "RECEITA_PRINCIPAL",
+    "TIPO_CREDITO",
+];
+
+/// What a PGFN column of fixed form holds, to tell which join of a too-long row is the one
+/// the publisher wrote.
+#[derive(Debug, Clone, Copy)]
+enum Form {
+    /// `DD/MM/YYYY` or `YYYYMMDD`.
+    Date,
+    /// `SIM` / `NAO`.
+    YesNo,
+    /// Digits with `.`, `,`, a sign or `R$`.
+    Money,
+    /// `Pessoa física` / `Pessoa jurídica`.
+    PersonType,
+    /// `PRINCIPAL`, `CORRESPONSAVEL`, `SOLIDARIO` in any case.
+    DebtorRole,
+    /// Two letters.
+    Uf,
+    /// Letters and digits, no space (`FGAC201900092`, `8020600012345`).
+    Number,
+}
+
+const PGFN_FORMS: [(&str, Form); 8] = [
+    ("DATA_INSCRICAO", Form::Date),
+    ("INDICADOR_AJUIZADO", Form::YesNo),
+    ("VALOR_CONSOLIDADO", Form::Money),
+    ("TIPO_PESSOA", Form::PersonType),
+    ("TIPO_DEVEDOR", Form::DebtorRole),
+    ("UF_UNIDADE_RESPONSAVEL", Form::Uf),
+    ("UF_DEVEDOR", Form::Uf),
+    ("NUMERO_INSCRICAO", Form::Number),
+];
+
+impl Form {
+    /// Whether `text` has this form (a blank field has every form).
+    fn fits(self, text: &str) -> bool {
+        let t = text.trim();
+        if t.is_empty() {
+            return true;
+        }
+        let upper = t.to_uppercase();
+        let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        match self {
+            Self::Date => {
+                let parts: Vec<&str> = t.split('/').collect();
+                (parts.len() == 3 && parts.iter().all(|p| digits(p)) && parts[2].len() == 4)
+                    || (t.len() == 8 && digits(t))
+            }
+            Self::YesNo => matches!(upper.as_str(), "SIM" | "NAO" | "NÃO"),
+            Self::Money => {
+                let bare = t.trim_start_matches("R$").trim();
+                bare.bytes().any(|b| b.is_ascii_digit())
+                    && bare.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b',' | b'-'))
+            }
+            Self::PersonType => upper.starts_with("PESSOA"),
+            Self::DebtorRole => {
+                let folded: String = upper.chars().filter(char::is_ascii_alphabetic).collect();
+                matches!(folded.as_str(), "PRINCIPAL" | "CORRESPONSAVEL" | "SOLIDARIO")
+            }
+            Self::Uf => t.len() == 2 && t.bytes().all(|b| b.is_ascii_alphabetic()),
+            Self::Number => t.bytes().all(|b| b.is_ascii_alphanumeric()),
+        }
+    }
+}
+
 /// A PGFN header read: the system it is a file of, and each column's name on the wire.
 #[derive(Debug, Clone)]
 pub struct PgfnHeader {
@@ -88,6 +163,50 @@ pub struct PgfnHeader {
     pub columns: Vec<String>,
     /// Position of `CPF_CNPJ`, the debtor.
     pub debtor: usize,
+    /// Positions of the free-text columns, and of the columns of a fixed form.
+    free_text: Vec<usize>,
+    forms: Vec<(usize, Form)>,
+}
+
+impl PgfnHeader {
+    /// A row with other than the header's number of fields, as the publisher meant it, or
+    /// `None` when that cannot be told. Empty fields past the header's are dropped (a `;`
+    /// closing each line); then a row still longer is mended when joining the extra fields
+    /// into exactly one free-text column (a `;` in a name) leaves every column of fixed form
+    /// in its form.
+    pub fn mend(&self, fields: &[String]) -> Option<Vec<String>> {
+        let n = self.columns.len();
+        let mut fields = fields;
+        while fields.len() > n && fields.last().is_some_and(|f| f.trim().is_empty()) {
+            fields = &fields[..fields.len() - 1];
+        }
+        let extra = fields.len().checked_sub(n)?;
+        if extra == 0 {
+            return Some(fields.to_vec());
+        }
+        let fitting: Vec<Vec<String>> = self
+            .free_text
+            .iter()
+            .filter(|&&at| at + extra < fields.len())
+            .map(|&at| {
+                let mut joined = fields[..at].to_vec();
+                joined.push(fields[at..=at + extra].join(";"));
+                joined.extend_from_slice(&fields[at + extra + 1..]);
+                joined
+            })
+            .filter(|joined| self.forms.iter().all(|&(i, form)| form.fits(&joined[i])))
+            .collect();
+        // Joins that fit and give the same debtor, dates, amounts and codes differ only in
+        // which of two neighbouring texts (situation, revenue) holds the `;`: the first is
+        // taken. Joins that disagree on those cannot be told apart.
+        let fixed = |row: &Vec<String>| {
+            let mut at: Vec<usize> = self.forms.iter().map(|(i, _)| *i).collect();
+            at.push(self.debtor);
+            at.into_iter().map(|i| row[i].clone()).collect::<Vec<_>>()
+        };
+        let first = fitting.first()?;
+        fitting.iter().all(|row| fixed(row) == fixed(first)).then(|| first.clone())
+    }
 }
 
 /// The header of a PGFN file, or what is wrong with it. The system is told by the columns
@@ -124,14 +243,33 @@ pub fn pgfn_header(fields: &[String]) -> Result<PgfnHeader, String> {
         })
         .collect();
     let debtor = upper.iter().position(|u| u == "CPF_CNPJ").unwrap_or(0);
-    Ok(PgfnHeader { categoria, columns, debtor })
+    let at = |name: &str| upper.iter().position(|u| u == name);
+    let free_text = PGFN_FREE_TEXT.iter().filter_map(|c| at(c)).collect();
+    let forms = PGFN_FORMS.iter().filter_map(|(c, form)| Some((at(c)?, *form))).collect();
+    Ok(PgfnHeader { categoria, columns, debtor, free_text, forms })
 }
 
-/// Whether an RFB row has its layout's shape: its number of fields, and a root of 8 digits.
+/// Whether a PGFN data row is the header again (files joined with their headers).
+pub fn is_pgfn_header_row(debtor_field: &[u8]) -> bool {
+    debtor_field.trim_ascii().eq_ignore_ascii_case(b"CPF_CNPJ")
+}
+
+/// Whether an RFB row has its layout's shape: its number of fields, and a root of 8 digits or
+/// (alphanumeric CNPJs, issued from July 2026) upper-case letters and digits.
 pub fn rfb_shape_fits(kind: Kind, fields: usize, root: &[u8]) -> bool {
     kind.rfb_columns().is_some_and(|c| c.len() == fields)
         && root.len() == 8
-        && root.iter().all(u8::is_ascii_digit)
+        && root.iter().all(|b| b.is_ascii_digit() || b.is_ascii_uppercase())
+}
+
+/// Whether a file's name is one a release's data comes in: a zip, a CSV, or an RFB table
+/// unpacked from its zip (`K3241.K03200Y0.D40511.EMPRECSV`).
+pub fn is_data_file(name: &str) -> bool {
+    let upper = name.to_uppercase();
+    upper.ends_with(".ZIP")
+        || upper.ends_with(".CSV")
+        || [".EMPRECSV", ".ESTABELE", ".SOCIOCSV"].iter().any(|e| upper.ends_with(e))
+        || upper.contains(".SIMPLES.CSV")
 }
 
 /// A published field's text: UTF-8 when it is, else Latin-1 (every byte one character), as
@@ -206,6 +344,57 @@ mod tests {
         assert_eq!(header(&fgts).unwrap().categoria, Categoria::Fgts);
         let err = header("CNPJ;NOME;VALOR").unwrap_err();
         assert!(err.contains("CPF_CNPJ") && err.contains("VALOR_CONSOLIDADO"), "{err}");
+    }
+
+    fn sida_header() -> PgfnHeader {
+        let sida = "CPF_CNPJ;TIPO_PESSOA;TIPO_DEVEDOR;NOME_DEVEDOR;UF_DEVEDOR;UNIDADE_RESPONSAVEL;\
+                    NUMERO_INSCRICAO;TIPO_SITUACAO_INSCRICAO;SITUACAO_INSCRICAO;RECEITA_PRINCIPAL;DATA_INSCRICAO;\
+                    INDICADOR_AJUIZADO;VALOR_CONSOLIDADO";
+        pgfn_header(&sida.split(';').map(String::from).collect::<Vec<_>>()).unwrap()
+    }
+
+    fn split(row: &str) -> Vec<String> {
+        row.split(';').map(String::from).collect()
+    }
+
+    #[test]
+    fn a_pgfn_row_split_by_a_semicolon_in_its_text_is_mended_only_when_one_join_fits() {
+        let h = sida_header();
+        let row = "33.683.111/0001-07;Pessoa jurídica;PRINCIPAL;EMPRESA A; FILIAL LTDA;SP;SAO PAULO;\
+                   8020600012345;Em cobrança;ATIVA EM COBRANCA;IRPJ;15/03/2019;SIM;1000.50";
+        let mended = h.mend(&split(row)).unwrap();
+        assert_eq!(mended.len(), 13);
+        assert_eq!(mended[3], "EMPRESA A; FILIAL LTDA");
+        assert_eq!(mended[12], "1000.50");
+        // A `;` closing the line: the empty field past the header's goes.
+        let closed = "33.683.111/0001-07;Pessoa jurídica;PRINCIPAL;EMPRESA A;SP;SAO PAULO;8020600012345;\
+                      Em cobrança;ATIVA EM COBRANCA;IRPJ;15/03/2019;SIM;1000.50;";
+        assert_eq!(h.mend(&split(closed)).unwrap()[12], "1000.50");
+        // The split in the situation's text: only joining there leaves the date a date.
+        let late = "33.683.111/0001-07;Pessoa jurídica;PRINCIPAL;EMPRESA A;SP;SAO PAULO;8020600012345;\
+                    Em cobrança;ATIVA; EM COBRANCA;IRPJ;15/03/2019;SIM;1000.50";
+        let mended = h.mend(&split(late)).unwrap();
+        assert_eq!((mended[3].as_str(), mended[8].as_str()), ("EMPRESA A", "ATIVA; EM COBRANCA"));
+        // Joined into the name or into the unit, the state reads RJ or SP: neither is taken.
+        let ambiguous = "33.683.111/0001-07;Pessoa jurídica;PRINCIPAL;AB;SP;RJ;UNIT;8020600012345;\
+                         Em cobrança;ATIVA EM COBRANCA;IRPJ;15/03/2019;SIM;1000.50";
+        assert_eq!(h.mend(&split(ambiguous)), None);
+        // A row short of fields, or whose extra field breaks the forms, is not mended.
+        assert_eq!(h.mend(&split("33.683.111/0001-07;Pessoa jurídica;PRINCIPAL")), None);
+        let shifted = "33.683.111/0001-07;Pessoa jurídica;PRINCIPAL;EMPRESA A;SP;SAO PAULO;8020600012345;\
+                       Em cobrança;ATIVA EM COBRANCA;IRPJ;15/03/2019;SIM;1000.50;99";
+        assert_eq!(h.mend(&split(shifted)), None);
+    }
+
+    #[test]
+    fn unpacked_rfb_tables_and_alphanumeric_roots_are_data() {
+        assert!(is_data_file("K3241.K03200Y0.D40511.EMPRECSV"));
+        assert!(is_data_file("F.K03200$W.SIMPLES.CSV.D40511"));
+        assert!(is_data_file("Dados_abertos_FGTS.zip") && is_data_file("arquivo_lai_SIDA_1_202403.csv"));
+        assert!(!is_data_file("LEIAME.pdf"));
+        assert!(rfb_shape_fits(Kind::Empresas, 7, b"12ABC345"));
+        assert!(!rfb_shape_fits(Kind::Empresas, 7, b"12abc345"));
+        assert!(!rfb_shape_fits(Kind::Empresas, 7, b"1234567"));
     }
 
     #[test]

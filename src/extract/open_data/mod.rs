@@ -21,7 +21,9 @@ use std::sync::Arc;
 use crate::api::Cnpj;
 use crate::api::models::Fonte;
 use crate::api::published::{Published, Row};
-use layouts::{Kind, cnpj_digits, decode, kind_of_name, pgfn_header, rfb_shape_fits};
+use layouts::{
+    Kind, cnpj_digits, decode, is_data_file, is_pgfn_header_row, kind_of_name, pgfn_header, rfb_shape_fits,
+};
 pub use release::ReleasePeriod;
 
 /// A folder or file that cannot be used, named with what is wrong and how to fix it.
@@ -47,6 +49,11 @@ pub enum OpenDataError {
     Zip { path: PathBuf, message: String },
     #[error("{path}: {problem}; remove the file from the folder or replace it with the publisher's file")]
     Layout { path: PathBuf, problem: String },
+    #[error(
+        "{dir} holds the data file {name} twice ({first} and {second}): its rows would be counted twice; \
+         keep one of them (a zip or the file unpacked from it, not both; a download saved twice as \"(1)\")"
+    )]
+    Twice { dir: PathBuf, name: String, first: String, second: String },
 }
 
 impl crate::exit::HasExitStatus for OpenDataError {
@@ -67,8 +74,15 @@ pub struct FileRead {
     /// Data rows read (headers not counted) and kept for the portfolio.
     pub rows_read: u64,
     pub rows_kept: u64,
-    /// Rows whose number of fields is not their layout's: skipped and counted.
+    /// Rows whose number of fields is not their layout's, and which could not be mended:
+    /// skipped and counted; and how many of them were rows of the portfolio's companies.
     pub rows_malformed: u64,
+    #[serde(default)]
+    pub rows_malformed_portfolio: u64,
+    /// Rows one field too long (a `;` inside a name, or closing the line) read as the publisher
+    /// meant them.
+    #[serde(default)]
+    pub rows_mended: u64,
 }
 
 /// What the manifest says of the files a run read.
@@ -127,7 +141,9 @@ pub fn read_release(dir: &Path, portfolio: &[Cnpj]) -> Result<Release, OpenDataE
         portfolio.iter().filter_map(|c| c.basico().as_bytes().try_into().ok()).collect();
     let mut release = Release::default();
     let names: Vec<String> = files.iter().map(|f| relative(dir, &f.path)).collect();
-    release.period = ReleasePeriod::of(&names).map_err(|two| OpenDataError::Mixed {
+    let entries = data_entries(dir, &files)?;
+    let entry_names: Vec<String> = entries.iter().map(|(_, inner)| inner.clone()).collect();
+    release.period = ReleasePeriod::of(&names, &entry_names).map_err(|two| OpenDataError::Mixed {
         dir: dir.to_path_buf(),
         what: two.what,
         periods: two.periods,
@@ -142,15 +158,19 @@ pub fn read_release(dir: &Path, portfolio: &[Cnpj]) -> Result<Release, OpenDataE
         };
         let mut reader = TableReader { roots: &roots, out: &mut release.published };
         let (counts, sha256) = read_file(&found.path, kind, &mut reader)?;
+        let path = relative(dir, &found.path);
+        say_malformed(&path, &counts);
         release.found.insert(kind.dataset().to_string());
         release.files.push(FileRead {
-            path: relative(dir, &found.path),
+            path,
             bytes: found.bytes,
             sha256,
             dataset: kind.dataset().to_string(),
             rows_read: counts.read,
             rows_kept: counts.kept,
             rows_malformed: counts.malformed,
+            rows_malformed_portfolio: counts.malformed_portfolio,
+            rows_mended: counts.mended,
         });
     }
     if release.files.is_empty() {
@@ -163,23 +183,100 @@ pub fn read_release(dir: &Path, portfolio: &[Cnpj]) -> Result<Release, OpenDataE
     Ok(release)
 }
 
+/// Says on stderr what of a file could not be read, the portfolio's rows first: they are
+/// missing from its figures.
+fn say_malformed(path: &str, counts: &Counts) {
+    if counts.malformed == 0 {
+        return;
+    }
+    let line = counts.first_malformed_line.map_or(String::new(), |l| format!(", the first at line {l}"));
+    let rows = counts.malformed;
+    if counts.malformed_portfolio > 0 {
+        tracing::warn!(
+            "{path}: {} rows of the portfolio's companies could not be read ({rows} rows in all whose fields \
+             do not fit the layout{line}): they are missing from this run's figures; the source is flagged \
+             in the report",
+            counts.malformed_portfolio
+        );
+    } else {
+        tracing::info!(
+            "{path}: {rows} rows whose fields do not fit the layout skipped, none of the portfolio's{line}"
+        );
+    }
+}
+
+/// `parcial` with what is missing, when rows of the portfolio's companies in `dataset`'s files
+/// could not be read; `ok` when all were.
+fn read_status(release: &Release, dataset: impl Fn(&str) -> bool) -> String {
+    let lost: u64 =
+        release.files.iter().filter(|f| dataset(&f.dataset)).map(|f| f.rows_malformed_portfolio).sum();
+    if lost == 0 {
+        "ok".to_string()
+    } else {
+        format!("parcial: {lost} linhas da carteira ilegíveis nos arquivos publicados")
+    }
+}
+
 /// The service's `fontes` for what the folder held: PGFN and the CNPJ files with their
 /// period, and `ausente` for the datasets no published file carries (instalment plans,
 /// settlements and credits: `rfb`; works: `cno`; rural properties: `cafir`).
 fn fontes(release: &Release) -> BTreeMap<String, Fonte> {
-    let fonte = |found: bool, versao: Option<String>| Fonte {
-        status: Some(if found { "ok" } else { "ausente" }.to_string()),
+    let fonte = |status: Option<String>, versao: Option<String>| Fonte {
+        status: Some(status.unwrap_or_else(|| "ausente".to_string())),
         versao,
     };
-    let pgfn = release.found.contains(Kind::Pgfn.dataset());
-    let cnpj = release.found.iter().any(|d| d.starts_with("rfb_"));
+    let is_pgfn = |d: &str| d == Kind::Pgfn.dataset();
+    let is_cnpj = |d: &str| d.starts_with("rfb_");
+    let pgfn = release.found.iter().any(|d| is_pgfn(d)).then(|| read_status(release, is_pgfn));
+    let cnpj = release.found.iter().any(|d| is_cnpj(d)).then(|| read_status(release, is_cnpj));
+    let absent = || fonte(None, None);
     BTreeMap::from([
         ("pgfn".to_string(), fonte(pgfn, release.period.quarter.clone())),
         ("cnpj".to_string(), fonte(cnpj, release.period.month.clone())),
-        ("rfb".to_string(), fonte(false, None)),
-        ("cno".to_string(), fonte(false, None)),
-        ("cafir".to_string(), fonte(false, None)),
+        ("rfb".to_string(), absent()),
+        ("cno".to_string(), absent()),
+        ("cafir".to_string(), absent()),
     ])
+}
+
+/// Every data table of the folder: each bare file's name, each zip entry's as `zip/entry`
+/// (relative to `dir`). A table found twice (a zip beside the file unpacked from it, a
+/// download saved twice) is refused: its rows would count twice.
+fn data_entries(dir: &Path, files: &[Found]) -> Result<Vec<(String, String)>, OpenDataError> {
+    let mut seen: BTreeMap<String, String> = BTreeMap::new();
+    let mut out = Vec::new();
+    for found in files.iter().filter(|f| f.kind.is_some()) {
+        let at = relative(dir, &found.path);
+        let inner: Vec<String> = if at.to_lowercase().ends_with(".zip") {
+            zip_entry_names(&found.path)?.into_iter().map(|e| format!("{at}/{e}")).collect()
+        } else {
+            vec![at.clone()]
+        };
+        for name in inner {
+            let base = name.rsplit('/').next().unwrap_or(&name).to_lowercase();
+            if let Some(first) = seen.insert(base.clone(), name.clone()) {
+                return Err(OpenDataError::Twice { dir: dir.to_path_buf(), name: base, first, second: name });
+            }
+            out.push((at.clone(), name));
+        }
+    }
+    Ok(out)
+}
+
+/// The names of a zip's files (from its directory: nothing is decompressed).
+fn zip_entry_names(path: &Path) -> Result<Vec<String>, OpenDataError> {
+    let zip_error =
+        |e: zip::result::ZipError| OpenDataError::Zip { path: path.to_path_buf(), message: e.to_string() };
+    let file = std::fs::File::open(path).map_err(|e| layout(path, format!("cannot be opened: {e}")))?;
+    let archive = zip::ZipArchive::new(std::io::BufReader::new(file)).map_err(zip_error)?;
+    let mut names = Vec::new();
+    for name in archive.file_names() {
+        let name = name.map_err(zip_error)?;
+        if !name.ends_with('/') {
+            names.push(name.to_string());
+        }
+    }
+    Ok(names)
 }
 
 fn relative(dir: &Path, path: &Path) -> String {
@@ -208,7 +305,7 @@ fn find_files(dir: &Path) -> Result<Vec<Found>, OpenDataError> {
                 pending.push(path);
             } else {
                 let name = entry.file_name().to_string_lossy().to_lowercase();
-                let data = name.ends_with(".zip") || name.ends_with(".csv");
+                let data = is_data_file(&name);
                 let bytes = entry.metadata().map(|m| m.len()).unwrap_or(0);
                 out.push(Found { kind: kind_of_name(&name).filter(|_| data), path, bytes });
             }
@@ -223,6 +320,26 @@ struct Counts {
     read: u64,
     kept: u64,
     malformed: u64,
+    malformed_portfolio: u64,
+    first_malformed_line: Option<u64>,
+    mended: u64,
+}
+
+impl Counts {
+    fn add(&mut self, other: Counts) {
+        self.read += other.read;
+        self.kept += other.kept;
+        self.malformed += other.malformed;
+        self.malformed_portfolio += other.malformed_portfolio;
+        self.first_malformed_line = self.first_malformed_line.or(other.first_malformed_line);
+        self.mended += other.mended;
+    }
+
+    fn malformed_at(&mut self, line: Option<u64>, of_portfolio: bool) {
+        self.malformed += 1;
+        self.malformed_portfolio += u64::from(of_portfolio);
+        self.first_malformed_line = self.first_malformed_line.or(line);
+    }
 }
 
 const MIB: u64 = 1 << 20;
@@ -316,9 +433,7 @@ fn read_zip(path: &Path, kind: Kind, reader: &mut TableReader<'_>) -> Result<Cou
         let inner = path.join(entry.name().map_err(zip_error)?.as_ref());
         let c = reader.table(entry, kind, &inner)?;
         tables += 1;
-        total.read += c.read;
-        total.kept += c.kept;
-        total.malformed += c.malformed;
+        total.add(c);
     }
     if tables == 0 {
         return Err(layout(path, "the zip holds no file".into()));
@@ -365,19 +480,48 @@ impl TableReader<'_> {
         let columns: Arc<[String]> = header.columns.clone().into();
         let mut counts = Counts::default();
         while read(&mut csv, &mut record)? {
+            let debtor = record.get(header.debtor).unwrap_or_default();
+            if is_pgfn_header_row(debtor) {
+                continue;
+            }
             counts.read += 1;
-            if record.len() != header.columns.len() {
-                counts.malformed += 1;
-                continue;
-            }
-            let Some(digits) = record.get(header.debtor).and_then(cnpj_digits) else { continue };
-            if !self.kept(&digits[..8]) {
-                continue;
-            }
-            let debt = Row::new(columns.clone(), record.iter().map(decode));
+            let digits = cnpj_digits(debtor);
+            let ours = digits.is_some_and(|d| self.kept(&d[..8]));
+            let fields: Vec<String> = if record.len() == header.columns.len() {
+                if !ours {
+                    continue;
+                }
+                record.iter().map(decode).collect()
+            } else {
+                let published: Vec<String> = record.iter().map(decode).collect();
+                let Some(mended) = header.mend(&published) else {
+                    counts.malformed_at(record.position().map(|p| p.line()), ours);
+                    continue;
+                };
+                counts.mended += 1;
+                if !ours {
+                    continue;
+                }
+                mended
+            };
+            let Some(digits) = digits else { continue };
             let root = String::from_utf8_lossy(&digits[..8]).to_string();
-            self.out.dividas.entry((root, header.categoria)).or_default().push(debt);
+            self.out
+                .dividas
+                .entry((root, header.categoria))
+                .or_default()
+                .push(Row::new(columns.clone(), fields));
             counts.kept += 1;
+        }
+        if counts.read > 0 && counts.malformed == counts.read {
+            let problem = format!(
+                "none of its {} rows has its header's {} fields (the first at line {}): not the layout its \
+                 header names",
+                counts.read,
+                header.columns.len(),
+                counts.first_malformed_line.unwrap_or(2)
+            );
+            return Err(layout(path, problem));
         }
         Ok(counts)
     }
@@ -410,7 +554,7 @@ impl TableReader<'_> {
                     );
                     return Err(layout(path, problem));
                 }
-                counts.malformed += 1;
+                counts.malformed_at(record.position().map(|p| p.line()), self.kept(root));
                 continue;
             }
             if !self.kept(root) {
@@ -428,13 +572,21 @@ impl TableReader<'_> {
             Kind::Empresas => {
                 self.out.empresas.insert(root, row);
             }
-            Kind::Estabelecimentos => self.out.estabelecimentos.entry(root).or_default().push(row),
-            Kind::Socios => self.out.socios.entry(root).or_default().push(row),
+            // RFB's files repeat some rows whole: one is kept.
+            Kind::Estabelecimentos => push_once(self.out.estabelecimentos.entry(root).or_default(), row),
+            Kind::Socios => push_once(self.out.socios.entry(root).or_default(), row),
             Kind::Simples => {
                 self.out.simples.insert(root, row);
             }
             Kind::Pgfn => {}
         }
+    }
+}
+
+/// Adds `row` unless an identical one is there.
+fn push_once(rows: &mut Vec<Row>, row: Row) {
+    if !rows.contains(&row) {
+        rows.push(row);
     }
 }
 
@@ -606,6 +758,131 @@ mod tests {
         zip_of(&next, &[("arquivo_lai_SIDA_202103.csv", fixture("pgfn_nao_previdenciario.csv"))]);
         let e = read_release(two.path(), &[]).unwrap_err();
         assert!(matches!(e, OpenDataError::Mixed { .. }), "{e}");
-        assert!(e.to_string().contains("2020T4, 2021T1"), "{e}");
+        let e = e.to_string();
+        assert!(
+            e.contains("2020T4 by pgfn/2020_trimestre_04/")
+                && e.contains(", 2021T1 by pgfn/2021_trimestre_01/"),
+            "{e}"
+        );
+    }
+
+    const SIDA_HEADER: &str = "CPF_CNPJ;TIPO_PESSOA;TIPO_DEVEDOR;NOME_DEVEDOR;UF_DEVEDOR;UNIDADE_RESPONSAVEL;\
+        NUMERO_INSCRICAO;TIPO_SITUACAO_INSCRICAO;SITUACAO_INSCRICAO;RECEITA_PRINCIPAL;DATA_INSCRICAO;\
+        INDICADOR_AJUIZADO;VALOR_CONSOLIDADO";
+
+    fn sida_row(cnpj: &Cnpj, nome: &str, numero: &str, valor: &str) -> String {
+        format!(
+            "{};Pessoa jurídica;PRINCIPAL;{nome};SP;SAO PAULO;{numero};Em cobrança;ATIVA EM COBRANCA;IRPJ;\
+             15/03/2019;SIM;{valor}",
+            cnpj.masked()
+        )
+    }
+
+    /// A PGFN zip of one SIDA file with `lines` (Latin-1), in a quarter's folder.
+    fn sida_zip(dir: &Path, lines: &[String]) {
+        let text = lines.join("\n") + "\n";
+        let bytes: Vec<u8> = text.chars().map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?')).collect();
+        zip_of(
+            &dir.join("2024_trimestre_01/Dados_abertos_Nao_Previdenciario.zip"),
+            &[("arquivo_lai_SIDA_1_202403.csv", bytes)],
+        );
+    }
+
+    fn amounts(release: &Release) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = release
+            .published
+            .dividas
+            .values()
+            .flatten()
+            .map(|r| r.model::<DividaPgfn>().unwrap())
+            .map(|d| (d.numero_inscricao.unwrap_or_default(), d.valor_consolidado.unwrap_or_default()))
+            .collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn rows_split_by_a_semicolon_are_mended_and_the_portfolios_unreadable_ones_flag_the_source() {
+        let (a, b) = (Cnpj::from_base("336831110001").unwrap(), Cnpj::from_base("112223330001").unwrap());
+        let tmp = tempfile::tempdir().unwrap();
+        let lines = vec![
+            SIDA_HEADER.to_string(),
+            sida_row(&a, "EMPRESA A; FILIAL LTDA", "8020600012345", "1000.50"),
+            sida_row(&a, "EMPRESA A", "8020600012346", "7.25") + ";",
+            // Joined into the name or the unit, the state reads RJ or SP: not told apart.
+            sida_row(&b, "AB;RJ", "8020600000001", "20.00"),
+            SIDA_HEADER.to_string(),
+            sida_row(&b, "EMPRESA B", "8020600000002", "30.00"),
+        ];
+        sida_zip(tmp.path(), &lines);
+        let release = read_release(tmp.path(), &[a.clone(), b.clone()]).unwrap();
+        assert_eq!(
+            amounts(&release),
+            [("8020600000002", "30.00"), ("8020600012345", "1000.50"), ("8020600012346", "7.25")]
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+        );
+        let f = &release.files[0];
+        // The header repeated is not a row.
+        assert_eq!((f.rows_read, f.rows_kept, f.rows_mended), (4, 3, 2), "{f:?}");
+        assert_eq!((f.rows_malformed, f.rows_malformed_portfolio), (1, 1), "{f:?}");
+        let pgfn = &release.published.fontes["pgfn"];
+        assert!(pgfn.status.as_deref().is_some_and(|s| s.starts_with("parcial: 1 ")), "{pgfn:?}");
+        assert_eq!(release.published.fontes["cnpj"].status.as_deref(), Some("ausente"));
+
+        // A file none of whose rows fits its header is refused, naming it.
+        let bad = tempfile::tempdir().unwrap();
+        sida_zip(bad.path(), &[SIDA_HEADER.to_string(), "1;2;3".to_string(), "4;5".to_string()]);
+        let e = read_release(bad.path(), &[a]).unwrap_err().to_string();
+        assert!(e.contains("arquivo_lai_SIDA_1_202403.csv") && e.contains("none of its 2 rows"), "{e}");
+    }
+
+    #[test]
+    fn a_table_found_twice_is_refused_and_a_flat_zip_is_dated_by_its_files() {
+        let a = Cnpj::from_base("336831110001").unwrap();
+        let lines = vec![SIDA_HEADER.to_string(), sida_row(&a, "EMPRESA A", "1", "1000.50")];
+        // The zip and the file unpacked from it.
+        let tmp = tempfile::tempdir().unwrap();
+        sida_zip(tmp.path(), &lines);
+        let csv = tmp.path().join("2024_trimestre_01/arquivo_lai_SIDA_1_202403.csv");
+        std::fs::write(&csv, lines.join("\n")).unwrap();
+        let e = read_release(tmp.path(), std::slice::from_ref(&a)).unwrap_err();
+        assert!(matches!(e, OpenDataError::Twice { .. }), "{e}");
+        assert!(e.to_string().contains("arquivo_lai_sida_1_202403.csv twice"), "{e}");
+        // A download saved twice.
+        std::fs::remove_file(&csv).unwrap();
+        let zip = tmp.path().join("2024_trimestre_01/Dados_abertos_Nao_Previdenciario.zip");
+        std::fs::copy(&zip, tmp.path().join("2024_trimestre_01/Dados_abertos_Nao_Previdenciario (1).zip"))
+            .unwrap();
+        assert!(matches!(
+            read_release(tmp.path(), std::slice::from_ref(&a)),
+            Err(OpenDataError::Twice { .. })
+        ));
+
+        // Saved without its quarter's folder, the zip is dated by the file inside.
+        let flat = tempfile::tempdir().unwrap();
+        zip_of(
+            &flat.path().join("Dados_abertos_Nao_Previdenciario.zip"),
+            &[("arquivo_lai_SIDA_1_202306.csv", lines.join("\n").into_bytes())],
+        );
+        let release = read_release(flat.path(), &[a]).unwrap();
+        assert_eq!(release.period.quarter.as_deref(), Some("2023T2"));
+    }
+
+    #[test]
+    fn rfb_rows_repeated_whole_are_kept_once_and_unpacked_tables_and_new_cnpjs_are_read() {
+        let tmp = tempfile::tempdir().unwrap();
+        let socio = "\"07396865\";\"2\";\"FULANO DE TAL\";\"***123456**\";\"49\";\"20200101\";\"\";\"***000000**\";\"\";\"00\";\"5\"";
+        // An alphanumeric root first (issued from July 2026): the file's shape still fits.
+        let alnum = socio.replace("07396865", "12ABC345");
+        let text = [alnum.as_str(), socio, socio].join("\n");
+        let dir = tmp.path().join("2024-05");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("K3241.K03200Y0.D40511.SOCIOCSV"), text).unwrap();
+        let release = read_release(tmp.path(), &[Cnpj::parse("07396865000168").unwrap()]).unwrap();
+        assert_eq!(release.files.len(), 1, "{:?}", release.ignored);
+        assert_eq!((release.files[0].rows_read, release.files[0].rows_malformed), (3, 0));
+        let socios = &release.published.socios["07396865"];
+        assert_eq!(socios.len(), 1, "{socios:?}");
+        assert_eq!(release.period.month.as_deref(), Some("2024-05"));
     }
 }

@@ -1,8 +1,10 @@
 //! A release's own date, from the names its publishers give: PGFN publishes a quarter
-//! (`2024_trimestre_01/`, or a month in a per-state file name, `arquivo_lai_SIDA_SP_202403.csv`),
-//! RFB a month (`2024-05/`, or the date in an entry name, `K3241.K03200Y0.D40511.EMPRECSV`).
+//! (`2024_trimestre_01/`, or a month in its files' names, `arquivo_lai_SIDA_1_202403.csv`, which
+//! sit inside its zips: a zip saved without its quarter's folder is dated by them), RFB a month
+//! (`2024-05/`, or the date in an entry name, `K3241.K03200Y0.D40511.EMPRECSV`, which dates the
+//! release only where no folder does: the file is written days before it is published).
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 
 /// The periods of a release, as the service writes them (`2024T1`, `2024-05`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -20,20 +22,43 @@ pub struct TwoReleases {
     pub periods: String,
 }
 
+/// Each period said, with the first name that said it.
+type Said = BTreeMap<String, String>;
+
+fn say(said: &mut Said, period: Option<String>, name: &str) {
+    if let Some(p) = period {
+        said.entry(p).or_insert_with(|| name.to_string());
+    }
+}
+
 impl ReleasePeriod {
-    /// The periods the `names` (paths relative to the folder) say; `TwoReleases` when they say
-    /// more than one quarter or more than one month.
-    pub fn of(names: &[String]) -> Result<ReleasePeriod, TwoReleases> {
-        let (mut quarters, mut months) = (BTreeSet::new(), BTreeSet::new());
-        for name in names {
+    /// The periods the `names` (paths relative to the folder) and the `entries` (the files
+    /// inside its zips, as `zip/entry`) say; `TwoReleases` when they say more than one quarter
+    /// or more than one month.
+    pub fn of(names: &[String], entries: &[String]) -> Result<ReleasePeriod, TwoReleases> {
+        let (mut quarters, mut months, mut entry_months) = (Said::new(), Said::new(), Said::new());
+        for name in names.iter().chain(entries) {
             for part in name.split(['/', '\\']) {
-                quarters.extend(quarter_folder(part).or_else(|| pgfn_month_file(part)));
-                months.extend(month_folder(part).or_else(|| rfb_entry_date(part)));
+                say(&mut quarters, quarter_folder(part).or_else(|| pgfn_month_file(part)), name);
             }
         }
-        let single = |what: &'static str, set: BTreeSet<String>| match set.len() {
-            0 | 1 => Ok(set.into_iter().next()),
-            _ => Err(TwoReleases { what, periods: set.into_iter().collect::<Vec<_>>().join(", ") }),
+        for name in names {
+            for part in name.split(['/', '\\']) {
+                say(&mut months, month_folder(part).or_else(|| rfb_entry_date(part)), name);
+            }
+        }
+        for name in entries {
+            say(&mut entry_months, name.rsplit('/').next().and_then(rfb_entry_date), name);
+        }
+        if months.is_empty() {
+            months = entry_months;
+        }
+        let single = |what: &'static str, said: Said| match said.len() {
+            0 | 1 => Ok(said.into_keys().next()),
+            _ => Err(TwoReleases {
+                what,
+                periods: said.iter().map(|(p, name)| format!("{p} by {name}")).collect::<Vec<_>>().join(", "),
+            }),
         };
         Ok(ReleasePeriod {
             quarter: single("PGFN quarters", quarters)?,
@@ -89,13 +114,16 @@ fn month_folder(part: &str) -> Option<String> {
     Some(format!("{}-{:02}", year(y)?, month(m)?))
 }
 
-/// `K3241.K03200Y0.D40511.EMPRECSV` -> `2024-05` (the file's date: D, the year's last digit
-/// in this decade, month, day).
+/// `K3241.K03200Y0.D40511.EMPRECSV` -> `2024-05` (the file's date: D, the year's last digit,
+/// month, day; the year is the latest ending in that digit up to next year's).
 fn rfb_entry_date(part: &str) -> Option<String> {
+    use chrono::Datelike;
     let d = part
         .split('.')
         .find(|p| p.len() == 6 && p.starts_with('D') && p[1..].bytes().all(|b| b.is_ascii_digit()))?;
-    let y = 2020 + u16::from(d.as_bytes()[1] - b'0');
+    let latest = chrono::Utc::now().year() + 1;
+    let digit = i32::from(d.as_bytes()[1] - b'0');
+    let y = latest - (latest - digit).rem_euclid(10);
     Some(format!("{y}-{:02}", month(&d[2..4])?))
 }
 
@@ -108,12 +136,50 @@ mod tests {
         let names =
             ["pgfn/2024_trimestre_01/Dados_abertos_FGTS.zip", "cnpj/2024-05/Empresas0.zip", "cnpj/Cnaes.zip"]
                 .map(String::from);
-        let p = ReleasePeriod::of(&names).unwrap();
+        let p = ReleasePeriod::of(&names, &[]).unwrap();
         assert_eq!(p.quarter.as_deref(), Some("2024T1"));
         assert_eq!(p.month.as_deref(), Some("2024-05"));
         let names = ["arquivo_lai_SIDA_SP_202012.csv", "K3241.K03200Y0.D40511.EMPRECSV"].map(String::from);
-        let p = ReleasePeriod::of(&names).unwrap();
+        let p = ReleasePeriod::of(&names, &[]).unwrap();
         assert_eq!((p.quarter.as_deref(), p.month.as_deref()), (Some("2020T4"), Some("2024-05")));
-        assert_eq!(ReleasePeriod::of(&["Empresas0.zip".to_string()]), Ok(ReleasePeriod::default()));
+        assert_eq!(ReleasePeriod::of(&["Empresas0.zip".to_string()], &[]), Ok(ReleasePeriod::default()));
+    }
+
+    #[test]
+    fn a_zip_saved_without_its_folder_is_dated_by_its_files() {
+        let names = ["Dados_abertos_Nao_Previdenciario.zip", "2024-05/Empresas0.zip"].map(String::from);
+        let entries = [
+            "Dados_abertos_Nao_Previdenciario.zip/arquivo_lai_SIDA_1_202306.csv",
+            "2024-05/Empresas0.zip/K3241.K03200Y0.D40511.EMPRECSV",
+        ]
+        .map(String::from);
+        let p = ReleasePeriod::of(&names, &entries).unwrap();
+        assert_eq!((p.quarter.as_deref(), p.month.as_deref()), (Some("2023T2"), Some("2024-05")));
+        // In a quarter's folder its files must agree with it: the error names both.
+        let names = ["2024_trimestre_01/Dados_abertos_Nao_Previdenciario.zip".to_string()];
+        let entries =
+            ["2024_trimestre_01/Dados_abertos_Nao_Previdenciario.zip/arquivo_lai_SIDA_1_202306.csv"]
+                .map(String::from);
+        let two = ReleasePeriod::of(&names, &entries).unwrap_err();
+        assert!(
+            two.periods.contains("2023T2 by ") && two.periods.contains("2024T1 by 2024_trimestre_01"),
+            "{two:?}"
+        );
+        // A folder's month stands over the date the files were written.
+        let entries = ["2024-06/Empresas0.zip/K3241.K03200Y0.D40530.EMPRECSV".to_string()];
+        let p = ReleasePeriod::of(&["2024-06/Empresas0.zip".to_string()], &entries).unwrap();
+        assert_eq!(p.month.as_deref(), Some("2024-06"));
+    }
+
+    #[test]
+    fn an_entry_date_takes_the_latest_year_of_its_digit() {
+        use chrono::Datelike;
+        let this_year = chrono::Utc::now().year();
+        let digit = this_year % 10;
+        let got = rfb_entry_date(&format!("K3241.K03200Y0.D{digit}0511.EMPRECSV")).unwrap();
+        assert_eq!(got, format!("{this_year}-05"));
+        let before = (this_year - 3) % 10;
+        let got = rfb_entry_date(&format!("K3241.K03200Y0.D{before}0511.EMPRECSV")).unwrap();
+        assert_eq!(got, format!("{}-05", this_year - 3));
     }
 }
