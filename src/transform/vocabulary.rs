@@ -27,6 +27,20 @@ fn fold_vocabulary(text: &str) -> String {
         .collect()
 }
 
+/// The publishers' own spellings of the values the queries name (`docs/domain.md`): a group
+/// holding one is shown so, however the rows spelled it (`BENEFICIO FISCAL` alone in a file
+/// is `Benefício Fiscal`, which the estimated tax standing's rule names).
+const OFFICIAL_SPELLINGS: [&str; 8] = [
+    "Em cobrança",
+    "Benefício Fiscal",
+    "Em negociação",
+    "Garantia",
+    "Suspenso por decisão judicial",
+    "Outros",
+    "Pessoa física",
+    "Pessoa jurídica",
+];
+
 /// For each published spelling of a column (trimmed), the spelling shown for its group: the one written as a person writes
 /// it (accents kept, then upper and lower case mixed: `Em cobrança` over `EM COBRANCA`), then
 /// the first in text order, with its spaces collapsed. How many rows use each spelling does
@@ -51,12 +65,15 @@ fn spellings_of<'a>(texts: impl Iterator<Item = &'a str>) -> std::collections::H
     };
     let single_spaced = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
     let mut spelling = std::collections::HashMap::new();
-    for variants in groups.into_values() {
-        let best = variants
-            .iter()
-            .map(|v| single_spaced(v))
-            .max_by(|a, b| written(a).cmp(&written(b)).then(b.cmp(a)))
-            .unwrap_or_default();
+    for (key, variants) in groups {
+        let official = OFFICIAL_SPELLINGS.iter().find(|o| fold_vocabulary(o) == key).map(|o| o.to_string());
+        let best = official.unwrap_or_else(|| {
+            variants
+                .iter()
+                .map(|v| single_spaced(v))
+                .max_by(|a, b| written(a).cmp(&written(b)).then(b.cmp(a)))
+                .unwrap_or_default()
+        });
         for v in variants {
             spelling.insert(v, best.clone());
         }
@@ -145,9 +162,21 @@ mod tests {
             )
         };
         assert!(spellings_agree(table, &[seen(&["Em cobrança"]), seen(&["Em cobrança", "Suspenso"])]));
-        // Alone, a segment that saw only the capitals shows them; together the accents win.
-        assert!(!spellings_agree(table, &[seen(&["EM COBRANCA"]), seen(&["Em cobrança"])]));
+        // Alone, a segment that saw only the capitals shows them; together the mixed case wins.
+        assert!(!spellings_agree(table, &[seen(&["PARCELADO"]), seen(&["Parcelado"])]));
+        // A value the publishers spell is shown their way, whatever each segment saw.
+        assert!(spellings_agree(table, &[seen(&["EM COBRANCA"]), seen(&["Em cobrança"])]));
         assert!(!spellings_agree(table, &[seen(&["Suspenso"]), None]), "texts not known");
         assert!(spellings_agree(table, &[seen(&["Suspenso"])]));
+    }
+
+    #[test]
+    fn the_publishers_spelling_of_a_value_the_queries_name_is_shown_even_when_no_row_has_it() {
+        let spelled =
+            spellings_of(["BENEFICIO FISCAL", "beneficio  fiscal", "GARANTIA", "PARCELADO"].into_iter());
+        assert_eq!(spelled["BENEFICIO FISCAL"], "Benefício Fiscal");
+        assert_eq!(spelled["beneficio  fiscal"], "Benefício Fiscal");
+        assert_eq!(spelled["GARANTIA"], "Garantia");
+        assert_eq!(spelled["PARCELADO"], "PARCELADO");
     }
 }
