@@ -71,6 +71,11 @@ fn pick<T: Clone>(flag: Option<T>, env: Option<T>, file: Option<T>) -> Option<So
         .or_else(|| file.map(|value| Sourced { value, source: "config file" }))
 }
 
+/// A switch's value that says no, as clap reads one from the environment.
+fn is_falsey(value: &str) -> bool {
+    matches!(value.trim().to_ascii_lowercase().as_str(), "n" | "no" | "f" | "false" | "off" | "0")
+}
+
 /// Reads `FISCAL_REPORT_<NAME>` (upper-cased setting name).
 fn env_var(name: &str) -> Option<String> {
     std::env::var(format!("FISCAL_REPORT_{}", name.to_ascii_uppercase())).ok().filter(|v| !v.is_empty())
@@ -85,6 +90,17 @@ fn env_parsed<T: std::str::FromStr>(name: &'static str) -> Result<Option<T>, Con
             source_name: "environment",
             rule: "cannot be read as the expected type".into(),
         }),
+    }
+}
+
+/// A URL as it may be shown: what sits between `://` and an `@` (a user name and password)
+/// as `***`.
+fn without_userinfo(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else { return url.to_string() };
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => format!("{scheme}://***{}", &rest[at..]),
+        None => url.to_string(),
     }
 }
 
@@ -160,8 +176,8 @@ pub struct RunConfig {
     pub refresh_months: u32,
     pub max_age_months: u32,
     pub full: bool,
-    /// The config file's `pdf = true`: `run` also writes report.pdf. The flag and
-    /// FISCAL_REPORT_PDF (clap's) can only add to it.
+    /// `run` also writes report.pdf: FISCAL_REPORT_PDF when set (`false` turns the file's
+    /// `pdf = true` off), else the config file's `pdf`; the `--pdf` flag can only add to it.
     pub pdf: bool,
 }
 
@@ -258,7 +274,8 @@ impl RunConfig {
             refresh_months: store.refresh_months,
             max_age_months: store.max_age_months,
             full: store.full,
-            pdf: file.pdf.unwrap_or(false),
+            // FISCAL_REPORT_PDF set says yes or no over the file; `--pdf` can only add.
+            pdf: env_var("pdf").map(|v| !is_falsey(&v)).or(file.pdf).unwrap_or(false),
         })
     }
 }
@@ -277,15 +294,27 @@ impl ServiceSettings {
         // The key flag and REGISTRY_API_KEY arrive together through clap's `env`.
         let api_key = pick(svc.api_key.clone(), None, file.api_key.clone()).map(|s| s.value);
         let base_url = pick(svc.base_url.clone(), env_var("base_url"), file.base_url.clone());
-        if let Some(b) = &base_url
-            && url::Url::parse(&b.value).is_err()
-        {
-            return Err(invalid(
-                "base_url",
-                &b.value,
-                b.source,
-                "it is not a URL; write it like https://host/",
-            ));
+        if let Some(b) = &base_url {
+            let shown = without_userinfo(&b.value);
+            let parsed = url::Url::parse(&b.value);
+            if parsed.is_err() {
+                return Err(invalid(
+                    "base_url",
+                    &shown,
+                    b.source,
+                    "it is not a URL; write it like https://host/",
+                ));
+            }
+            if parsed.is_ok_and(|u| !u.username().is_empty() || u.password().is_some()) {
+                return Err(invalid(
+                    "base_url",
+                    &shown,
+                    b.source,
+                    "it carries a user name or password (user:pass@), which would be written wherever the \
+                     service is named; the service takes its key in a header: set REGISTRY_API_KEY and give \
+                     the URL without them",
+                ));
+            }
         }
         if base_url.is_some() && api_key.as_deref().is_none_or(|k| k.trim().is_empty()) {
             return Err(invalid(
@@ -462,6 +491,37 @@ mod tests {
         assert_eq!(parse_ufs("sp, rj,SP").unwrap().len(), 2);
         assert_eq!(parse_ufs("all").unwrap().len(), 27);
         assert!(parse_ufs("SP,XX").unwrap_err().contains("\"XX\""));
+    }
+
+    #[test]
+    fn a_base_url_with_a_password_is_refused_without_showing_it() {
+        assert_eq!(without_userinfo("http://user:s3cret@host:80/v1?x=1"), "http://***@host:80/v1?x=1");
+        assert_eq!(without_userinfo("https://host/a@b"), "https://host/a@b");
+        assert_eq!(without_userinfo("not a url"), "not a url");
+        let argv = [
+            "fiscal-report",
+            "fetch",
+            "--base-url",
+            "https://user:s3cret@registry.example/",
+            "--api-key",
+            "k",
+        ];
+        let e = RunConfig::resolve(&fetch_args(&argv)).unwrap_err().to_string();
+        assert!(e.contains("user name or password") && !e.contains("s3cret"), "{e}");
+        let argv =
+            ["fiscal-report", "fetch", "--base-url", "https://user:s3cret@bad host/", "--api-key", "k"];
+        let e = RunConfig::resolve(&fetch_args(&argv)).unwrap_err().to_string();
+        assert!(e.contains("not a URL") && !e.contains("s3cret"), "{e}");
+    }
+
+    #[test]
+    fn a_switch_from_the_environment_says_no_as_clap_reads_it() {
+        for no in ["false", "0", "no", "off", " N ", "F"] {
+            assert!(is_falsey(no), "{no}");
+        }
+        for yes in ["true", "1", "yes", "on"] {
+            assert!(!is_falsey(yes), "{yes}");
+        }
     }
 
     #[test]

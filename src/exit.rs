@@ -109,13 +109,20 @@ impl HasExitStatus for OutputError {
 }
 
 /// Failures of the machine around us rather than of our code: a full disk, a quota, a
-/// read-only mount, a permission. The person running the job fixes those, so they are bad
-/// input wherever they arise.
+/// read-only mount, a permission, a file where a folder was given (`--store afile`). The person
+/// running the job fixes those, so they are bad input wherever they arise.
 pub fn environmental(kind: std::io::ErrorKind) -> bool {
     use std::io::ErrorKind as K;
     matches!(
         kind,
-        K::StorageFull | K::QuotaExceeded | K::ReadOnlyFilesystem | K::PermissionDenied | K::FileTooLarge
+        K::StorageFull
+            | K::QuotaExceeded
+            | K::ReadOnlyFilesystem
+            | K::PermissionDenied
+            | K::FileTooLarge
+            | K::AlreadyExists
+            | K::NotADirectory
+            | K::IsADirectory
     )
 }
 

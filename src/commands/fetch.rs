@@ -2,6 +2,7 @@
 //! source, fetch every task into the staging, write the manifest, and say what happened.
 
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -177,6 +178,27 @@ impl Incremental {
     }
 }
 
+/// `--out` and a local `--store` in one folder, or one inside the other: the export replaces
+/// the folders it writes (`empresas/`, `dividas_pgfn/`, ...), which are the store's tables.
+fn refuse_out_over_store(out: &Path, store: Option<&Path>) -> Result<()> {
+    let Some(store) = store.filter(|s| !crate::export::remote::is_remote(s)) else { return Ok(()) };
+    let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let (a, b) = (absolute(out), absolute(store));
+    if a.starts_with(&b) || b.starts_with(&a) {
+        return Err(Classified::new(
+            ExitStatus::BadInput,
+            format!(
+                "--out {} and --store {} overlap: a run replaces the folders it writes in --out, and the \
+                 store's tables would go with them; give the run's output and the store separate folders",
+                out.display(),
+                store.display()
+            ),
+        )
+        .into());
+    }
+    Ok(())
+}
+
 /// `--open-data DIR`: the portfolio's records read from the publishers' files (off the async
 /// threads: reading a release is decompression-bound), or `None` without it.
 async fn read_open_data(
@@ -257,7 +279,12 @@ pub(super) async fn fetch_stage(
     let cnpjs: Vec<Cnpj> = match (&portfolio, &source.demo_portfolio) {
         (Some(p), _) => p.cnpjs.clone(),
         (None, Some(d)) => d.clone(),
-        (None, None) => Vec::new(),
+        (None, None) => {
+            tracing::warn!(
+                "no --cnpjs: this run covers the aggregated credits only, no portfolio's companies"
+            );
+            Vec::new()
+        }
     };
     let accounting = Arc::new(Accounting::default());
     let fetcher = Arc::new(PageFetcher::new(
@@ -269,6 +296,7 @@ pub(super) async fn fetch_stage(
     ));
     let months = months_to_fetch(&cfg, release.as_ref(), &fetcher, source.newest_month).await?;
     let out = cfg.out.clone().unwrap_or_else(|| default_out_dir(&months));
+    refuse_out_over_store(&out, cfg.store.as_deref())?;
     // The run's reference month: its newest (`months_to_fetch` gives at least one).
     let snapshot = months[months.len() - 1];
     let incremental = Incremental::plan(&cfg, &months, snapshot).await?;
@@ -316,7 +344,8 @@ pub(super) async fn fetch_stage(
         Err(FetchError::KeyRejected(e)) => return Err(e.into()),
         Err(e) => return Err(e.into()),
     };
-    let manifest = write_fetch_manifest(&spec, &outcome, &cfg, release.as_ref(), &out)?;
+    let portfolio_note = portfolio.as_ref().zip(cfg.cnpjs.as_deref()).map(|(p, path)| p.note(path));
+    let manifest = write_fetch_manifest(&spec, &outcome, &cfg, release.as_ref(), portfolio_note, &out)?;
     let s = &outcome.summary;
     if s.interrupted {
         eprintln!(
@@ -429,9 +458,11 @@ fn write_fetch_manifest(
     outcome: &FetchOutcome,
     cfg: &RunConfig,
     release: Option<&crate::extract::open_data::Release>,
+    carteira: Option<portfolio::PortfolioNote>,
     out: &std::path::Path,
 ) -> Result<Manifest> {
     let mut manifest = Manifest::for_fetch(spec, &outcome.summary);
+    manifest.carteira = carteira;
     manifest.open_data = release.zip(cfg.open_data.as_deref()).map(|(r, dir)| r.note(dir));
     // Written only for freeze: evolve is what a manifest without it means.
     manifest.schema_contract =
@@ -536,6 +567,19 @@ pub(super) fn summarize(fetched: &Fetched) -> Result<ExitStatus> {
     if !s.tasks_failed.is_empty() {
         for f in s.tasks_failed.iter().take(10) {
             eprintln!("  failed: {}: {}", f.task, f.error);
+        }
+        // Not one answer: the service is down or unreachable, not a few tasks unlucky.
+        if s.tasks_done == 0 && s.companies_not_found.is_empty() {
+            return Err(Classified::new(
+                ExitStatus::ServiceUnavailable,
+                format!(
+                    "every one of the {} tasks failed after its retries: the service could not be reached or \
+                     kept failing; nothing was fetched. Retry later with --resume --out {}",
+                    s.tasks_failed.len(),
+                    out.display()
+                ),
+            )
+            .into());
         }
         return Err(Classified::new(
             ExitStatus::PartialFailure,

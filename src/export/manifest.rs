@@ -69,6 +69,10 @@ pub struct Manifest {
     /// the datasets found and missing, and the release's periods.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub open_data: Option<crate::extract::open_data::OpenDataNote>,
+    /// With `--cnpjs`: the portfolio file, the companies read from it, and the lines skipped
+    /// (not a CNPJ) with their reasons: a company the run left out is said here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carteira: Option<crate::extract::portfolio::PortfolioNote>,
     /// With `--rules`: how many alerts the run holds, per rule and per state (they are in
     /// `alertas.jsonl`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -136,6 +140,7 @@ impl Manifest {
             stages: Vec::new(),
             requests_after_fetch: Default::default(),
             open_data: None,
+            carteira: None,
             alertas: None,
         }
     }

@@ -8,11 +8,44 @@ use std::path::{Path, PathBuf};
 
 use crate::api::Cnpj;
 
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LineIssue {
     pub line: usize,
+    /// The line as written, cut at `SHOWN_CHARS` characters.
     pub input: String,
     pub reason: String,
+}
+
+/// How much of a skipped line is kept: enough to find it, not a whole pasted file.
+const SHOWN_CHARS: usize = 60;
+
+/// `text` cut at `SHOWN_CHARS` characters (`…` marking the cut).
+fn shown(text: &str) -> String {
+    match text.char_indices().nth(SHOWN_CHARS) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
+/// What the manifest says of the portfolio file.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PortfolioNote {
+    pub arquivo: String,
+    pub cnpjs: usize,
+    pub linhas_ignoradas: Vec<LineIssue>,
+    pub duplicadas: usize,
+}
+
+impl Portfolio {
+    /// The manifest's account of this portfolio, read from `path`.
+    pub fn note(&self, path: &Path) -> PortfolioNote {
+        PortfolioNote {
+            arquivo: path.display().to_string(),
+            cnpjs: self.cnpjs.len(),
+            linhas_ignoradas: self.issues.clone(),
+            duplicadas: self.duplicates,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default)]
@@ -128,7 +161,7 @@ pub fn parse_portfolio(text: &str, path: &Path, strict: bool) -> Result<Portfoli
                     reason: e.rule,
                 });
             }
-            Err(e) => out.issues.push(LineIssue { line, input: value.to_string(), reason: e.rule }),
+            Err(e) => out.issues.push(LineIssue { line, input: shown(value), reason: e.rule }),
         }
     }
     if out.cnpjs.is_empty() {

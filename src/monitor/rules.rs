@@ -339,6 +339,17 @@ impl Rules {
         }
         let rules =
             shape.regra.iter().map(|r| check.rule(r.get_ref(), &lists)).collect::<Result<Vec<_>, _>>()?;
+        // An alert is known by its rule's nome: two rules of one nome would merge their alerts.
+        let mut named = BTreeSet::new();
+        for (rule, shape) in rules.iter().zip(&shape.regra) {
+            if !named.insert(rule.nome.as_str()) {
+                return Err(check.invalid(
+                    shape.get_ref().nome.span().start,
+                    format!("two rules are named {:?}", rule.nome),
+                    "give each [[regra]] its own nome",
+                ));
+            }
+        }
         if rules.is_empty() {
             return Err(check.invalid(
                 0,
@@ -490,6 +501,11 @@ mod tests {
             ("[[lista]]\nrotulo = \"a\"\ncnpjs = [\"11222333000180\"]\n", 3, "14-digit CNPJ"),
             ("[[regra]]\nnome = \"x\"\ntipo = \"saiu_de_ativa\"\nlimite = 3\n", 4, "regras/exemplo.toml"),
             ("[[regra]\n", 1, "regras/exemplo.toml"),
+            (
+                "[[regra]]\nnome = \"x\"\ntipo = \"saiu_de_ativa\"\n[[regra]]\nnome = \" x\"\ntipo = \"nova_inscricao\"\n",
+                5,
+                "its own nome",
+            ),
         ];
         for (text, line, fix) in cases {
             let e = parse(text).unwrap_err().to_string();

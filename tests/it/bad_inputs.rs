@@ -175,3 +175,47 @@ fn an_output_dir_with_another_runs_files_is_refused() {
     blocked[n - 1] = blocker.join("sub").to_string_lossy().to_string();
     assert_bad(&blocked.iter().map(String::as_str).collect::<Vec<_>>(), &KEY, &["blocker"]);
 }
+
+#[test]
+fn a_base_url_with_a_password_is_refused_without_printing_it() {
+    let url = "https://user:pa55word@registry.example/";
+    let (code, err) = run(&["fetch", "--base-url", url], &KEY);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("user name or password") && err.contains("REGISTRY_API_KEY"), "{err}");
+    assert!(!err.contains("pa55word"), "the password was printed: {err}");
+}
+
+#[test]
+fn an_output_folder_over_a_store_or_holding_someone_elses_files_is_refused_untouched() {
+    let srv = ServeProcess::start("k", 7, 0.05, &[]);
+    let dir = tempfile::tempdir().unwrap();
+    let fetch_into = |out: &std::path::Path, extra: &[&str]| {
+        let mut args =
+            vec!["--quiet", "run", "--base-url", &srv.base_url, "--uf", "AC", "--ano-mes", "202601"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--out", out.to_str().unwrap()]);
+        run(&args, &KEY)
+    };
+    // Someone's folder: their files stay as they were.
+    let theirs = dir.path().join("warehouse");
+    std::fs::create_dir_all(theirs.join("empresas")).unwrap();
+    std::fs::write(theirs.join("empresas/my_export.csv"), b"mine").unwrap();
+    let (code, err) = fetch_into(&theirs, &[]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("not empty and holds no fiscal-report run"), "{err}");
+    assert_eq!(std::fs::read(theirs.join("empresas/my_export.csv")).unwrap(), b"mine");
+    // The store's folder (or one inside it) as the output: refused before the store is touched.
+    let store = dir.path().join("store");
+    let store_arg = store.to_str().unwrap().to_string();
+    for out in [store.clone(), store.join("out")] {
+        let (code, err) = fetch_into(&out, &["--store", &store_arg]);
+        assert_eq!(code, Some(2), "{err}");
+        assert!(err.contains("overlap"), "{err}");
+        assert!(!out.join(".staging").exists(), "nothing staged in {}", out.display());
+    }
+    // An empty folder (a mounted volume) takes a run.
+    let empty = dir.path().join("empty");
+    std::fs::create_dir_all(empty.join("lost+found")).unwrap();
+    let (code, err) = fetch_into(&empty, &[]);
+    assert_eq!(code, Some(0), "{err}");
+}

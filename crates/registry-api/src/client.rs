@@ -99,6 +99,9 @@ pub struct RegistryClient {
     base: Url,
     timeout: Duration,
     max_body_bytes: u64,
+    /// The key, to take out of what the service says back (a service echoing it in an error's
+    /// detail would put it in the logs and the staging journal).
+    key: Option<ApiKey>,
 }
 
 impl std::fmt::Debug for RegistryClient {
@@ -188,6 +191,7 @@ impl RegistryClient {
             base,
             timeout: cfg.timeout,
             max_body_bytes: cfg.max_body_bytes,
+            key: Some(cfg.api_key.clone()),
         })
     }
 
@@ -208,6 +212,7 @@ impl RegistryClient {
             base: Url::parse("http://in-process/").expect("invariant: a literal URL parses"),
             timeout: Duration::from_secs(30),
             max_body_bytes: ClientConfig::new("", ApiKey::new("")).max_body_bytes,
+            key: None,
         }
     }
 
@@ -272,7 +277,12 @@ impl RegistryClient {
             if (200..300).contains(&answer.status) {
                 return Ok(RawBody { bytes: answer.body, status: answer.status });
             }
-            return Err(classify_error(answer.status, &path, &answer.body, answer.retry_after));
+            return Err(self.without_key(classify_error(
+                answer.status,
+                &path,
+                &answer.body,
+                answer.retry_after,
+            )));
         }
         let Some(http) = http else {
             return Err(ApiError::Connection { path, reason: "nothing answers this path".into() });
@@ -310,7 +320,39 @@ impl RegistryClient {
         if (200..300).contains(&status) {
             return Ok(RawBody { bytes, status });
         }
-        Err(classify_error(status, &path, &bytes, retry_after))
+        Err(self.without_key(classify_error(status, &path, &bytes, retry_after)))
+    }
+
+    /// `e` with the key, wherever the service's words hold it, shown as `<redacted>`.
+    fn without_key(&self, e: ApiError) -> ApiError {
+        let Some(key) = self.key.as_ref().map(ApiKey::expose).filter(|k| !k.trim().is_empty()) else {
+            return e;
+        };
+        let clean = |text: String| if text.contains(key) { text.replace(key, "<redacted>") } else { text };
+        match e {
+            ApiError::KeyRejected { status, detail } => {
+                ApiError::KeyRejected { status, detail: clean(detail) }
+            }
+            ApiError::NotFound { path, detail } => ApiError::NotFound { path, detail: clean(detail) },
+            ApiError::Refused { status, detail } => ApiError::Refused { status, detail: clean(detail) },
+            ApiError::Server { status, path, detail } => {
+                ApiError::Server { status, path, detail: clean(detail) }
+            }
+            ApiError::Validation { status, issues } => ApiError::Validation {
+                status,
+                issues: issues
+                    .into_iter()
+                    .map(|mut i| {
+                        i.msg = clean(i.msg);
+                        if i.input.to_string().contains(key) {
+                            i.input = serde_json::Value::String("<redacted>".into());
+                        }
+                        i
+                    })
+                    .collect(),
+            },
+            other => other,
+        }
     }
 
     async fn read_body(&self, mut resp: reqwest::Response, path: &str) -> Result<Vec<u8>, ApiError> {
@@ -453,6 +495,18 @@ pub fn classify_error(status: u16, path: &str, body: &[u8], retry_after: Option<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_key_the_service_echoes_is_taken_out_of_its_words() {
+        let key = ApiKey::new("super-secret-key-123");
+        let client = RegistryClient::new(&ClientConfig::new("http://127.0.0.1:1", key)).unwrap();
+        let body = br#"{"detail":"key super-secret-key-123 is not valid"}"#;
+        let e = client.without_key(classify_error(401, "/x", body, None)).to_string();
+        assert!(e.contains("key <redacted> is not valid") && !e.contains("super-secret"), "{e}");
+        let body = br#"{"detail":[{"loc":["query"],"msg":"bad super-secret-key-123","type":"x","input":"super-secret-key-123"}]}"#;
+        let e = client.without_key(classify_error(422, "/x", body, None));
+        assert!(!format!("{e} {e:?}").contains("super-secret"), "{e:?}");
+    }
 
     #[test]
     fn classifies_every_status_and_body_shape() {

@@ -41,6 +41,11 @@ pub enum StagingError {
     ExistingRun { dir: PathBuf },
     #[error("cannot --resume in {dir}: it holds a run with other parameters ({what}); use another --out")]
     PlanMismatch { dir: PathBuf, what: String },
+    #[error(
+        "{dir} is not empty and holds no fiscal-report run: a run replaces the folders it writes there \
+         (empresas/, aggregates/, ...), which would delete what they hold; choose a new or empty --out"
+    )]
+    NotARunFolder { dir: PathBuf },
     #[error("writing a Parquet segment {path}: {message}")]
     Parquet { path: PathBuf, message: String },
 }
@@ -50,12 +55,29 @@ impl crate::exit::HasExitStatus for StagingError {
         use crate::exit::ExitStatus;
         match self {
             // A lock held, a directory in use, a disk that refused: the person's to fix.
-            Self::Locked { .. } | Self::ExistingRun { .. } | Self::PlanMismatch { .. } | Self::Io { .. } => {
-                ExitStatus::BadInput
-            }
+            Self::Locked { .. }
+            | Self::ExistingRun { .. }
+            | Self::PlanMismatch { .. }
+            | Self::NotARunFolder { .. }
+            | Self::Io { .. } => ExitStatus::BadInput,
             Self::Parquet { .. } => ExitStatus::Internal,
         }
     }
+}
+
+/// A fresh run's folder must be new, empty (a mounted volume's `lost+found` aside) or a run's
+/// own (its staging or its manifest): the export replaces the folders it writes, and the store
+/// or a person's files there would go with them.
+fn refuse_others_folder(out: &Path) -> Result<(), StagingError> {
+    // A folder that cannot be listed (missing, or a file) is said when it is created.
+    let Ok(entries) = std::fs::read_dir(out) else { return Ok(()) };
+    let names: Vec<std::ffi::OsString> = entries.flatten().map(|e| e.file_name()).collect();
+    let ours = names.iter().any(|n| n == ".staging" || n == "manifest.json");
+    let others = names.iter().any(|n| n != "lost+found");
+    if others && !ours {
+        return Err(StagingError::NotARunFolder { dir: out.to_path_buf() });
+    }
+    Ok(())
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> StagingError + '_ {
@@ -156,6 +178,9 @@ impl Staging {
         plan: &P,
         resume: bool,
     ) -> Result<Self, StagingError> {
+        if !resume {
+            refuse_others_folder(out)?;
+        }
         let dir = out.join(".staging");
         std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
         let lock_path = dir.join("lock");

@@ -214,6 +214,8 @@ pub struct RunInfo {
     pub month_count: usize,
     pub ufs: String,
     pub portfolio_size: usize,
+    /// Lines of the portfolio file that were not a CNPJ (listed in the manifest).
+    pub portfolio_skipped: usize,
     pub shard: String,
     pub fontes: Vec<(String, String, String)>,
     pub requests: u64,

@@ -36,6 +36,7 @@ pub(super) fn run_info(
         month_count: manifest.plan.months.len(),
         ufs: if manifest.plan.ufs.len() == 27 { t.get("todas_as_ufs") } else { manifest.plan.ufs.join(", ") },
         portfolio_size: manifest.plan.portfolio_size,
+        portfolio_skipped: manifest.carteira.as_ref().map_or(0, |c| c.linhas_ignoradas.len()),
         shard: format!("{}/{}", manifest.plan.shard.index, manifest.plan.shard.count),
         fontes: f
             .fontes
