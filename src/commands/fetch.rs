@@ -573,8 +573,8 @@ pub(super) fn summarize(fetched: &Fetched) -> Result<ExitStatus> {
             return Err(Classified::new(
                 ExitStatus::ServiceUnavailable,
                 format!(
-                    "every one of the {} tasks failed after its retries: the service could not be reached or \
-                     kept failing; nothing was fetched. Retry later with --resume --out {}",
+                    "all {} tasks failed after their retries: the service could not be reached or kept \
+                     failing, and nothing was fetched; retry later with --resume --out {}",
                     s.tasks_failed.len(),
                     out.display()
                 ),

@@ -219,3 +219,16 @@ fn an_output_folder_over_a_store_or_holding_someone_elses_files_is_refused_untou
     let (code, err) = fetch_into(&empty, &[]);
     assert_eq!(code, Some(0), "{err}");
 }
+
+#[test]
+fn a_service_that_never_answers_exits_6_not_as_a_partial_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let mut args = vec!["--quiet", "fetch"];
+    args.extend(SVC);
+    args.extend(["--uf", "AC", "--ano-mes", "202609", "--out", out.to_str().unwrap()]);
+    let (code, err) = run(&args, &KEY);
+    assert_eq!(code, Some(6), "{err}");
+    assert!(err.contains("all 1 tasks failed") && err.contains("nothing was fetched"), "{err}");
+    assert!(err.contains("--resume"), "{err}");
+}
