@@ -88,8 +88,18 @@ fn env_parsed<T: std::str::FromStr>(name: &'static str) -> Result<Option<T>, Con
             setting: name,
             value: v,
             source_name: "environment",
-            rule: "cannot be read as the expected type".into(),
+            rule: format!("FISCAL_REPORT_{} must be {}", name.to_ascii_uppercase(), form_of::<T>()),
         }),
+    }
+}
+
+/// What a setting of type `T` is written as, for a message.
+fn form_of<T>() -> &'static str {
+    match std::any::type_name::<T>() {
+        "bool" => "true or false",
+        "u8" | "u16" | "u32" | "u64" | "usize" => "a whole number",
+        "f32" | "f64" => "a number",
+        _ => "written as its flag's --help says",
     }
 }
 
@@ -320,7 +330,7 @@ impl ServiceSettings {
             return Err(invalid(
                 "api_key",
                 "",
-                "command line",
+                "none of the flags, the environment or the config file",
                 "a real --base-url needs a key: set REGISTRY_API_KEY (or api_key in the config file)",
             ));
         }
@@ -440,12 +450,13 @@ impl StoreSettings {
         {
             return Err(invalid("max_age", a.value, a.source, "it must be between 1 and 120 months"));
         }
-        let full = pick(args.full.then_some(true), env_parsed("full")?, file.full).is_some_and(|s| s.value);
+        let full_setting = pick(args.full.then_some(true), env_parsed("full")?, file.full);
+        let full = full_setting.as_ref().is_some_and(|s| s.value);
         if store.is_none() {
             let without_store = [
                 refresh.map(|r| ("refresh_months", r.value.to_string(), r.source)),
                 max_age.map(|a| ("max_age", a.value.to_string(), a.source)),
-                full.then(|| ("full", "true".to_string(), "command line")),
+                full_setting.filter(|s| s.value).map(|s| ("full", "true".to_string(), s.source)),
             ];
             if let Some((setting, value, source)) = without_store.into_iter().flatten().next() {
                 return Err(invalid(

@@ -72,6 +72,7 @@ async fn report_from_dir(
     let started = std::time::Instant::now();
     let exported = dir.join("creditos_ativos").is_dir();
     let (frames, raw) = if exported {
+        check_raw_tables(&manifest, dir)?;
         (crate::export::tables::frames_from_export(dir)?, RawTables::Keep)
     } else {
         let staged = crate::extract::staging::StagedFetch::read_outline(dir)
@@ -86,6 +87,37 @@ async fn report_from_dir(
     let outputs = rerender(frames, &mut manifest, dir, report, &watch, raw).await?;
     eprintln!("re-rendered the aggregates and the report in {}", dir.display());
     watch.conclude(outputs, ExitStatus::Ok).await
+}
+
+/// The raw tables a re-render reads, as the run wrote them: each file its manifest lists under
+/// them there, of the size it says. A copy cut short would otherwise read as a broken Parquet
+/// file (exit 70, "looks like a bug"); its size says it at once, where a digest of every
+/// table would cost a read of the run.
+fn check_raw_tables(manifest: &crate::export::manifest::Manifest, dir: &Path) -> Result<()> {
+    let raw: std::collections::BTreeSet<&str> = crate::tables::Table::ALL.iter().map(|t| t.name()).collect();
+    for entry in &manifest.files {
+        if !entry.path.split('/').next().is_some_and(|top| raw.contains(top)) {
+            continue;
+        }
+        let path = dir.join(&entry.path);
+        let found = match std::fs::metadata(&path) {
+            Ok(m) if m.len() == entry.bytes => continue,
+            Ok(m) => format!("{} bytes", m.len()),
+            Err(e) => e.to_string(),
+        };
+        return Err(Classified::new(
+            ExitStatus::BadInput,
+            format!(
+                "{} is not as the run wrote it ({found}; its manifest says {} bytes): restore the run's copy \
+                 of it, or run again; nothing in {} was changed",
+                path.display(),
+                entry.bytes,
+                dir.display()
+            ),
+        )
+        .into());
+    }
+    Ok(())
 }
 
 /// The aggregates, the Parquet and the report of `frames` again, in `dir`. A run that committed

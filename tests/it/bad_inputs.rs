@@ -36,6 +36,12 @@ fn command_line_and_config_mistakes() {
     assert_bad(&["fetch", "--ano-mes", "202412:202301"], &[], &["202301:202412"]);
     assert_bad(&["fetch", "--concurrency", "0"], &[], &["concurrency", "between 1 and 512"]);
     assert_bad(&["fetch", "--shard", "3/3"], &[], &["shard", "0 to 2"]);
+    let env = [("FISCAL_REPORT_CONCURRENCY", "abc")];
+    assert_bad(
+        &["fetch"],
+        &env,
+        &["\"abc\" (from environment)", "FISCAL_REPORT_CONCURRENCY must be a whole number"],
+    );
     assert_bad(&["fetch", "--base-url", "not a url"], &KEY, &["base_url", "not a URL"]);
     assert_bad(&["fetch", "--base-url", "https://registry.example/"], &[], &["REGISTRY_API_KEY"]);
     assert_bad(&["fetch", "--base-url", "http://registry.example/"], &KEY, &["--allow-insecure-http"]);
@@ -158,7 +164,11 @@ fn an_output_dir_with_another_runs_files_is_refused() {
     let mut resume: Vec<&str> = again.iter().map(String::as_str).collect();
     assert_bad(&resume, &KEY, &["already holds", "--resume"]);
     resume.push("--resume");
-    assert_bad(&resume, &KEY, &["other parameters"]);
+    assert_bad(
+        &resume,
+        &KEY,
+        &["other parameters", r#"months ["202602"] where the interrupted run had ["202601"]"#],
+    );
     // While a fetch holds the run's lock, report --from waits its turn instead of racing it.
     let lock = std::fs::File::open(out.join(".staging").join("lock")).unwrap();
     lock.try_lock().unwrap();

@@ -113,6 +113,21 @@ fn a_full_disk_while_writing_the_outputs_exits_2_naming_the_file_and_the_disk_er
 }
 
 #[test]
+fn a_raw_table_cut_short_exits_2_naming_it_and_leaves_the_run_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = copy_of_run(dir.path());
+    let part = run.join("empresas/part-0.parquet");
+    let bytes = std::fs::read(&part).unwrap();
+    std::fs::write(&part, &bytes[..bytes.len() / 2]).unwrap();
+    let report = std::fs::read(run.join("report.md")).unwrap();
+    let (code, err) = report_from(&run, &[]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("empresas/part-0.parquet") && err.contains("not as the run wrote it"), "{err}");
+    assert_not_a_bug(&err);
+    assert_eq!(std::fs::read(run.join("report.md")).unwrap(), report, "the run's report was rewritten");
+}
+
+#[test]
 fn a_code_tables_folder_that_cannot_be_used_exits_2_naming_it() {
     let dir = tempfile::tempdir().unwrap();
     let run = copy_of_run(dir.path());

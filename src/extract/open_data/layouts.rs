@@ -3,6 +3,12 @@
 //! becomes the service's model. Both PGFN headers that have been published are read by column
 //! name (the 2020 one with `UF_UNIDADE_RESPONSAVEL`, later ones with `UF_DEVEDOR`), so a file
 //! with its columns in another order, or one more column, reads the same.
+//!
+//! `UF_DEVEDOR` is the debtor's state, not the responsible unit's (a debtor in SP may be
+//! collected by the unit in AMAZONAS): it keeps its own name, which the service's model does
+//! not carry, and the unit's state is read from the unit's name, `UNIDADE_RESPONSAVEL`, a
+//! state's name in every release (`ACRE` beside `AC` in 2020's), which the typing reads as its
+//! code.
 
 use crate::api::Categoria;
 use crate::api::published::rfb;
@@ -78,8 +84,6 @@ const PGFN_REQUIRED: [&str; 6] = [
     "VALOR_CONSOLIDADO",
 ];
 
-/// A published column under the name the service gives it.
-const PGFN_RENAMED: [(&str, &str); 1] = [("uf_devedor", "uf_unidade_responsavel")];
 
 /// The PGFN columns of free text, where a `;` of the text splits the field in two (the files
 /// are unquoted): a row one field too long is mended by joining one of them again.
@@ -160,9 +164,14 @@ impl Form {
 #[derive(Debug, Clone)]
 pub struct PgfnHeader {
     pub categoria: Categoria,
+    /// The file's columns, each under its name on the wire.
     pub columns: Vec<String>,
     /// Position of `CPF_CNPJ`, the debtor.
     pub debtor: usize,
+    /// A column the service has that the file carries under another's text: its name, and
+    /// the position of the column whose text it takes (`uf_unidade_responsavel` from
+    /// `UNIDADE_RESPONSAVEL` where the file has no `UF_UNIDADE_RESPONSAVEL`).
+    pub derived: Option<(&'static str, usize)>,
     /// Positions of the free-text columns, and of the columns of a fixed form.
     free_text: Vec<usize>,
     forms: Vec<(usize, Form)>,
@@ -235,18 +244,16 @@ pub fn pgfn_header(fields: &[String]) -> Result<PgfnHeader, String> {
                     which system it holds cannot be told"
             .to_string());
     };
-    let columns = upper
-        .iter()
-        .map(|u| {
-            let lower = u.to_lowercase();
-            PGFN_RENAMED.iter().find(|(from, _)| *from == lower).map_or(lower, |(_, to)| (*to).to_string())
-        })
-        .collect();
+    let columns = upper.iter().map(|u| u.to_lowercase()).collect();
     let debtor = upper.iter().position(|u| u == "CPF_CNPJ").unwrap_or(0);
     let at = |name: &str| upper.iter().position(|u| u == name);
+    let derived = match at("UF_UNIDADE_RESPONSAVEL") {
+        Some(_) => None,
+        None => at("UNIDADE_RESPONSAVEL").map(|unit| ("uf_unidade_responsavel", unit)),
+    };
     let free_text = PGFN_FREE_TEXT.iter().filter_map(|c| at(c)).collect();
     let forms = PGFN_FORMS.iter().filter_map(|(c, form)| Some((at(c)?, *form))).collect();
-    Ok(PgfnHeader { categoria, columns, debtor, free_text, forms })
+    Ok(PgfnHeader { categoria, columns, debtor, derived, free_text, forms })
 }
 
 /// Whether a PGFN data row is the header again (files joined with their headers).
@@ -336,7 +343,10 @@ mod tests {
         assert_eq!(header(sida).unwrap().categoria, Categoria::NaoPrevidenciario);
         let later = sida.replace("UF_UNIDADE_RESPONSAVEL", "UF_DEVEDOR");
         let h = header(&later).unwrap();
-        assert!(h.columns.contains(&"uf_unidade_responsavel".to_string()), "{:?}", h.columns);
+        // The debtor's state is not the unit's: the unit's is read from the unit's name.
+        assert!(h.columns.contains(&"uf_devedor".to_string()), "{:?}", h.columns);
+        assert_eq!(h.derived, Some(("uf_unidade_responsavel", 5)));
+        assert_eq!(header(sida).unwrap().derived, None);
         let prev = sida.replace("RECEITA_PRINCIPAL", "TIPO_CREDITO");
         assert_eq!(header(&prev).unwrap().categoria, Categoria::Previdenciario);
         let fgts = sida

@@ -477,7 +477,8 @@ impl TableReader<'_> {
         }
         let fields: Vec<String> = record.iter().map(decode).collect();
         let header = pgfn_header(&fields).map_err(|problem| layout(path, problem))?;
-        let columns: Arc<[String]> = header.columns.clone().into();
+        let derived = header.derived.map(|(name, _)| name.to_string());
+        let columns: Arc<[String]> = header.columns.iter().cloned().chain(derived).collect();
         let mut counts = Counts::default();
         while read(&mut csv, &mut record)? {
             let debtor = record.get(header.debtor).unwrap_or_default();
@@ -487,7 +488,7 @@ impl TableReader<'_> {
             counts.read += 1;
             let digits = cnpj_digits(debtor);
             let ours = digits.is_some_and(|d| self.kept(&d[..8]));
-            let fields: Vec<String> = if record.len() == header.columns.len() {
+            let mut fields: Vec<String> = if record.len() == header.columns.len() {
                 if !ours {
                     continue;
                 }
@@ -505,6 +506,9 @@ impl TableReader<'_> {
                 mended
             };
             let Some(digits) = digits else { continue };
+            if let Some((_, from)) = header.derived {
+                fields.push(fields[from].clone());
+            }
             let root = String::from_utf8_lossy(&digits[..8]).to_string();
             self.out
                 .dividas
@@ -821,6 +825,9 @@ mod tests {
             [("8020600000002", "30.00"), ("8020600012345", "1000.50"), ("8020600012346", "7.25")]
                 .map(|(n, v)| (n.to_string(), v.to_string()))
         );
+        // UF_DEVEDOR is the debtor's state: the unit's comes from the unit's name.
+        let debt = release.published.dividas.values().flatten().next().unwrap().model::<DividaPgfn>().unwrap();
+        assert_eq!(debt.uf_unidade_responsavel.as_deref(), Some("SAO PAULO"));
         let f = &release.files[0];
         // The header repeated is not a row.
         assert_eq!((f.rows_read, f.rows_kept, f.rows_mended), (4, 3, 2), "{f:?}");

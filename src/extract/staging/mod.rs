@@ -65,6 +65,36 @@ impl crate::exit::HasExitStatus for StagingError {
     }
 }
 
+/// Which of a plan's settings differ from the stored one's (`stored`, its JSON), said for a
+/// person: `base_url "http://h/" where the interrupted run had "http://h"`.
+fn plan_difference<P: Serialize>(stored: &str, plan: &P) -> String {
+    let (Ok(serde_json::Value::Object(before)), Ok(serde_json::Value::Object(now))) =
+        (serde_json::from_str::<serde_json::Value>(stored), serde_json::to_value(plan))
+    else {
+        return "months, states, portfolio, shard or service differ from the interrupted run".into();
+    };
+    let shown = |v: Option<&serde_json::Value>| {
+        let text = v.map_or("nothing".to_string(), ToString::to_string);
+        if text.chars().count() > 80 {
+            format!("{}…", text.chars().take(80).collect::<String>())
+        } else {
+            text
+        }
+    };
+    let differ: Vec<String> = now
+        .iter()
+        .filter(|(k, v)| before.get(*k) != Some(*v))
+        .map(|(k, v)| {
+            format!("{k} {} where the interrupted run had {}", shown(Some(v)), shown(before.get(k)))
+        })
+        .collect();
+    if differ.is_empty() {
+        "the interrupted run's plan was written by another version".into()
+    } else {
+        differ.join("; ")
+    }
+}
+
 /// A fresh run's folder must be new, empty (a mounted volume's `lost+found` aside) or a run's
 /// own (its staging or its manifest): the export replaces the folders it writes, and the store
 /// or a person's files there would go with them.
@@ -205,8 +235,7 @@ impl Staging {
             if stored.as_ref() != Some(plan) {
                 return Err(StagingError::PlanMismatch {
                     dir: out.to_path_buf(),
-                    what: "months, states, portfolio, shard or service differ from the interrupted run"
-                        .into(),
+                    what: plan_difference(&text, plan),
                 });
             }
         } else {
