@@ -254,7 +254,7 @@ impl RunConfig {
         let (concurrency, max_rps, shard) = fetch_limits(args, &file)?;
         let store = StoreSettings::resolve(args, &file, shard)?;
         let as_of = as_of(args, &file, service.base_url.is_some())?;
-        let (demo_scale, schema_contract) = embedded_and_contract(args, &file)?;
+        let (demo_scale, schema_contract) = embedded_and_contract(args, &file, service.base_url.is_some())?;
         Ok(Self {
             base_url: service.base_url,
             api_key: service.api_key,
@@ -395,12 +395,24 @@ fn fetch_limits(args: &FetchArgs, file: &Settings) -> Result<(usize, Option<u32>
 }
 
 /// The embedded registry's scale and the shape contract's mode.
-fn embedded_and_contract(args: &FetchArgs, file: &Settings) -> Result<(f64, SchemaContract), ConfigError> {
+fn embedded_and_contract(
+    args: &FetchArgs,
+    file: &Settings,
+    real_service: bool,
+) -> Result<(f64, SchemaContract), ConfigError> {
     let scale = pick(args.demo_scale, env_parsed("demo_scale")?, file.demo_scale);
     if let Some(s) = scale
         && !(s.value > 0.0 && s.value <= 64.0)
     {
         return Err(invalid("demo_scale", s.value, s.source, "it must be above 0 and at most 64"));
+    }
+    if let Some(s) = scale.filter(|_| real_service) {
+        return Err(invalid(
+            "demo_scale",
+            s.value,
+            s.source,
+            "it sizes the embedded registry's synthetic data; a real --base-url has its own: drop one of them",
+        ));
     }
     let schema_contract =
         match pick(args.schema_contract.clone(), env_var("schema_contract"), file.schema_contract.clone()) {

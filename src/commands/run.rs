@@ -20,6 +20,7 @@ pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
     let cfg = crate::config::RunConfig::resolve(&args.fetch)?;
     args.report.pdf |= cfg.pdf;
     let watch = Watch::load(&args.report.watch)?;
+    refuse_missing_folders(&args.report.folders)?;
     // Queries that cannot be read are reported where they are run, after the fetch.
     let queries = super::finish::report_queries(&args.report).ok();
     let (on_credits, early) = super::early::begin_on_credits(cfg.store.is_some(), queries).unzip();
@@ -147,4 +148,23 @@ fn largest_exposures(aggs: &crate::analyze::Aggregates, n: usize) -> Vec<Cnpj> {
         .collect();
     owing.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
     owing.into_iter().filter_map(|(_, c)| Cnpj::parse(&c).ok()).take(n).collect()
+}
+
+/// An analyst's folder (`--queries`, `--templates`, `--codes`) that is not there is said before
+/// the fetch, not after it: what is in one is checked where it is used.
+fn refuse_missing_folders(folders: &crate::cli::AnalystFolders) -> Result<()> {
+    let given =
+        [("--queries", &folders.queries), ("--templates", &folders.templates), ("--codes", &folders.codes)];
+    for (flag, dir) in given {
+        let Some(dir) = dir.as_deref().filter(|d| !d.is_dir()) else { continue };
+        return Err(crate::exit::Classified::new(
+            ExitStatus::BadInput,
+            format!(
+                "{flag} {}: no such folder; give the folder you copied from the project's (or drop {flag})",
+                dir.display()
+            ),
+        )
+        .into());
+    }
+    Ok(())
 }

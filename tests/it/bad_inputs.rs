@@ -36,6 +36,13 @@ fn command_line_and_config_mistakes() {
     assert_bad(&["fetch", "--ano-mes", "202412:202301"], &[], &["202301:202412"]);
     assert_bad(&["fetch", "--concurrency", "0"], &[], &["concurrency", "between 1 and 512"]);
     assert_bad(&["fetch", "--shard", "3/3"], &[], &["shard", "0 to 2"]);
+    assert_bad(
+        &["run", "--queries", "/no/such/queries"],
+        &[],
+        &["--queries /no/such/queries", "no such folder"],
+    );
+    let real = ["fetch", "--base-url", "https://registry.example/", "--demo-scale", "2"];
+    assert_bad(&real, &KEY, &["demo_scale", "drop one of them"]);
     let env = [("FISCAL_REPORT_CONCURRENCY", "abc")];
     assert_bad(
         &["fetch"],

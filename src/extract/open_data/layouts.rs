@@ -84,7 +84,6 @@ const PGFN_REQUIRED: [&str; 6] = [
     "VALOR_CONSOLIDADO",
 ];
 
-
 /// The PGFN columns of free text, where a `;` of the text splits the field in two (the files
 /// are unquoted): a row one field too long is mended by joining one of them again.
 const PGFN_FREE_TEXT: [&str; 7] = [

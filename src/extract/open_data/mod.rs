@@ -826,7 +826,8 @@ mod tests {
                 .map(|(n, v)| (n.to_string(), v.to_string()))
         );
         // UF_DEVEDOR is the debtor's state: the unit's comes from the unit's name.
-        let debt = release.published.dividas.values().flatten().next().unwrap().model::<DividaPgfn>().unwrap();
+        let debt =
+            release.published.dividas.values().flatten().next().unwrap().model::<DividaPgfn>().unwrap();
         assert_eq!(debt.uf_unidade_responsavel.as_deref(), Some("SAO PAULO"));
         let f = &release.files[0];
         // The header repeated is not a row.
