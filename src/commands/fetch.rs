@@ -178,6 +178,27 @@ impl Incremental {
     }
 }
 
+/// Months asked for that came back without a single credit in any state: the service has
+/// none for them (a month past its newest, or before its first), and the report's credit
+/// sections leave them out.
+fn say_months_without_credits(months: &[AnoMes], s: &crate::extract::runner::FetchSummary) {
+    let seen = s.periodos.get(crate::tables::Table::CreditosAtivos.name());
+    let empty: Vec<String> = months
+        .iter()
+        .map(ToString::to_string)
+        .filter(|m| !seen.is_some_and(|seen| seen.contains(m)))
+        .collect();
+    if !empty.is_empty() {
+        tracing::warn!(
+            "no credits came back for {} in any state asked for: the service has none for {}; the report's \
+             credit sections leave {} out (--ano-mes latest asks for the months it has)",
+            empty.join(", "),
+            if empty.len() == 1 { "that month" } else { "those months" },
+            if empty.len() == 1 { "it" } else { "them" },
+        );
+    }
+}
+
 /// `--out` and a local `--store` in one folder, or one inside the other: the export replaces
 /// the folders it writes (`empresas/`, `dividas_pgfn/`, ...), which are the store's tables.
 fn refuse_out_over_store(out: &Path, store: Option<&Path>) -> Result<()> {
@@ -358,6 +379,9 @@ pub(super) async fn fetch_stage(
     }
     for (operation, drift) in s.requests.drifted() {
         tracing::warn!("{}", describe_drift(operation, drift));
+    }
+    if !credit_ufs.is_empty() && s.tasks_failed.is_empty() {
+        say_months_without_credits(credit_months, s);
     }
     check_contract(&manifest, Some(cfg.schema_contract), &out)?;
     let store = incremental.map(|i| i.into_run(snapshot, &months, &cfg, &outcome));

@@ -258,3 +258,21 @@ fn latest_works_on_any_date_for_the_demo_and_counts_back_from_the_day_for_a_serv
     assert_eq!(o.status.code(), Some(6), "{stderr}");
     assert!(stderr.contains("no month with credits in the last 3 years"), "{stderr}");
 }
+
+#[test]
+fn months_the_service_has_no_credits_for_are_said() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fetch = |months: &str, out: &str| {
+        let o = bin()
+            .args(["fetch", "--demo-scale", "0.05", "--uf", "AC", "--ano-mes", months, "--out"])
+            .arg(tmp.path().join(out))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    let stderr = fetch("209911:209912", "future");
+    assert!(stderr.contains("no credits came back for 209911, 209912"), "{stderr}");
+    let stderr = fetch("202609", "present");
+    assert!(!stderr.contains("no credits came back"), "{stderr}");
+}
