@@ -4,26 +4,23 @@
 //! so what is read here is served to the rest of the run as the service would send it.
 //!
 //! It owns finding the files (by name, in any subfolder), telling what each holds (by name,
-//! then by header or shape), reading zips as streams (never unpacked to disk), decoding
-//! Latin-1, keeping only the portfolio's rows (people's rows never match a company), dating
-//! the release, and accounting for every file read. What is done with the records is not its
-//! business.
+//! then by header or shape), refusing a table found twice, dating the release, and accounting
+//! for every file read; reading each file's rows is `read`'s (zips as streams, Latin-1, only
+//! the portfolio's rows: people's never match a company). What is done with the records is
+//! not its business.
 
 pub mod layouts;
+mod read;
 mod release;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
-use std::io::Read;
 use std::path::{Path, PathBuf};
-
-use std::sync::Arc;
 
 use crate::api::Cnpj;
 use crate::api::models::Fonte;
-use crate::api::published::{Published, Row};
-use layouts::{
-    Kind, cnpj_digits, decode, is_data_file, is_pgfn_header_row, kind_of_name, pgfn_header, rfb_shape_fits,
-};
+use crate::api::published::Published;
+use layouts::{Kind, is_data_file, kind_of_name};
+use read::{Counts, MIB, TableReader, read_file};
 pub use release::ReleasePeriod;
 
 /// A folder or file that cannot be used, named with what is wrong and how to fix it.
@@ -239,6 +236,10 @@ fn fontes(release: &Release) -> BTreeMap<String, Fonte> {
     ])
 }
 
+fn layout(path: &Path, problem: String) -> OpenDataError {
+    OpenDataError::Layout { path: path.to_path_buf(), problem }
+}
+
 /// Every data table of the folder: each bare file's name, each zip entry's as `zip/entry`
 /// (relative to `dir`). A table found twice (a zip beside the file unpacked from it, a
 /// download saved twice) is refused: its rows would count twice.
@@ -313,285 +314,6 @@ fn find_files(dir: &Path) -> Result<Vec<Found>, OpenDataError> {
     }
     out.sort();
     Ok(out)
-}
-
-#[derive(Debug, Default, Clone, Copy)]
-struct Counts {
-    read: u64,
-    kept: u64,
-    malformed: u64,
-    malformed_portfolio: u64,
-    first_malformed_line: Option<u64>,
-    mended: u64,
-}
-
-impl Counts {
-    fn add(&mut self, other: Counts) {
-        self.read += other.read;
-        self.kept += other.kept;
-        self.malformed += other.malformed;
-        self.malformed_portfolio += other.malformed_portfolio;
-        self.first_malformed_line = self.first_malformed_line.or(other.first_malformed_line);
-        self.mended += other.mended;
-    }
-
-    fn malformed_at(&mut self, line: Option<u64>, of_portfolio: bool) {
-        self.malformed += 1;
-        self.malformed_portfolio += u64::from(of_portfolio);
-        self.first_malformed_line = self.first_malformed_line.or(line);
-    }
-}
-
-const MIB: u64 = 1 << 20;
-
-/// A file that tells the progress display each MiB read from it.
-struct Counted {
-    file: std::fs::File,
-    name: String,
-    unreported: u64,
-}
-
-impl Counted {
-    fn open(path: &Path) -> std::io::Result<Self> {
-        let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-        Ok(Self { file: std::fs::File::open(path)?, name, unreported: 0 })
-    }
-}
-
-impl Read for Counted {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.file.read(buf)?;
-        self.unreported += n as u64;
-        if self.unreported >= MIB {
-            crate::progress::advance(&self.name, self.unreported / MIB);
-            self.unreported %= MIB;
-        }
-        Ok(n)
-    }
-}
-
-impl std::io::Seek for Counted {
-    fn seek(&mut self, pos: std::io::SeekFrom) -> std::io::Result<u64> {
-        self.file.seek(pos)
-    }
-}
-
-/// Reads one file (a zip of one or more tables, or a bare CSV) while another thread hashes it.
-fn read_file(
-    path: &Path,
-    kind: Kind,
-    reader: &mut TableReader<'_>,
-) -> Result<(Counts, String), OpenDataError> {
-    std::thread::scope(|scope| {
-        let hashing = scope.spawn(|| sha256_of(path));
-        let counts = if path.to_string_lossy().to_lowercase().ends_with(".zip") {
-            read_zip(path, kind, reader)
-        } else {
-            let file = Counted::open(path).map_err(|e| layout(path, format!("cannot be opened: {e}")))?;
-            reader.table(file, kind, path)
-        }?;
-        let sha256 = hashing
-            .join()
-            .map_err(|_| layout(path, "its digest could not be computed".into()))?
-            .map_err(|e| layout(path, format!("cannot be read: {e}")))?;
-        Ok((counts, sha256))
-    })
-}
-
-fn sha256_of(path: &Path) -> std::io::Result<String> {
-    use sha2::Digest;
-    let mut file = std::fs::File::open(path)?;
-    let mut hasher = sha2::Sha256::new();
-    let mut buf = vec![0u8; 1 << 20];
-    loop {
-        let n = file.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buf[..n]);
-    }
-    Ok(hex::encode(hasher.finalize()))
-}
-
-fn layout(path: &Path, problem: String) -> OpenDataError {
-    OpenDataError::Layout { path: path.to_path_buf(), problem }
-}
-
-/// Every data entry of a zip, decompressed as it is read.
-fn read_zip(path: &Path, kind: Kind, reader: &mut TableReader<'_>) -> Result<Counts, OpenDataError> {
-    let zip_error =
-        |e: zip::result::ZipError| OpenDataError::Zip { path: path.to_path_buf(), message: e.to_string() };
-    let file = Counted::open(path).map_err(|e| layout(path, format!("cannot be opened: {e}")))?;
-    let mut archive = zip::ZipArchive::new(std::io::BufReader::new(file)).map_err(zip_error)?;
-    let mut total = Counts::default();
-    let mut tables = 0;
-    for i in 0..archive.len() {
-        let entry = archive.by_index(i).map_err(zip_error)?;
-        if entry.is_dir() {
-            continue;
-        }
-        let inner = path.join(entry.name().map_err(zip_error)?.as_ref());
-        let c = reader.table(entry, kind, &inner)?;
-        tables += 1;
-        total.add(c);
-    }
-    if tables == 0 {
-        return Err(layout(path, "the zip holds no file".into()));
-    }
-    Ok(total)
-}
-
-/// Reads tables into `out`, keeping the rows of `roots`.
-struct TableReader<'a> {
-    roots: &'a HashSet<[u8; 8]>,
-    out: &'a mut Published,
-}
-
-impl TableReader<'_> {
-    fn table<R: Read>(&mut self, source: R, kind: Kind, path: &Path) -> Result<Counts, OpenDataError> {
-        let buffered = std::io::BufReader::with_capacity(1 << 20, source);
-        match kind {
-            Kind::Pgfn => self.pgfn(buffered, path),
-            _ => self.rfb(buffered, kind, path),
-        }
-    }
-
-    fn kept(&self, root: &[u8]) -> bool {
-        <&[u8; 8]>::try_from(root).is_ok_and(|r| self.roots.contains(r))
-    }
-
-    /// A PGFN file: `;`-separated, unquoted, a header naming the columns.
-    fn pgfn<R: Read>(&mut self, source: R, path: &Path) -> Result<Counts, OpenDataError> {
-        let mut csv = csv::ReaderBuilder::new()
-            .delimiter(b';')
-            .has_headers(false)
-            .quoting(false)
-            .flexible(true)
-            .from_reader(source);
-        let mut record = csv::ByteRecord::new();
-        let read = |csv: &mut csv::Reader<R>, record: &mut csv::ByteRecord| {
-            csv.read_byte_record(record).map_err(|e| layout(path, format!("cannot be read: {e}")))
-        };
-        if !read(&mut csv, &mut record)? {
-            return Err(layout(path, "it is empty: a PGFN file starts with its header".into()));
-        }
-        let fields: Vec<String> = record.iter().map(decode).collect();
-        let header = pgfn_header(&fields).map_err(|problem| layout(path, problem))?;
-        let derived = header.derived.map(|(name, _)| name.to_string());
-        let columns: Arc<[String]> = header.columns.iter().cloned().chain(derived).collect();
-        let mut counts = Counts::default();
-        while read(&mut csv, &mut record)? {
-            let debtor = record.get(header.debtor).unwrap_or_default();
-            if is_pgfn_header_row(debtor) {
-                continue;
-            }
-            counts.read += 1;
-            let digits = cnpj_digits(debtor);
-            let ours = digits.is_some_and(|d| self.kept(&d[..8]));
-            let mut fields: Vec<String> = if record.len() == header.columns.len() {
-                if !ours {
-                    continue;
-                }
-                record.iter().map(decode).collect()
-            } else {
-                let published: Vec<String> = record.iter().map(decode).collect();
-                let Some(mended) = header.mend(&published) else {
-                    counts.malformed_at(record.position().map(|p| p.line()), ours);
-                    continue;
-                };
-                counts.mended += 1;
-                if !ours {
-                    continue;
-                }
-                mended
-            };
-            let Some(digits) = digits else { continue };
-            if let Some((_, from)) = header.derived {
-                fields.push(fields[from].clone());
-            }
-            let root = String::from_utf8_lossy(&digits[..8]).to_string();
-            self.out
-                .dividas
-                .entry((root, header.categoria))
-                .or_default()
-                .push(Row::new(columns.clone(), fields));
-            counts.kept += 1;
-        }
-        if counts.read > 0 && counts.malformed == counts.read {
-            let problem = format!(
-                "none of its {} rows has its header's {} fields (the first at line {}): not the layout its \
-                 header names",
-                counts.read,
-                header.columns.len(),
-                counts.first_malformed_line.unwrap_or(2)
-            );
-            return Err(layout(path, problem));
-        }
-        Ok(counts)
-    }
-
-    /// An RFB file: headerless, every field quoted, `;`-separated, its columns by position.
-    fn rfb<R: Read>(&mut self, source: R, kind: Kind, path: &Path) -> Result<Counts, OpenDataError> {
-        let columns: Arc<[String]> =
-            kind.rfb_columns().unwrap_or_default().iter().map(|c| c.to_string()).collect();
-        let mut csv =
-            csv::ReaderBuilder::new().delimiter(b';').has_headers(false).flexible(true).from_reader(source);
-        let mut record = csv::ByteRecord::new();
-        let mut counts = Counts::default();
-        loop {
-            match csv.read_byte_record(&mut record) {
-                Ok(true) => {}
-                Ok(false) => break,
-                Err(e) => return Err(layout(path, format!("cannot be read after row {}: {e}", counts.read))),
-            }
-            counts.read += 1;
-            let root = record.get(0).unwrap_or_default();
-            if !rfb_shape_fits(kind, record.len(), root) {
-                if counts.read == 1 {
-                    let problem = format!(
-                        "its first row has {} fields and starts with {:?}: not RFB's {} layout ({} quoted fields, \
-                         an 8-digit root first)",
-                        record.len(),
-                        decode(root),
-                        kind.dataset(),
-                        columns.len()
-                    );
-                    return Err(layout(path, problem));
-                }
-                counts.malformed_at(record.position().map(|p| p.line()), self.kept(root));
-                continue;
-            }
-            if !self.kept(root) {
-                continue;
-            }
-            let root = decode(root);
-            self.keep_rfb(kind, root, Row::new(columns.clone(), record.iter().map(decode)));
-            counts.kept += 1;
-        }
-        Ok(counts)
-    }
-
-    fn keep_rfb(&mut self, kind: Kind, root: String, row: Row) {
-        match kind {
-            Kind::Empresas => {
-                self.out.empresas.insert(root, row);
-            }
-            // RFB's files repeat some rows whole: one is kept.
-            Kind::Estabelecimentos => push_once(self.out.estabelecimentos.entry(root).or_default(), row),
-            Kind::Socios => push_once(self.out.socios.entry(root).or_default(), row),
-            Kind::Simples => {
-                self.out.simples.insert(root, row);
-            }
-            Kind::Pgfn => {}
-        }
-    }
-}
-
-/// Adds `row` unless an identical one is there.
-fn push_once(rows: &mut Vec<Row>, row: Row) {
-    if !rows.contains(&row) {
-        rows.push(row);
-    }
 }
 
 #[cfg(test)]
