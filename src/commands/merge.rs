@@ -189,15 +189,7 @@ async fn merge_local(
         return Err(bad(format!("{} already holds a run; merge into a new directory", out.display())));
     }
     // The merge writes the run's folders (empresas/, aggregates/, ...) over what they held.
-    let others =
-        std::fs::read_dir(out).into_iter().flatten().flatten().any(|e| e.file_name() != "lost+found");
-    if others {
-        return Err(bad(format!(
-            "{} is not empty and holds no fiscal-report run: the merge would replace the folders it writes \
-             there; merge into a new or empty directory",
-            out.display()
-        )));
-    }
+    crate::extract::staging::refuse_others_folder(out)?;
     let watch = Watch::load(&report.watch)?;
     // Held until the merge is written: the frames may read the segments lazily.
     let (locks, manifests) = read_shard_manifests(shards, contract)?;

@@ -95,6 +95,15 @@ fn merged_shards_equal_one_run_and_mismatches_are_refused() {
     assert_same_outputs(&whole, &merged);
     assert_eq!(report_figures(&whole), report_figures(&merged));
 
+    // A folder holding someone's files is not merged into: they stay.
+    let theirs = dir.path().join("theirs");
+    std::fs::create_dir_all(theirs.join("empresas")).unwrap();
+    std::fs::write(theirs.join("empresas/keep.txt"), b"mine").unwrap();
+    let o = bin().arg("merge").arg(&theirs).args(&shards).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not empty and holds no fiscal-report run"));
+    assert_eq!(std::fs::read(theirs.join("empresas/keep.txt")).unwrap(), b"mine");
+
     // A missing shard is named; a shard of another run is refused.
     let o = bin().arg("merge").arg(dir.path().join("m2")).arg(&shards[0]).arg(&shards[2]).output().unwrap();
     assert_eq!(o.status.code(), Some(2));

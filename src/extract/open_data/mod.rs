@@ -139,8 +139,7 @@ pub fn read_release(dir: &Path, portfolio: &[Cnpj]) -> Result<Release, OpenDataE
     let mut release = Release::default();
     let names: Vec<String> = files.iter().map(|f| relative(dir, &f.path)).collect();
     let entries = data_entries(dir, &files)?;
-    let entry_names: Vec<String> = entries.iter().map(|(_, inner)| inner.clone()).collect();
-    release.period = ReleasePeriod::of(&names, &entry_names).map_err(|two| OpenDataError::Mixed {
+    release.period = ReleasePeriod::of(&names, &entries).map_err(|two| OpenDataError::Mixed {
         dir: dir.to_path_buf(),
         what: two.what,
         periods: two.periods,
@@ -243,7 +242,7 @@ fn layout(path: &Path, problem: String) -> OpenDataError {
 /// Every data table of the folder: each bare file's name, each zip entry's as `zip/entry`
 /// (relative to `dir`). A table found twice (a zip beside the file unpacked from it, a
 /// download saved twice) is refused: its rows would count twice.
-fn data_entries(dir: &Path, files: &[Found]) -> Result<Vec<(String, String)>, OpenDataError> {
+fn data_entries(dir: &Path, files: &[Found]) -> Result<Vec<String>, OpenDataError> {
     let mut seen: BTreeMap<String, String> = BTreeMap::new();
     let mut out = Vec::new();
     for found in files.iter().filter(|f| f.kind.is_some()) {
@@ -251,14 +250,14 @@ fn data_entries(dir: &Path, files: &[Found]) -> Result<Vec<(String, String)>, Op
         let inner: Vec<String> = if at.to_lowercase().ends_with(".zip") {
             zip_entry_names(&found.path)?.into_iter().map(|e| format!("{at}/{e}")).collect()
         } else {
-            vec![at.clone()]
+            vec![at]
         };
         for name in inner {
             let base = name.rsplit('/').next().unwrap_or(&name).to_lowercase();
             if let Some(first) = seen.insert(base.clone(), name.clone()) {
                 return Err(OpenDataError::Twice { dir: dir.to_path_buf(), name: base, first, second: name });
             }
-            out.push((at.clone(), name));
+            out.push(name);
         }
     }
     Ok(out)

@@ -43,7 +43,7 @@ pub enum StagingError {
     PlanMismatch { dir: PathBuf, what: String },
     #[error(
         "{dir} is not empty and holds no fiscal-report run: a run replaces the folders it writes there \
-         (empresas/, aggregates/, ...), which would delete what they hold; choose a new or empty --out"
+         (empresas/, aggregates/, ...), which would delete what they hold; choose a new or empty folder"
     )]
     NotARunFolder { dir: PathBuf },
     #[error("writing a Parquet segment {path}: {message}")]
@@ -95,10 +95,10 @@ fn plan_difference<P: Serialize>(stored: &str, plan: &P) -> String {
     }
 }
 
-/// A fresh run's folder must be new, empty (a mounted volume's `lost+found` aside) or a run's
-/// own (its staging or its manifest): the export replaces the folders it writes, and the store
-/// or a person's files there would go with them.
-fn refuse_others_folder(out: &Path) -> Result<(), StagingError> {
+/// A fresh run's (or merge's) folder must be new, empty (a mounted volume's `lost+found` aside)
+/// or a run's own (its staging or its manifest): the export replaces the folders it writes, and
+/// the store or a person's files there would go with them.
+pub fn refuse_others_folder(out: &Path) -> Result<(), StagingError> {
     // A folder that cannot be listed (missing, or a file) is said when it is created.
     let Ok(entries) = std::fs::read_dir(out) else { return Ok(()) };
     let names: Vec<std::ffi::OsString> = entries.flatten().map(|e| e.file_name()).collect();
