@@ -178,6 +178,31 @@ impl Incremental {
     }
 }
 
+/// The portfolio's companies (`--cnpjs`), else the embedded registry's demo portfolio; none,
+/// said, against a real service without `--cnpjs`.
+fn companies_to_fetch(portfolio: Option<&portfolio::Portfolio>, demo: Option<&[Cnpj]>) -> Vec<Cnpj> {
+    match (portfolio, demo) {
+        (Some(p), _) => p.cnpjs.clone(),
+        (None, Some(d)) => d.to_vec(),
+        (None, None) => {
+            tracing::warn!(
+                "no --cnpjs: this run covers the aggregated credits only, no portfolio's companies"
+            );
+            Vec::new()
+        }
+    }
+}
+
+/// What the answers' shapes and months say: a field drifted, a month asked for with no credit.
+fn say_what_came_back(s: &crate::extract::runner::FetchSummary, credits_asked: bool, months: &[AnoMes]) {
+    for (operation, drift) in s.requests.drifted() {
+        tracing::warn!("{}", describe_drift(operation, drift));
+    }
+    if credits_asked && s.tasks_failed.is_empty() {
+        say_months_without_credits(months, s);
+    }
+}
+
 /// Months asked for that came back without a single credit in any state: the service has
 /// none for them (a month past its newest, or before its first), and the report's credit
 /// sections leave them out.
@@ -297,16 +322,7 @@ pub(super) async fn fetch_stage(
         Some(r) => super::source::open_published(&settings, std::mem::take(&mut r.published)).await?,
         None => super::source::open(&settings).await?,
     };
-    let cnpjs: Vec<Cnpj> = match (&portfolio, &source.demo_portfolio) {
-        (Some(p), _) => p.cnpjs.clone(),
-        (None, Some(d)) => d.clone(),
-        (None, None) => {
-            tracing::warn!(
-                "no --cnpjs: this run covers the aggregated credits only, no portfolio's companies"
-            );
-            Vec::new()
-        }
-    };
+    let cnpjs = companies_to_fetch(portfolio.as_ref(), source.demo_portfolio.as_deref());
     let accounting = Arc::new(Accounting::default());
     let fetcher = Arc::new(PageFetcher::new(
         source.client.clone(),
@@ -377,12 +393,7 @@ pub(super) async fn fetch_stage(
         );
         return Ok(FetchStage::Interrupted);
     }
-    for (operation, drift) in s.requests.drifted() {
-        tracing::warn!("{}", describe_drift(operation, drift));
-    }
-    if !credit_ufs.is_empty() && s.tasks_failed.is_empty() {
-        say_months_without_credits(credit_months, s);
-    }
+    say_what_came_back(s, !credit_ufs.is_empty(), credit_months);
     check_contract(&manifest, Some(cfg.schema_contract), &out)?;
     let store = incremental.map(|i| i.into_run(snapshot, &months, &cfg, &outcome));
     Ok(FetchStage::Fetched(Box::new(Fetched {

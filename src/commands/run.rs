@@ -7,8 +7,8 @@ use anyhow::Result;
 use futures::future::join_all;
 
 use super::fetch::{fetch_stage, summarize};
-use super::fetched::FetchStage;
-use super::finish::{RawTables, Watch, export_report};
+use super::fetched::{FetchStage, Fetched};
+use super::finish::{Analysis, RawTables, Watch, export_report};
 use super::snapshot::analyze_and_commit;
 use crate::api::Cnpj;
 use crate::cli::RunArgs;
@@ -55,59 +55,10 @@ pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
     let expand = args.expand_groups.unwrap_or(demo);
     let (frames, mut analysis) =
         analyze_and_commit(&mut fetched, frames, &args.report, expand, watch.rules(), early_results).await?;
-    if let Some(run) = &fetched.store {
-        // Read after the commit: the series end with this run's own snapshot.
-        let started = std::time::Instant::now();
-        let dir = crate::analyze::default_queries_dir(args.report.folders.queries.as_deref());
-        let history_queries = crate::analyze::load_history_queries(dir.as_deref())?;
-        let (store, snapshots) = (&run.store, run.store.snapshots());
-        analysis.history = super::history::portfolio_history(
-            &store.reader(),
-            &snapshots,
-            &analysis.queries,
-            &history_queries,
-        )
-        .await?;
-        fetched.manifest.time_stage("historico", started);
-    }
+    add_history(&mut fetched, &mut analysis, &args.report).await?;
     let demo_default = if demo { DEMO_DOSSIERS } else { 0 };
     if let Some(n) = Some(args.dossies.unwrap_or(demo_default)).filter(|n| *n > 0) {
-        let started = std::time::Instant::now();
-        let cnpjs = largest_exposures(&analysis.aggregates, n);
-        // A dossier that cannot be fetched costs that dossier only (and its link), not the run.
-        let sent = fetched.requests_sent();
-        let fetched_dossiers = join_all(cnpjs.iter().map(|c| fetch_dossier(&fetched.fetcher, c))).await;
-        fetched.note_requests_since("dossies", sent);
-        for (cnpj, result) in cnpjs.iter().zip(fetched_dossiers) {
-            match result {
-                Ok(records) => analysis.dossiers.push(records),
-                Err(e) => {
-                    tracing::warn!("no dossier for {cnpj}: {e}");
-                    fetched.manifest.fetch.warnings.push(format!("no dossier for {cnpj}: {e}"));
-                }
-            }
-        }
-        let cnpjs: Vec<Cnpj> = analysis.dossiers.iter().map(|d| d.cnpj.clone()).collect();
-        // Read after the commit: the history ends with this run's own snapshot. The series
-        // already hold it; the store is read again only when an analyst's series lack it.
-        if let Some(run) = &fetched.store {
-            let from_series =
-                analysis.history.as_ref().and_then(|h| super::history::exposure_history_from(h, &cnpjs));
-            analysis.dossier_history = Some(match from_series {
-                Some(history) => history,
-                None => {
-                    let store = &run.store;
-                    super::history::exposure_history(
-                        &store.reader(),
-                        &store.snapshots(),
-                        &cnpjs,
-                        &analysis.queries,
-                    )
-                    .await?
-                }
-            });
-        }
-        fetched.manifest.time_stage("dossies", started);
+        add_dossiers(&mut fetched, &mut analysis, n).await?;
     }
     if fetched.manifest.store.is_none() {
         fetched.stop_if_requested("writing the outputs")?;
@@ -132,6 +83,72 @@ pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
     super::fetch::publish(&fetched).await?;
     let done = summarize(&fetched)?;
     watch.conclude(outputs, done).await
+}
+
+/// With a store, the portfolio's series over every snapshot, read after the commit: they end
+/// with this run's own.
+async fn add_history(
+    fetched: &mut Fetched,
+    analysis: &mut Analysis,
+    report: &crate::cli::ReportArgs,
+) -> Result<()> {
+    if let Some(run) = &fetched.store {
+        let started = std::time::Instant::now();
+        let dir = crate::analyze::default_queries_dir(report.folders.queries.as_deref());
+        let history_queries = crate::analyze::load_history_queries(dir.as_deref())?;
+        let (store, snapshots) = (&run.store, run.store.snapshots());
+        analysis.history = super::history::portfolio_history(
+            &store.reader(),
+            &snapshots,
+            &analysis.queries,
+            &history_queries,
+        )
+        .await?;
+        fetched.manifest.time_stage("historico", started);
+    }
+    Ok(())
+}
+
+/// The dossiers of the `n` largest exposures: their records fetched (one that cannot be costs
+/// that dossier only, and its link), and with a store their exposure history.
+async fn add_dossiers(fetched: &mut Fetched, analysis: &mut Analysis, n: usize) -> Result<()> {
+    let started = std::time::Instant::now();
+    let cnpjs = largest_exposures(&analysis.aggregates, n);
+    // A dossier that cannot be fetched costs that dossier only (and its link), not the run.
+    let sent = fetched.requests_sent();
+    let fetched_dossiers = join_all(cnpjs.iter().map(|c| fetch_dossier(&fetched.fetcher, c))).await;
+    fetched.note_requests_since("dossies", sent);
+    for (cnpj, result) in cnpjs.iter().zip(fetched_dossiers) {
+        match result {
+            Ok(records) => analysis.dossiers.push(records),
+            Err(e) => {
+                tracing::warn!("no dossier for {cnpj}: {e}");
+                fetched.manifest.fetch.warnings.push(format!("no dossier for {cnpj}: {e}"));
+            }
+        }
+    }
+    let cnpjs: Vec<Cnpj> = analysis.dossiers.iter().map(|d| d.cnpj.clone()).collect();
+    // Read after the commit: the history ends with this run's own snapshot. The series
+    // already hold it; the store is read again only when an analyst's series lack it.
+    if let Some(run) = &fetched.store {
+        let from_series =
+            analysis.history.as_ref().and_then(|h| super::history::exposure_history_from(h, &cnpjs));
+        analysis.dossier_history = Some(match from_series {
+            Some(history) => history,
+            None => {
+                let store = &run.store;
+                super::history::exposure_history(
+                    &store.reader(),
+                    &store.snapshots(),
+                    &cnpjs,
+                    &analysis.queries,
+                )
+                .await?
+            }
+        });
+    }
+    fetched.manifest.time_stage("dossies", started);
+    Ok(())
 }
 
 /// Dossiers the demo run writes when `--dossies` is not given.
