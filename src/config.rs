@@ -71,9 +71,28 @@ fn pick<T: Clone>(flag: Option<T>, env: Option<T>, file: Option<T>) -> Option<So
         .or_else(|| file.map(|value| Sourced { value, source: "config file" }))
 }
 
-/// A switch's value that says no, as clap reads one from the environment.
-fn is_falsey(value: &str) -> bool {
-    matches!(value.trim().to_ascii_lowercase().as_str(), "n" | "no" | "f" | "false" | "off" | "0")
+/// A switch's value as clap reads one from the environment: yes or no, `None` for neither.
+fn switch_value(value: &str) -> Option<bool> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "y" | "yes" | "t" | "true" | "on" | "1" => Some(true),
+        "n" | "no" | "f" | "false" | "off" | "0" => Some(false),
+        _ => None,
+    }
+}
+
+/// A switch from `FISCAL_REPORT_<NAME>`, for every switch alike (`strict`, `full`, `pdf`,
+/// `allow_insecure_http`): `0` had been refused for some and taken as yes by clap for others.
+fn env_switch(name: &'static str) -> Result<Option<bool>, ConfigError> {
+    let Some(v) = env_var(name) else { return Ok(None) };
+    switch_value(&v).map(Some).ok_or_else(|| ConfigError::Invalid {
+        setting: name,
+        value: v,
+        source_name: "environment",
+        rule: format!(
+            "FISCAL_REPORT_{} must be true or false (or 1/0, yes/no, on/off)",
+            name.to_ascii_uppercase()
+        ),
+    })
 }
 
 /// Reads `FISCAL_REPORT_<NAME>` (upper-cased setting name).
@@ -270,7 +289,7 @@ impl RunConfig {
                 file.open_data.clone(),
             )
             .map(|s| s.value),
-            strict: pick(args.strict.then_some(true), env_parsed("strict")?, file.strict)
+            strict: pick(args.strict.then_some(true), env_switch("strict")?, file.strict)
                 .is_some_and(|s| s.value),
             out: pick(args.out.clone(), env_var("out").map(PathBuf::from), file.out.clone()).map(|s| s.value),
             concurrency,
@@ -285,7 +304,7 @@ impl RunConfig {
             max_age_months: store.max_age_months,
             full: store.full,
             // FISCAL_REPORT_PDF set says yes or no over the file; `--pdf` can only add.
-            pdf: env_var("pdf").map(|v| !is_falsey(&v)).or(file.pdf).unwrap_or(false),
+            pdf: env_switch("pdf")?.or(file.pdf).unwrap_or(false),
         })
     }
 }
@@ -347,7 +366,7 @@ impl ServiceSettings {
             // FISCAL_REPORT_ALLOW_INSECURE_HTTP=false overrides the file's `true` (as for strict).
             allow_insecure_http: pick(
                 svc.allow_insecure_http.then_some(true),
-                env_parsed("allow_insecure_http")?,
+                env_switch("allow_insecure_http")?,
                 file.allow_insecure_http,
             )
             .is_some_and(|s| s.value),
@@ -462,7 +481,7 @@ impl StoreSettings {
         {
             return Err(invalid("max_age", a.value, a.source, "it must be between 1 and 120 months"));
         }
-        let full_setting = pick(args.full.then_some(true), env_parsed("full")?, file.full);
+        let full_setting = pick(args.full.then_some(true), env_switch("full")?, file.full);
         let full = full_setting.as_ref().is_some_and(|s| s.value);
         if store.is_none() {
             let without_store = [
@@ -540,11 +559,12 @@ mod tests {
     #[test]
     fn a_switch_from_the_environment_says_no_as_clap_reads_it() {
         for no in ["false", "0", "no", "off", " N ", "F"] {
-            assert!(is_falsey(no), "{no}");
+            assert_eq!(switch_value(no), Some(false), "{no}");
         }
         for yes in ["true", "1", "yes", "on"] {
-            assert!(!is_falsey(yes), "{yes}");
+            assert_eq!(switch_value(yes), Some(true), "{yes}");
         }
+        assert_eq!(switch_value("maybe"), None, "neither: refused, naming the variable");
     }
 
     #[test]
