@@ -12,6 +12,7 @@
 pub mod layouts;
 mod read;
 mod release;
+mod rfb_rows;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
@@ -613,5 +614,27 @@ mod tests {
         let socios = &release.published.socios["07396865"];
         assert_eq!(socios.len(), 1, "{socios:?}");
         assert_eq!(release.period.month.as_deref(), Some("2024-05"));
+    }
+
+    #[test]
+    fn an_rfb_name_with_quotes_or_a_semicolon_of_its_own_is_read_whole() {
+        let tmp = tempfile::tempdir().unwrap();
+        // As RFB writes them: every field quoted, inner quotes not doubled, CRLF line ends.
+        let lines = [
+            r#""07396865";"CONFECCOES AGUA "BOA" LTDA";"2062";"49";"1000,00";"01";"""#,
+            r#""52302726";"BAR; RESTAURANTE "O PONTO"";"2135";"50";"0,00";"05";"""#,
+        ];
+        let dir = tmp.path().join("2024-05");
+        zip_of(
+            &dir.join("Empresas0.zip"),
+            &[("K3241.K03200Y0.D40511.EMPRECSV", lines.join("\r\n").into_bytes())],
+        );
+        let portfolio = ["07396865000168", "52302726000182"].map(|c| Cnpj::parse(c).unwrap());
+        let release = read_release(tmp.path(), &portfolio).unwrap();
+        assert_eq!((release.files[0].rows_read, release.files[0].rows_malformed), (2, 0));
+        let name = |root: &str| release.published.empresas[root].get("razao_social").map(str::to_string);
+        assert_eq!(name("07396865").as_deref(), Some(r#"CONFECCOES AGUA "BOA" LTDA"#));
+        assert_eq!(name("52302726").as_deref(), Some(r#"BAR; RESTAURANTE "O PONTO""#));
+        assert_eq!(release.published.empresas["52302726"].get("porte_empresa"), Some("05"));
     }
 }

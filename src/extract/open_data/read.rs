@@ -1,14 +1,16 @@
 //! Reading one file of a release: a zip as a stream, entry by entry (never unpacked to disk),
 //! or a bare table, while another thread hashes it; each table's rows decoded from Latin-1,
-//! PGFN's by its header (rows split by a `;` in their text mended) and RFB's by position, only
-//! the portfolio's kept; and the counts of what was read, kept, mended and skipped.
+//! PGFN's by its header (rows split by a `;` in their text mended) and RFB's by position (cut
+//! at `";"`, so that names with quotes of their own stay whole), only the portfolio's kept;
+//! and the counts of what was read, kept, mended and skipped.
 
 use std::collections::HashSet;
-use std::io::Read;
+use std::io::{BufRead, Read};
 use std::path::Path;
 use std::sync::Arc;
 
 use super::layouts::{Kind, cnpj_digits, decode, is_pgfn_header_row, pgfn_header, rfb_shape_fits};
+use super::rfb_rows::RfbRows;
 use super::{OpenDataError, layout};
 use crate::api::published::{Published, Row};
 
@@ -224,41 +226,39 @@ impl TableReader<'_> {
     }
 
     /// An RFB file: headerless, every field quoted, `;`-separated, its columns by position.
-    fn rfb<R: Read>(&mut self, source: R, kind: Kind, path: &Path) -> Result<Counts, OpenDataError> {
+    fn rfb<R: BufRead>(&mut self, source: R, kind: Kind, path: &Path) -> Result<Counts, OpenDataError> {
         let columns: Arc<[String]> =
             kind.rfb_columns().unwrap_or_default().iter().map(|c| c.to_string()).collect();
-        let mut csv =
-            csv::ReaderBuilder::new().delimiter(b';').has_headers(false).flexible(true).from_reader(source);
-        let mut record = csv::ByteRecord::new();
+        let mut rows = RfbRows::new(source, columns.len());
         let mut counts = Counts::default();
         loop {
-            match csv.read_byte_record(&mut record) {
-                Ok(true) => {}
-                Ok(false) => break,
+            let row = match rows.next_row() {
+                Ok(Some(row)) => row,
+                Ok(None) => break,
                 Err(e) => return Err(layout(path, format!("cannot be read after row {}: {e}", counts.read))),
-            }
+            };
             counts.read += 1;
-            let root = record.get(0).unwrap_or_default();
-            if !rfb_shape_fits(kind, record.len(), root) {
+            let root = row.first();
+            if !rfb_shape_fits(kind, row.len(), root) {
                 if counts.read == 1 {
                     let problem = format!(
                         "its first row has {} fields and starts with {:?}: not RFB's {} layout ({} quoted fields, \
                          an 8-digit root first)",
-                        record.len(),
+                        row.len(),
                         decode(root),
                         kind.dataset(),
                         columns.len()
                     );
                     return Err(layout(path, problem));
                 }
-                counts.malformed_at(record.position().map(|p| p.line()), self.kept(root));
+                counts.malformed_at(Some(row.line), self.kept(root));
                 continue;
             }
             if !self.kept(root) {
                 continue;
             }
             let root = decode(root);
-            self.keep_rfb(kind, root, Row::new(columns.clone(), record.iter().map(decode)));
+            self.keep_rfb(kind, root, Row::new(columns.clone(), row.fields().map(decode)));
             counts.kept += 1;
         }
         Ok(counts)
