@@ -1,5 +1,11 @@
-//! Log setup: tracing to stderr as text or JSON lines. Logs never carry the API key: the key
+//! Log setup: tracing to stderr as text or JSON lines, and the lines said whatever the level
+//! (a run's summary, the final error) in the same format, so that a scheduler reading
+//! `--log-format json` gets nothing but JSON objects. Logs never carry the API key: the key
 //! type redacts itself and no log statement records request headers.
+
+use std::sync::OnceLock;
+
+static FORMAT: OnceLock<LogFormat> = OnceLock::new();
 
 /// How log lines are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -9,6 +15,7 @@ pub enum LogFormat {
 }
 
 pub fn init(format: LogFormat, verbose: u8, quiet: bool) {
+    let _ = FORMAT.set(format);
     let default = match (quiet, verbose) {
         (true, _) => "error",
         // delta-rs logs every snapshot it loads at info: detail for -v, not for a monthly log.
@@ -29,6 +36,38 @@ pub fn init(format: LogFormat, verbose: u8, quiet: bool) {
     let _ = match format {
         LogFormat::Text => builder.try_init(),
         LogFormat::Json => builder.json().flatten_event(true).try_init(),
+    };
+}
+
+/// Says a line on stderr whatever the log level: as it is, or under `--log-format json` as an
+/// object shaped like the log lines' (`timestamp`, `level`, `message`).
+pub fn say(message: &str) {
+    say_at("INFO", message, None);
+}
+
+/// The run's last word on a failure, with the exit status it ends with (`exit_code` in JSON).
+pub fn say_error(message: &str, exit_code: u8) {
+    say_at("ERROR", message, Some(exit_code));
+}
+
+fn say_at(level: &str, message: &str, exit_code: Option<u8>) {
+    if FORMAT.get() != Some(&LogFormat::Json) {
+        eprintln!("{message}");
+        return;
+    }
+    let timestamp = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
+    let mut line = serde_json::json!({ "timestamp": timestamp, "level": level, "message": message });
+    if let Some(code) = exit_code {
+        line["exit_code"] = code.into();
+    }
+    eprintln!("{line}");
+}
+
+/// `eprintln!` for what a command tells its user: one line in the run's log format.
+#[macro_export]
+macro_rules! say {
+    ($($arg:tt)*) => {
+        $crate::logging::say(&format!($($arg)*))
     };
 }
 

@@ -15,9 +15,12 @@ fn main() -> ExitCode {
     logging::init(cli.log_format.into(), cli.verbose, cli.quiet);
     // A panic is a bug: report it as one, with a hint, instead of a raw backtrace.
     std::panic::set_hook(Box::new(|info| {
-        eprintln!("internal error: {info}");
-        eprintln!(
-            "This is a bug in fiscal-report. Please file an issue with this message and the command you ran."
+        logging::say_error(
+            &format!(
+                "internal error: {info}\nThis is a bug in fiscal-report. Please file an issue with this message and \
+                 the command you ran."
+            ),
+            exit::ExitStatus::Internal as u8,
         );
     }));
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
@@ -32,8 +35,9 @@ fn main() -> ExitCode {
     let status = match outcome {
         Ok(Ok(status)) => status,
         Ok(Err(err)) => {
-            eprintln!("{}", commands::error::render(&err));
-            commands::error::classify(&err)
+            let status = commands::error::classify(&err);
+            logging::say_error(&commands::error::render(&err), status as u8);
+            status
         }
         Err(_) => exit::ExitStatus::Internal,
     };

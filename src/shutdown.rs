@@ -41,7 +41,7 @@ async fn listen(stop: watch::Sender<bool>) {
     loop {
         next_signal().await;
         if REQUESTED.swap(true, Ordering::SeqCst) {
-            eprintln!("second stop signal: stopping now");
+            crate::say!("second stop signal: stopping now");
             std::process::exit(crate::exit::ExitStatus::Interrupted as i32);
         }
         tracing::warn!("stop requested: stopping at the next safe point (a second Ctrl-C stops at once)");

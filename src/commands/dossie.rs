@@ -101,10 +101,10 @@ pub async fn dossie(args: DossieArgs) -> Result<ExitStatus> {
         crate::report::dossier::Judged { standings: crate::report::dossier::standings(&standing), history };
     let written =
         crate::report::dossier::render_dossiers(&records, &judged, &codes, &options, label, demo, &args.out)?;
-    eprintln!("{} dossiers -> {}", written.len() / 2, args.out.join(crate::export::DOSSIER_DIR).display());
+    crate::say!("{} dossiers -> {}", written.len() / 2, args.out.join(crate::export::DOSSIER_DIR).display());
     if unknown.is_empty() {
         return Ok(ExitStatus::Ok);
     }
-    eprintln!("no dossier for {}: the service does not know them (exit 5)", unknown.join(", "));
+    crate::say!("no dossier for {}: the service does not know them (exit 5)", unknown.join(", "));
     Ok(ExitStatus::NotFound)
 }

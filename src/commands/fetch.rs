@@ -115,7 +115,7 @@ fn remove_work_dir(fetched: &Fetched, manifest: &Manifest) {
 /// Says what went up to `remote`: a line for people, the bytes in the log.
 pub(super) fn uploaded(remote: &RemoteOut, objects: usize, bytes: u64) {
     tracing::info!("uploaded {objects} objects ({bytes} bytes) to {}", remote.url());
-    eprintln!("uploaded {objects} objects to {}", remote.url());
+    crate::say!("uploaded {objects} objects to {}", remote.url());
 }
 
 /// With a store: the store (locked), how each company's lists are decided, and the months
@@ -286,7 +286,7 @@ fn release_already_stored(store: &Store, release: AnoMes) -> Result<bool> {
     let latest = store.snapshots().into_iter().max();
     match latest {
         Some(latest) if latest == release => {
-            eprintln!("the release of {release} is already in the store {}: nothing to do", store.root());
+            crate::say!("the release of {release} is already in the store {}: nothing to do", store.root());
             Ok(true)
         }
         Some(latest) if latest > release => Err(Classified::new(
@@ -385,7 +385,7 @@ pub(super) async fn fetch_stage(
     let manifest = write_fetch_manifest(&spec, &outcome, &cfg, release.as_ref(), portfolio_note, &out)?;
     let s = &outcome.summary;
     if s.interrupted {
-        eprintln!(
+        crate::say!(
             "interrupted: {} tasks are staged in {}; run the same command with --resume{} to fetch only what is missing",
             s.tasks_done,
             out.display(),
@@ -564,7 +564,7 @@ fn describe_drift(operation: &str, d: &crate::api::shape::ShapeDrift) -> String 
 
 pub(super) fn summarize(fetched: &Fetched) -> Result<ExitStatus> {
     let (s, out) = (&fetched.outcome.summary, &fetched.out);
-    eprintln!(
+    crate::say!(
         "fetched {} records in {:.1}s: {} requests, {} retries, {} rate-limited, {} companies not found, {} failed tasks -> {}",
         s.records.values().sum::<u64>(),
         s.wall_seconds,
@@ -582,7 +582,7 @@ pub(super) fn summarize(fetched: &Fetched) -> Result<ExitStatus> {
             .filter(|r| **r != ListsReason::Carried)
             .filter_map(|r| s.company_lists.get(r.name()).map(|n| format!("{} {n}", r.name())))
             .collect();
-        eprintln!(
+        crate::say!(
             "companies: {carried} unchanged (their lists carried from the store), {} fetched again ({})",
             s.company_lists.values().sum::<u64>() - carried,
             if why.is_empty() { "none".to_string() } else { why.join(", ") }
@@ -590,7 +590,7 @@ pub(super) fn summarize(fetched: &Fetched) -> Result<ExitStatus> {
     }
     // Set only once the snapshot is committed (a run with failed tasks commits nothing).
     if let Some(note) = &fetched.manifest.store {
-        eprintln!(
+        crate::say!(
             "store {}: version {} committed, snapshot {} (credits: {} of {} months fetched, the rest from the store)",
             note.dir,
             note.version,
@@ -601,7 +601,7 @@ pub(super) fn summarize(fetched: &Fetched) -> Result<ExitStatus> {
     }
     if !s.tasks_failed.is_empty() {
         for f in s.tasks_failed.iter().take(10) {
-            eprintln!("  failed: {}: {}", f.task, f.error);
+            crate::say!("  failed: {}: {}", f.task, f.error);
         }
         // Not one answer: the service is down or unreachable, not a few tasks unlucky.
         if s.tasks_done == 0 && s.companies_not_found.is_empty() {

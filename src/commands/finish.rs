@@ -66,7 +66,7 @@ impl Watch {
             // alerts) keeps its code, and the PDF's line is still said.
             Some(problem) if status == ExitStatus::Ok => Err(problem.into()),
             Some(problem) => {
-                eprintln!("{problem}");
+                crate::say!("{problem}");
                 Ok(status)
             }
             None => Ok(status),
@@ -77,14 +77,14 @@ impl Watch {
         if let Some(hook) = &self.webhook
             && let Some(posted) = hook.notify(alerts).await?
         {
-            eprintln!("posted {posted} alert(s) (new and resolved) to the webhook at {}", hook.host());
+            crate::say!("posted {posted} alert(s) (new and resolved) to the webhook at {}", hook.host());
         }
         let counts = count_by_state(alerts);
         let of = |e: Estado| counts.get(e.name()).copied().unwrap_or(0);
         if let Some((path, _)) = &self.rules
             && !alerts.is_empty()
         {
-            eprintln!(
+            crate::say!(
                 "the rules in {path}: {} new alert(s), {} still open, {} resolved: see alertas.jsonl",
                 of(Estado::Nova),
                 of(Estado::Aberta),
@@ -93,7 +93,7 @@ impl Watch {
             // A re-render's alerts of the run it re-renders were that run's to send and page for.
             let carried = alerts.iter().filter(|a| a.carried_from_run).count();
             if carried > 0 {
-                eprintln!("{carried} of them as the run that wrote them judged them (not sent again)");
+                crate::say!("{carried} of them as the run that wrote them judged them (not sent again)");
             }
             let fresh_new = alerts.iter().any(|a| a.estado == Estado::Nova && !a.carried_from_run);
             if self.fail_on_alert && fresh_new && done == ExitStatus::Ok {

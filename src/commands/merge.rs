@@ -216,7 +216,7 @@ async fn merge_local(
     let outputs =
         analyze_export_report(frames, &mut manifest, out, report, &watch, RawTables::Write(Vec::new()))?;
     drop(locks);
-    eprintln!(
+    crate::say!(
         "merged {count} shards: {} records, {} requests -> {}",
         fetch.records.values().sum::<u64>(),
         fetch.requests.requests,

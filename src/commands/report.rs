@@ -85,7 +85,7 @@ async fn report_from_dir(
     };
     manifest.time_stage("transform", started);
     let outputs = rerender(frames, &mut manifest, dir, report, &watch, raw).await?;
-    eprintln!("re-rendered the aggregates and the report in {}", dir.display());
+    crate::say!("re-rendered the aggregates and the report in {}", dir.display());
     watch.conclude(outputs, ExitStatus::Ok).await
 }
 
@@ -225,7 +225,7 @@ async fn store_as_run_left_it(note: &crate::export::manifest::StoreNote) -> Resu
         }
     };
     // Said even under --quiet: the report written differs from the run's.
-    eprintln!(
+    crate::say!(
         "the store {} cannot be read ({why}): re-rendered without the previous snapshot, so without \
          the changes and the series; the alerts keep the states the run gave them",
         note.dir

@@ -87,7 +87,7 @@ async fn write_release(dataset: &std::sync::Arc<simulator::Dataset>, dir: &std::
         .await
         .context("writing the open-data files")?
         .with_context(|| format!("writing the open-data files to {}", dir.display()))?;
-    eprintln!(
+    crate::say!(
         "wrote {} companies and {} debt rows as {} open-data files under {}",
         written.companies,
         written.debt_rows,
@@ -103,7 +103,7 @@ fn dump_truth(args: &ServeArgs, dataset: &simulator::Dataset, path: &std::path::
     let json = serde_json::to_vec_pretty(&truth)?;
     crate::fsutil::write_atomic(path, &json)
         .with_context(|| format!("writing the ground truth to {}", path.display()))?;
-    eprintln!(
+    crate::say!(
         "wrote the ground truth of seed {} scale {} as of {} to {}",
         args.seed,
         args.scale,
@@ -123,7 +123,13 @@ fn dump_portfolio(args: &ServeArgs, dataset: &simulator::Dataset, path: &std::pa
     let text = format!("cnpj\n{}\n", cnpjs.join("\n"));
     crate::fsutil::write_atomic(path, text.as_bytes())
         .with_context(|| format!("writing the portfolio to {}", path.display()))?;
-    eprintln!("wrote {} CNPJs of seed {} scale {} to {}", cnpjs.len(), args.seed, args.scale, path.display());
+    crate::say!(
+        "wrote {} CNPJs of seed {} scale {} to {}",
+        cnpjs.len(),
+        args.seed,
+        args.scale,
+        path.display()
+    );
     Ok(())
 }
 
@@ -137,7 +143,7 @@ async fn serve_until_stopped(
     // One line on stdout, so scripts and tests that asked for port 0 can read the address.
     println!("listening on {}", registry.base_url());
     let _ = std::io::stdout().flush();
-    eprintln!(
+    crate::say!(
         "embedded registry: seed {} scale {}, {} companies, months {}..{} (as of the last); Ctrl-C stops",
         args.seed,
         args.scale,

@@ -147,7 +147,7 @@ pub async fn open(settings: &SourceSettings) -> Result<Source> {
     let registry = simulator::start(state, SocketAddr::from(([127, 0, 0, 1], 0)))
         .await
         .context("starting the embedded registry")?;
-    eprintln!(
+    crate::say!(
         "no --base-url: using the embedded registry at {} (synthetic DEMO data, seed {}, scale {}, as of {}); \
          everything written is marked as demo data",
         registry.base_url(),

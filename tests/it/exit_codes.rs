@@ -76,6 +76,36 @@ fn a_failing_query_exits_2_naming_the_query_file() {
     refused_naming(&run, "--queries", &queries, &["99_coluna_inexistente.sql", "failed"]);
 }
 
+/// Every line on stderr parsed as a JSON object, or the line that is not one.
+fn json_lines(stderr: &str) -> Vec<serde_json::Value> {
+    let parse =
+        |l: &str| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a JSON line ({e}): {l}\n{stderr}"));
+    stderr.lines().filter(|l| !l.trim().is_empty()).map(parse).collect()
+}
+
+#[test]
+fn under_json_logs_the_summary_and_the_final_error_are_json_lines_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = copy_of_run(dir.path());
+    let json: &[&std::ffi::OsStr] = &["--log-format".as_ref(), "json".as_ref()];
+    let (code, err) = report_from(&run, json);
+    assert_eq!(code, Some(0), "{err}");
+    let said = json_lines(&err);
+    assert!(
+        said.iter().any(|l| l["message"].as_str().is_some_and(|m| m.starts_with("re-rendered"))),
+        "{err}"
+    );
+
+    let queries =
+        queries_plus(dir.path(), "99_falha.sql", "-- title: Falha\nSELECT nada FROM creditos_ativos\n");
+    let (code, err) = report_from(&run, &[json, &["--queries".as_ref(), queries.as_os_str()]].concat());
+    assert_eq!(code, Some(2), "{err}");
+    let last = json_lines(&err).pop().unwrap();
+    assert_eq!(last["level"], "ERROR", "{err}");
+    assert_eq!(last["exit_code"], 2, "{err}");
+    assert!(last["message"].as_str().unwrap().contains("99_falha.sql"), "{err}");
+}
+
 #[test]
 fn an_unknown_report_placement_in_a_query_header_exits_2_naming_the_file() {
     let dir = tempfile::tempdir().unwrap();
