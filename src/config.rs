@@ -122,6 +122,12 @@ fn form_of<T>() -> &'static str {
     }
 }
 
+/// The service's URL in one spelling: `https://host/api/` and `https://host/api` name one
+/// service (the client joins its paths below either), so a `--resume` given the other goes on.
+fn one_spelling(url: &str) -> String {
+    url.trim_end_matches('/').to_string()
+}
+
 /// A URL as it may be shown: what sits between `://` and an `@` (a user name and password)
 /// as `***`.
 fn without_userinfo(url: &str) -> String {
@@ -360,7 +366,7 @@ impl ServiceSettings {
             return Err(invalid("timeout_secs", t.value, t.source, "it must be between 1 and 600 seconds"));
         }
         Ok(Self {
-            base_url: base_url.map(|b| b.value),
+            base_url: base_url.map(|b| one_spelling(&b.value)),
             api_key: api_key.map(ApiKey::new),
             // A switch on the command line can only say yes; the environment can say either, so
             // FISCAL_REPORT_ALLOW_INSECURE_HTTP=false overrides the file's `true` (as for strict).
@@ -554,6 +560,16 @@ mod tests {
             ["fiscal-report", "fetch", "--base-url", "https://user:s3cret@bad host/", "--api-key", "k"];
         let e = RunConfig::resolve(&fetch_args(&argv)).unwrap_err().to_string();
         assert!(e.contains("not a URL") && !e.contains("s3cret"), "{e}");
+    }
+
+    #[test]
+    fn a_base_url_is_one_service_with_or_without_its_last_slash() {
+        let url = |u: &str| {
+            let argv = ["fiscal-report", "fetch", "--base-url", u, "--api-key", "k"];
+            RunConfig::resolve(&fetch_args(&argv)).unwrap().base_url
+        };
+        assert_eq!(url("https://registry.example/api/"), url("https://registry.example/api"));
+        assert_eq!(url("https://registry.example/").as_deref(), Some("https://registry.example"));
     }
 
     #[test]
