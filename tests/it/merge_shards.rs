@@ -125,3 +125,30 @@ fn merged_shards_equal_one_run_and_mismatches_are_refused() {
         String::from_utf8_lossy(&o.stderr)
     );
 }
+
+#[test]
+fn a_parts_report_says_it_is_one_part_and_the_merged_report_does_not() {
+    let srv = ServeProcess::start(KEY, 13, 0.05, &[]);
+    let d = Dataset::generate(13, 0.05);
+    let dir = tempfile::tempdir().unwrap();
+    let portfolio = dir.path().join("p.txt");
+    let cnpjs: Vec<String> = d.demo_portfolio(6).iter().map(|c| c.to_string()).collect();
+    std::fs::write(&portfolio, cnpjs.join("\n")).unwrap();
+    let parts: Vec<PathBuf> = (0..2).map(|k| dir.path().join(format!("part{k}"))).collect();
+    for (k, p) in parts.iter().enumerate() {
+        let mut a = fetch_args(&srv, &portfolio, p, "202609");
+        a.extend(["--shard".into(), format!("{k}/2")]);
+        ok(&a, "run");
+        let md = std::fs::read_to_string(p.join("report.md")).unwrap();
+        let html = std::fs::read_to_string(p.join("report.html")).unwrap();
+        let banner = format!("PARTE {} DE 2", k + 1);
+        assert!(md.contains(&format!("**{banner}**")) && html.contains(&banner), "{md}");
+        assert!(md.contains("`fiscal-report merge`"), "{md}");
+    }
+    // As the banner says: the parts' folders merged make the whole portfolio's report.
+    let merged = dir.path().join("merged");
+    let o = bin().arg("merge").arg(&merged).args(&parts).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let md = std::fs::read_to_string(merged.join("report.md")).unwrap();
+    assert!(!md.contains("PARTE "), "{md}");
+}

@@ -24,7 +24,7 @@ use credits::{breakdown, crosstab, headline, movers, national_chart, series_char
 pub use history::history;
 pub use model::*;
 use portfolio::portfolio;
-use run::{incomplete, run_info};
+use run::{incomplete, run_info, shard_part};
 pub use sources::{SourceRow, Sources, sources};
 
 fn s(d: Option<Decimal>) -> Option<String> {
@@ -123,6 +123,7 @@ pub fn build_view_with(
         t: t.clone(),
         demo: manifest.demo,
         incomplete: incomplete(manifest, aggs),
+        shard_part: shard_part(manifest),
         locale,
         lang: if locale == Locale::PtBr { "pt-BR" } else { "en" },
         headline: headline(aggs),

@@ -230,6 +230,13 @@ pub struct RunInfo {
     pub warnings_more: usize,
 }
 
+/// Which part of a split run a report is (1-based, as a person counts them).
+#[derive(Debug, Clone, Serialize)]
+pub struct ShardPart {
+    pub part: u32,
+    pub of: u32,
+}
+
 /// Why some figures are incomplete: tasks that failed after their retries and portfolio
 /// companies whose lookup failed. Absent when nothing failed, so the banner shows only then.
 #[derive(Debug, Clone, Serialize)]
@@ -261,6 +268,8 @@ pub struct ReportView {
     pub t: Strings,
     pub demo: bool,
     pub incomplete: Option<Incomplete>,
+    /// This run is one part of a portfolio split with `--shard`: its figures are that part's.
+    pub shard_part: Option<ShardPart>,
     pub locale: Locale,
     pub lang: &'static str,
     pub headline: Option<Headline>,

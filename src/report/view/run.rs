@@ -17,6 +17,12 @@ pub(super) fn incomplete(manifest: &Manifest, aggs: &Aggregates) -> Option<Incom
     (failed_tasks > 0 || failed_companies > 0).then_some(Incomplete { failed_tasks, failed_companies })
 }
 
+/// A part of a split run (`--shard K/N`, N > 1): its report covers only that part.
+pub(super) fn shard_part(manifest: &Manifest) -> Option<ShardPart> {
+    let shard = &manifest.plan.shard;
+    (shard.count > 1).then(|| ShardPart { part: shard.index + 1, of: shard.count })
+}
+
 pub(super) fn run_info(
     manifest: &Manifest,
     frames: &Frames,
