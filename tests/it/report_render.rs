@@ -102,6 +102,8 @@ fn view_with_evil_names() -> fiscal_report::report::view::ReportView {
     let mut view = build_view(&frames, &aggs, &manifest, "run", Locale::PtBr);
     let p = view.portfolio.as_mut().unwrap();
     p.top[0].razao_social = Some(EVIL.into());
+    // The company table's rows are made one by one, then set into the page unescaped.
+    p.companies.as_mut().unwrap().rows[1].razao_social = Some(EVIL.into());
     p.by_uf[0].key = EVIL.into();
     view.by_grupo.as_mut().unwrap().rows[0].key = EVIL.into();
     view.run.warnings = vec![EVIL.into()];
@@ -266,4 +268,37 @@ fn failed_tasks_and_unread_companies_put_a_warning_on_top_of_both_reports() {
         assert!(at < text.find("Destaques").unwrap(), "{name}: the warning comes before the figures");
         assert!(text.contains("2 tarefas falharam") && text.contains("--resume --out"), "{name}");
     }
+}
+
+/// The `<tbody>` of the page's company table.
+fn company_rows(html: &str) -> &str {
+    let table = &html[html.find("id=\"tabela-empresas\"").expect("no company table")..];
+    &table[table.find("<tbody>").unwrap()..table.find("</tbody>").unwrap()]
+}
+
+#[test]
+fn a_templates_folder_from_before_the_row_partial_still_lists_every_company() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    copy_dir(demo_run(), &run);
+    let tpl = dir.path().join("tpl");
+    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("templates"), &tpl);
+    // The table as it was written before its rows had a partial of their own.
+    let row = std::fs::read_to_string(tpl.join("partials/company_row.hbs")).unwrap();
+    std::fs::remove_file(tpl.join("partials/company_row.hbs")).unwrap();
+    let table = std::fs::read_to_string(tpl.join("partials/company_table.hbs")).unwrap();
+    let old = table.replace("{{{rows_html}}}", &format!("{{{{#each rows}}}}{}{{{{/each}}}}", row.trim_end()));
+    assert_ne!(old, table);
+    std::fs::write(tpl.join("partials/company_table.hbs"), old).unwrap();
+    let out = bin().args(["report", "--from"]).arg(&run).arg("--templates").arg(&tpl).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+
+    let before = std::fs::read_to_string(run.join("report.html")).unwrap();
+    let built_in = std::fs::read_to_string(demo_run().join("report.html")).unwrap();
+    let rows = |html: &str| company_rows(html).matches("<tr>").count();
+    let companies = crate::aggregates_truth::read(&demo_run().join("aggregates/carteira_empresas.parquet"));
+    assert_eq!(rows(&built_in), companies.height());
+    assert_eq!(rows(&before), companies.height());
+    let cells = |html: &str| company_rows(html).split_whitespace().collect::<String>();
+    assert_eq!(cells(&before), cells(&built_in));
 }

@@ -141,6 +141,9 @@ pub struct CompanyTable {
     /// Where the whole list is kept (the printed report leaves the table out).
     pub table: String,
     pub rows: Vec<TopCompany>,
+    /// The rows as the HTML page shows them, each made by `partials/company_row.hbs` on its own
+    /// (`report::render_company_rows`); `rows` is then empty.
+    pub rows_html: Option<String>,
 }
 
 /// One economic group (`grupos_exposicao` query).

@@ -71,6 +71,7 @@ pub(super) fn portfolio(aggs: &Aggregates, frames: &Frames, locale: Locale) -> O
             description: super::description_of(q, locale),
             table: q.table.clone(),
             rows: company_rows(df),
+            rows_html: None,
         });
     let not_found = frames
         .get(crate::transform::CARTEIRA)
