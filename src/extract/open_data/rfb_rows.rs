@@ -2,118 +2,162 @@
 //! name with quotes of its own is written as it is (`"BAR "O PONTO" LTDA"`). A CSV reader takes
 //! such a name's first inner quote for the field's end and garbles the rest
 //! (`BAR O PONTO" LTDA"`); here the fields are cut at `";"` alone, which keeps inner quotes and a
-//! lone `;` (`"A; B LTDA"`) whole. A field holding a line break goes on over the next line.
+//! lone `;` (`"A; B LTDA"`) whole. A row written without quotes (a file saved again from a
+//! spreadsheet) is cut at `;`.
+//!
+//! A quoted field holding a line break goes on over the next lines, up to `MOST_LINES`, unless
+//! the next line begins as a row does or the row has every field already: so a stray quote
+//! never swallows the rows after it. (A break in a row's last field therefore ends the row
+//! early and it is counted as malformed; RFB's last columns are codes and dates, not names.)
 
 use std::io::BufRead;
 
 use memchr::memmem;
 
-const SEPARATOR: &[u8] = b"\";\"";
+const QUOTED: &[u8] = b"\";\"";
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+/// The most physical lines one row may take.
+const MOST_LINES: usize = 8;
 
 /// The rows of one RFB table, read line by line.
 pub struct RfbRows<R> {
     source: R,
-    /// The fields a row of this table has: a row that has fewer and whose last field is still
-    /// open takes the next line.
+    /// The fields a row of this table has.
     fields: usize,
-    line: Vec<u8>,
+    row: Vec<u8>,
+    /// The line after the row, read to see whether it goes on the row (when `has_ahead`).
+    ahead: Vec<u8>,
+    has_ahead: bool,
     physical: u64,
-    separator: memmem::Finder<'static>,
+    quoted: memmem::Finder<'static>,
+    plain: memmem::Finder<'static>,
 }
 
-/// One row: its text between the outer quotes, and the line it starts on (1-based).
+/// One row: its text (between the outer quotes, when quoted), where it starts (1-based), and
+/// how its fields are separated.
 pub struct RfbRow<'a> {
     text: &'a [u8],
     pub line: u64,
+    fields: usize,
+    separator: &'a memmem::Finder<'static>,
 }
 
 impl<R: BufRead> RfbRows<R> {
     pub fn new(source: R, fields: usize) -> Self {
-        Self { source, fields, line: Vec::new(), physical: 0, separator: memmem::Finder::new(SEPARATOR) }
+        Self {
+            source,
+            fields,
+            row: Vec::new(),
+            ahead: Vec::new(),
+            has_ahead: false,
+            physical: 0,
+            quoted: memmem::Finder::new(QUOTED),
+            plain: memmem::Finder::new(b";"),
+        }
     }
 
-    /// The next row, `None` at the end; blank lines are passed over.
+    /// The next row, `None` at the end; blank lines between rows are passed over.
     pub fn next_row(&mut self) -> std::io::Result<Option<RfbRow<'_>>> {
-        self.line.clear();
-        let mut start = self.physical + 1;
         loop {
-            let before = self.line.len();
-            if self.source.read_until(b'\n', &mut self.line)? == 0 {
+            if self.has_ahead {
+                std::mem::swap(&mut self.row, &mut self.ahead);
+                self.has_ahead = false;
+            } else if !read_line(&mut self.source, &mut self.row, &mut self.physical)? {
+                return Ok(None);
+            }
+            if !self.row.is_empty() {
                 break;
             }
-            self.physical += 1;
-            trim_line_end(&mut self.line);
-            if self.line.is_empty() {
-                start = self.physical + 1;
-                continue;
-            }
-            if before > 0 && self.line.len() == before {
-                // An empty line inside an open field is part of it.
-                continue;
-            }
-            if self.closed() || self.next_starts_a_row() {
+        }
+        let start = self.physical;
+        let quoted = self.row.first() == Some(&b'"');
+        let mut separators = self.quoted.find_iter(&self.row).count();
+        let mut lines = 1;
+        while quoted && !closed(&self.row, separators, self.fields) && lines < MOST_LINES {
+            if !read_line(&mut self.source, &mut self.ahead, &mut self.physical)? {
                 break;
             }
-            self.line.push(b'\n');
+            self.has_ahead = true;
+            if starts_a_row(&self.ahead) {
+                break;
+            }
+            separators += self.quoted.find_iter(&self.ahead).count();
+            self.row.push(b'\n');
+            self.row.extend_from_slice(&self.ahead);
+            self.has_ahead = false;
+            lines += 1;
         }
-        if self.line.last() == Some(&b'\n') {
-            self.line.pop();
-        }
-        if self.line.is_empty() {
-            return Ok(None);
-        }
-        Ok(Some(RfbRow { text: unquoted(&self.line), line: start }))
+        let row = &self.row[..];
+        let (text, separator, fields) = match quoted {
+            // A separator whose quote is the row's own first or last is not one between fields.
+            true => {
+                let ends = usize::from(row.starts_with(QUOTED))
+                    + usize::from(row.len() > QUOTED.len() && row.ends_with(QUOTED));
+                (unquoted(row), &self.quoted, (separators + 1).saturating_sub(ends).max(1))
+            }
+            false => (row, &self.plain, self.plain.find_iter(row).count() + 1),
+        };
+        Ok(Some(RfbRow { text, line: start, fields, separator }))
     }
+}
 
-    /// Whether the row read so far is whole: it ends with a field's closing quote, or it has
-    /// every field already (a stray last quote does not swallow the lines after it).
-    fn closed(&self) -> bool {
-        let ends_quoted = self.line.len() >= 2 && self.line.last() == Some(&b'"');
-        ends_quoted || self.separator.find_iter(&self.line).count() + 1 >= self.fields
+/// Reads the next physical line into `line` without its line end (and without a byte-order
+/// mark on the first line); false at the end.
+fn read_line(source: &mut impl BufRead, line: &mut Vec<u8>, physical: &mut u64) -> std::io::Result<bool> {
+    line.clear();
+    if source.read_until(b'\n', line)? == 0 {
+        return Ok(false);
     }
+    *physical += 1;
+    if line.last() == Some(&b'\n') {
+        line.pop();
+    }
+    if line.last() == Some(&b'\r') {
+        line.pop();
+    }
+    if *physical == 1 && line.starts_with(BOM) {
+        line.drain(..BOM.len());
+    }
+    Ok(true)
+}
 
-    /// Whether the next line begins as a row does (a quoted 8-character root): a row cut short
-    /// is not joined to it.
-    fn next_starts_a_row(&mut self) -> bool {
-        let Ok(next) = self.source.fill_buf() else { return false };
-        next.len() >= 11
-            && next[0] == b'"'
-            && next[1..9].iter().all(u8::is_ascii_alphanumeric)
-            && next[9..11] == *b"\";"
-    }
+/// Whether a quoted row read so far is whole: it ends with a field's closing quote, or it has
+/// every field already.
+fn closed(row: &[u8], separators: usize, fields: usize) -> bool {
+    (row.len() >= 2 && row.last() == Some(&b'"')) || separators + 1 >= fields
+}
+
+/// Whether a line begins as a row does: a quoted 8-character root.
+fn starts_a_row(line: &[u8]) -> bool {
+    line.len() >= 11
+        && line[0] == b'"'
+        && line[1..9].iter().all(u8::is_ascii_alphanumeric)
+        && line[9..11] == *b"\";"
 }
 
 impl<'a> RfbRow<'a> {
     /// Its fields, without their quotes.
     pub fn fields(&self) -> impl Iterator<Item = &'a [u8]> + use<'a> {
-        let text = self.text;
+        let (text, width) = (self.text, self.separator.needle().len());
         let mut at = 0;
-        let mut cuts = memmem::find_iter(text, SEPARATOR).chain(std::iter::once(text.len()));
+        let mut cuts = self.separator.find_iter(text).chain(std::iter::once(text.len()));
         std::iter::from_fn(move || {
             let end = cuts.next()?;
             let field = &text[at..end];
-            at = end + SEPARATOR.len();
+            at = end + width;
             Some(field)
         })
     }
 
     /// How many fields it has.
     pub fn len(&self) -> usize {
-        memmem::find_iter(self.text, SEPARATOR).count() + 1
+        self.fields
     }
 
     /// Its first field (the CNPJ's root in every RFB table).
     pub fn first(&self) -> &'a [u8] {
-        self.fields().next().unwrap_or_default()
-    }
-}
-
-fn trim_line_end(line: &mut Vec<u8>) {
-    if line.last() == Some(&b'\n') {
-        line.pop();
-    }
-    if line.last() == Some(&b'\r') {
-        line.pop();
+        let end = self.separator.find(self.text).unwrap_or(self.text.len());
+        &self.text[..end]
     }
 }
 
@@ -131,10 +175,16 @@ mod tests {
         let mut reader = RfbRows::new(text.as_bytes(), fields);
         let mut out = Vec::new();
         while let Some(row) = reader.next_row().unwrap() {
-            let fields = row.fields().map(|f| String::from_utf8_lossy(f).to_string()).collect();
+            let fields: Vec<String> = row.fields().map(|f| String::from_utf8_lossy(f).to_string()).collect();
+            assert_eq!(fields.len(), row.len());
+            assert_eq!(row.first(), fields[0].as_bytes());
             out.push((row.line, fields));
         }
         out
+    }
+
+    fn strings(fields: &[&str]) -> Vec<String> {
+        fields.iter().map(|f| f.to_string()).collect()
     }
 
     #[test]
@@ -146,50 +196,52 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                (1, vec!["11".into(), "CONFECCOES ÁGUA \"BOA\" LTDA".into(), "".into()]),
-                (2, vec!["22".into(), "A; B LTDA".into(), "x".into()]),
-                (3, vec!["33".into(), "\"O\" BAR".into(), "Z \"Q\"".into()]),
+                (1, strings(&["11", "CONFECCOES ÁGUA \"BOA\" LTDA", ""])),
+                (2, strings(&["22", "A; B LTDA", "x"])),
+                (3, strings(&["33", "\"O\" BAR", "Z \"Q\""])),
             ]
         );
     }
 
     #[test]
-    fn a_line_break_inside_a_field_joins_the_next_line() {
-        let got = rows("\"1\";\"RUA A\nFUNDOS\";\"9\"\n\n\"2\";\"B\";\"8\"\n", 3);
+    fn a_line_break_inside_a_field_joins_the_next_lines_blank_ones_too() {
+        let got = rows("\u{feff}\"1\";\"RUA A\n\nFUNDOS\";\"9\"\n\n\"00000002\";\"B\";\"8\"", 3);
+        assert_eq!(
+            got,
+            vec![(1, strings(&["1", "RUA A\n\nFUNDOS", "9"])), (5, strings(&["00000002", "B", "8"]))]
+        );
+    }
+
+    #[test]
+    fn a_row_cut_short_or_with_a_stray_quote_does_not_take_the_next() {
+        let got = rows(
+            "\"00000001\";\"A\n\n\"00000002\";\"B\";\"8\"\n\"00000003\";\"C\";\"9\n\"00000004\";\"D\";\"7\"\n",
+            3,
+        );
         assert_eq!(
             got,
             vec![
-                (1, vec!["1".into(), "RUA A\nFUNDOS".into(), "9".into()]),
-                (4, vec!["2".into(), "B".into(), "8".into()]),
+                (1, strings(&["00000001", "A\n"])),
+                (3, strings(&["00000002", "B", "8"])),
+                (4, strings(&["00000003", "C", "9"])),
+                (5, strings(&["00000004", "D", "7"])),
             ]
         );
     }
 
     #[test]
-    fn a_whole_row_with_a_stray_quote_does_not_take_the_next() {
-        let got = rows("\"1\";\"A\";\"9\n\"2\";\"B\";\"8\"\n", 3);
-        assert_eq!(got.len(), 2, "{got:?}");
-        assert_eq!(got[1], (2, vec!["2".into(), "B".into(), "8".into()]));
+    fn an_unquoted_file_is_read_by_its_semicolons_a_line_at_a_time() {
+        let text: String = (0..10_000).map(|i| format!("{i:08};NOME {i};2062\n")).collect();
+        let got = rows(&text, 3);
+        assert_eq!(got.len(), 10_000);
+        assert_eq!(got[9_999], (10_000, strings(&["00009999", "NOME 9999", "2062"])));
     }
 
     #[test]
-    fn a_row_cut_short_does_not_take_the_next() {
-        let got = rows("\"00000001\";\"A\n\"00000002\";\"B\";\"8\"\n", 3);
-        assert_eq!(
-            got,
-            vec![
-                (1, vec!["00000001".into(), "A".into()]),
-                (2, vec!["00000002".into(), "B".into(), "8".into()]),
-            ]
-        );
-    }
-
-    #[test]
-    fn a_short_row_is_as_long_as_it_is() {
-        let mut reader = RfbRows::new("\"1\";\"A\"\n".as_bytes(), 3);
-        let row = reader.next_row().unwrap().unwrap();
-        assert_eq!(row.len(), 2);
-        assert_eq!(row.first(), b"1");
-        assert!(reader.next_row().unwrap().is_none());
+    fn an_open_quote_takes_at_most_a_few_lines() {
+        let text = format!("\"00000001\";\"A{}", "\nx".repeat(20));
+        let got = rows(&text, 3);
+        assert_eq!(got.len(), 1 + 20 - (MOST_LINES - 1), "{got:?}");
+        assert_eq!(got[0].1[1].lines().count(), MOST_LINES);
     }
 }
