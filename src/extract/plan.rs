@@ -196,7 +196,7 @@ impl PartialEq for PlanSpec {
             incremental,
             lists,
         } = self;
-        *base_url == other.base_url
+        base_url.trim_end_matches('/') == other.base_url.trim_end_matches('/')
             && *months == other.months
             && self.uf_set() == other.uf_set()
             && *portfolio_sha256 == other.portfolio_sha256
@@ -295,6 +295,17 @@ mod tests {
         let old: PlanSpec = serde_json::from_value(text).unwrap();
         assert!(!old.lists.contains(&"socios".to_string()) && old.lists.len() == 5, "{:?}", old.lists);
         assert_ne!(old, spec(&["SP"]));
+    }
+
+    #[test]
+    fn a_service_with_or_without_its_last_slash_is_one_plan() {
+        // A run interrupted under `http://h/` and resumed as `http://h` (or a staging written
+        // before the URL had one spelling) goes on.
+        let slash = PlanSpec { base_url: "https://registry.example/api/".into(), ..spec(&["SP"]) };
+        let bare = PlanSpec { base_url: "https://registry.example/api".into(), ..spec(&["SP"]) };
+        assert_eq!(slash, bare);
+        let other = PlanSpec { base_url: "https://registry.example/other".into(), ..spec(&["SP"]) };
+        assert_ne!(other, bare);
     }
 
     #[test]
