@@ -45,9 +45,10 @@ pub fn say(message: &str) {
     say_at("INFO", message, None);
 }
 
-/// The run's last word on a failure, with the exit status it ends with (`exit_code` in JSON).
-pub fn say_error(message: &str, exit_code: u8) {
-    say_at("ERROR", message, Some(exit_code));
+/// The run's last word on a failure, with the exit status it ends with (`exit_code` in JSON)
+/// when that is known.
+pub fn say_error(message: &str, exit_code: Option<u8>) {
+    say_at("ERROR", message, exit_code);
 }
 
 fn say_at(level: &str, message: &str, exit_code: Option<u8>) {

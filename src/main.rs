@@ -20,13 +20,15 @@ fn main() -> ExitCode {
                 "internal error: {info}\nThis is a bug in fiscal-report. Please file an issue with this message and \
                  the command you ran."
             ),
-            exit::ExitStatus::Internal as u8,
+            // A panic caught on its way (a worker thread's) may end as another status.
+            None,
         );
     }));
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("error: cannot start the async runtime: {e}");
+            let message = format!("error: cannot start the async runtime: {e}");
+            logging::say_error(&message, Some(exit::ExitStatus::Internal as u8));
             return ExitCode::from(exit::ExitStatus::Internal as u8);
         }
     };
@@ -36,7 +38,7 @@ fn main() -> ExitCode {
         Ok(Ok(status)) => status,
         Ok(Err(err)) => {
             let status = commands::error::classify(&err);
-            logging::say_error(&commands::error::render(&err), status as u8);
+            logging::say_error(&commands::error::render(&err), Some(status as u8));
             status
         }
         Err(_) => exit::ExitStatus::Internal,
