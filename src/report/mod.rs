@@ -265,19 +265,24 @@ pub struct ReportInputs<'a> {
 /// small context, and its rows then left out of the view. Handlebars turns its whole context into
 /// JSON and every partial copies its caller's: 50,000 companies were 235 MiB of JSON, copied
 /// again by each partial around them (a run from the publishers' files peaked at 1.1 GiB). A
-/// templates folder without that partial (copied before it existed) makes the rows itself.
+/// templates folder whose table does not take the rows so (copied before the row partial
+/// existed) makes the rows itself.
 fn render_company_rows(
     hb: &Handlebars<'static>,
     view: &mut view::ReportView,
-    origin: &str,
+    templates: &TemplateSet,
 ) -> Result<(), ReportError> {
     const ROW: &str = "company_row";
+    let takes_rows = templates
+        .files
+        .iter()
+        .any(|(path, text)| path == "partials/company_table.hbs" && text.contains("rows_html"));
     let table = view.portfolio.as_mut().and_then(|p| p.companies.as_mut());
-    let Some(table) = table.filter(|_| hb.has_template(ROW)) else { return Ok(()) };
+    let Some(table) = table.filter(|_| takes_rows && hb.has_template(ROW)) else { return Ok(()) };
     let mut html = String::new();
     for row in std::mem::take(&mut table.rows) {
         let made = hb.render(ROW, &row).map_err(|e| ReportError::Render {
-            file: format!("{origin}/partials/{ROW}.hbs"),
+            file: format!("{}/partials/{ROW}.hbs", templates.origin),
             reason: e.to_string(),
         })?;
         html.push_str(&made);
@@ -319,7 +324,7 @@ pub fn render_reports(
     view.set_dossiers(dossiers);
     view.script = Some(templates.script());
     view.history = history.and_then(|h| view::history(h, options.locale, &strings));
-    render_company_rows(&engines[0].2, &mut view, &templates.origin)?;
+    render_company_rows(&engines[0].2, &mut view, &templates)?;
     tracing::debug!("report's view built{}", crate::memory::peak_note());
     // The page, the text and the workbook made at once, one per core (0.06 s one after
     // another for 300 companies, after the fetch), and written in that order.
@@ -358,7 +363,7 @@ pub fn render_to_strings(
     let html = templates.engine("report.html.hbs", view.locale, false)?;
     let md = templates.engine("report.md.hbs", view.locale, true)?;
     let mut view = view.clone();
-    render_company_rows(&html, &mut view, &templates.origin)?;
+    render_company_rows(&html, &mut view, templates)?;
     let r = |hb: &Handlebars, main: &str| {
         crate::stack::deep(|| hb.render(main, &view))
             .map_err(|e| ReportError::Render { file: main.to_string(), reason: e.to_string() })

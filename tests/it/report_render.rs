@@ -278,27 +278,32 @@ fn company_rows(html: &str) -> &str {
 
 #[test]
 fn a_templates_folder_from_before_the_row_partial_still_lists_every_company() {
-    let dir = tempfile::tempdir().unwrap();
-    let run = dir.path().join("run");
-    copy_dir(demo_run(), &run);
-    let tpl = dir.path().join("tpl");
-    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("templates"), &tpl);
-    // The table as it was written before its rows had a partial of their own.
-    let row = std::fs::read_to_string(tpl.join("partials/company_row.hbs")).unwrap();
-    std::fs::remove_file(tpl.join("partials/company_row.hbs")).unwrap();
-    let table = std::fs::read_to_string(tpl.join("partials/company_table.hbs")).unwrap();
-    let old = table.replace("{{{rows_html}}}", &format!("{{{{#each rows}}}}{}{{{{/each}}}}", row.trim_end()));
-    assert_ne!(old, table);
-    std::fs::write(tpl.join("partials/company_table.hbs"), old).unwrap();
-    let out = bin().args(["report", "--from"]).arg(&run).arg("--templates").arg(&tpl).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-
-    let before = std::fs::read_to_string(run.join("report.html")).unwrap();
     let built_in = std::fs::read_to_string(demo_run().join("report.html")).unwrap();
-    let rows = |html: &str| company_rows(html).matches("<tr>").count();
     let companies = crate::aggregates_truth::read(&demo_run().join("aggregates/carteira_empresas.parquet"));
-    assert_eq!(rows(&built_in), companies.height());
-    assert_eq!(rows(&before), companies.height());
+    let rows = |html: &str| company_rows(html).matches("<tr>").count();
     let cells = |html: &str| company_rows(html).split_whitespace().collect::<String>();
-    assert_eq!(cells(&before), cells(&built_in));
+    assert_eq!(rows(&built_in), companies.height());
+    // The table as it was written before its rows had a partial of their own: alone, and beside
+    // a row partial copied later.
+    for keep_row_partial in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path().join("run");
+        copy_dir(demo_run(), &run);
+        let tpl = dir.path().join("tpl");
+        copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("templates"), &tpl);
+        let row = std::fs::read_to_string(tpl.join("partials/company_row.hbs")).unwrap();
+        if !keep_row_partial {
+            std::fs::remove_file(tpl.join("partials/company_row.hbs")).unwrap();
+        }
+        let table = std::fs::read_to_string(tpl.join("partials/company_table.hbs")).unwrap();
+        let each = format!("{{{{#each rows}}}}{}{{{{/each}}}}", row.trim_end());
+        let old = table.replace("{{{rows_html}}}", &each);
+        assert_ne!(old, table);
+        std::fs::write(tpl.join("partials/company_table.hbs"), old).unwrap();
+        let out = bin().args(["report", "--from"]).arg(&run).arg("--templates").arg(&tpl).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let before = std::fs::read_to_string(run.join("report.html")).unwrap();
+        assert_eq!(rows(&before), companies.height(), "row partial kept: {keep_row_partial}");
+        assert_eq!(cells(&before), cells(&built_in));
+    }
 }
