@@ -634,6 +634,28 @@ pub fn default_out_dir(months: &[AnoMes]) -> PathBuf {
 mod tests {
     use super::*;
 
+    #[tokio::test]
+    async fn a_tasks_panic_is_the_collectors_and_a_dropped_task_stops() {
+        // The panic reaches whoever awaits the task, with its own message.
+        let awaiting = tokio::spawn(OnWorkers::spawn(async { panic!("page 3 did not decode") }));
+        let err = awaiting.await.expect_err("the panic went through");
+        let payload = err.into_panic();
+        let message = payload.downcast_ref::<&str>().copied().unwrap_or_default();
+        assert_eq!(message, "page 3 did not decode");
+
+        // Dropped (the collecting stream gone), the task stops at its next await.
+        let reached = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let r = reached.clone();
+        let task = OnWorkers::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            r.store(true, std::sync::atomic::Ordering::SeqCst);
+        });
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        drop(task);
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        assert!(!reached.load(std::sync::atomic::Ordering::SeqCst), "the dropped task went on");
+    }
+
     #[test]
     fn commits_come_every_tenth_of_the_fetch_between_a_quarter_second_and_the_setting() {
         let secs = Duration::from_secs;
