@@ -137,17 +137,16 @@ impl TemplateSet {
         }
     }
 
-    /// The words of `locale`: the folder's `strings/<lang>.toml`, checked to hold every key; a
-    /// folder copied before the strings existed uses the built-in ones.
+    /// The words of `locale`: the folder's `strings/<lang>.toml`, completed from the built-in
+    /// ones where it lacks a key; a folder copied before the strings existed uses the built-in
+    /// ones.
     pub fn strings(&self, locale: Locale) -> Result<Strings, ReportError> {
         let file = Strings::file_of(locale);
         match self.files.iter().find(|(path, _)| path == file) {
             None => Ok(Strings::builtin(locale)),
             Some((_, text)) => {
                 let origin = format!("{}/{file}", self.origin);
-                let strings = Strings::parse(text, &origin)?;
-                strings.check_complete(&origin)?;
-                Ok(strings)
+                Ok(Strings::parse(text, &origin)?.completed(locale, &origin))
             }
         }
     }

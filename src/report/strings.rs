@@ -2,8 +2,9 @@
 //! `key = "text"` that an analyst can edit without Rust. The templates read them as
 //! `{{@root.t.key}}`; the view builders read the few labels they compose themselves.
 //!
-//! Every language file must hold the same keys as the built-in pt-BR one: a missing key would
-//! leave a hole in the report, so it is refused when the templates are loaded.
+//! Every language file holds the same keys as the built-in pt-BR one. A folder's file that
+//! lacks some (copied before they were added) has them from the built-in words of its language,
+//! and the run says which: an upgrade must not stop a scheduled report, nor leave a hole in it.
 
 use std::collections::BTreeMap;
 
@@ -88,26 +89,35 @@ impl Strings {
             .unwrap_or_default()
     }
 
-    /// Refuses a file that lacks a key the built-in pt-BR words have.
-    pub fn check_complete(&self, origin: &str) -> Result<(), ReportError> {
+    /// The keys of the built-in pt-BR words and of the view builders that this file lacks.
+    pub fn missing_keys(&self) -> Vec<String> {
         let reference = Self::builtin(Locale::PtBr);
         let mut wanted: std::collections::BTreeSet<&str> = reference.keys().collect();
         wanted.extend(BUILDER_KEYS);
-        let missing: Vec<&str> = wanted.into_iter().filter(|k| !self.0.contains_key(*k)).collect();
-        if missing.is_empty() {
-            Ok(())
-        } else {
-            Err(ReportError::Strings {
-                file: origin.to_string(),
-                reason: format!(
-                    "it lacks {}; copy them from the project's templates/strings/pt-BR.toml and translate them",
-                    missing.join(", ")
-                ),
-            })
-        }
+        wanted.into_iter().filter(|k| !self.0.contains_key(*k)).map(String::from).collect()
     }
 
-    /// The text of `key` (the key itself if absent, which `check_complete` rules out).
+    /// This file's words, with the keys it lacks taken from the built-in words of `locale` and
+    /// named in a warning (`origin` is the file).
+    pub fn completed(mut self, locale: Locale, origin: &str) -> Self {
+        let missing = self.missing_keys();
+        if missing.is_empty() {
+            return self;
+        }
+        let builtin = Self::builtin(locale);
+        for key in &missing {
+            self.0.insert(key.clone(), builtin.get(key));
+        }
+        tracing::warn!(
+            "{origin} lacks {} (added since it was copied): the built-in words are used for them; copy them \
+             from the project's templates/{} to choose your own",
+            missing.join(", "),
+            Self::file_of(locale)
+        );
+        self
+    }
+
+    /// The text of `key` (the key itself if absent, which `completed` rules out).
     pub fn get(&self, key: &str) -> String {
         self.0.get(key).cloned().unwrap_or_else(|| key.to_string())
     }

@@ -98,10 +98,16 @@ fn both_languages_have_the_same_keys() {
     let en: BTreeSet<&str> = en_strings.keys().collect();
     assert!(pt.len() > 50, "the built-in strings were not found");
     assert_eq!(pt, en, "templates/strings/pt-BR.toml and en.toml must hold the same keys");
-    // A folder's strings file that lacks a key is refused, naming the file and the key.
-    let partial = Strings::parse("titulo_relatorio = \"x\"\n", "my/strings/pt-BR.toml").unwrap();
-    let e = partial.check_complete("my/strings/pt-BR.toml").unwrap_err().to_string();
-    assert!(e.contains("my/strings/pt-BR.toml") && e.contains("destaques_titulo"), "{e}");
+    // A folder's strings file that lacks keys (copied before they were added) has them in the
+    // built-in words of its own language; its own words stay.
+    for (locale, words) in [(Locale::PtBr, &pt_strings), (Locale::En, &en_strings)] {
+        let partial = Strings::parse("titulo_relatorio = \"x\"\n", "my/strings/file.toml").unwrap();
+        assert!(partial.missing_keys().iter().any(|k| k == "destaques_titulo"));
+        let completed = partial.completed(locale, "my/strings/file.toml");
+        assert!(completed.missing_keys().is_empty());
+        assert_eq!(completed.get("titulo_relatorio"), "x");
+        assert_eq!(completed.get("destaques_titulo"), words.get("destaques_titulo"));
+    }
     assert!(TemplateSet::load(None).unwrap().strings(Locale::En).is_ok());
 }
 
