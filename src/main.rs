@@ -11,7 +11,10 @@ use fiscal_report::{cli::Cli, commands, exit, logging};
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return refuse_arguments(e),
+    };
     logging::init(cli.log_format.into(), cli.verbose, cli.quiet);
     // A panic is a bug: report it as one, with a hint, instead of a raw backtrace.
     std::panic::set_hook(Box::new(|info| {
@@ -44,4 +47,19 @@ fn main() -> ExitCode {
         Err(_) => exit::ExitStatus::Internal,
     };
     ExitCode::from(status as u8)
+}
+
+/// A command line clap cannot read, said as clap says it; or, when the line asks for JSON logs,
+/// as one JSON line with clap's exit status. Help and version print as they are.
+fn refuse_arguments(e: clap::Error) -> ExitCode {
+    let args: Vec<String> = std::env::args().collect();
+    let json = args.iter().any(|a| a == "--log-format=json")
+        || args.windows(2).any(|w| w[0] == "--log-format" && w[1] == "json");
+    if !e.use_stderr() || !json {
+        e.exit()
+    }
+    logging::init(logging::LogFormat::Json, 0, true);
+    let code = u8::try_from(e.exit_code()).unwrap_or(exit::ExitStatus::BadInput as u8);
+    logging::say_error(e.render().to_string().trim_end(), Some(code));
+    ExitCode::from(code)
 }

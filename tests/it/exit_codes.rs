@@ -84,6 +84,24 @@ fn json_lines(stderr: &str) -> Vec<serde_json::Value> {
 }
 
 #[test]
+fn under_json_logs_a_command_line_that_cannot_be_read_is_a_json_line_too() {
+    let out = bin().args(["--log-format", "json", "run", "--no-such-flag"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let said = json_lines(&err);
+    assert_eq!(said.len(), 1, "{err}");
+    assert_eq!((&said[0]["level"], &said[0]["exit_code"]), (&"ERROR".into(), &2.into()), "{err}");
+    assert!(said[0]["message"].as_str().unwrap().contains("--no-such-flag"), "{err}");
+    // Without it, clap's own text, and help is help.
+    let out = bin().args(["run", "--no-such-flag"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("error:"));
+    let out = bin().args(["--log-format", "json", "--help"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Usage"));
+}
+
+#[test]
 fn under_json_logs_the_summary_and_the_final_error_are_json_lines_too() {
     let dir = tempfile::tempdir().unwrap();
     let run = copy_of_run(dir.path());
