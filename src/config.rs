@@ -122,12 +122,6 @@ fn form_of<T>() -> &'static str {
     }
 }
 
-/// The service's URL in one spelling: `https://host/api/` and `https://host/api` name one
-/// service (the client joins its paths below either), so a `--resume` given the other goes on.
-fn one_spelling(url: &str) -> String {
-    url.trim_end_matches('/').to_string()
-}
-
 /// A URL as it may be shown: what sits between `://` and an `@` (a user name and password)
 /// as `***`.
 fn without_userinfo(url: &str) -> String {
@@ -366,7 +360,7 @@ impl ServiceSettings {
             return Err(invalid("timeout_secs", t.value, t.source, "it must be between 1 and 600 seconds"));
         }
         Ok(Self {
-            base_url: base_url.map(|b| one_spelling(&b.value)),
+            base_url: base_url.map(|b| crate::extract::plan::one_spelling(&b.value).to_string()),
             api_key: api_key.map(ApiKey::new),
             // A switch on the command line can only say yes; the environment can say either, so
             // FISCAL_REPORT_ALLOW_INSECURE_HTTP=false overrides the file's `true` (as for strict).

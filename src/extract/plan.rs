@@ -136,6 +136,13 @@ impl Task {
 }
 
 /// The parameters that define a run; `--resume` refuses a directory whose plan differs, and
+/// The service's URL in one spelling: `https://host/api/` and `https://host/api` name one
+/// service (the client joins its paths below either), so a `--resume` given the other goes on,
+/// and a staging written before the URL had one spelling still matches.
+pub fn one_spelling(url: &str) -> &str {
+    url.trim_end_matches('/')
+}
+
 /// `merge` refuses shards whose plans differ beyond their shard index.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PlanSpec {
@@ -196,7 +203,7 @@ impl PartialEq for PlanSpec {
             incremental,
             lists,
         } = self;
-        base_url.trim_end_matches('/') == other.base_url.trim_end_matches('/')
+        one_spelling(base_url) == one_spelling(&other.base_url)
             && *months == other.months
             && self.uf_set() == other.uf_set()
             && *portfolio_sha256 == other.portfolio_sha256
