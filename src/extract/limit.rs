@@ -6,7 +6,7 @@
 //!   concurrency-limits `VegasLimit` applies it to requests): from the median answer of each
 //!   round trip against the quickest seen for its operation it estimates how many requests wait
 //!   in the queue, grows the limit while that queue is short and shrinks it when it is long;
-//!   until the first queue it doubles once a round trip (Vegas' slow start).
+//!   until a queue shows two round trips in a row it doubles once a round trip (Vegas' slow start).
 //!   Refusals the pacer (`pace`) takes as the rate limit's halve it and a fault (5xx, cut
 //!   connection) takes a tenth off, at most once per half second. `--concurrency` is its ceiling.
 //!
@@ -28,6 +28,10 @@ pub(super) const HOLD: Duration = Duration::from_millis(500);
 /// Vegas doubles it within two round trips when the service has room. (From 8, the third
 /// round trip cost 0.17 s of a 7.7 s floor at 200 ms.)
 const INITIAL: usize = 16;
+
+/// The most answers a window holds (`LimitState::window`): more than a round trip brings at
+/// the largest ceilings anyone sets.
+const WINDOW_MOST: usize = 4096;
 
 /// Locks a mutex, whatever a panicking holder left (the values stay consistent: each update is
 /// computed first and written in one step).
@@ -71,7 +75,7 @@ struct LimitState {
     /// The quickest round trip seen per operation: the service with no queue.
     no_load: HashMap<&'static str, Duration>,
     last_decrease: Option<Instant>,
-    /// Doubling once a round trip until the first sign of a queue (or a refusal or fault), as
+    /// Doubling once a round trip until a queue shows twice in a row (or a refusal or fault), as
     /// TCP Vegas' slow start does: from 16 to 64 in two round trips, not six.
     slow_start: bool,
     /// In slow start, the last window showed a queue: the doubling holds for a round trip, and
@@ -188,6 +192,11 @@ impl InFlightLimit {
         let mut s = locked(&self.state);
         let no_load = *s.no_load.entry(operation).and_modify(|d| *d = (*d).min(rtt)).or_insert(rtt);
         let w = &mut s.window;
+        // With too few out the window stays open (below): its oldest answers go, so that it
+        // holds a bounded number and judges by recent ones.
+        if w.served.len() == WINDOW_MOST {
+            w.served.drain(..WINDOW_MOST / 2);
+        }
         w.served.push(no_load.as_secs_f64() / rtt.as_secs_f64());
         w.most_in_flight = w.most_in_flight.max(in_flight);
         // One round trip (the quickest seen), at least 5 ms and at most a second.
@@ -210,7 +219,7 @@ impl InFlightLimit {
         let queue = (l * (1.0 - served)).ceil();
         tracing::debug!(limit, answers = w.served.len(), served, queue, ?quickest, "in-flight window");
         if s.slow_start {
-            // Out of slow start at the first queue, to what the service got through without one
+            // Out of slow start at the second queue in a row, to what the service got through without one
             // (the limit x quickest / this round trip) and a short queue over it: the doubling
             // has overshot by up to twice, and Vegas' steps of log(limit) would take a dozen
             // round trips to come down.
@@ -257,6 +266,7 @@ impl InFlightLimit {
         }
         s.last_decrease = Some(Instant::now());
         s.slow_start = false;
+        s.queue_once = false;
         // The spread was for a doubling's new requests: after a cut there are none to spread.
         s.spread = None;
         let next = (s.current as f64 * factor).floor() as usize;
@@ -290,8 +300,13 @@ mod tests {
 
     /// An answer at the end of a window (as if a round trip had gone by).
     fn answer(l: &InFlightLimit, rtt: Duration, in_flight: usize) {
-        locked(&l.state).window.started -= Duration::from_secs(2);
+        opened_long_ago(l);
         l.on_answer("op", rtt, in_flight);
+    }
+
+    /// The window began 2 s ago: the next answer may close it.
+    fn opened_long_ago(l: &InFlightLimit) {
+        locked(&l.state).window.started -= Duration::from_secs(2);
     }
 
     #[tokio::test]
@@ -350,6 +365,19 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_window_left_open_by_too_few_out_holds_its_latest_answers() {
+        let l = InFlightLimit::new(64);
+        opened_long_ago(&l);
+        for _ in 0..3 * WINDOW_MOST {
+            l.on_answer("op", Duration::from_millis(300), 1);
+        }
+        // A request alone each time: the window stays open, but what it holds is bounded.
+        let held = locked(&l.state).window.served.len();
+        assert!((WINDOW_MOST / 2..=WINDOW_MOST).contains(&held), "{held}");
+        assert_eq!(l.current(), INITIAL);
+    }
+
+    #[tokio::test]
     async fn an_answer_sent_with_too_few_out_does_not_put_off_the_first_doubling() {
         let l = InFlightLimit::new(64);
         let quick = Duration::from_millis(200);
@@ -383,7 +411,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn the_limit_doubles_until_the_first_queue_then_drops_to_what_was_served() {
+    async fn the_limit_doubles_until_a_lasting_queue_then_drops_to_what_was_served() {
         let l = InFlightLimit::new(64);
         let quick = Duration::from_millis(50);
         let mut seen = vec![l.current()];
@@ -409,7 +437,7 @@ mod tests {
         assert_eq!(r.current(), 8);
         answer(&r, quick, 8);
         assert_eq!(r.current(), 14, "Vegas' step (8 + 6 x log10 floored at 1), not a doubling");
-        // A first round trip read slow, then none: the doubling goes on.
+        // One round trip read slow (the run starting), the next not: the doubling goes on.
         let s = InFlightLimit::new(64);
         answer(&s, quick, 16);
         answer(&s, quick + quick / 10, 32);
