@@ -135,7 +135,6 @@ impl Task {
     }
 }
 
-/// The parameters that define a run; `--resume` refuses a directory whose plan differs, and
 /// The service's URL in one spelling: `https://host/api/` and `https://host/api` name one
 /// service (the client joins its paths below either), so a `--resume` given the other goes on,
 /// and a staging written before the URL had one spelling still matches.
@@ -143,6 +142,7 @@ pub fn one_spelling(url: &str) -> &str {
     url.trim_end_matches('/')
 }
 
+/// The parameters that define a run; `--resume` refuses a directory whose plan differs, and
 /// `merge` refuses shards whose plans differ beyond their shard index.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PlanSpec {
