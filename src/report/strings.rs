@@ -108,12 +108,14 @@ impl Strings {
         for key in &missing {
             self.0.insert(key.clone(), builtin.get(key));
         }
-        tracing::warn!(
-            "{origin} lacks {} (added since it was copied): the built-in words are used for them; copy them \
-             from the project's templates/{} to choose your own",
-            missing.join(", "),
-            Self::file_of(locale)
-        );
+        if first_word_on(origin) {
+            tracing::warn!(
+                "{origin} lacks {} (added since it was copied): the built-in words are used for them; copy \
+                 them from the project's templates/{} to choose your own",
+                missing.join(", "),
+                Self::file_of(locale)
+            );
+        }
         self
     }
 
@@ -124,5 +126,25 @@ impl Strings {
 
     pub fn keys(&self) -> impl Iterator<Item = &str> {
         self.0.keys().map(String::as_str)
+    }
+}
+
+/// Whether this run has not yet warned about `origin`'s missing keys: the report and the
+/// dossiers each read the strings, and the same warning twice read as two problems.
+fn first_word_on(origin: &str) -> bool {
+    static WARNED: std::sync::Mutex<std::collections::BTreeSet<String>> =
+        std::sync::Mutex::new(std::collections::BTreeSet::new());
+    WARNED.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(origin.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_files_missing_keys_are_said_once_a_run() {
+        assert!(first_word_on("a/strings/pt-BR.toml"));
+        assert!(!first_word_on("a/strings/pt-BR.toml"), "the second reader says nothing");
+        assert!(first_word_on("b/strings/pt-BR.toml"), "another file is its own word");
     }
 }
