@@ -130,7 +130,7 @@ if cpu:
         f"CPU floor: the same run against `serve` with no latency and no limit (this machine's own work, client and",
         f"service sharing its {os.cpu_count()} cores), median of {len(walls)}: ours whole run {cpu_floor:.2f} s ({walls[0]:.2f}-{walls[-1]:.2f}),",
         f"fetch {statistics.median(fetches):.2f} s; reference {statistics.median(ref_walls):.2f} s. A cell's floor below it cannot be met on this",
-        "machine by any client; the last two columns judge each cell against the larger of the two.", "",
+        "machine by this job; the last two columns judge each cell against the larger of the two.", "",
     ]
 lines = [
     "# Adaptive fetch: each service against its floor", "",
