@@ -33,4 +33,5 @@ pub use registry_sim as simulator;
 pub mod stack;
 pub mod store;
 pub mod tables;
+pub mod test_hooks;
 pub mod transform;

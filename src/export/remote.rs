@@ -230,8 +230,7 @@ impl RemoteOut {
         };
         let mut sent =
             futures::stream::iter(files.into_iter().map(put)).buffer_unordered(TRANSFERS_IN_FLIGHT);
-        let abort_after: Option<usize> =
-            std::env::var("FISCAL_REPORT_TEST_ABORT_AFTER_UPLOADS").ok().and_then(|v| v.parse().ok());
+        let abort_after = crate::test_hooks::abort_after_uploads();
         let mut entries = Vec::new();
         while let Some(r) = sent.next().await {
             entries.push(r?);

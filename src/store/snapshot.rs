@@ -229,8 +229,7 @@ pub async fn commit_snapshot(
     let fetched: BTreeSet<String> = plan.credit_months_fetched.iter().map(ToString::to_string).collect();
     // A table this run leaves alone keeps the version it had.
     let mut versions = store.last().map(|r| r.tables.clone()).unwrap_or_default();
-    let abort_after: Option<usize> =
-        std::env::var("FISCAL_REPORT_TEST_ABORT_AFTER_TABLE_COMMITS").ok().and_then(|v| v.parse().ok());
+    let abort_after = crate::test_hooks::abort_after_table_commits();
     let this_snapshot = BTreeSet::from([snapshot.clone()]);
     for (i, name) in TABLES.into_iter().enumerate() {
         stop_if_requested(&snapshot, i)?;
@@ -293,11 +292,11 @@ fn stop_if_requested(snapshot: &str, written: usize) -> Result<(), StoreError> {
     Ok(())
 }
 
-/// `FISCAL_REPORT_TEST_COMMIT_PAUSE_MS`: a pause after each table, so a test can signal the
-/// process while its commit is under way.
+/// A pause after each table when a test asks for one (`test_hooks::commit_pause`), so it can
+/// signal the process while the commit is under way.
 async fn pause_for_tests() {
-    if let Some(ms) = std::env::var("FISCAL_REPORT_TEST_COMMIT_PAUSE_MS").ok().and_then(|v| v.parse().ok()) {
-        tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+    if let Some(pause) = crate::test_hooks::commit_pause() {
+        tokio::time::sleep(pause).await;
     }
 }
 

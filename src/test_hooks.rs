@@ -1,0 +1,28 @@
+//! Hooks the integration tests use to reach states a real run meets only by accident: a crash
+//! in the middle of a commit or an upload, a signal while a commit is under way. Each is an
+//! environment variable named `FISCAL_REPORT_TEST_*`, read here and nowhere else, and listed in
+//! CONTRIBUTING.md. None is set in production; unset, each hook does nothing.
+
+use std::time::Duration;
+
+fn number<T: std::str::FromStr>(name: &str) -> Option<T> {
+    std::env::var(name).ok().and_then(|v| v.parse().ok())
+}
+
+/// `FISCAL_REPORT_TEST_ABORT_AFTER_UPLOADS=N`: the upload to object storage aborts the process
+/// (as a SIGKILL would) after N files.
+pub fn abort_after_uploads() -> Option<usize> {
+    number("FISCAL_REPORT_TEST_ABORT_AFTER_UPLOADS")
+}
+
+/// `FISCAL_REPORT_TEST_ABORT_AFTER_TABLE_COMMITS=N`: the store's commit aborts the process after
+/// N tables.
+pub fn abort_after_table_commits() -> Option<usize> {
+    number("FISCAL_REPORT_TEST_ABORT_AFTER_TABLE_COMMITS")
+}
+
+/// `FISCAL_REPORT_TEST_COMMIT_PAUSE_MS=MS`: a pause after each table of the store's commit, so a
+/// test can signal the process while the commit is under way.
+pub fn commit_pause() -> Option<Duration> {
+    number("FISCAL_REPORT_TEST_COMMIT_PAUSE_MS").map(Duration::from_millis)
+}
