@@ -1,6 +1,7 @@
 //! Hooks the integration tests use to reach states a real run meets only by accident: a crash
-//! in the middle of a commit or an upload, a signal while a commit is under way. Each is an
-//! environment variable named `FISCAL_REPORT_TEST_*`, read here and nowhere else, and listed in
+//! in the middle of a commit or an upload, a signal while a commit is under way, a service that
+//! keeps failing without waiting out real backoffs. Each is an environment
+//! variable named `FISCAL_REPORT_TEST_*`, read here and nowhere else, and listed in
 //! CONTRIBUTING.md. None is set in production; unset, each hook does nothing.
 
 use std::time::Duration;
@@ -25,4 +26,11 @@ pub fn abort_after_table_commits() -> Option<usize> {
 /// test can signal the process while the commit is under way.
 pub fn commit_pause() -> Option<Duration> {
     number("FISCAL_REPORT_TEST_COMMIT_PAUSE_MS").map(Duration::from_millis)
+}
+
+/// `FISCAL_REPORT_TEST_RETRY_DELAY_MS=MS`: the longest wait between two tries of a failed
+/// request, so a test of a service that keeps failing takes well under a second instead of the
+/// ten real backoffs (about 11 s). Waits a 429's Retry-After asks for are not touched.
+pub fn retry_delay_cap() -> Option<Duration> {
+    number("FISCAL_REPORT_TEST_RETRY_DELAY_MS").map(Duration::from_millis)
 }

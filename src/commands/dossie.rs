@@ -43,7 +43,7 @@ pub async fn dossie(args: DossieArgs) -> Result<ExitStatus> {
         source.client.clone(),
         DOSSIER_CONCURRENCY,
         None,
-        crate::extract::RetryPolicy::default(),
+        crate::extract::RetryPolicy::for_run(),
         std::sync::Arc::default(),
     );
     // A CNPJ the service does not know costs its own dossier, not the others'.

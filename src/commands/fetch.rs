@@ -328,7 +328,7 @@ pub(super) async fn fetch_stage(
         source.client.clone(),
         cfg.concurrency,
         cfg.max_rps,
-        RetryPolicy::default(),
+        RetryPolicy::for_run(),
         accounting.clone(),
     ));
     let months = months_to_fetch(&cfg, release.as_ref(), &fetcher, source.newest_month).await?;

@@ -52,6 +52,19 @@ impl Default for RetryPolicy {
     }
 }
 
+impl RetryPolicy {
+    /// The default, with the tests' cap on the wait between tries where one is set
+    /// (`test_hooks::retry_delay_cap`).
+    pub fn for_run() -> Self {
+        let mut policy = Self::default();
+        if let Some(cap) = crate::test_hooks::retry_delay_cap() {
+            policy.base_delay = policy.base_delay.min(cap);
+            policy.max_delay = cap;
+        }
+        policy
+    }
+}
+
 /// "Full jitter" (a random wait between 0 and the capped exponential step): it spreads the
 /// retries of many concurrent workers best (AWS architecture blog, "Exponential Backoff And
 /// Jitter"). backon's own jitter adds to the step instead.

@@ -244,7 +244,8 @@ fn a_service_that_never_answers_exits_6_not_as_a_partial_run() {
     let mut args = vec!["--quiet", "fetch"];
     args.extend(SVC);
     args.extend(["--uf", "AC", "--ano-mes", "202609", "--out", out.to_str().unwrap()]);
-    let (code, err) = run(&args, &KEY);
+    // Ten tries, as a real run makes, without waiting out ten real backoffs.
+    let (code, err) = run(&args, &[KEY[0], ("FISCAL_REPORT_TEST_RETRY_DELAY_MS", "5")]);
     assert_eq!(code, Some(6), "{err}");
     assert!(err.contains("all 1 tasks failed") && err.contains("nothing was fetched"), "{err}");
     assert!(err.contains("--resume"), "{err}");

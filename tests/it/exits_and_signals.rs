@@ -88,6 +88,7 @@ fn tasks_that_keep_failing_exit_4_and_the_resume_fetches_only_those() {
             .arg(&out)
             .args(extra)
             .env("REGISTRY_API_KEY", KEY)
+            .env("FISCAL_REPORT_TEST_RETRY_DELAY_MS", "5")
             .output()
             .unwrap()
     };
