@@ -1,6 +1,6 @@
 //! Hooks the integration tests use to reach states a real run meets only by accident: a crash
-//! in the middle of a commit or an upload, a signal while a commit is under way, a service that
-//! keeps failing without waiting out real backoffs. Each is an environment
+//! in the middle of a commit or an upload, a signal while a commit is under way, a bug, a
+//! service that keeps failing without waiting out real backoffs. Each is an environment
 //! variable named `FISCAL_REPORT_TEST_*`, read here and nowhere else, and listed in
 //! CONTRIBUTING.md. None is set in production; unset, each hook does nothing.
 
@@ -33,4 +33,12 @@ pub fn commit_pause() -> Option<Duration> {
 /// ten real backoffs (about 11 s). Waits a 429's Retry-After asks for are not touched.
 pub fn retry_delay_cap() -> Option<Duration> {
     number("FISCAL_REPORT_TEST_RETRY_DELAY_MS").map(Duration::from_millis)
+}
+
+/// `FISCAL_REPORT_TEST_PANIC=1`: the command panics as it starts, so a test can see a bug end
+/// as one (exit 70, the message asking for an issue) from the binary itself.
+pub fn panic_if_asked() {
+    if std::env::var_os("FISCAL_REPORT_TEST_PANIC").is_some_and(|v| !v.is_empty()) {
+        panic!("FISCAL_REPORT_TEST_PANIC is set: a bug on purpose, for the exit-code tests");
+    }
 }

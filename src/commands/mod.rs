@@ -26,6 +26,7 @@ use crate::exit::ExitStatus;
 /// Runs one parsed command.
 pub async fn run(cli: Cli) -> Result<ExitStatus> {
     crate::progress::init(cli.quiet);
+    crate::test_hooks::panic_if_asked();
     match cli.command {
         Command::Serve(args) => serve::serve(args).await,
         Command::Get(args) => get::get(args).await,

@@ -213,3 +213,30 @@ fn every_error_that_knows_its_exit_status_is_asked_by_the_renderer() {
     }
     assert!(checked >= 10, "only {checked} error types found");
 }
+
+#[test]
+fn a_bug_exits_70_asking_for_an_issue_in_text_and_in_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let panic = ("FISCAL_REPORT_TEST_PANIC", "1");
+    let o = bin().args(["--quiet", "run", "--out"]).arg(&out).env(panic.0, panic.1).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(70), "{err}");
+    assert!(err.contains("internal error") && err.contains("This is a bug in fiscal-report"), "{err}");
+    assert!(!out.join("report.html").exists(), "a bug writes no report");
+
+    let o = bin()
+        .args(["--log-format", "json", "run", "--out"])
+        .arg(&out)
+        .env(panic.0, panic.1)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(70), "{err}");
+    let said = json_lines(&err);
+    assert!(
+        said.iter().any(|l| l["level"] == "ERROR"
+            && l["message"].as_str().is_some_and(|m| m.contains("This is a bug in fiscal-report"))),
+        "{err}"
+    );
+}
