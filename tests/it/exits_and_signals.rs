@@ -308,3 +308,100 @@ fn sigterm_before_or_during_the_store_commit_exits_130_and_the_resume_commits_th
         );
     }
 }
+
+/// Reads `child`'s piped stderr until a line contains `text`, sends `signal`, and goes on
+/// reading; returns the lines read so far and the rest of the stream.
+fn signal_on(
+    lines: &mut impl Iterator<Item = String>,
+    said: &mut Vec<String>,
+    pid: u32,
+    text: &str,
+    signal: &str,
+) {
+    let seen = lines.by_ref().any(|l| {
+        let seen = l.contains(text);
+        said.push(l);
+        seen
+    });
+    assert!(seen, "the run never said {text:?}: {}", said.join("\n"));
+    let sent = std::process::Command::new("kill").args(["-s", signal, &pid.to_string()]).status().unwrap();
+    assert!(sent.success(), "kill -s {signal}");
+}
+
+#[test]
+fn a_second_ctrl_c_stops_at_once_with_130_and_the_resume_loses_nothing() {
+    use std::io::{BufRead, BufReader};
+    let seed = RegistryConfig::DEFAULT_SEED;
+    // Slow answers and two requests in flight: the first stop waits for them, so the second
+    // signal comes while the fetch is still winding down.
+    let srv = ServeProcess::start(KEY, seed, 0.2, &["--latency-ms", "40"]);
+    let d = Dataset::generate(seed, 0.2);
+    let cnpjs = d.demo_portfolio(60);
+    let tmp = tempfile::tempdir().unwrap();
+    let (file, out) = (portfolio_file(tmp.path(), &cnpjs), tmp.path().join("out"));
+    let fetch = |extra: &[&str]| {
+        let mut c = bin();
+        c.args(["fetch", "--uf", "SP", "--ano-mes", "202609", "--base-url", &srv.base_url, "--cnpjs"])
+            .arg(&file)
+            .arg("--out")
+            .arg(&out)
+            .args(extra)
+            .env("REGISTRY_API_KEY", KEY)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        c
+    };
+    let mut child = fetch(&["--concurrency", "2"]).spawn().unwrap();
+    wait_for_first_staging_commit(&mut child, &out);
+    let pid = child.id();
+    let sent = std::process::Command::new("kill").args(["-s", "INT", &pid.to_string()]).status().unwrap();
+    assert!(sent.success(), "kill -s INT");
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines().map_while(Result::ok);
+    let mut said = Vec::new();
+    // The second signal only once the first was read: two sent together may arrive as one.
+    signal_on(&mut lines, &mut said, pid, "stop requested", "INT");
+    said.extend(lines);
+    let stderr = said.join("\n");
+    assert_eq!(child.wait().unwrap().code(), Some(130), "{stderr}");
+    assert!(stderr.contains("second stop signal"), "the second signal is named: {stderr}");
+
+    let o = fetch(&["--resume", "--quiet"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        staged_rows(&out).get(&Table::DividasPgfn).map_or(0, Vec::len),
+        debts_in_dataset(&d, &cnpjs),
+        "every debt staged once after the resume"
+    );
+}
+
+#[test]
+fn a_stop_before_the_outputs_of_a_run_without_a_store_exits_130_and_presents_nothing() {
+    let seed = RegistryConfig::DEFAULT_SEED;
+    let srv = ServeProcess::start(KEY, seed, 0.05, &[]);
+    let cnpjs = Dataset::generate(seed, 0.05).demo_portfolio(10);
+    let tmp = tempfile::tempdir().unwrap();
+    let (file, out) = (portfolio_file(tmp.path(), &cnpjs), tmp.path().join("out"));
+    let run = |extra: &[&str]| {
+        let mut c = bin();
+        c.args(["-v", "run", "--uf", "SP", "--ano-mes", "202609", "--base-url", &srv.base_url, "--cnpjs"])
+            .arg(&file)
+            .arg("--out")
+            .arg(&out)
+            .args(extra)
+            .env("REGISTRY_API_KEY", KEY)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        c
+    };
+    // Signalled as the typing ends: it lands before the analysis or during it, and either way
+    // the run stops before its outputs.
+    let (code, stderr) = signal_when_stderr_says(run(&[]).spawn().unwrap(), "transform: done", "TERM");
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(stderr.contains("--resume"), "the message says how to finish: {stderr}");
+    for partial in ["report.html", "report.md", "report.xlsx"] {
+        assert!(!out.join(partial).exists(), "{partial} written by a stopped run");
+    }
+    let o = run(&["--resume"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.join("report.html").is_file(), "the resumed run writes the report");
+}
