@@ -70,11 +70,21 @@ fn store_info(store: &Path) -> String {
     String::from_utf8_lossy(&o.stdout).to_string()
 }
 
-/// A new store in a temporary folder holding one full run at M (202608), its output in `m`.
+/// A store holding one full run at M (202608), in a new temporary folder: a copy of one made
+/// once for every test here, so each test changes its own.
 fn store_at_m() -> (tempfile::TempDir, PathBuf) {
+    static MADE: OnceLock<tempfile::TempDir> = OnceLock::new();
+    let made = MADE.get_or_init(|| {
+        let d = tempfile::tempdir().unwrap();
+        let store = d.path().join("store");
+        run(&d.path().join("m"), &["--as-of", "202608", "--store", store.to_str().unwrap()]);
+        d
+    });
     let tmp = tempfile::tempdir().unwrap();
     let store = tmp.path().join("store");
-    run(&tmp.path().join("m"), &["--as-of", "202608", "--store", store.to_str().unwrap()]);
+    let copied =
+        std::process::Command::new("cp").arg("-r").arg(made.path().join("store")).arg(&store).status();
+    assert!(copied.unwrap().success(), "cp -r the store at M");
     (tmp, store)
 }
 
