@@ -417,7 +417,46 @@ mod tests {
         assert!(AnoMes::parse("180013").unwrap_err().rule.contains("month 13"));
     }
 
+    /// The check digits by the published rule, written out apart from `Cnpj::from_base`: each
+    /// character's value is its ASCII code less 48 (so '0'-'9' are 0-9 and 'A' is 17, the
+    /// alphanumeric CNPJ's rule, IN RFB 2.229/2024), weighted 5,4,3,2,9,...,2 for the first digit
+    /// and 6,5,4,3,2,9,...,2 over the base and that digit for the second; a remainder mod 11
+    /// below 2 gives 0, else 11 less it.
+    fn published_check_digits(base: &str) -> String {
+        let digit = |chars: &[u8], weights: &[u32]| {
+            let sum: u32 = chars.iter().zip(weights).map(|(c, w)| (u32::from(*c) - 48) * w).sum();
+            if sum % 11 < 2 { 0 } else { 11 - sum % 11 }
+        };
+        let first = digit(base.as_bytes(), &[5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]);
+        let with_first = format!("{base}{first}");
+        let second = digit(with_first.as_bytes(), &[6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]);
+        format!("{first}{second}")
+    }
+
+    #[test]
+    fn published_cnpjs_are_read_and_their_digits_are_the_rules() {
+        // Banco do Brasil, Petrobras, Itaú Unibanco and Vale as the Receita lists them, and the
+        // Receita's own example of an alphanumeric CNPJ.
+        for known in
+            ["00000000000191", "33000167000101", "60701190000104", "33592510000154", "12ABC34501DE35"]
+        {
+            assert_eq!(published_check_digits(&known[..12]), &known[12..], "{known}");
+            let numeric = known.bytes().all(|b| b.is_ascii_digit());
+            if numeric {
+                assert_eq!(Cnpj::parse(known).map(|c| c.as_str().to_string()), Ok(known.to_string()));
+                assert_eq!(Cnpj::from_base(&known[..12]).map(|c| c.as_str().to_string()), Some(known.into()));
+            }
+        }
+    }
+
     proptest::proptest! {
+        #[test]
+        fn the_check_digits_are_the_published_rules(base in "[0-9]{12}") {
+            let cnpj = Cnpj::from_base(&base).expect("12 digits");
+            let published = published_check_digits(&base);
+            proptest::prop_assert_eq!(&cnpj.as_str()[12..], published.as_str());
+        }
+
         #[test]
         fn id_parsers_never_panic(s in proptest::prelude::any::<String>()) {
             let _ = Cnpj::parse(&s);
