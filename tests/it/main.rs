@@ -31,6 +31,7 @@ mod merge_shards;
 mod object_storage;
 mod open_data;
 mod queries_truth;
+mod queries_truth_credits;
 mod query_semantics;
 mod real_data;
 mod report_explore;

@@ -20,32 +20,32 @@ use polars::prelude::*;
 /// The run's first month: it fetched 202509..202609.
 const FIRST_MONTH: &str = "202509";
 
-fn dataset() -> Dataset {
+pub(crate) fn dataset() -> Dataset {
     Dataset::generate(RegistryConfig::DEFAULT_SEED, SCALE)
 }
 
-fn aggregate(table: &str) -> DataFrame {
+pub(crate) fn aggregate(table: &str) -> DataFrame {
     read(&run().out.join(format!("aggregates/{table}.parquet")))
 }
 
 // ---- reading the Parquet
 
-fn texts(df: &DataFrame, col: &str) -> Vec<Option<String>> {
+pub(crate) fn texts(df: &DataFrame, col: &str) -> Vec<Option<String>> {
     df.column(col).unwrap().str().unwrap().iter().map(|v| v.map(str::to_string)).collect()
 }
 
 /// Cents of a Decimal(_, 2) column, nulls kept.
-fn money(df: &DataFrame, col: &str) -> Vec<Option<i128>> {
+pub(crate) fn money(df: &DataFrame, col: &str) -> Vec<Option<i128>> {
     let d = df.column(col).unwrap().decimal().unwrap();
     assert_eq!(d.scale(), 2, "{col} is money in cents");
     d.physical().iter().collect()
 }
 
-fn ints(df: &DataFrame, col: &str) -> Vec<Option<i64>> {
+pub(crate) fn ints(df: &DataFrame, col: &str) -> Vec<Option<i64>> {
     df.column(col).unwrap().cast(&DataType::Int64).unwrap().i64().unwrap().iter().collect()
 }
 
-fn floats(df: &DataFrame, col: &str) -> Vec<Option<f64>> {
+pub(crate) fn floats(df: &DataFrame, col: &str) -> Vec<Option<f64>> {
     df.column(col).unwrap().cast(&DataType::Float64).unwrap().f64().unwrap().iter().collect()
 }
 
@@ -64,7 +64,7 @@ fn sum_at(col: &[Option<i128>], row: usize) -> i128 {
 // ---- reading the dataset's published text, by this module's own rules
 
 /// Text as the tables keep it: trimmed, blank is null.
-fn text(v: Option<&str>) -> Option<String> {
+pub(crate) fn text(v: Option<&str>) -> Option<String> {
     v.map(str::trim).filter(|t| !t.is_empty()).map(str::to_string)
 }
 
@@ -75,7 +75,7 @@ fn code(v: Option<&str>) -> Option<String> {
 
 /// An amount with a decimal comma (`1.234.567,89`, or `1000,00` without grouping) in cents;
 /// blank or `null` is no amount.
-fn cents_comma(v: Option<&str>) -> Option<i128> {
+pub(crate) fn cents_comma(v: Option<&str>) -> Option<i128> {
     let t = text(v).filter(|t| !t.eq_ignore_ascii_case("null"))?;
     let (negative, body) = match t.strip_prefix('-') {
         Some(rest) => (true, rest),
@@ -150,7 +150,7 @@ fn section_of(p: &CompanyProfile) -> Option<String> {
 // ---- credits: queries 02, 09 and 10
 
 /// The months the run fetched, as the dataset publishes them.
-fn run_months(d: &Dataset) -> Vec<AnoMes> {
+pub(crate) fn run_months(d: &Dataset) -> Vec<AnoMes> {
     let first = AnoMes::parse(FIRST_MONTH).unwrap();
     let months: Vec<AnoMes> = d.months().iter().copied().filter(|m| *m >= first).collect();
     assert_eq!(months.len(), 13, "the run fetched 202509..202609");
@@ -162,13 +162,13 @@ fn month_before(ano_mes: &str) -> String {
 }
 
 /// `100 * part / whole`, the ratio the percentage columns round to 4 decimals.
-fn pct(part: i128, whole: i128) -> f64 {
+pub(crate) fn pct(part: i128, whole: i128) -> f64 {
     100.0 * part as f64 / whole as f64
 }
 
 /// A percentage is a ratio, not money: within half a unit of its 4th decimal, plus the float's
 /// own noise.
-fn assert_pct(got: Option<f64>, want: Option<f64>, what: &str) {
+pub(crate) fn assert_pct(got: Option<f64>, want: Option<f64>, what: &str) {
     match (got, want) {
         (Some(g), Some(w)) => assert!((g - w).abs() <= 0.000_051, "{what}: {g} but {w}"),
         (g, w) => assert_eq!(g.is_some(), w.is_some(), "{what}: {g:?} but {w:?}"),
@@ -428,22 +428,22 @@ fn portfolio_exposure_by_cnae_section_counts_each_inscription_once_in_its_sectio
 /// A company's own exposure, before counting once: every inscription it owes in any role, once,
 /// from the dataset's records in cents, and its plans' and transactions' balances.
 #[derive(Debug, Clone, PartialEq)]
-struct Own {
-    cnpj: String,
-    razao_social: Option<String>,
-    uf: Option<String>,
-    cnae_secao: Option<String>,
-    ajuizada: i128,
-    nao_ajuizada: i128,
-    principal: i128,
-    corresponsavel: i128,
-    parcelamentos: i128,
-    transacoes: i128,
-    exposicao: i128,
+pub(crate) struct Own {
+    pub(crate) cnpj: String,
+    pub(crate) razao_social: Option<String>,
+    pub(crate) uf: Option<String>,
+    pub(crate) cnae_secao: Option<String>,
+    pub(crate) ajuizada: i128,
+    pub(crate) nao_ajuizada: i128,
+    pub(crate) principal: i128,
+    pub(crate) corresponsavel: i128,
+    pub(crate) parcelamentos: i128,
+    pub(crate) transacoes: i128,
+    pub(crate) exposicao: i128,
 }
 
 /// Each portfolio company the dataset knows, by bare CNPJ.
-fn own_exposures(d: &Dataset, cnpjs: &[Cnpj]) -> BTreeMap<String, Own> {
+pub(crate) fn own_exposures(d: &Dataset, cnpjs: &[Cnpj]) -> BTreeMap<String, Own> {
     let plans = d.portfolio_truth(cnpjs);
     cnpjs
         .iter()
@@ -484,7 +484,7 @@ fn own_exposures(d: &Dataset, cnpjs: &[Cnpj]) -> BTreeMap<String, Own> {
         .collect()
 }
 
-fn largest_table(df: &DataFrame) -> Vec<Own> {
+pub(crate) fn largest_table(df: &DataFrame) -> Vec<Own> {
     let [cnpj, razao_social, uf, cnae_secao] =
         ["cnpj", "razao_social", "uf", "cnae_secao"].map(|c| texts(df, c));
     let [ajuizada, nao_ajuizada, principal, corresponsavel, parcelamentos, transacoes, exposicao] = [
@@ -592,7 +592,7 @@ const SUSPENDED: [&str; 4] =
     ["Garantia", "Suspenso por decisão judicial", "Em negociação", "Benefício Fiscal"];
 
 /// Query 19's estimate from every published debt row of the company (one per debtor).
-fn estimated_standing(d: &Dataset, cnpj: &Cnpj) -> &'static str {
+pub(crate) fn estimated_standing(d: &Dataset, cnpj: &Cnpj) -> &'static str {
     let rows: Vec<_> =
         Categoria::ALL.into_iter().flat_map(|c| d.dividas(cnpj, c).unwrap_or_default()).collect();
     let suspended = |t: Option<&str>| t.map(str::trim).is_some_and(|t| SUSPENDED.contains(&t));
