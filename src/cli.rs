@@ -309,7 +309,8 @@ pub struct FetchArgs {
     #[arg(long, value_name = "UFS")]
     pub uf: Option<String>,
 
-    /// Months: `202401`, a range `202301:202412`, or `latest` (the latest 12 the service has).
+    /// Months: `202401`, a range `202301:202412`, or `latest` (the latest 13 the service has, so a
+    /// 12-month change has its base).
     #[arg(long, value_name = "AAAAMM|FROM:TO|latest")]
     pub ano_mes: Option<String>,
 

@@ -237,10 +237,14 @@ pub fn parse_ufs(s: &str) -> Result<Vec<Uf>, String> {
     Ok(out)
 }
 
+/// How many months `latest` (the default) stands for: 13, so that a change over 12 months has
+/// its base month and every highlight of the report shows a figure.
+pub const LATEST_MONTHS: u32 = 13;
+
 pub fn parse_months(s: &str) -> Result<MonthSelection, String> {
     let s = s.trim();
     if s.eq_ignore_ascii_case("latest") {
-        return Ok(MonthSelection::Latest(12));
+        return Ok(MonthSelection::Latest(LATEST_MONTHS));
     }
     let month = |m: &str| AnoMes::parse(m).map_err(|e| e.rule);
     match s.split_once(':') {
@@ -383,7 +387,7 @@ fn selection(args: &FetchArgs, file: &Settings) -> Result<(Vec<Uf>, MonthSelecti
     };
     let months = match pick(args.ano_mes.clone(), env_var("ano_mes"), file.ano_mes.clone()) {
         Some(s) => parse_months(&s.value).map_err(|r| invalid("ano_mes", &s.value, s.source, r))?,
-        None => MonthSelection::Latest(12),
+        None => MonthSelection::Latest(LATEST_MONTHS),
     };
     Ok((ufs, months))
 }
@@ -523,7 +527,7 @@ mod tests {
 
     #[test]
     fn months_and_ufs() {
-        assert_eq!(parse_months("latest"), Ok(MonthSelection::Latest(12)));
+        assert_eq!(parse_months("latest"), Ok(MonthSelection::Latest(13)));
         let r = parse_months("202301:202412").unwrap();
         assert!(
             matches!(r, MonthSelection::Range(a, b) if a.to_string() == "202301" && b.to_string() == "202412")

@@ -141,7 +141,7 @@ fn a_fault_free_fetch_sends_the_minimum_number_of_requests() {
     run_ok(c);
     let m = Manifest::read(&out).unwrap();
     let latest = s.dataset.latest_month();
-    let months: Vec<AnoMes> = (0..12).rev().map(|k| latest.plus_months(-k).unwrap()).collect();
+    let months: Vec<AnoMes> = (0..13).rev().map(|k| latest.plus_months(-k).unwrap()).collect();
     assert_eq!(m.plan.months, months.iter().map(ToString::to_string).collect::<Vec<_>>());
     let now = AnoMes::new(2026, 11).unwrap();
     let probes = (now.index() - latest.index() + 1) as u64;

@@ -234,7 +234,7 @@ fn latest_works_on_any_date_for_the_demo_and_counts_back_from_the_day_for_a_serv
             .unwrap();
         assert!(o.status.success(), "demo on {today}: {}", String::from_utf8_lossy(&o.stderr));
         let months = months_of(&tmp.path().join("out"));
-        assert_eq!(months.len(), 12, "{today}: {months:?}");
+        assert_eq!(months.len(), 13, "{today}: {months:?}");
         assert_eq!(months.last(), Some(&newest), "{today}: the demo ends at the dataset's newest month");
     }
     // A service: from the day back; a day more than 36 months after its newest month finds none.
