@@ -18,6 +18,7 @@ mod cli_serve_get;
 mod data_dictionary;
 mod debts_counted_once;
 mod deploy_examples;
+mod docs_links;
 mod dossier;
 mod exit_codes;
 mod exits_and_signals;
