@@ -162,14 +162,12 @@ fn a_broken_user_template_names_its_file_and_line() {
         std::fs::copy(src.join(f), dir.path().join(f)).unwrap();
     }
     std::fs::write(dir.path().join("report.md.hbs"), "# ok\n\n{{#each rows}\n").unwrap();
-    let out =
-        bin().args(["report", "--from"]).arg(demo_run()).arg("--templates").arg(dir.path()).output().unwrap();
+    let out = bin().args(["report", "--from"]).arg(&run).arg("--templates").arg(dir.path()).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("report.md.hbs") && err.contains("line 3"), "{err}");
     std::fs::remove_file(dir.path().join("report.md.hbs")).unwrap();
-    let out =
-        bin().args(["report", "--from"]).arg(demo_run()).arg("--templates").arg(dir.path()).output().unwrap();
+    let out = bin().args(["report", "--from"]).arg(&run).arg("--templates").arg(dir.path()).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("report.md.hbs is missing"));
 }
