@@ -115,14 +115,20 @@ impl Frames {
         }
     }
 
-    /// The `data_quality` table: one row per (table, column) that had failures.
-    pub fn data_quality(&self) -> PolarsResult<DataFrame> {
-        // One order whatever order the counts came in (a run types its tables as they arrive, a
-        // re-render reads them back by name): the tables in their own order, then the rest.
+    /// The quality counts in one order whatever order they came in (a run types its tables as
+    /// they arrive, a re-render reads them back by name): the tables in their own order, then
+    /// the rest, each by column. The `data_quality` table and the report both list them so.
+    pub fn quality_in_order(&self) -> Vec<&QualityCount> {
         let rank =
             |t: &str| crate::tables::Table::ALL.iter().position(|k| k.name() == t).unwrap_or(usize::MAX);
         let mut q: Vec<&QualityCount> = self.quality.iter().collect();
         q.sort_by(|a, b| (rank(&a.table), &a.table, &a.column).cmp(&(rank(&b.table), &b.table, &b.column)));
+        q
+    }
+
+    /// The `data_quality` table: one row per (table, column) that had failures.
+    pub fn data_quality(&self) -> PolarsResult<DataFrame> {
+        let q = self.quality_in_order();
         DataFrame::new(
             q.len(),
             vec![

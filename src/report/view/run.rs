@@ -70,8 +70,8 @@ pub(super) fn run_info(
             })
             .collect(),
         quality: frames
-            .quality
-            .iter()
+            .quality_in_order()
+            .into_iter()
             .map(|q| QualityRow {
                 table: q.table.clone(),
                 column: q.column.clone(),
