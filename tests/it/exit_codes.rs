@@ -240,3 +240,40 @@ fn a_bug_exits_70_asking_for_an_issue_in_text_and_in_json() {
         "{err}"
     );
 }
+
+/// Each file the manifest of `run` lists, with its size and sha256 as on disk.
+fn manifest_matches_disk(run: &Path) -> Result<(), String> {
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(run.join("manifest.json")).unwrap()).unwrap();
+    for f in m["files"].as_array().unwrap() {
+        let path = run.join(f["path"].as_str().unwrap());
+        let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let sha = {
+            use sha2::Digest;
+            hex::encode(sha2::Sha256::digest(&bytes))
+        };
+        if Some(bytes.len() as u64) != f["bytes"].as_u64() || Some(sha.as_str()) != f["sha256"].as_str() {
+            return Err(format!("{} differs from its manifest entry", path.display()));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn a_re_render_killed_midway_is_completed_by_the_next_and_the_manifest_matches_the_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = copy_of_run(dir.path());
+    let before = std::fs::read_to_string(run.join("report.md")).unwrap();
+    // Killed (SIGKILL) once its aggregates are written and before its report and manifest are.
+    let mut c = bin();
+    c.args(["-v", "report", "--from"]).arg(&run).stdout(std::process::Stdio::null());
+    kill_when_stderr_says(c.stderr(std::process::Stdio::piped()).spawn().unwrap(), "export: done");
+    let (code, err) = report_from(&run, &[]);
+    assert_eq!(code, Some(0), "the next re-render: {err}");
+    manifest_matches_disk(&run).unwrap();
+    let figures = |md: &str| -> Vec<String> {
+        md.lines().filter(|l| !l.contains("UTC") && !l.contains("Execução")).map(str::to_string).collect()
+    };
+    let after = std::fs::read_to_string(run.join("report.md")).unwrap();
+    assert_eq!(figures(&after), figures(&before), "the same report as the run's");
+}
