@@ -603,6 +603,25 @@ pub(super) fn summarize(fetched: &Fetched) -> Result<ExitStatus> {
         for f in s.tasks_failed.iter().take(10) {
             crate::say!("  failed: {}: {}", f.task, f.error);
         }
+        // A request the service refused as invalid gets the same answer however often it is
+        // asked: what to fix, not "retry later".
+        if let Some(first) = s.tasks_failed.iter().find(|f| f.refused) {
+            let refused = s.tasks_failed.iter().filter(|f| f.refused).count();
+            return Err(Classified::new(
+                ExitStatus::BadInput,
+                format!(
+                    "the service refused {refused} request(s) as invalid, which asking again does not change \
+                     (first: {}: {}); everything else is staged in {}. Check what the service said against \
+                     docs/service-api.md; once the input is fixed, run again with --resume --out {} to ask \
+                     only those again",
+                    first.task,
+                    first.error,
+                    out.display(),
+                    out.display()
+                ),
+            )
+            .into());
+        }
         // Not one answer: the service is down or unreachable, not a few tasks unlucky.
         if s.tasks_done == 0 && s.companies_not_found.is_empty() {
             return Err(Classified::new(

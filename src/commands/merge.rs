@@ -344,7 +344,7 @@ mod tests {
             tasks_done: done,
             tasks_failed: failed
                 .iter()
-                .map(|t| FailedTask { task: (*t).to_string(), error: "503".into() })
+                .map(|t| FailedTask { task: (*t).to_string(), error: "503".into(), refused: false })
                 .collect(),
             companies_not_found: vec![],
             records: BTreeMap::from([("creditos_ativos".to_string(), records)]),

@@ -69,6 +69,9 @@ pub struct FetchSummary {
 pub struct FailedTask {
     pub task: String,
     pub error: String,
+    /// The service refused the request as invalid: asking again gives the same answer.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub refused: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -516,8 +519,13 @@ pub async fn run_fetch(
             TaskOutput::Failed(e) => {
                 acct.failed_tasks.fetch_add(1, Ordering::Relaxed);
                 tracing::warn!("task {key} failed after retries: {e}");
-                let entry =
-                    TaskEntry { error: Some(e.to_string()), ..TaskEntry::new(key, TaskStatus::Failed) };
+                let entry = TaskEntry {
+                    error: Some(e.to_string()),
+                    // What the exit codes call bad input (a 422, another 4xx refusal, a
+                    // redirect): the same request gets the same answer.
+                    refused: crate::exit::HasExitStatus::exit_status(&e) == crate::exit::ExitStatus::BadInput,
+                    ..TaskEntry::new(key, TaskStatus::Failed)
+                };
                 (entry, BTreeMap::new())
             }
         };
@@ -594,9 +602,11 @@ pub fn tally<'a>(entries: impl IntoIterator<Item = &'a TaskEntry>) -> FetchSumma
             TaskStatus::NotFound => {
                 s.companies_not_found.push(e.task.trim_start_matches("empresa/").to_string());
             }
-            TaskStatus::Failed => s
-                .tasks_failed
-                .push(FailedTask { task: e.task.clone(), error: e.error.clone().unwrap_or_default() }),
+            TaskStatus::Failed => s.tasks_failed.push(FailedTask {
+                task: e.task.clone(),
+                error: e.error.clone().unwrap_or_default(),
+                refused: e.refused,
+            }),
         }
         for (t, n) in &e.records {
             *s.records.entry(t.name().to_string()).or_default() += n;

@@ -20,6 +20,17 @@ const KEY: &str = "exits-key";
 /// A proxy to `upstream` that answers 500 to every request naming the CNPJ in `failing` while
 /// it holds one: a service that keeps failing for one company, then recovers.
 fn failing_proxy(upstream: String, failing: Arc<Mutex<Option<String>>>) -> String {
+    proxy_answering(upstream, failing, 500, r#"{"detail":"down"}"#)
+}
+
+/// A proxy to `upstream` that answers `status` with `body` to every request naming the CNPJ in
+/// `failing` while it holds one, and passes every other request on.
+fn proxy_answering(
+    upstream: String,
+    failing: Arc<Mutex<Option<String>>>,
+    status: u16,
+    body: &'static str,
+) -> String {
     use axum::http::StatusCode;
     use axum::response::IntoResponse;
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -35,7 +46,8 @@ fn failing_proxy(upstream: String, failing: Arc<Mutex<Option<String>>>) -> Strin
                     let path = req.uri().path_and_query().map(|p| p.to_string()).unwrap_or_default();
                     let fails = failing.lock().unwrap().as_ref().is_some_and(|c| path.contains(c.as_str()));
                     if fails {
-                        return (StatusCode::INTERNAL_SERVER_ERROR, r#"{"detail":"down"}"#).into_response();
+                        let json = [(axum::http::header::CONTENT_TYPE, "application/json")];
+                        return (StatusCode::from_u16(status).unwrap(), json, body).into_response();
                     }
                     let mut forward = http.get(format!("{upstream}{path}"));
                     if let Some(key) = req.headers().get("x-api-key") {
@@ -404,4 +416,32 @@ fn a_stop_before_the_outputs_of_a_run_without_a_store_exits_130_and_presents_not
     let o = run(&["--resume"]).output().unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(out.join("report.html").is_file(), "the resumed run writes the report");
+}
+
+#[test]
+fn a_request_the_service_refuses_as_invalid_exits_2_naming_what_it_said() {
+    let tmp = tempfile::tempdir().unwrap();
+    let seed = RegistryConfig::DEFAULT_SEED;
+    let srv = ServeProcess::start(KEY, seed, 0.05, &[]);
+    let cnpjs = Dataset::generate(seed, 0.05).demo_portfolio(6);
+    let refused = cnpjs[2].as_str().to_string();
+    // FastAPI's body for a 422, as the service answers one.
+    let body = r#"{"detail":[{"type":"value_error","loc":["path","cnpj"],"msg":"CNPJ recusado pelo teste","input":"x"}]}"#;
+    let proxy = proxy_answering(srv.base_url.clone(), Arc::new(Mutex::new(Some(refused.clone()))), 422, body);
+    let (file, out) = (portfolio_file(tmp.path(), &cnpjs), tmp.path().join("out"));
+    let o = bin()
+        .args(["--quiet", "run", "--uf", "AC", "--ano-mes", "202609", "--base-url", &proxy, "--cnpjs"])
+        .arg(&file)
+        .arg("--out")
+        .arg(&out)
+        .env("REGISTRY_API_KEY", KEY)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("CNPJ recusado pelo teste") && stderr.contains("path.cnpj"), "{stderr}");
+    assert!(!stderr.contains("bug in fiscal-report"), "{stderr}");
+    // What was fetched is written, under a banner that says it is not whole.
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("DADOS INCOMPLETOS"), "the report says it lacks the refused company");
 }

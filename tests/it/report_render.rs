@@ -255,6 +255,7 @@ fn failed_tasks_and_unread_companies_put_a_warning_on_top_of_both_reports() {
     assert!(!html.contains("DADOS INCOMPLETOS") && !md.contains("DADOS INCOMPLETOS"), "a clean run");
     for task in ["creditos/SP/202609", "creditos/RJ/202609"] {
         manifest.fetch.tasks_failed.push(fiscal_report::extract::runner::FailedTask {
+            refused: false,
             task: task.into(),
             error: "server error (HTTP 503)".into(),
         });

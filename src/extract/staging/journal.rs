@@ -32,6 +32,10 @@ pub struct TaskEntry {
     pub pages: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// A failed task the service refused as invalid (a 422, another refused 4xx, a redirect):
+    /// no retry changes that answer, so the run says what to fix instead of "retry later".
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub refused: bool,
     /// Source status and version the service reported, keyed by source or operation.
     #[serde(default, skip_serializing_if = "Fontes::is_empty")]
     pub fontes: Fontes,
@@ -60,6 +64,7 @@ impl TaskEntry {
             records: BTreeMap::new(),
             pages: 0,
             error: None,
+            refused: false,
             fontes: Fontes::default(),
             periodos: Seen::default(),
             warnings: Vec::new(),
