@@ -253,3 +253,48 @@ fn a_wrong_secret_is_refused_without_being_shown() {
     );
     no_secret_in(&o, dir.path());
 }
+
+/// An object changed in the bucket after its run wrote it: `report --from` the prefix exits 2
+/// naming the object and what differs, writes nothing, and leaves no downloaded copy behind.
+#[test]
+fn a_bucket_object_that_differs_from_its_manifest_is_refused_naming_it() {
+    let Some(s3) = S3Server::start() else { return };
+    s3.python("s3.create_bucket(Bucket='runs')");
+    let dir = tempfile::tempdir().unwrap();
+    let o = s3.run(dir.path(), &s3.url, &["--out", "s3://runs/2026-09"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // Someone rewrites one raw table in place: same key, other bytes.
+    s3.python("s3.put_object(Bucket='runs', Key='2026-09/empresas/part-0.parquet', Body=b'not the run')");
+    let o = s3
+        .command(dir.path(), &s3.url)
+        .args(["--quiet", "report", "--from", "s3://runs/2026-09"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("empresas/part-0.parquet") && err.contains("does not match its manifest"),
+        "the message names the object: {err}"
+    );
+    assert!(!err.contains("bug in fiscal-report"), "{err}");
+    no_secret_in(&o, dir.path());
+    let copies = dir.path().join(".fiscal-report-work");
+    let left: Vec<_> = walkdir_files(&copies)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "parquet"))
+        .collect();
+    assert!(left.is_empty(), "the downloaded copy is removed: {left:?}");
+}
+
+fn walkdir_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walkdir_files(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
