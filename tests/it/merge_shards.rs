@@ -95,6 +95,17 @@ fn merged_shards_equal_one_run_and_mismatches_are_refused() {
     assert_same_outputs(&whole, &merged);
     assert_eq!(report_figures(&whole), report_figures(&merged));
 
+    // A merge killed after its analysis (SIGKILL: nothing runs after it) is done again by the
+    // same command into the same folder, and gives the same outputs.
+    let killed = dir.path().join("killed");
+    let mut c = bin();
+    c.args(["-v", "merge"]).arg(&killed).args(&shards).stdout(std::process::Stdio::null());
+    kill_when_stderr_says(c.stderr(std::process::Stdio::piped()).spawn().unwrap(), "analyze: done");
+    let o = bin().arg("merge").arg(&killed).args(&shards).output().unwrap();
+    assert!(o.status.success(), "the merge again: {}", String::from_utf8_lossy(&o.stderr));
+    assert_same_outputs(&whole, &killed);
+    assert_eq!(report_figures(&whole), report_figures(&killed));
+
     // A folder holding someone's files is not merged into: they stay.
     let theirs = dir.path().join("theirs");
     std::fs::create_dir_all(theirs.join("empresas")).unwrap();
