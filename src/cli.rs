@@ -37,24 +37,60 @@ pub enum LogFormat {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// The whole job: fetch, then build frames, aggregates, Parquet and the report.
+    #[command(after_help = RUN_EXAMPLES)]
     Run(Box<RunArgs>),
     /// Only the fetch stage: stage every record under DIR/.staging.
+    #[command(after_help = FETCH_EXAMPLES)]
     Fetch(FetchArgs),
     /// Serve the embedded registry (a local copy of the service's interface over synthetic data).
+    #[command(after_help = SERVE_EXAMPLES)]
     Serve(ServeArgs),
     /// Print one operation's JSON: an ad-hoc lookup against the service.
+    #[command(after_help = GET_EXAMPLES)]
     Get(GetArgs),
     /// Combine the outputs of `fetch --shard K/N` runs into one dataset, manifest and report.
+    #[command(after_help = MERGE_EXAMPLES)]
     Merge(MergeArgs),
     /// Inspect a `--store`: its versions, snapshots and row counts.
+    #[command(after_help = STORE_EXAMPLES)]
     Store(StoreArgs),
     /// Re-run the aggregates, their Parquet and the report from a finished run's DIR, without
     /// fetching: how an analyst edits a query or a template and re-renders.
+    #[command(after_help = REPORT_EXAMPLES)]
     Report(ReportFromArgs),
     /// One dossier per company (HTML and Markdown): profile, establishments, partners,
     /// construction works, active debts, instalment plans and transactions.
+    #[command(after_help = DOSSIE_EXAMPLES)]
     Dossie(DossieArgs),
 }
+
+// Each command's help ends with a few examples: what a newcomer types first. Lines stay under
+// 80 columns, so the help's wrapping leaves them whole.
+const RUN_EXAMPLES: &str = "Examples:
+  fiscal-report run                                  # the demo, no key
+  fiscal-report run --base-url URL --cnpjs carteira.csv   # REGISTRY_API_KEY set
+  fiscal-report run --store store/ --rules regras/exemplo.toml --base-url URL";
+const FETCH_EXAMPLES: &str = "Examples:
+  fiscal-report fetch --cnpjs carteira.csv --out out/   # then report --from out/
+  fiscal-report fetch --shard 0/4 --cnpjs carteira.csv --out part0/";
+const SERVE_EXAMPLES: &str = "Examples:
+  fiscal-report serve                                # 127.0.0.1:8089, key KEY
+  fiscal-report serve --latency-ms 50 --rate-limit 100";
+const GET_EXAMPLES: &str = "Examples:
+  fiscal-report get empresa 33.683.111/0002-80
+  fiscal-report get creditos-ativos --uf SP --ano-mes 202609";
+const MERGE_EXAMPLES: &str = "Examples:
+  fiscal-report merge out/ part0/ part1/ part2/ part3/
+  fiscal-report merge s3://runs/2026-09 s3://runs/p0 s3://runs/p1";
+const STORE_EXAMPLES: &str = "Examples:
+  fiscal-report store info store/
+  fiscal-report store series store/ --cnpj 33.683.111/0002-80";
+const REPORT_EXAMPLES: &str = "Examples:
+  fiscal-report report --from output/202509-202609   # after editing queries/
+  fiscal-report report --from output/202509-202609 --locale en --pdf";
+const DOSSIE_EXAMPLES: &str = "Examples:
+  fiscal-report dossie 33.683.111/0002-80 --out out/   # out/dossies/<cnpj>.html
+  fiscal-report dossie 33.683.111/0002-80 --store store/";
 
 #[derive(Debug, Clone, Args)]
 pub struct DossieArgs {

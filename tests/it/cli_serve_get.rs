@@ -174,3 +174,30 @@ fn logs_to_a_pipe_carry_no_colour_codes() {
     assert!(out.status.success(), "{err}");
     assert!(err.contains("INFO") && !err.contains('\u{1b}'), "{err:?}");
 }
+
+/// Each command's help ends with examples, and each example is a command line the binary reads
+/// (its comment and placeholders aside): a renamed flag fails here, not in a newcomer's shell.
+#[test]
+fn every_commands_help_ends_with_examples_that_parse() {
+    use clap::Parser;
+    let commands = ["run", "fetch", "serve", "get", "merge", "store", "report", "dossie"];
+    for cmd in commands {
+        let o = bin().args([cmd, "--help"]).output().unwrap();
+        assert!(o.status.success());
+        let help = String::from_utf8_lossy(&o.stdout).to_string();
+        let examples =
+            help.split("Examples:").nth(1).unwrap_or_else(|| panic!("{cmd} --help has no examples"));
+        let lines: Vec<&str> = examples.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+        assert!((2..=3).contains(&lines.len()), "{cmd}: two or three examples: {lines:?}");
+        for line in lines {
+            let words: Vec<&str> = line.split(" # ").next().unwrap().split_whitespace().collect();
+            assert_eq!(words.get(1), Some(&cmd), "{cmd}: an example of another command: {line}");
+            let parsed = fiscal_report::cli::Cli::try_parse_from(&words);
+            assert!(
+                parsed.is_ok(),
+                "{cmd}: {line}: {}",
+                parsed.err().map(|e| e.to_string()).unwrap_or_default()
+            );
+        }
+    }
+}
