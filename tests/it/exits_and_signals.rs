@@ -135,6 +135,21 @@ fn signal_after_first_staging_commit(child: &mut std::process::Child, out: &Path
     assert!(sent.success(), "kill -s {signal}");
 }
 
+/// `fetch` of SP's credits for 202609 and the portfolio in `file` from `srv` into `out`, its
+/// stderr piped: the run the signal tests stop.
+fn slow_fetch(srv: &ServeProcess, file: &Path, out: &Path, extra: &[&str]) -> std::process::Command {
+    let mut c = bin();
+    c.args(["fetch", "--uf", "SP", "--ano-mes", "202609", "--base-url", &srv.base_url, "--cnpjs"])
+        .arg(file)
+        .arg("--out")
+        .arg(out)
+        .args(extra)
+        .env("REGISTRY_API_KEY", KEY)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    c
+}
+
 #[test]
 fn sigterm_or_ctrl_c_mid_fetch_exits_130_and_the_resume_loses_nothing() {
     let seed = RegistryConfig::DEFAULT_SEED;
@@ -145,18 +160,7 @@ fn sigterm_or_ctrl_c_mid_fetch_exits_130_and_the_resume_loses_nothing() {
     for signal in ["TERM", "INT"] {
         let tmp = tempfile::tempdir().unwrap();
         let (file, out) = (portfolio_file(tmp.path(), &cnpjs), tmp.path().join("out"));
-        let fetch = |extra: &[&str]| {
-            let mut c = bin();
-            c.args(["fetch", "--uf", "SP", "--ano-mes", "202609", "--base-url", &srv.base_url, "--cnpjs"])
-                .arg(&file)
-                .arg("--out")
-                .arg(&out)
-                .args(extra)
-                .env("REGISTRY_API_KEY", KEY)
-                .stdout(Stdio::null())
-                .stderr(Stdio::piped());
-            c
-        };
+        let fetch = |extra: &[&str]| slow_fetch(&srv, &file, &out, extra);
         let mut child = fetch(&["--concurrency", "2"]).spawn().unwrap();
         signal_after_first_staging_commit(&mut child, &out, signal);
         let o = child.wait_with_output().unwrap();
@@ -351,18 +355,7 @@ fn a_second_ctrl_c_stops_at_once_with_130_and_the_resume_loses_nothing() {
     let cnpjs = d.demo_portfolio(60);
     let tmp = tempfile::tempdir().unwrap();
     let (file, out) = (portfolio_file(tmp.path(), &cnpjs), tmp.path().join("out"));
-    let fetch = |extra: &[&str]| {
-        let mut c = bin();
-        c.args(["fetch", "--uf", "SP", "--ano-mes", "202609", "--base-url", &srv.base_url, "--cnpjs"])
-            .arg(&file)
-            .arg("--out")
-            .arg(&out)
-            .args(extra)
-            .env("REGISTRY_API_KEY", KEY)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
-        c
-    };
+    let fetch = |extra: &[&str]| slow_fetch(&srv, &file, &out, extra);
     let mut child = fetch(&["--concurrency", "2"]).spawn().unwrap();
     wait_for_first_staging_commit(&mut child, &out);
     let pid = child.id();
