@@ -49,6 +49,13 @@ impl Watch {
         Ok(Self { rules, webhook, fail_on_alert: args.fail_on_alert })
     }
 
+    /// The demo's: the example rules, built in, no webhook (`commands::demo`).
+    pub fn example() -> Result<Self> {
+        let path = Path::new("regras/exemplo.toml");
+        let rules = Rules::parse(super::demo::EXAMPLE_RULES, path)?;
+        Ok(Self { rules: Some((path.display().to_string(), rules)), ..Self::default() })
+    }
+
     /// The checked rules, when `--rules` was given.
     pub fn rules(&self) -> Option<&Rules> {
         self.rules.as_ref().map(|(_, r)| r)

@@ -2,6 +2,7 @@
 //! outcome into an exit status. This is the top of the library's layers: it may use every stage,
 //! and no stage uses it. Output for people goes to stderr; data (JSON of `get`) goes to stdout.
 
+mod demo;
 mod dossie;
 mod early;
 pub mod error;

@@ -17,10 +17,35 @@ use crate::extract::dossier::fetch_dossier;
 use crate::transform::staged::frames_from_staging;
 
 pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
-    let cfg = crate::config::RunConfig::resolve(&args.fetch)?;
+    let mut cfg = crate::config::RunConfig::resolve(&args.fetch)?;
     args.report.pdf |= cfg.pdf;
-    let watch = Watch::load(&args.report.watch)?;
+    // The rules file and the folders are checked before anything is fetched, the demo's month
+    // before included.
+    Watch::load(&args.report.watch)?;
     refuse_missing_folders(&args.report.folders)?;
+    // The plain demo runs the month before first, into a store of its own, to compare with.
+    let demo = match super::demo::month_before(&args, &cfg)? {
+        Some(before) => {
+            let outcome = run_resolved(before.args.clone(), before.cfg.clone(), quiet, None).await;
+            Some(before.done(outcome, &mut cfg)?)
+        }
+        None => None,
+    };
+    run_resolved(args, cfg, quiet, demo).await
+}
+
+/// The run with its settings resolved; `demo` when it is the demo compared with the month
+/// before, on the store that month was committed to.
+async fn run_resolved(
+    args: RunArgs,
+    cfg: crate::config::RunConfig,
+    quiet: bool,
+    demo: Option<super::demo::Baseline>,
+) -> Result<ExitStatus> {
+    let watch = match &demo {
+        Some(_) => Watch::example()?,
+        None => Watch::load(&args.report.watch)?,
+    };
     // Queries that cannot be read are reported where they are run, after the fetch.
     let queries = super::finish::report_queries(&args.report).ok();
     let (on_credits, early) = super::early::begin_on_credits(cfg.store.is_some(), queries).unzip();
@@ -35,6 +60,7 @@ pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
         FetchStage::Interrupted => return Ok(ExitStatus::Interrupted),
         FetchStage::AlreadyStored => return Ok(ExitStatus::Ok),
     };
+    fetched.manifest.demo_comparacao = demo.map(|b| b.previous.to_string());
     let started = std::time::Instant::now();
     let early = early.map(super::early::Pending::wait).unwrap_or_default();
     let frames = frames_from_staging(&fetched.outcome, fetched.typer.take(), early.credits)?;

@@ -35,6 +35,10 @@ pub struct Manifest {
     pub version: String,
     /// True when the data came from the embedded registry: synthetic, not real.
     pub demo: bool,
+    /// The demo compared with the month before, which it committed first to a store of its own
+    /// (`commands::demo`): that month, for the report's banner.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub demo_comparacao: Option<String>,
     pub plan: PlanSpec,
     pub fetch: FetchSummary,
     /// Each source's reference period and whether it is stale or failing (`crate::periods`).
@@ -129,6 +133,7 @@ impl Manifest {
             tool: "fiscal-report".into(),
             version: env!("CARGO_PKG_VERSION").into(),
             demo: plan.demo,
+            demo_comparacao: None,
             plan: plan.clone(),
             fetch: fetch.clone(),
             periodos: Some(Periodos::of(&fetch.periodos, &fetch.fontes, &plan.months)),

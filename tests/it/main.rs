@@ -17,6 +17,7 @@ mod changes;
 mod cli_serve_get;
 mod data_dictionary;
 mod debts_counted_once;
+mod demo;
 mod deploy_examples;
 mod docs_links;
 mod dossier;

@@ -179,6 +179,14 @@ impl Dataset {
         }
     }
 
+    /// The newest of the dataset's months (where it stands unless `as_of` moves it back), known
+    /// without generating it.
+    pub fn newest_month() -> AnoMes {
+        AnoMes::new(FIRST_MONTH.0, FIRST_MONTH.1)
+            .and_then(|first| first.plus_months(MONTHS as i32 - 1))
+            .expect("invariant: 202310 plus 35 months is a valid AnoMes")
+    }
+
     /// The same dataset as it stood in `month` (one of the 36 months): credits up to it, each
     /// company's records and situations as they were then (see `history`).
     pub fn as_of(mut self, month: AnoMes) -> Result<Dataset, String> {

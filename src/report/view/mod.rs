@@ -122,6 +122,7 @@ pub fn build_view_with(
     ReportView {
         t: t.clone(),
         demo: manifest.demo,
+        demo_comparacao: manifest.demo_comparacao.as_deref().map(|m| crate::report::format::month(m, locale)),
         incomplete: incomplete(manifest, aggs),
         shard_part: shard_part(manifest),
         locale,

@@ -270,6 +270,8 @@ pub struct ReportView {
     /// The words of the report's language (`templates/strings/<lang>.toml`).
     pub t: Strings,
     pub demo: bool,
+    /// The demo compared with the month before, made by the same run: that month's label.
+    pub demo_comparacao: Option<String>,
     pub incomplete: Option<Incomplete>,
     /// This run is one part of a portfolio split with `--shard`: its figures are that part's.
     pub shard_part: Option<ShardPart>,

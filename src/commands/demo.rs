@@ -1,0 +1,164 @@
+//! The demo compares with the month before, as a monthly user's run does. Without it a first
+//! run has no earlier snapshot, so a newcomer never sees what changed, the estimated
+//! standing's moves or an alert. Before the demo's own run, the month before it is run into a
+//! store of its own (`.demo-store` beside the outputs, made anew each time), and the demo's run
+//! then goes on that store with the example watch rules (`regras/exemplo.toml`) on. The report's
+//! banner says so. A run given a portfolio, a service, the publishers' files, a store, rules,
+//! months or a shard is not the plain demo and is left as it is.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use crate::api::AnoMes;
+use crate::cli::RunArgs;
+use crate::config::RunConfig;
+use crate::exit::{Classified, ExitStatus};
+use crate::extract::plan::MonthSelection;
+
+/// The example watch rules the demo turns on.
+pub const EXAMPLE_RULES: &str = include_str!("../../regras/exemplo.toml");
+
+/// The store's folder name, beside the outputs.
+const STORE_NAME: &str = ".demo-store";
+
+/// What the demo's own run is compared with: the month before its own, committed first to the
+/// store `cfg` now names.
+pub struct Baseline {
+    pub previous: AnoMes,
+}
+
+/// Whether `run` with these settings is the plain demo: the embedded registry and its own
+/// portfolio, nothing of the user's to compare with or watch.
+fn wanted(args: &RunArgs, cfg: &RunConfig) -> bool {
+    let local_out = cfg.out.as_deref().is_none_or(|o| !crate::bucket::is_remote(o));
+    cfg.base_url.is_none()
+        && cfg.open_data.is_none()
+        && cfg.cnpjs.is_none()
+        && cfg.store.is_none()
+        && !cfg.resume
+        && cfg.shard.count <= 1
+        && matches!(cfg.months, MonthSelection::Latest(_))
+        && args.report.watch.rules.is_none()
+        && local_out
+}
+
+/// The month before the demo's, to run first: its settings, and where its store and scratch
+/// outputs go.
+pub struct MonthBefore {
+    pub args: RunArgs,
+    pub cfg: RunConfig,
+    previous: AnoMes,
+    store: PathBuf,
+    scratch: PathBuf,
+}
+
+/// The month before, when `run` with these settings is the plain demo (an earlier demo's store
+/// removed); `None` otherwise.
+pub fn month_before(args: &RunArgs, cfg: &RunConfig) -> Result<Option<MonthBefore>> {
+    if !wanted(args, cfg) {
+        return Ok(None);
+    }
+    let newest = cfg.as_of.unwrap_or_else(crate::simulator::Dataset::newest_month);
+    let previous = newest.plus_months(-1).context("the month before the demo's")?;
+    let store = store_dir(cfg.out.as_deref());
+    remove_earlier_demo_store(&store)?;
+    crate::say!(
+        "demo: first the month before ({previous}) into {}, so the report shows what changed and the \
+         example rules' alerts",
+        store.display()
+    );
+    let scratch =
+        std::env::temp_dir().join(format!("fiscal-report-demo-{}", crate::fsutil::process_unique()));
+    Ok(Some(MonthBefore {
+        args: baseline_args(args),
+        cfg: baseline_config(cfg, previous, &store, &scratch),
+        previous,
+        store,
+        scratch,
+    }))
+}
+
+impl MonthBefore {
+    /// Once the month before has run (`outcome`): its scratch outputs gone, and `cfg` pointed at
+    /// the store it committed to.
+    pub fn done(self, outcome: Result<ExitStatus>, cfg: &mut RunConfig) -> Result<Baseline> {
+        let _ = std::fs::remove_dir_all(&self.scratch);
+        let previous = self.previous;
+        match outcome? {
+            ExitStatus::Ok => {}
+            other => {
+                return Err(Classified::new(
+                    other,
+                    format!("the demo's month before ({previous}) did not finish; run the demo again"),
+                )
+                .into());
+            }
+        }
+        cfg.store = Some(self.store);
+        Ok(Baseline { previous })
+    }
+}
+
+/// `.demo-store` beside the outputs: in `output/` for the default folder.
+fn store_dir(out: Option<&Path>) -> PathBuf {
+    let parent = out.and_then(Path::parent).filter(|p| !p.as_os_str().is_empty());
+    match (out, parent) {
+        (Some(_), Some(p)) => p.join(STORE_NAME),
+        (Some(_), None) => PathBuf::from(STORE_NAME),
+        (None, _) => Path::new("output").join(STORE_NAME),
+    }
+}
+
+/// The store of an earlier demo goes: the demo makes its own each time. A folder by that name
+/// that is not a fiscal-report store is someone else's and is refused untouched.
+fn remove_earlier_demo_store(store: &Path) -> Result<()> {
+    if !store.exists() {
+        return Ok(());
+    }
+    if !store.join("fiscal_report_store.json").is_file() {
+        return Err(Classified::new(
+            ExitStatus::BadInput,
+            format!(
+                "{} is not a store the demo made, and the demo keeps its own store there: move that folder, \
+                 or give the demo another --out",
+                store.display()
+            ),
+        )
+        .into());
+    }
+    std::fs::remove_dir_all(store)
+        .with_context(|| format!("removing the earlier demo store {}", store.display()))
+}
+
+/// The month before: its credits alone, the same portfolio, no dossiers, no partner companies,
+/// no PDF; its outputs in a scratch folder that goes when it is done.
+fn baseline_config(cfg: &RunConfig, previous: AnoMes, store: &Path, scratch: &Path) -> RunConfig {
+    let mut before = cfg.clone();
+    before.as_of = Some(previous);
+    before.months = MonthSelection::Range(previous, previous);
+    before.store = Some(store.to_path_buf());
+    before.out = Some(scratch.to_path_buf());
+    before.pdf = false;
+    before
+}
+
+fn baseline_args(args: &RunArgs) -> RunArgs {
+    let mut before = args.clone();
+    before.dossies = Some(0);
+    before.expand_groups = Some(false);
+    before.report.pdf = false;
+    before
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_store_sits_beside_the_outputs() {
+        assert_eq!(store_dir(None), Path::new("output/.demo-store"));
+        assert_eq!(store_dir(Some(Path::new("runs/demo"))), Path::new("runs/.demo-store"));
+        assert_eq!(store_dir(Some(Path::new("demo"))), Path::new(".demo-store"));
+    }
+}

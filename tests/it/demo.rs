@@ -1,0 +1,80 @@
+//! The demo as a newcomer runs it (`fiscal-report run`, no flag): it compares with the month
+//! before, so its report shows what changed and the example rules' alerts, and each of its
+//! four highlights shows a figure. The month before is committed first to a store of its own
+//! beside the outputs, made anew by each demo; a folder by that name that is not such a store
+//! is refused untouched.
+
+use std::path::Path;
+
+use crate::common_bin::bin;
+use fiscal_report::simulator::Dataset;
+
+fn demo(cwd: &Path, extra: &[&str]) -> (Option<i32>, String) {
+    let o = bin().current_dir(cwd).args(["--quiet", "run", "--dossies", "0"]).args(extra).output().unwrap();
+    (o.status.code(), String::from_utf8_lossy(&o.stderr).to_string())
+}
+
+/// The lines of `md` from the heading `start` to the next heading of its level or above.
+fn section<'a>(md: &'a str, start: &str) -> &'a str {
+    let Some(at) = md.find(start) else { return "" };
+    let rest = &md[at + start.len()..];
+    &rest[..rest.find("\n## ").unwrap_or(rest.len())]
+}
+
+#[test]
+fn the_demo_compares_with_the_month_before_and_shows_changes_alerts_and_every_highlight() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (code, err) = demo(tmp.path(), &[]);
+    assert_eq!(code, Some(0), "{err}");
+    let newest = Dataset::newest_month();
+    let previous = newest.plus_months(-1).unwrap();
+    let out = tmp.path().join("output").join(format!("{}-{}", newest.plus_months(-12).unwrap(), newest));
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+
+    // The banner says what the demo did; the store holds the month before, then the demo's.
+    assert!(md.contains("a demonstração fez antes o retrato do mês anterior"), "the banner says so");
+    let info = bin().args(["store", "info"]).arg(tmp.path().join("output/.demo-store")).output().unwrap();
+    let info = String::from_utf8_lossy(&info.stdout);
+    assert!(
+        info.contains(&format!("snapshot={previous}")) && info.contains(&format!("snapshot={newest}")),
+        "{info}"
+    );
+
+    // Each highlight shows a figure: the 12-month change has its base month.
+    let highlights = section(&md, "## Destaques do mês");
+    for label in ["Créditos ativos", "Variação no mês", "Variação em 12 meses", "UFs cobertas"] {
+        let row = highlights.lines().find(|l| l.starts_with(&format!("| {label} |"))).unwrap_or_else(|| {
+            panic!("no highlight {label}: {highlights}");
+        });
+        let value = row.split('|').nth(2).unwrap_or("").trim();
+        assert!(!value.is_empty() && !value.starts_with('—'), "{label} shows a value: {row}");
+    }
+
+    // What changed since the month before, and the example rules' alerts.
+    let changes = section(&md, "## O que mudou na carteira");
+    assert!(!changes.contains("não há retrato anterior"), "{changes}");
+    let mudancas = crate::aggregates_truth::read(&out.join("aggregates/mudancas.parquet"));
+    assert!(mudancas.height() > 0, "the demo's month shows changes");
+    let alerts = std::fs::read_to_string(out.join("alertas.jsonl")).unwrap();
+    assert!(alerts.lines().count() > 0, "the example rules raise alerts on the demo");
+    assert!(changes.contains("Alertas novos neste retrato"), "{changes}");
+
+    // Run again (into another folder of output/: a run's folder holds its staging): the store
+    // beside it is made anew, not stacked on the last demo's.
+    let (code, err) = demo(tmp.path(), &["--out", "output/again"]);
+    assert_eq!(code, Some(0), "{err}");
+    let info = bin().args(["store", "info"]).arg(tmp.path().join("output/.demo-store")).output().unwrap();
+    assert!(String::from_utf8_lossy(&info.stdout).contains("versions (2)"), "two snapshots, not four");
+}
+
+#[test]
+fn a_folder_named_like_the_demo_store_that_is_not_one_is_refused_untouched() {
+    let tmp = tempfile::tempdir().unwrap();
+    let theirs = tmp.path().join("output/.demo-store");
+    std::fs::create_dir_all(&theirs).unwrap();
+    std::fs::write(theirs.join("notes.txt"), "mine").unwrap();
+    let (code, err) = demo(tmp.path(), &[]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains(".demo-store") && err.contains("not a store the demo made"), "{err}");
+    assert_eq!(std::fs::read_to_string(theirs.join("notes.txt")).unwrap(), "mine");
+}
