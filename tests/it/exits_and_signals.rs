@@ -345,38 +345,54 @@ fn signal_on(
 }
 
 #[test]
-fn a_second_ctrl_c_stops_at_once_with_130_and_the_resume_loses_nothing() {
+fn a_second_ctrl_c_inside_the_store_commit_stops_at_once_and_the_next_run_commits_it() {
     use std::io::{BufRead, BufReader};
-    let seed = RegistryConfig::DEFAULT_SEED;
-    // Slow answers and two requests in flight: the first stop waits for them, so the second
-    // signal comes while the fetch is still winding down.
-    let srv = ServeProcess::start(KEY, seed, 0.2, &["--latency-ms", "40"]);
-    let d = Dataset::generate(seed, 0.2);
-    let cnpjs = d.demo_portfolio(60);
     let tmp = tempfile::tempdir().unwrap();
-    let (file, out) = (portfolio_file(tmp.path(), &cnpjs), tmp.path().join("out"));
-    let fetch = |extra: &[&str]| slow_fetch(&srv, &file, &out, extra);
-    let mut child = fetch(&["--concurrency", "2"]).spawn().unwrap();
-    wait_for_first_staging_commit(&mut child, &out);
+    let seed = RegistryConfig::DEFAULT_SEED;
+    let cnpjs = Dataset::generate(seed, 0.2).demo_portfolio(20);
+    let file = portfolio_file(tmp.path(), &cnpjs);
+    let store = tmp.path().join("store");
+    let run = |srv: &ServeProcess, out: &str| {
+        let mut c = bin();
+        c.args(["-v", "run", "--uf", "SP", "--base-url", &srv.base_url, "--cnpjs"])
+            .arg(&file)
+            .arg("--store")
+            .arg(&store)
+            .arg("--out")
+            .arg(tmp.path().join(out))
+            .env("REGISTRY_API_KEY", KEY)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        c
+    };
+    let m = ServeProcess::start(KEY, seed, 0.2, &["--as-of", "202608"]);
+    let o = run(&m, "m").output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    drop(m);
+
+    // The first signal inside the commit (made slow: a pause after each table), the second
+    // once the first was read: the first stop waits for the table's end, the second does not.
+    let m1 = ServeProcess::start(KEY, seed, 0.2, &[]);
+    let mut c = run(&m1, "m1");
+    c.env("FISCAL_REPORT_TEST_COMMIT_PAUSE_MS", "1500");
+    let mut child = c.spawn().unwrap();
     let pid = child.id();
-    let sent = std::process::Command::new("kill").args(["-s", "INT", &pid.to_string()]).status().unwrap();
-    assert!(sent.success(), "kill -s INT");
     let mut lines = BufReader::new(child.stderr.take().unwrap()).lines().map_while(Result::ok);
     let mut said = Vec::new();
-    // The second signal only once the first was read: two sent together may arrive as one.
+    signal_on(&mut lines, &mut said, pid, "store: table", "INT");
     signal_on(&mut lines, &mut said, pid, "stop requested", "INT");
     said.extend(lines);
     let stderr = said.join("\n");
     assert_eq!(child.wait().unwrap().code(), Some(130), "{stderr}");
     assert!(stderr.contains("second stop signal"), "the second signal is named: {stderr}");
 
-    let o = fetch(&["--resume", "--quiet"]).output().unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
-    assert_eq!(
-        staged_rows(&out).get(&Table::DividasPgfn).map_or(0, Vec::len),
-        debts_in_dataset(&d, &cnpjs),
-        "every debt staged once after the resume"
-    );
+    // The store opens (the half-written version rolled back), and the resume commits the month.
+    let o = run(&m1, "m1").arg("--resume").output().unwrap();
+    let resumed = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success() && resumed.contains("snapshot 202609"), "{resumed}");
+    let info = String::from_utf8_lossy(&bin().args(["store", "info"]).arg(&store).output().unwrap().stdout)
+        .to_string();
+    assert!(info.contains("202608") && info.contains("202609"), "both months are in the store: {info}");
 }
 
 #[test]
