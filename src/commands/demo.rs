@@ -22,12 +22,6 @@ pub const EXAMPLE_RULES: &str = include_str!("../../regras/exemplo.toml");
 /// The store's folder name, beside the outputs.
 const STORE_NAME: &str = ".demo-store";
 
-/// What the demo's own run is compared with: the month before its own, committed first to the
-/// store `cfg` now names.
-pub struct Baseline {
-    pub previous: AnoMes,
-}
-
 /// Whether `run` with these settings is the plain demo: the embedded registry and its own
 /// portfolio, nothing of the user's to compare with or watch.
 fn wanted(args: &RunArgs, cfg: &RunConfig) -> bool {
@@ -43,11 +37,15 @@ fn wanted(args: &RunArgs, cfg: &RunConfig) -> bool {
         && local_out
 }
 
-/// The month before the demo's, to run first: its settings, and where its store and scratch
-/// outputs go.
+/// The month before the demo's, to run first with these settings; `then` once it has run.
 pub struct MonthBefore {
     pub args: RunArgs,
     pub cfg: RunConfig,
+    pub then: Compare,
+}
+
+/// Where the month before left what the demo's own run compares with.
+pub struct Compare {
     previous: AnoMes,
     store: PathBuf,
     scratch: PathBuf,
@@ -73,16 +71,14 @@ pub fn month_before(args: &RunArgs, cfg: &RunConfig) -> Result<Option<MonthBefor
     Ok(Some(MonthBefore {
         args: baseline_args(args),
         cfg: baseline_config(cfg, previous, &store, &scratch),
-        previous,
-        store,
-        scratch,
+        then: Compare { previous, store, scratch },
     }))
 }
 
-impl MonthBefore {
-    /// Once the month before has run (`outcome`): its scratch outputs gone, and `cfg` pointed at
-    /// the store it committed to.
-    pub fn done(self, outcome: Result<ExitStatus>, cfg: &mut RunConfig) -> Result<Baseline> {
+impl Compare {
+    /// Once the month before has run (`outcome`): its scratch outputs gone, and the demo's `cfg`
+    /// pointed at the store it committed to. The month the demo compares with.
+    pub fn on(self, outcome: Result<ExitStatus>, cfg: &mut RunConfig) -> Result<AnoMes> {
         let _ = std::fs::remove_dir_all(&self.scratch);
         let previous = self.previous;
         match outcome? {
@@ -96,17 +92,15 @@ impl MonthBefore {
             }
         }
         cfg.store = Some(self.store);
-        Ok(Baseline { previous })
+        Ok(previous)
     }
 }
 
 /// `.demo-store` beside the outputs: in `output/` for the default folder.
 fn store_dir(out: Option<&Path>) -> PathBuf {
-    let parent = out.and_then(Path::parent).filter(|p| !p.as_os_str().is_empty());
-    match (out, parent) {
-        (Some(_), Some(p)) => p.join(STORE_NAME),
-        (Some(_), None) => PathBuf::from(STORE_NAME),
-        (None, _) => Path::new("output").join(STORE_NAME),
+    match out {
+        Some(out) => out.parent().unwrap_or(Path::new("")).join(STORE_NAME),
+        None => Path::new("output").join(STORE_NAME),
     }
 }
 
@@ -116,7 +110,7 @@ fn remove_earlier_demo_store(store: &Path) -> Result<()> {
     if !store.exists() {
         return Ok(());
     }
-    if !store.join("fiscal_report_store.json").is_file() {
+    if !crate::store::is_local_store(store) {
         return Err(Classified::new(
             ExitStatus::BadInput,
             format!(
@@ -131,18 +125,18 @@ fn remove_earlier_demo_store(store: &Path) -> Result<()> {
         .with_context(|| format!("removing the earlier demo store {}", store.display()))
 }
 
-/// The month before: its credits alone, the same portfolio, no dossiers, no partner companies,
-/// no PDF; its outputs in a scratch folder that goes when it is done.
+/// The month before: its credits alone, the same portfolio, its outputs in a scratch folder
+/// that goes when it is done.
 fn baseline_config(cfg: &RunConfig, previous: AnoMes, store: &Path, scratch: &Path) -> RunConfig {
     let mut before = cfg.clone();
     before.as_of = Some(previous);
     before.months = MonthSelection::Range(previous, previous);
     before.store = Some(store.to_path_buf());
     before.out = Some(scratch.to_path_buf());
-    before.pdf = false;
     before
 }
 
+/// No dossiers, no partner companies, no PDF: the month before is only compared with.
 fn baseline_args(args: &RunArgs) -> RunArgs {
     let mut before = args.clone();
     before.dossies = Some(0);

@@ -21,31 +21,28 @@ pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
     args.report.pdf |= cfg.pdf;
     // The rules file and the folders are checked before anything is fetched, the demo's month
     // before included.
-    Watch::load(&args.report.watch)?;
+    let mut watch = Watch::load(&args.report.watch)?;
     refuse_missing_folders(&args.report.folders)?;
-    // The plain demo runs the month before first, into a store of its own, to compare with.
-    let demo = match super::demo::month_before(&args, &cfg)? {
-        Some(before) => {
-            let outcome = run_resolved(before.args.clone(), before.cfg.clone(), quiet, None).await;
-            Some(before.done(outcome, &mut cfg)?)
-        }
-        None => None,
-    };
-    run_resolved(args, cfg, quiet, demo).await
+    // The plain demo runs the month before first, into a store of its own, to compare with,
+    // and then watches with the example rules.
+    let mut compared_with = None;
+    if let Some(before) = super::demo::month_before(&args, &cfg)? {
+        let outcome = run_resolved(before.args, before.cfg, Watch::default(), quiet, None).await;
+        compared_with = Some(before.then.on(outcome, &mut cfg)?);
+        watch = Watch::example()?;
+    }
+    run_resolved(args, cfg, watch, quiet, compared_with).await
 }
 
-/// The run with its settings resolved; `demo` when it is the demo compared with the month
-/// before, on the store that month was committed to.
+/// The run with its settings resolved and its rules read; `compared_with`, the month before the
+/// demo's, when it is the demo on the store that month was committed to.
 async fn run_resolved(
     args: RunArgs,
     cfg: crate::config::RunConfig,
+    watch: Watch,
     quiet: bool,
-    demo: Option<super::demo::Baseline>,
+    compared_with: Option<crate::api::AnoMes>,
 ) -> Result<ExitStatus> {
-    let watch = match &demo {
-        Some(_) => Watch::example()?,
-        None => Watch::load(&args.report.watch)?,
-    };
     // Queries that cannot be read are reported where they are run, after the fetch.
     let queries = super::finish::report_queries(&args.report).ok();
     let (on_credits, early) = super::early::begin_on_credits(cfg.store.is_some(), queries).unzip();
@@ -60,7 +57,7 @@ async fn run_resolved(
         FetchStage::Interrupted => return Ok(ExitStatus::Interrupted),
         FetchStage::AlreadyStored => return Ok(ExitStatus::Ok),
     };
-    fetched.manifest.demo_comparacao = demo.map(|b| b.previous.to_string());
+    fetched.manifest.demo_comparacao = compared_with.map(|m| m.to_string());
     let started = std::time::Instant::now();
     let early = early.map(super::early::Pending::wait).unwrap_or_default();
     let frames = frames_from_staging(&fetched.outcome, fetched.typer.take(), early.credits)?;

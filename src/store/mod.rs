@@ -38,6 +38,11 @@ pub const LAYOUT: u32 = 1;
 pub const FIRST_LAYOUT: u32 = 1;
 const LAYOUT_FILE: &str = "fiscal_report_store.json";
 
+/// Whether the local folder `dir` holds a fiscal-report store (its layout file).
+pub fn is_local_store(dir: &Path) -> bool {
+    dir.join(LAYOUT_FILE).is_file()
+}
+
 /// The tables, in commit order (`controle_empresas` last: a store whose control table moved
 /// has every data table moved).
 pub const TABLES: [&str; 10] = [
