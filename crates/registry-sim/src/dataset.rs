@@ -152,6 +152,11 @@ impl fmt::Debug for Dataset {
     }
 }
 
+fn first_month() -> AnoMes {
+    AnoMes::new(FIRST_MONTH.0, FIRST_MONTH.1)
+        .expect("invariant: the literal first month 202310 is a valid AnoMes")
+}
+
 fn sized(scale: f64, per_unit: f64, floor: usize, ceiling: usize) -> usize {
     ((scale.min(1000.0) * per_unit).round() as usize).clamp(floor, ceiling)
 }
@@ -161,8 +166,7 @@ impl Dataset {
     /// second at scale 1 in release builds.
     pub fn generate(seed: u64, scale: f64) -> Dataset {
         let scale = if scale.is_finite() && scale > 0.0 { scale } else { 0.0 };
-        let first = AnoMes::new(FIRST_MONTH.0, FIRST_MONTH.1)
-            .expect("invariant: the literal first month 202310 is a valid AnoMes");
+        let first = first_month();
         let months: Vec<AnoMes> = (0..MONTHS as i32).filter_map(|i| first.plus_months(i)).collect();
         let companies = sized(scale, 5000.0, 20, Codec::MAX_COMPANIES);
         let imoveis = sized(scale, 1000.0, 50, Codec::MAX_PROPERTIES);
@@ -182,8 +186,8 @@ impl Dataset {
     /// The newest of the dataset's months (where it stands unless `as_of` moves it back), known
     /// without generating it.
     pub fn newest_month() -> AnoMes {
-        AnoMes::new(FIRST_MONTH.0, FIRST_MONTH.1)
-            .and_then(|first| first.plus_months(MONTHS as i32 - 1))
+        first_month()
+            .plus_months(MONTHS as i32 - 1)
             .expect("invariant: 202310 plus 35 months is a valid AnoMes")
     }
 
