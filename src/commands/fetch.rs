@@ -605,15 +605,16 @@ pub(super) fn summarize(fetched: &Fetched) -> Result<ExitStatus> {
         }
         // A request the service refused as invalid gets the same answer however often it is
         // asked: what to fix, not "retry later".
-        if let Some(first) = s.tasks_failed.iter().find(|f| f.refused) {
-            let refused = s.tasks_failed.iter().filter(|f| f.refused).count();
+        let refused: Vec<_> = s.tasks_failed.iter().filter(|f| f.refused).collect();
+        if let Some(first) = refused.first() {
             return Err(Classified::new(
                 ExitStatus::BadInput,
                 format!(
-                    "the service refused {refused} request(s) as invalid, which asking again does not change \
+                    "the service refused {} request(s) as invalid, which asking again does not change \
                      (first: {}: {}); everything else is staged in {}. Check what the service said against \
                      docs/service-api.md; once the input is fixed, run again with --resume --out {} to ask \
                      only those again",
+                    refused.len(),
                     first.task,
                     first.error,
                     out.display(),
