@@ -85,25 +85,27 @@ pub fn kill_when_stderr_says(mut child: Child, text: &str) {
 
 /// Sends `signal` (`TERM`, `INT`) to `child`, whose stderr is piped, once a line of it contains
 /// `text`; then waits for it and returns its exit code and its whole stderr.
-pub fn signal_when_stderr_says(mut child: Child, text: &str, signal: &str) -> (Option<i32>, String) {
+pub fn signal_when_stderr_says(child: Child, text: &str, signal: &str) -> (Option<i32>, String) {
+    signal_at_each(child, &[(text, signal)])
+}
+
+/// `signal_when_stderr_says` for each (text, signal) of `steps` in turn: each signal once its
+/// text is read, after the one before.
+pub fn signal_at_each(mut child: Child, steps: &[(&str, &str)]) -> (Option<i32>, String) {
     let stderr = child.stderr.take().expect("stderr piped");
     let mut lines = BufReader::new(stderr).lines().map_while(Result::ok);
     let mut said = Vec::new();
-    for line in lines.by_ref() {
-        let seen = line.contains(text);
-        said.push(line);
-        if seen {
-            let pid = child.id().to_string();
-            let sent = std::process::Command::new("kill").args(["-s", signal, &pid]).status().unwrap();
-            assert!(sent.success(), "kill -s {signal}");
-            break;
-        }
+    for (text, signal) in steps {
+        let seen = lines.by_ref().any(|line| {
+            let seen = line.contains(text);
+            said.push(line);
+            seen
+        });
+        assert!(seen, "the run never said {text:?}: {}", said.join("\n"));
+        let pid = child.id().to_string();
+        let sent = std::process::Command::new("kill").args(["-s", signal, &pid]).status().unwrap();
+        assert!(sent.success(), "kill -s {signal}");
     }
-    assert!(
-        said.last().is_some_and(|l| l.contains(text)),
-        "the run never said {text:?}: {}",
-        said.join("\n")
-    );
     said.extend(lines);
     (child.wait().unwrap().code(), said.join("\n"))
 }

@@ -187,6 +187,22 @@ fn sigterm_or_ctrl_c_mid_fetch_exits_130_and_the_resume_loses_nothing() {
     }
 }
 
+/// `run -v` of SP's credits and the portfolio in `file` from `srv` on `store`, into `out`, its
+/// stderr piped: the run the store-commit tests stop.
+fn store_run(srv: &ServeProcess, file: &Path, store: &Path, out: &Path) -> std::process::Command {
+    let mut c = bin();
+    c.args(["-v", "run", "--uf", "SP", "--base-url", &srv.base_url, "--cnpjs"])
+        .arg(file)
+        .arg("--store")
+        .arg(store)
+        .arg("--out")
+        .arg(out)
+        .env("REGISTRY_API_KEY", KEY)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    c
+}
+
 #[test]
 fn a_kill_in_the_middle_of_a_store_commit_leaves_a_store_the_next_run_completes() {
     let tmp = tempfile::tempdir().unwrap();
@@ -195,19 +211,7 @@ fn a_kill_in_the_middle_of_a_store_commit_leaves_a_store_the_next_run_completes(
     let cnpjs = d.demo_portfolio(60);
     let file = portfolio_file(tmp.path(), &cnpjs);
     let store = tmp.path().join("store");
-    let run = |srv: &ServeProcess, out: &str| {
-        let mut c = bin();
-        c.args(["-v", "run", "--uf", "SP", "--base-url", &srv.base_url, "--cnpjs"])
-            .arg(&file)
-            .arg("--store")
-            .arg(&store)
-            .arg("--out")
-            .arg(tmp.path().join(out))
-            .env("REGISTRY_API_KEY", KEY)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
-        c
-    };
+    let run = |srv: &ServeProcess, out: &str| store_run(srv, &file, &store, &tmp.path().join(out));
     let m = ServeProcess::start(KEY, seed, 0.2, &["--as-of", "202608"]);
     let o = run(&m, "m").output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -262,19 +266,8 @@ fn sigterm_before_or_during_the_store_commit_exits_130_and_the_resume_commits_th
     let seed = RegistryConfig::DEFAULT_SEED;
     let cnpjs = Dataset::generate(seed, 0.2).demo_portfolio(60);
     let file = portfolio_file(tmp.path(), &cnpjs);
-    let run = |srv: &ServeProcess, store: &Path, out: &str| {
-        let mut c = bin();
-        c.args(["-v", "run", "--uf", "SP", "--base-url", &srv.base_url, "--cnpjs"])
-            .arg(&file)
-            .arg("--store")
-            .arg(store)
-            .arg("--out")
-            .arg(tmp.path().join(out))
-            .env("REGISTRY_API_KEY", KEY)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
-        c
-    };
+    let run =
+        |srv: &ServeProcess, store: &Path, out: &str| store_run(srv, &file, store, &tmp.path().join(out));
     let before = tmp.path().join("store-202608");
     let m = ServeProcess::start(KEY, seed, 0.2, &["--as-of", "202608"]);
     let o = run(&m, &before, "m").output().unwrap();
@@ -325,46 +318,14 @@ fn sigterm_before_or_during_the_store_commit_exits_130_and_the_resume_commits_th
     }
 }
 
-/// Reads `child`'s piped stderr until a line contains `text`, sends `signal`, and goes on
-/// reading; returns the lines read so far and the rest of the stream.
-fn signal_on(
-    lines: &mut impl Iterator<Item = String>,
-    said: &mut Vec<String>,
-    pid: u32,
-    text: &str,
-    signal: &str,
-) {
-    let seen = lines.by_ref().any(|l| {
-        let seen = l.contains(text);
-        said.push(l);
-        seen
-    });
-    assert!(seen, "the run never said {text:?}: {}", said.join("\n"));
-    let sent = std::process::Command::new("kill").args(["-s", signal, &pid.to_string()]).status().unwrap();
-    assert!(sent.success(), "kill -s {signal}");
-}
-
 #[test]
 fn a_second_ctrl_c_inside_the_store_commit_stops_at_once_and_the_next_run_commits_it() {
-    use std::io::{BufRead, BufReader};
     let tmp = tempfile::tempdir().unwrap();
     let seed = RegistryConfig::DEFAULT_SEED;
     let cnpjs = Dataset::generate(seed, 0.2).demo_portfolio(20);
     let file = portfolio_file(tmp.path(), &cnpjs);
     let store = tmp.path().join("store");
-    let run = |srv: &ServeProcess, out: &str| {
-        let mut c = bin();
-        c.args(["-v", "run", "--uf", "SP", "--base-url", &srv.base_url, "--cnpjs"])
-            .arg(&file)
-            .arg("--store")
-            .arg(&store)
-            .arg("--out")
-            .arg(tmp.path().join(out))
-            .env("REGISTRY_API_KEY", KEY)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
-        c
-    };
+    let run = |srv: &ServeProcess, out: &str| store_run(srv, &file, &store, &tmp.path().join(out));
     let m = ServeProcess::start(KEY, seed, 0.2, &["--as-of", "202608"]);
     let o = run(&m, "m").output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -375,15 +336,9 @@ fn a_second_ctrl_c_inside_the_store_commit_stops_at_once_and_the_next_run_commit
     let m1 = ServeProcess::start(KEY, seed, 0.2, &[]);
     let mut c = run(&m1, "m1");
     c.env("FISCAL_REPORT_TEST_COMMIT_PAUSE_MS", "1500");
-    let mut child = c.spawn().unwrap();
-    let pid = child.id();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines().map_while(Result::ok);
-    let mut said = Vec::new();
-    signal_on(&mut lines, &mut said, pid, "store: table", "INT");
-    signal_on(&mut lines, &mut said, pid, "stop requested", "INT");
-    said.extend(lines);
-    let stderr = said.join("\n");
-    assert_eq!(child.wait().unwrap().code(), Some(130), "{stderr}");
+    let steps = [("store: table", "INT"), ("stop requested", "INT")];
+    let (code, stderr) = signal_at_each(c.spawn().unwrap(), &steps);
+    assert_eq!(code, Some(130), "{stderr}");
     assert!(stderr.contains("second stop signal"), "the second signal is named: {stderr}");
 
     // The store opens (the half-written version rolled back), and the resume commits the month.
