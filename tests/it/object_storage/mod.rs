@@ -279,21 +279,22 @@ fn a_bucket_object_that_differs_from_its_manifest_is_refused_naming_it() {
     assert!(!err.contains("bug in fiscal-report"), "{err}");
     no_secret_in(&o, dir.path());
     let copies = dir.path().join(".fiscal-report-work");
-    let left: Vec<_> = walkdir_files(&copies)
-        .into_iter()
-        .filter(|p| p.extension().is_some_and(|e| e == "parquet"))
-        .collect();
+    let left: Vec<_> =
+        walkdir(&copies).into_iter().filter(|p| p.extension().is_some_and(|e| e == "parquet")).collect();
     assert!(left.is_empty(), "the downloaded copy is removed: {left:?}");
 }
 
-fn walkdir_files(dir: &Path) -> Vec<std::path::PathBuf> {
+/// Every file below `dir`.
+pub(super) fn walkdir(dir: &Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(walkdir_files(&p));
-        } else {
-            out.push(p);
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(d) = pending.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            if e.path().is_dir() {
+                pending.push(e.path());
+            } else {
+                out.push(e.path());
+            }
         }
     }
     out

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use super::{S3Server, no_secret_in};
+use super::{S3Server, no_secret_in, walkdir};
 use crate::common_bin::*;
 use fiscal_report::export::tables::read_exported_table;
 use fiscal_report::simulator::Dataset;
@@ -139,19 +139,4 @@ fn shards_in_a_bucket_merge_into_a_bucket_equal_to_one_local_run() {
         String::from_utf8_lossy(&o.stderr)
     );
     assert!(waiting.is_dir(), "the unfinished run's staging is kept");
-}
-
-fn walkdir(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(d) = pending.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            if e.path().is_dir() {
-                pending.push(e.path());
-            } else {
-                out.push(e.path());
-            }
-        }
-    }
-    out
 }
