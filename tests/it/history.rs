@@ -15,7 +15,7 @@ use rust_decimal::Decimal;
 use crate::aggregates_truth::read;
 use crate::changes::{estimated_standing, fold};
 use crate::common_bin::*;
-use crate::queries_truth::{Own, assert_pct, floats, own_exposures, pct, texts};
+use crate::queries_truth::{OWN_AMOUNTS, Own, assert_pct, floats, own_exposures, pct, texts};
 use fiscal_report::api::{AnoMes, Categoria, Cnpj};
 use fiscal_report::report::Locale;
 use fiscal_report::report::format::{money, month};
@@ -372,17 +372,8 @@ fn each_companys_exposure_and_standing_at_every_snapshot_equal_the_truth_at_that
         "one row per company and snapshot it was in, by CNPJ then snapshot"
     );
     let (names, standing) = (texts(&df, "razao_social"), texts(&df, "situacao_fiscal_estimada"));
-    const AMOUNTS: [&str; 7] = [
-        "divida_ajuizada",
-        "divida_nao_ajuizada",
-        "divida_principal",
-        "divida_corresponsavel",
-        "parcelamentos_saldo",
-        "transacoes_saldo",
-        "exposicao_total",
-    ];
     for (i, (key, w)) in want.iter().enumerate() {
-        let got: Point = (names[i].clone(), AMOUNTS.map(|c| cents(&df, c, i)), standing[i].clone());
+        let got: Point = (names[i].clone(), OWN_AMOUNTS.map(|c| cents(&df, c, i)), standing[i].clone());
         assert_eq!(&got, w, "{key:?}");
     }
 }

@@ -190,37 +190,51 @@ fn credit_cells(d: &Dataset) -> BTreeMap<Cell, i128> {
         .collect()
 }
 
-/// One published credit row, its amount read here.
-struct CreditRow {
-    ano_mes: String,
-    secao: String,
-    secao_descr: String,
-    grupo: String,
-    cents: i128,
+/// One published credit row: its keys as the tables keep them (trimmed, codes upper-cased, a
+/// blank key named '?', as the queries group it) and its amount in cents.
+pub(crate) struct Credit {
+    pub uf: String,
+    pub secao: String,
+    pub secao_descr: String,
+    pub grupo: String,
+    pub situacao: String,
+    pub tipo: String,
+    pub natureza: String,
+    pub cents: i128,
 }
 
-/// Every credit row the dataset publishes for the run's months, all states. Each month's
-/// amounts, read here, add up to the dataset's own total: the reading is right.
-fn credit_rows(d: &Dataset) -> Vec<CreditRow> {
-    let mut out = Vec::new();
-    for m in run_months(d) {
-        let page = d.creditos_page(None, Some(m), 0, d.creditos_total(None, Some(m)));
-        let rows: Vec<CreditRow> = page
-            .into_iter()
-            .map(|c| CreditRow {
-                ano_mes: c.ano_mes.unwrap(),
-                secao: c.cnae_secao_cod.unwrap(),
-                secao_descr: c.cnae_secao_descr.unwrap(),
-                grupo: c.grupo_tributo.unwrap(),
-                cents: cents_comma(c.valor_total.as_deref()).unwrap(),
-            })
-            .collect();
-        let sum: i128 = rows.iter().map(|r| r.cents).sum();
-        assert_eq!(sum, d.creditos_cents(None, Some(m)), "{m}: the rows read here add up");
-        out.extend(rows);
-    }
-    assert!(!out.is_empty(), "no credit rows: the test would prove nothing");
-    out
+/// Every credit row the dataset publishes for `month`, all states. The amounts read here add
+/// up to the dataset's own total of the month: the reading is right.
+pub(crate) fn published(d: &Dataset, month: AnoMes) -> Vec<Credit> {
+    let page = d.creditos_page(None, Some(month), 0, d.creditos_total(None, Some(month)));
+    let key = |v: Option<&str>| text(v).unwrap_or_else(|| "?".to_string());
+    let code = |v: Option<&str>| key(v).to_uppercase();
+    let rows: Vec<Credit> = page
+        .iter()
+        .map(|c| Credit {
+            uf: code(c.uf.as_deref()),
+            secao: code(c.cnae_secao_cod.as_deref()),
+            secao_descr: key(c.cnae_secao_descr.as_deref()),
+            grupo: key(c.grupo_tributo.as_deref()),
+            situacao: key(c.situacao.as_deref()),
+            tipo: code(c.tipo_contribuinte.as_deref()),
+            natureza: code(c.natureza_juridica.as_deref()),
+            cents: cents_comma(c.valor_total.as_deref())
+                .unwrap_or_else(|| panic!("{month}: a row without amount")),
+        })
+        .collect();
+    assert!(!rows.is_empty(), "{month}: no credit rows, the test would prove nothing");
+    let sum: i128 = rows.iter().map(|r| r.cents).sum();
+    assert_eq!(sum, d.creditos_cents(None, Some(month)), "{month}: the rows read here add up");
+    rows
+}
+
+/// Every credit row the dataset publishes for the run's months, all states, with its month.
+fn credit_rows(d: &Dataset) -> Vec<(String, Credit)> {
+    run_months(d)
+        .into_iter()
+        .flat_map(|m| published(d, m).into_iter().map(move |c| (m.to_string(), c)))
+        .collect()
 }
 
 /// (ano_mes, key)
@@ -277,8 +291,8 @@ fn the_series_by_cnae_section_equals_the_published_rows_summed() {
     let d = dataset();
     let mut sums: BTreeMap<SeriesKey, i128> = BTreeMap::new();
     let mut names: BTreeMap<SeriesKey, Option<String>> = BTreeMap::new();
-    for r in credit_rows(&d) {
-        let key = (Some(r.ano_mes), Some(r.secao));
+    for (ano_mes, r) in credit_rows(&d) {
+        let key = (Some(ano_mes), Some(r.secao));
         *sums.entry(key.clone()).or_default() += r.cents;
         let name = names.entry(key).or_insert_with(|| Some(r.secao_descr.clone()));
         assert_eq!(name.as_deref(), Some(r.secao_descr.as_str()), "one name per section");
@@ -300,8 +314,8 @@ fn the_series_by_cnae_section_equals_the_published_rows_summed() {
 fn the_series_by_tax_group_equals_the_published_rows_summed() {
     let d = dataset();
     let mut want: BTreeMap<SeriesKey, i128> = BTreeMap::new();
-    for r in credit_rows(&d) {
-        *want.entry((Some(r.ano_mes), Some(r.grupo))).or_default() += r.cents;
+    for (ano_mes, r) in credit_rows(&d) {
+        *want.entry((Some(ano_mes), Some(r.grupo))).or_default() += r.cents;
     }
     let want: BTreeMap<SeriesKey, Option<i128>> = want.into_iter().map(|(k, v)| (k, Some(v))).collect();
     let df = aggregate("serie_grupo_tributo");
@@ -484,19 +498,23 @@ pub(crate) fn own_exposures(d: &Dataset, cnpjs: &[Cnpj]) -> BTreeMap<String, Own
         .collect()
 }
 
+/// A company's own amounts, as the tables of one company's exposure name them (17, 26,
+/// historico/04), in `Own`'s order.
+pub(crate) const OWN_AMOUNTS: [&str; 7] = [
+    "divida_ajuizada",
+    "divida_nao_ajuizada",
+    "divida_principal",
+    "divida_corresponsavel",
+    "parcelamentos_saldo",
+    "transacoes_saldo",
+    "exposicao_total",
+];
+
 pub(crate) fn largest_table(df: &DataFrame) -> Vec<Own> {
     let [cnpj, razao_social, uf, cnae_secao] =
         ["cnpj", "razao_social", "uf", "cnae_secao"].map(|c| texts(df, c));
-    let [ajuizada, nao_ajuizada, principal, corresponsavel, parcelamentos, transacoes, exposicao] = [
-        "divida_ajuizada",
-        "divida_nao_ajuizada",
-        "divida_principal",
-        "divida_corresponsavel",
-        "parcelamentos_saldo",
-        "transacoes_saldo",
-        "exposicao_total",
-    ]
-    .map(|c| money(df, c));
+    let [ajuizada, nao_ajuizada, principal, corresponsavel, parcelamentos, transacoes, exposicao] =
+        OWN_AMOUNTS.map(|c| money(df, c));
     (0..df.height())
         .map(|i| Own {
             cnpj: cnpj[i].clone().unwrap_or_default(),

@@ -16,27 +16,14 @@ use std::collections::BTreeMap;
 use crate::aggregates_truth::run;
 use crate::history::debt_rows;
 use crate::queries_truth::{
-    Own, aggregate, assert_pct, cents_comma, dataset, estimated_standing, floats, ints, largest_table, money,
-    own_exposures, pct, run_months, text, texts,
+    Credit, Own, aggregate, assert_pct, dataset, estimated_standing, floats, ints, largest_table, money,
+    own_exposures, pct, published, run_months, texts,
 };
 use fiscal_report::api::{AnoMes, Cnpj};
 use fiscal_report::simulator::Dataset;
 use polars::prelude::*;
 
 // ---- the published credit rows, read here
-
-/// One published credit row: its keys as the tables keep them (trimmed, codes upper-cased, a
-/// blank key named '?', as the queries group it) and its amount in cents.
-struct Credit {
-    uf: String,
-    secao: String,
-    secao_descr: String,
-    grupo: String,
-    situacao: String,
-    tipo: String,
-    natureza: String,
-    cents: i128,
-}
 
 fn by_uf(c: &Credit) -> &str {
     &c.uf
@@ -60,32 +47,6 @@ fn by_tipo(c: &Credit) -> &str {
 
 fn by_natureza(c: &Credit) -> &str {
     &c.natureza
-}
-
-/// Every credit row the dataset publishes for `month`, all states. The amounts read here add
-/// up to the dataset's own total of the month: the reading is right.
-fn published(d: &Dataset, month: AnoMes) -> Vec<Credit> {
-    let page = d.creditos_page(None, Some(month), 0, d.creditos_total(None, Some(month)));
-    let key = |v: Option<&str>| text(v).unwrap_or_else(|| "?".to_string());
-    let code = |v: Option<&str>| key(v).to_uppercase();
-    let rows: Vec<Credit> = page
-        .iter()
-        .map(|c| Credit {
-            uf: code(c.uf.as_deref()),
-            secao: code(c.cnae_secao_cod.as_deref()),
-            secao_descr: key(c.cnae_secao_descr.as_deref()),
-            grupo: key(c.grupo_tributo.as_deref()),
-            situacao: key(c.situacao.as_deref()),
-            tipo: code(c.tipo_contribuinte.as_deref()),
-            natureza: code(c.natureza_juridica.as_deref()),
-            cents: cents_comma(c.valor_total.as_deref())
-                .unwrap_or_else(|| panic!("{month}: a row without amount")),
-        })
-        .collect();
-    assert!(!rows.is_empty(), "{month}: no credit rows, the test would prove nothing");
-    let sum: i128 = rows.iter().map(|r| r.cents).sum();
-    assert_eq!(sum, d.creditos_cents(None, Some(month)), "{month}: the rows read here add up");
-    rows
 }
 
 /// The published rows of the run's latest month (202609) and of the month before it.
