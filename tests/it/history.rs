@@ -31,11 +31,6 @@ fn dataset_at(m: &str) -> Dataset {
     Dataset::generate(RegistryConfig::DEFAULT_SEED, SCALE).as_of(AnoMes::parse(m).unwrap()).unwrap()
 }
 
-/// The dataset at each of `MONTHS`.
-fn datasets() -> Vec<Dataset> {
-    MONTHS.iter().map(|m| dataset_at(m)).collect()
-}
-
 /// The twelve monthly runs on one store and the portfolio they follow, made once for every
 /// test here.
 struct History {
@@ -43,6 +38,8 @@ struct History {
     cnpjs: Vec<Cnpj>,
     /// Each month's output folder, in `MONTHS` order.
     runs: Vec<PathBuf>,
+    /// The dataset at each of `MONTHS`: the truth of every test here.
+    datasets: Vec<Dataset>,
 }
 
 fn history() -> &'static History {
@@ -51,7 +48,7 @@ fn history() -> &'static History {
         let dir = tempfile::tempdir().unwrap().keep();
         // Sixteen companies of the demo's portfolio, the first four of them ones whose standing
         // changes during the year (picked on the truth), so the series show a change.
-        let datasets = datasets();
+        let datasets: Vec<Dataset> = MONTHS.iter().map(|m| dataset_at(m)).collect();
         let candidates = datasets[MONTHS.len() - 1].demo_portfolio(200);
         let moves = |c: &Cnpj| {
             let seen: Vec<Option<&'static str>> =
@@ -66,7 +63,7 @@ fn history() -> &'static History {
         std::fs::write(dir.join("carteira.txt"), text.join("\n")).unwrap();
         let runs: Vec<PathBuf> =
             MONTHS.iter().enumerate().map(|(k, m)| run_month(&dir, m, k == MONTHS.len() - 1)).collect();
-        History { dir, cnpjs, runs }
+        History { dir, cnpjs, runs, datasets }
     })
 }
 
@@ -134,7 +131,7 @@ fn standings_truth(d: &Dataset, cnpjs: &[Cnpj]) -> BTreeMap<String, &'static str
 fn twelve_monthly_runs_give_series_equal_to_the_truth_at_every_snapshot() {
     let h = history();
     let (cnpjs, runs): (&[Cnpj], &[PathBuf]) = (&h.cnpjs, &h.runs);
-    let datasets = datasets();
+    let datasets = &h.datasets;
     let last = runs.last().unwrap();
 
     // The portfolio's exposure at every snapshot equals the dataset's at that month.
@@ -143,7 +140,7 @@ fn twelve_monthly_runs_give_series_equal_to_the_truth_at_every_snapshot() {
     let standing = read(&last.join("historico/serie_situacao_fiscal.parquet"));
     assert_eq!(strs(&standing, "snapshot"), MONTHS);
     let mut by_month: Vec<BTreeMap<String, &'static str>> = Vec::new();
-    for (i, (m, d)) in MONTHS.iter().zip(&datasets).enumerate() {
+    for (i, (m, d)) in MONTHS.iter().zip(datasets).enumerate() {
         let [nao_prev, prev, fgts, filed, parc, trans] = exposure_truth(d, cnpjs);
         let got: Vec<i128> = ["nao_previdenciario", "previdenciario", "fgts", "divida_ajuizada"]
             .iter()
@@ -294,7 +291,7 @@ fn own_by_month(datasets: &[Dataset], cnpjs: &[Cnpj]) -> Vec<BTreeMap<String, Ow
 #[test]
 fn each_runs_change_in_exposure_equals_the_truth_at_its_month_and_the_one_before() {
     let h = history();
-    let own = own_by_month(&datasets(), &h.cnpjs);
+    let own = own_by_month(&h.datasets, &h.cnpjs);
     let first = read(&h.runs[0].join("aggregates/variacao_exposicao.parquet"));
     assert_eq!(first.height(), 0, "the store's first run has no snapshot to compare with");
     let mut moved = 0;
@@ -340,13 +337,13 @@ fn each_runs_change_in_exposure_equals_the_truth_at_its_month_and_the_one_before
 #[test]
 fn each_companys_exposure_and_standing_at_every_snapshot_equal_the_truth_at_that_month() {
     let h = history();
-    let datasets = datasets();
-    let own = own_by_month(&datasets, &h.cnpjs);
+    let datasets = &h.datasets;
+    let own = own_by_month(datasets, &h.cnpjs);
     // (razao_social, [filed, not filed, as principal, as co-debtor, plans, settlements, total],
     // standing)
     type Point = (Option<String>, [i128; 7], Option<String>);
     let mut want: BTreeMap<(String, String), Point> = BTreeMap::new();
-    for ((m, d), companies) in MONTHS.iter().zip(&datasets).zip(&own) {
+    for ((m, d), companies) in MONTHS.iter().zip(datasets).zip(&own) {
         let standings = standings_truth(d, &h.cnpjs);
         for (cnpj, o) in companies {
             let amounts = [
@@ -385,13 +382,13 @@ fn each_companys_exposure_and_standing_at_every_snapshot_equal_the_truth_at_that
 #[test]
 fn the_portfolio_series_holds_each_snapshots_exposure_beside_its_standings() {
     let h = history();
-    let datasets = datasets();
-    let own = own_by_month(&datasets, &h.cnpjs);
+    let datasets = &h.datasets;
+    let own = own_by_month(datasets, &h.cnpjs);
     let df = read(&h.runs.last().unwrap().join("historico/serie_carteira.parquet"));
     assert_eq!(strs(&df, "snapshot"), MONTHS, "one row per snapshot, oldest first");
     let exposure = read(&h.runs.last().unwrap().join("historico/serie_exposicao_carteira.parquet"));
     assert_eq!(strs(&exposure, "snapshot"), MONTHS, "one row per snapshot, oldest first");
-    for (i, ((m, d), companies)) in MONTHS.iter().zip(&datasets).zip(&own).enumerate() {
+    for (i, ((m, d), companies)) in MONTHS.iter().zip(datasets).zip(&own).enumerate() {
         let [nao_prev, prev, fgts, filed, parc, trans] = exposure_truth(d, &h.cnpjs);
         let amounts = [
             "nao_previdenciario",
@@ -439,7 +436,7 @@ fn the_portfolio_series_holds_each_snapshots_exposure_beside_its_standings() {
 fn since_when_each_company_holds_its_standing_and_for_how_many_snapshots() {
     let h = history();
     let by_month: Vec<BTreeMap<String, &'static str>> =
-        datasets().iter().map(|d| standings_truth(d, &h.cnpjs)).collect();
+        h.datasets.iter().map(|d| standings_truth(d, &h.cnpjs)).collect();
     // cnpj -> (standing, since, snapshots in the stretch)
     let mut want: BTreeMap<String, (String, String, i64)> = BTreeMap::new();
     for (cnpj, class) in by_month.last().unwrap() {
@@ -495,7 +492,7 @@ pub(crate) fn debt_rows(d: &Dataset, cnpj: &Cnpj) -> Option<(i64, i64)> {
 #[test]
 fn each_run_applies_the_standing_rule_to_its_snapshot_and_the_one_before() {
     let h = history();
-    let datasets = datasets();
+    let datasets = &h.datasets;
     let at: Vec<BTreeMap<String, (i64, i64)>> = datasets
         .iter()
         .map(|d| {
