@@ -5,7 +5,7 @@
 //! middle of a store commit, which leaves the store readable for the next run. Expected records come from
 //! the dataset's own lists, not from what the client staged.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 
@@ -203,19 +203,25 @@ fn store_run(srv: &ServeProcess, file: &Path, store: &Path, out: &Path) -> std::
     c
 }
 
+/// `n` companies of the demo's portfolio in a file of `dir`, and `dir/store` holding the
+/// embedded registry's 202608 for them (one run, its output in `dir/m`): the store the next
+/// month's run is stopped on. The file's path and the store's.
+fn store_at_202608(dir: &Path, n: usize) -> (PathBuf, PathBuf) {
+    let seed = RegistryConfig::DEFAULT_SEED;
+    let file = portfolio_file(dir, &Dataset::generate(seed, 0.2).demo_portfolio(n));
+    let store = dir.join("store");
+    let m = ServeProcess::start(KEY, seed, 0.2, &["--as-of", "202608"]);
+    let o = store_run(&m, &file, &store, &dir.join("m")).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    (file, store)
+}
+
 #[test]
 fn a_kill_in_the_middle_of_a_store_commit_leaves_a_store_the_next_run_completes() {
     let tmp = tempfile::tempdir().unwrap();
     let seed = RegistryConfig::DEFAULT_SEED;
-    let d = Dataset::generate(seed, 0.2);
-    let cnpjs = d.demo_portfolio(60);
-    let file = portfolio_file(tmp.path(), &cnpjs);
-    let store = tmp.path().join("store");
+    let (file, store) = store_at_202608(tmp.path(), 60);
     let run = |srv: &ServeProcess, out: &str| store_run(srv, &file, &store, &tmp.path().join(out));
-    let m = ServeProcess::start(KEY, seed, 0.2, &["--as-of", "202608"]);
-    let o = run(&m, "m").output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    drop(m);
 
     // The next month's run, killed (SIGKILL: no handler runs) as its analysis ends and its
     // commit begins.
@@ -264,15 +270,9 @@ fn copy_dir(from: &Path, to: &Path) {
 fn sigterm_before_or_during_the_store_commit_exits_130_and_the_resume_commits_the_same_snapshot() {
     let tmp = tempfile::tempdir().unwrap();
     let seed = RegistryConfig::DEFAULT_SEED;
-    let cnpjs = Dataset::generate(seed, 0.2).demo_portfolio(60);
-    let file = portfolio_file(tmp.path(), &cnpjs);
+    let (file, before) = store_at_202608(tmp.path(), 60);
     let run =
         |srv: &ServeProcess, store: &Path, out: &str| store_run(srv, &file, store, &tmp.path().join(out));
-    let before = tmp.path().join("store-202608");
-    let m = ServeProcess::start(KEY, seed, 0.2, &["--as-of", "202608"]);
-    let o = run(&m, &before, "m").output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    drop(m);
     let m1 = ServeProcess::start(KEY, seed, 0.2, &[]);
     // The truth: the next month's run, not interrupted, on a copy of the store.
     let whole = tmp.path().join("store-whole");
@@ -322,14 +322,8 @@ fn sigterm_before_or_during_the_store_commit_exits_130_and_the_resume_commits_th
 fn a_second_ctrl_c_inside_the_store_commit_stops_at_once_and_the_next_run_commits_it() {
     let tmp = tempfile::tempdir().unwrap();
     let seed = RegistryConfig::DEFAULT_SEED;
-    let cnpjs = Dataset::generate(seed, 0.2).demo_portfolio(20);
-    let file = portfolio_file(tmp.path(), &cnpjs);
-    let store = tmp.path().join("store");
+    let (file, store) = store_at_202608(tmp.path(), 20);
     let run = |srv: &ServeProcess, out: &str| store_run(srv, &file, &store, &tmp.path().join(out));
-    let m = ServeProcess::start(KEY, seed, 0.2, &["--as-of", "202608"]);
-    let o = run(&m, "m").output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    drop(m);
 
     // The first signal inside the commit (made slow: a pause after each table), the second
     // once the first was read: the first stop waits for the table's end, the second does not.
