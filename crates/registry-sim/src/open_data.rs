@@ -1,8 +1,9 @@
 //! The embedded registry's dataset written as its publishers release it (`serve
 //! --write-open-data DIR`): PGFN's three dívida ativa zips (a `;`-separated Latin-1 CSV with a
-//! header each, one row per debtor) and RFB's Empresas, Estabelecimentos, Socios and Simples
-//! zips (headerless, every field quoted), in the folders the publishers date them by. A run
-//! over these files can then be checked against a run over the service, record for record.
+//! header each, one row per debtor) and RFB's Empresas, Estabelecimentos and Socios in ten parts
+//! each (a company's rows in one part, the parts not sorted by CNPJ, as RFB's are) and Simples
+//! in one zip (headerless, every field quoted), in the folders the publishers date them by. A
+//! run over these files can then be checked against a run over the service, record for record.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -106,15 +107,19 @@ pub fn write_open_data(ds: &Dataset, dir: &Path) -> std::io::Result<Written> {
     let cnpj_dir = dir.join("cnpj").join(&month);
     let companies: Vec<_> = (0..ds.company_count()).map(|i| ds.company_cnpj(i)).collect();
     let d = month.replace('-', "");
-    let entry = |suffix: &str| {
-        format!("K3241.K03200Y0.D{}{}01.{suffix}", d.get(3..4).unwrap_or("6"), d.get(4..6).unwrap_or("09"))
+    let entry = |part: usize, suffix: &str| {
+        let (y, m) = (d.get(3..4).unwrap_or("6"), d.get(4..6).unwrap_or("09"));
+        format!("K3241.K03200Y{part}.D{y}{m}01.{suffix}")
     };
-    let rfb_files: [(PathBuf, String); 4] = [
-        (cnpj_dir.join("Empresas0.zip"), entry("EMPRECSV")),
-        (cnpj_dir.join("Estabelecimentos0.zip"), entry("ESTABELE")),
-        (cnpj_dir.join("Socios0.zip"), entry("SOCIOCSV")),
-        (cnpj_dir.join("Simples.zip"), entry("SIMPLES.CSV")),
-    ];
+    let mut rfb_files: Vec<(PathBuf, String)> = Vec::with_capacity(3 * PARTS + 1);
+    for (table, suffix) in
+        [("Empresas", "EMPRECSV"), ("Estabelecimentos", "ESTABELE"), ("Socios", "SOCIOCSV")]
+    {
+        for part in 0..PARTS {
+            rfb_files.push((cnpj_dir.join(format!("{table}{part}.zip")), entry(part, suffix)));
+        }
+    }
+    rfb_files.push((cnpj_dir.join("Simples.zip"), entry(0, "SIMPLES.CSV")));
     std::thread::scope(|scope| {
         let pgfn: Vec<_> = Categoria::ALL
             .into_iter()
@@ -173,37 +178,53 @@ fn write_debt(w: &mut ZipCsv, header: &[&str], debt: &DividaPgfn) -> std::io::Re
     w.write_record(&row).map_err(std::io::Error::other)
 }
 
-/// RFB's four files in one pass over the companies (a profile is made once per company):
-/// Empresas, Estabelecimentos, Socios, Simples, each row's fields in RFB's order.
+/// The parts RFB publishes Empresas, Estabelecimentos and Socios in.
+const PARTS: usize = 10;
+
+/// The part a company's rows go in: spread by a hash of its root, so that no part holds a
+/// range of CNPJs, as in RFB's releases.
+fn part_of(cnpj: &registry_api::Cnpj) -> usize {
+    let hash = cnpj
+        .basico()
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3));
+    (hash % PARTS as u64) as usize
+}
+
+/// RFB's files in one pass over the companies (a profile is made once per company): each
+/// company's Empresas, Estabelecimentos and Socios rows in its part's zips, its Simples row in
+/// the one Simples zip, each row's fields in RFB's order. `files` holds the parts of the three
+/// tables, then Simples.
 fn rfb_tables(
     ds: &Dataset,
     companies: &[registry_api::Cnpj],
-    files: &[(PathBuf, String); 4],
+    files: &[(PathBuf, String)],
 ) -> std::io::Result<()> {
-    let mut tables = Vec::with_capacity(4);
+    let mut tables = Vec::with_capacity(files.len());
     for (path, entry) in files {
         tables.push(zip_csv(path, entry, true)?);
+    }
+    if tables.len() != 3 * PARTS + 1 {
+        return Err(std::io::Error::other("three tables in parts and Simples expected"));
     }
     let put = |w: &mut ZipCsv, columns: &[&str], map: serde_json::Map<String, serde_json::Value>| {
         let row: Vec<Vec<u8>> = columns.iter().map(|c| field(&map, c)).collect();
         w.write_record(&row).map_err(std::io::Error::other)
     };
-    let [empresas, estabelecimentos, socios, simples] = &mut tables[..] else {
-        return Err(std::io::Error::other("four RFB files expected"));
-    };
     for cnpj in companies {
+        let part = part_of(cnpj);
         let profile = ds.profile(cnpj).unwrap_or_default();
         if let Some(e) = &profile.empresa {
-            put(empresas, &rfb::EMPRESAS, fields(e))?;
+            put(&mut tables[part], &rfb::EMPRESAS, fields(e))?;
         }
         if let Some(s) = &profile.simples {
-            put(simples, &rfb::SIMPLES, fields(s))?;
+            put(&mut tables[3 * PARTS], &rfb::SIMPLES, fields(s))?;
         }
         for e in ds.estabelecimentos(cnpj).unwrap_or_default() {
-            put(estabelecimentos, &rfb::ESTABELECIMENTOS, fields(&e))?;
+            put(&mut tables[PARTS + part], &rfb::ESTABELECIMENTOS, fields(&e))?;
         }
         for s in ds.socios(cnpj).unwrap_or_default() {
-            put(socios, &rfb::SOCIOS, fields(&s))?;
+            put(&mut tables[2 * PARTS + part], &rfb::SOCIOS, fields(&s))?;
         }
     }
     tables.into_iter().try_for_each(finish)
