@@ -54,11 +54,14 @@ impl Kind {
 
 /// The kind a file or zip entry name says, if any: PGFN's `Dados_abertos_*.zip` and
 /// `arquivo_lai_*` files; RFB's `Empresas3.zip` (entries `*.EMPRECSV`), `Estabelecimentos*`
-/// (`*.ESTABELE`), `Socios*` (`*.SOCIOCSV`) and `Simples.zip` (`*.SIMPLES.CSV.*`). Code tables
-/// (`Cnaes.zip`, `Municipios.zip`, ...) and anything else are not a kind: they are left alone.
+/// (`*.ESTABELE`), `Socios*` (`*.SOCIOCSV`) and `Simples.zip` (`*.SIMPLES.CSV.*`); before late
+/// 2022 RFB zipped each file under its own name (`K3241.K03200Y3.D10710.EMPRECSV.zip`). Code
+/// tables (`Cnaes.zip`, `Municipios.zip`, ...) and anything else are not a kind: they are left
+/// alone.
 pub fn kind_of_name(name: &str) -> Option<Kind> {
     let upper = name.to_uppercase();
     let base = upper.rsplit(['/', '\\']).next().unwrap_or(&upper);
+    let base = base.strip_suffix(".ZIP").unwrap_or(base);
     if base.starts_with("DADOS_ABERTOS") || base.starts_with("ARQUIVO_LAI") {
         Some(Kind::Pgfn)
     } else if base.starts_with("EMPRESAS") || base.ends_with(".EMPRECSV") {
@@ -325,6 +328,10 @@ mod tests {
             ("Socios9.zip", Some(Kind::Socios)),
             ("Simples.zip", Some(Kind::Simples)),
             ("F.K03200$W.SIMPLES.CSV.D40511", Some(Kind::Simples)),
+            ("K3241.K03200Y3.D10710.EMPRECSV.zip", Some(Kind::Empresas)),
+            ("K3241.K03200Y0.D10710.ESTABELE.zip", Some(Kind::Estabelecimentos)),
+            ("K3241.K03200Y9.D10710.SOCIOCSV.zip", Some(Kind::Socios)),
+            ("F.K03200$W.SIMPLES.CSV.D10710.zip", Some(Kind::Simples)),
             ("Cnaes.zip", None),
             ("Municipios.zip", None),
             ("LEIAME.pdf", None),
