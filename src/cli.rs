@@ -360,6 +360,13 @@ pub struct FetchArgs {
     #[arg(long, value_name = "DIR")]
     pub open_data: Option<PathBuf>,
 
+    /// With --open-data: read a release that is not whole (a part or a PGFN system missing, a
+    /// file empty, broken or half-downloaded) instead of stopping; the manifest, the report's
+    /// banner and "Fontes e períodos" name what is missing, and on a --store what those files
+    /// would have renewed is carried from the previous snapshot.
+    #[arg(long)]
+    pub partial: bool,
+
     /// Fail on the first invalid portfolio line instead of skipping it.
     #[arg(long)]
     pub strict: bool,

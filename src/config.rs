@@ -42,6 +42,7 @@ pub struct Settings {
     pub ano_mes: Option<String>,
     pub cnpjs: Option<PathBuf>,
     pub open_data: Option<PathBuf>,
+    pub partial: Option<bool>,
     pub strict: Option<bool>,
     pub out: Option<PathBuf>,
     pub concurrency: Option<usize>,
@@ -191,6 +192,8 @@ pub struct RunConfig {
     pub cnpjs: Option<PathBuf>,
     /// `--open-data DIR`: the publishers' files instead of a service.
     pub open_data: Option<PathBuf>,
+    /// `--partial`: a release that is not whole is read, its gaps said, not refused.
+    pub partial: bool,
     pub strict: bool,
     pub out: Option<PathBuf>,
     pub concurrency: usize,
@@ -293,6 +296,8 @@ impl RunConfig {
                 file.open_data.clone(),
             )
             .map(|s| s.value),
+            partial: pick(args.partial.then_some(true), env_switch("partial")?, file.partial)
+                .is_some_and(|s| s.value),
             strict: pick(args.strict.then_some(true), env_switch("strict")?, file.strict)
                 .is_some_and(|s| s.value),
             out: pick(args.out.clone(), env_var("out").map(PathBuf::from), file.out.clone()).map(|s| s.value),

@@ -1,7 +1,7 @@
 //! `fiscal-report fetch`, and the fetch half of `run`: settle the configuration, open the data
 //! source, fetch every task into the staging, write the manifest, and say what happened.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -160,7 +160,11 @@ impl Incremental {
         months: &[AnoMes],
         cfg: &RunConfig,
         outcome: &FetchOutcome,
+        release: Option<&crate::extract::open_data::Release>,
     ) -> StoreRun {
+        let not_renewed: BTreeSet<String> =
+            release.map(|r| r.carried.keys().cloned().collect()).unwrap_or_default();
+        let open_data = release.map(|r| r.renewed.union(&not_renewed).cloned().collect()).unwrap_or_default();
         StoreRun {
             store: self.store,
             lists: self.lists,
@@ -173,6 +177,8 @@ impl Incremental {
                 run_id: super::finish::new_run_id(),
                 requests: outcome.summary.requests.requests,
                 company_lists: outcome.summary.company_lists.clone(),
+                open_data,
+                not_renewed,
             },
         }
     }
@@ -259,11 +265,12 @@ async fn read_open_data(
         )
         .into());
     };
-    let cnpjs = portfolio.cnpjs.clone();
+    let (cnpjs, partial) = (portfolio.cnpjs.clone(), cfg.partial);
     let started = std::time::Instant::now();
-    let release = tokio::task::spawn_blocking(move || crate::extract::open_data::read_release(&dir, &cnpjs))
-        .await
-        .context("reading the open-data files")??;
+    let release =
+        tokio::task::spawn_blocking(move || crate::extract::open_data::read_release(&dir, &cnpjs, partial))
+            .await
+            .context("reading the open-data files")??;
     let kept: u64 = release.files.iter().map(|f| f.rows_kept).sum();
     let read: u64 = release.files.iter().map(|f| f.rows_read).sum();
     tracing::info!(
@@ -300,6 +307,46 @@ fn release_already_stored(store: &Store, release: AnoMes) -> Result<bool> {
         .into()),
         _ => Ok(false),
     }
+}
+
+/// The datasets the store's last snapshot holds from the publishers' files that `release` does
+/// not renew, each with that snapshot: carried from it under `--partial` (`store::carry`), else
+/// refused, since read as they are every record of them would look ended.
+fn not_renewed(
+    release: &crate::extract::open_data::Release,
+    store: &Store,
+    partial: bool,
+    dir: Option<&Path>,
+) -> Result<BTreeMap<String, String>> {
+    let Some(last) = store.last() else { return Ok(BTreeMap::new()) };
+    let missing: Vec<&String> = last.open_data.difference(&release.renewed).collect();
+    if missing.is_empty() {
+        return Ok(BTreeMap::new());
+    }
+    let files: Vec<String> = missing.iter().map(|d| crate::extract::open_data::files_of(d)).collect();
+    if !partial {
+        return Err(Classified::new(
+            ExitStatus::BadInput,
+            format!(
+                "the store's snapshot {} holds {} from the publishers' files, which the release in {} does not \
+                 renew (no {}): read as it is, every record of them would look ended. Download those files into \
+                 that folder, or give --partial to carry their records from {}, marked as not renewed",
+                last.snapshot,
+                missing.iter().map(|d| d.as_str()).collect::<Vec<_>>().join(", "),
+                dir.map_or_else(String::new, |d| d.display().to_string()),
+                files.join(", "),
+                last.snapshot
+            ),
+        )
+        .into());
+    }
+    tracing::warn!(
+        "{} not renewed by this release (no {}): carried from the store's snapshot {}",
+        missing.iter().map(|d| d.as_str()).collect::<Vec<_>>().join(", "),
+        files.join(", "),
+        last.snapshot
+    );
+    Ok(missing.into_iter().map(|d| (d.clone(), last.snapshot.clone())).collect())
 }
 
 /// What to do with the credits' staged segments once the fetch has staged them all, made for
@@ -341,6 +388,9 @@ pub(super) async fn fetch_stage(
         && release_already_stored(&i.store, snapshot)?
     {
         return Ok(FetchStage::AlreadyStored);
+    }
+    if let (Some(r), Some(i)) = (release.as_mut(), &incremental) {
+        r.carried = not_renewed(r, &i.store, cfg.partial, cfg.open_data.as_deref())?;
     }
     let credit_months: &[AnoMes] = incremental.as_ref().map_or(&months, |i| &i.credit_months);
     // The published files carry no aggregated credits: nothing to ask for them, unless a
@@ -395,7 +445,7 @@ pub(super) async fn fetch_stage(
     }
     say_what_came_back(s, !credit_ufs.is_empty(), credit_months);
     check_contract(&manifest, Some(cfg.schema_contract), &out)?;
-    let store = incremental.map(|i| i.into_run(snapshot, &months, &cfg, &outcome));
+    let store = incremental.map(|i| i.into_run(snapshot, &months, &cfg, &outcome, release.as_ref()));
     Ok(FetchStage::Fetched(Box::new(Fetched {
         outcome,
         manifest,

@@ -14,6 +14,7 @@
 //!   killed between two table commits) is rolled back on the next open by a restore commit.
 //! - `.lock`: held (an OS file lock, released when the process dies) while a run uses the store.
 
+mod carry;
 pub mod delta;
 pub mod info;
 pub mod root;
@@ -172,6 +173,11 @@ pub struct RunRecord {
     /// writes on this store: the next run then trusts no company's lists to be complete.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lists: Vec<String>,
+    /// A snapshot of the publishers' files (`--open-data`): the datasets it holds, renewed by
+    /// its release or carried from the snapshot before (`pgfn_fgts`, `rfb_socios`, ...). The
+    /// next release that does not renew one of them carries it again, never reads it as ended.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub open_data: BTreeSet<String>,
 }
 
 /// An open store, locked for this process.

@@ -28,6 +28,10 @@ pub struct SnapshotPlan {
     /// From the fetch's summary: requests sent, companies by what happened to their lists.
     pub requests: u64,
     pub company_lists: BTreeMap<String, u64>,
+    /// From the publishers' files: the datasets the snapshot holds, and of them the ones its
+    /// release did not renew, carried from the previous snapshot (`store::carry`).
+    pub open_data: BTreeSet<String>,
+    pub not_renewed: BTreeSet<String>,
 }
 
 const LIST_TABLES: [Table; 4] =
@@ -207,6 +211,11 @@ pub fn assemble_snapshot(
             carry(&mut fresh, t, only_companies(df, &carried, t.name())?)?;
         }
     }
+    if let Some(previous) = previous.as_ref().filter(|_| !plan.not_renewed.is_empty()) {
+        for (t, rows) in super::carry::not_renewed(&mut fresh, &previous.tables, &plan.not_renewed)? {
+            carry(&mut fresh, t, rows)?;
+        }
+    }
     let fresh_credits = fresh.tables.get(Table::CreditosAtivos.name()).cloned().unwrap_or_default();
     if let Some(df) = kept_credits {
         carry(&mut fresh, Table::CreditosAtivos, df)?;
@@ -276,6 +285,7 @@ pub async fn commit_snapshot(
             requests: plan.requests,
             // Carried or fetched, every company of the snapshot has every list.
             lists: crate::extract::plan::company_list_names(),
+            open_data: plan.open_data.clone(),
             ..RunRecord::default()
         })
         .await?;

@@ -163,6 +163,7 @@ fn a_run_from_the_files_equals_a_run_from_the_service_over_the_same_dataset() {
     let note = &m["open_data"];
     // PGFN's three systems; RFB's three tables in ten parts each, and Simples.
     assert_eq!(note["files"].as_array().unwrap().len(), 3 + 3 * 10 + 1, "{note}");
+    assert_eq!(note["gaps"], serde_json::Value::Null, "a whole release has no gap: {note}");
     for f in note["files"].as_array().unwrap() {
         let bytes = std::fs::read(files.join(f["path"].as_str().unwrap())).unwrap();
         use sha2::Digest;
@@ -317,6 +318,13 @@ fn a_truncated_zip_or_an_unknown_header_exits_2_naming_the_file() {
         assert_eq!(committed, 0, "nothing committed to the store for a broken release");
     };
     let sida = files.join("Dados_abertos_Nao_Previdenciario.zip");
+    // PGFN's other two systems, whole: only the one under test is broken.
+    for (zip, file) in [
+        ("Dados_abertos_Previdenciario.zip", "pgfn_previdenciario_ac_202012_original.csv"),
+        ("Dados_abertos_FGTS.zip", "pgfn_fgts_ac_202012_original.csv"),
+    ] {
+        zip_of(&files.join(zip), &[(&format!("arquivo_lai_{file}"), std::fs::read(fixture(file)).unwrap())]);
+    }
     let good = || {
         zip_of(
             &sida,
@@ -359,36 +367,52 @@ fn release_of(month: &str, dir: &Path) {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
+/// The embedded registry's dataset at the tests' scale, as it stood in `month`.
+fn dataset_at(month: &str) -> Dataset {
+    Dataset::generate(RegistryConfig::DEFAULT_SEED, 0.05)
+        .as_of(fiscal_report::api::AnoMes::parse(month).unwrap())
+        .unwrap()
+}
+
+/// The demo portfolio of September 2026, written to `dir/carteira.txt`.
+fn portfolio_in(dir: &Path) -> Vec<Cnpj> {
+    let portfolio = dataset_at("202609").demo_portfolio(60);
+    let cnpjs: Vec<String> = portfolio.iter().map(ToString::to_string).collect();
+    std::fs::write(dir.join("carteira.txt"), cnpjs.join("\n")).unwrap();
+    portfolio
+}
+
+/// `run --store` over the release of `month` in `dir/releases/`, for the portfolio in
+/// `dir/carteira.txt`, into `dir/out/<month>`.
+fn load_release(dir: &Path, store: &Path, month: &str, extra: &[&str]) -> std::process::Output {
+    bin()
+        .args(["--quiet", "run", "--store"])
+        .arg(store)
+        .args(extra)
+        .arg("--open-data")
+        .arg(dir.join("releases").join(month))
+        .arg("--cnpjs")
+        .arg(dir.join("carteira.txt"))
+        .arg("--out")
+        .arg(dir.join("out").join(month))
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn releases_loaded_in_order_make_one_snapshot_each_with_the_datasets_own_changes() {
     use super::changes::{Change, changes_of, company_changes};
     let tmp = tempfile::tempdir().unwrap();
     let months = ["202606", "202607", "202608", "202609"];
-    let at = |m: &str| {
-        Dataset::generate(RegistryConfig::DEFAULT_SEED, 0.05)
-            .as_of(fiscal_report::api::AnoMes::parse(m).unwrap())
-            .unwrap()
-    };
-    let portfolio: Vec<Cnpj> = at("202609").demo_portfolio(60);
-    let cnpjs: Vec<String> = portfolio.iter().map(ToString::to_string).collect();
-    std::fs::write(tmp.path().join("carteira.txt"), cnpjs.join("\n")).unwrap();
+    let at = dataset_at;
+    let portfolio = portfolio_in(tmp.path());
     let store = tmp.path().join("store");
     let load = |month: &str| {
         let files = tmp.path().join("releases").join(month);
         if !files.exists() {
             release_of(month, &files);
         }
-        bin()
-            .args(["--quiet", "run", "--store"])
-            .arg(&store)
-            .arg("--open-data")
-            .arg(&files)
-            .arg("--cnpjs")
-            .arg(tmp.path().join("carteira.txt"))
-            .arg("--out")
-            .arg(tmp.path().join("out").join(month))
-            .output()
-            .unwrap()
+        load_release(tmp.path(), &store, month, &[])
     };
     for (i, month) in months.iter().enumerate() {
         let o = load(month);
@@ -429,4 +453,193 @@ fn releases_loaded_in_order_make_one_snapshot_each_with_the_datasets_own_changes
     assert_eq!(o.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("202607") && stderr.contains("202609"), "{stderr}");
     assert_eq!(versions(&store), before, "a refused release commits nothing");
+}
+
+/// Moves `file` out of the release (into `aside`) while `f` runs, then back.
+fn without<T>(file: &Path, aside: &Path, f: impl FnOnce() -> T) -> T {
+    std::fs::create_dir_all(aside).unwrap();
+    let kept = aside.join(file.file_name().unwrap());
+    std::fs::rename(file, &kept).unwrap();
+    let out = f();
+    std::fs::rename(&kept, file).unwrap();
+    out
+}
+
+/// The CNPJ roots of the establishments in an RFB zip, read from the zip itself.
+fn roots_in(zip: &Path) -> BTreeSet<String> {
+    let mut archive = ::zip::ZipArchive::new(std::fs::File::open(zip).unwrap()).unwrap();
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut archive.by_index(0).unwrap(), &mut text).unwrap();
+    text.lines().map(|l| l.trim_start_matches('"')[..8].to_string()).collect()
+}
+
+#[test]
+fn a_release_not_whole_stops_the_run_naming_each_file_and_partial_reads_the_rest() {
+    let tmp = tempfile::tempdir().unwrap();
+    let files = tmp.path().join("downloads");
+    release_of("202609", &files);
+    let d = Dataset::generate(RegistryConfig::DEFAULT_SEED, 0.05);
+    let cnpjs: Vec<String> = d.demo_portfolio(60).iter().map(ToString::to_string).collect();
+    let (cnpj_dir, pgfn_dir) = (files.join("cnpj/2026-09"), files.join("pgfn/2026_trimestre_03"));
+    let aside = tmp.path().join("aside");
+    let stopped = |names: &[&str]| {
+        let o = run_open_data(tmp.path(), &files, &cnpjs);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{stderr}");
+        for name in names {
+            assert!(stderr.contains(name), "{name} not in: {stderr}");
+        }
+        assert!(stderr.contains("--partial"), "{stderr}");
+        assert!(
+            !tmp.path().join("files-run/manifest.json").exists(),
+            "nothing written for a partial release"
+        );
+    };
+    // A part missing, a system missing.
+    without(&cnpj_dir.join("Estabelecimentos3.zip"), &aside, || {
+        stopped(&["Estabelecimentos3.zip is missing"])
+    });
+    without(&pgfn_dir.join("Dados_abertos_FGTS.zip"), &aside, || {
+        stopped(&["Dados_abertos_FGTS.zip is missing"])
+    });
+    // An empty zip, and a download a browser has not finished.
+    let socios = cnpj_dir.join("Socios5.zip");
+    let bytes = std::fs::read(&socios).unwrap();
+    std::fs::write(&socios, b"").unwrap();
+    stopped(&["Socios5.zip is empty"]);
+    std::fs::write(&socios, &bytes).unwrap();
+    let empresas = cnpj_dir.join("Empresas7.zip");
+    let unfinished = cnpj_dir.join("Empresas7.zip.crdownload");
+    std::fs::rename(&empresas, &unfinished).unwrap();
+    stopped(&["Empresas7.zip.crdownload is a download not finished"]);
+    std::fs::rename(&unfinished, &empresas).unwrap();
+
+    // With --partial the rest is read, and the run says what is missing.
+    let part = cnpj_dir.join("Estabelecimentos3.zip");
+    let in_part = roots_in(&part);
+    let o = without(&part, &aside, || {
+        std::fs::write(tmp.path().join("carteira.txt"), cnpjs.join("\n")).unwrap();
+        bin()
+            .args(["--quiet", "run", "--partial", "--open-data"])
+            .arg(&files)
+            .arg("--cnpjs")
+            .arg(tmp.path().join("carteira.txt"))
+            .arg("--out")
+            .arg(tmp.path().join("files-run"))
+            .output()
+            .unwrap()
+    });
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = tmp.path().join("files-run");
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(m["open_data"]["gaps"][0]["file"], "cnpj/2026-09/Estabelecimentos3.zip", "{}", m["open_data"]);
+    assert_eq!(m["open_data"]["gaps"][0]["problem"], "missing");
+    // Exactly the portfolio's companies of that part have no establishment.
+    let empresas = read_exported_table(&out, "empresas").unwrap();
+    let no_state: BTreeSet<String> = rows(&empresas, &["cnpj", "uf"])
+        .into_iter()
+        .filter(|r| r[1].is_none())
+        .map(|r| r[0].clone().unwrap())
+        .collect();
+    let want: BTreeSet<String> = cnpjs.iter().filter(|c| in_part.contains(&c[..8])).cloned().collect();
+    assert!(!want.is_empty(), "the part holds some of the portfolio");
+    assert_eq!(no_state, want);
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        report.contains("PUBLICAÇÃO INCOMPLETA") && report.contains("`Estabelecimentos3.zip`"),
+        "{report}"
+    );
+    assert!(report.contains("parcial: faltam Estabelecimentos3.zip"), "Fontes e períodos: {report}");
+}
+
+#[test]
+fn on_a_store_a_release_without_a_system_carries_it_and_ends_none_of_its_inscriptions() {
+    use super::changes::{Change, changes_of, company_changes};
+    let tmp = tempfile::tempdir().unwrap();
+    let at = dataset_at;
+    let portfolio = portfolio_in(tmp.path());
+    let store = tmp.path().join("store");
+    let load = |month: &str, extra: &[&str]| load_release(tmp.path(), &store, month, extra);
+    for month in ["202606", "202609"] {
+        release_of(month, &tmp.path().join("releases").join(month));
+    }
+    let o = load("202606", &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let fgts = tmp.path().join("releases/202609/pgfn/2026_trimestre_03/Dados_abertos_FGTS.zip");
+    std::fs::remove_file(&fgts).unwrap();
+    // And a part of RFB's establishments: its companies' registry fields are carried too.
+    let part = tmp.path().join("releases/202609/cnpj/2026-09/Estabelecimentos3.zip");
+    let in_part = roots_in(&part);
+    std::fs::remove_file(&part).unwrap();
+    // And a part of the partners: its companies keep month 1's.
+    let socios_part = tmp.path().join("releases/202609/cnpj/2026-09/Socios4.zip");
+    let in_socios_part = roots_in(&socios_part);
+    std::fs::remove_file(&socios_part).unwrap();
+    let o = load("202609", &[]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("Dados_abertos_FGTS.zip is missing"), "{stderr}");
+    let o = load("202609", &["--partial"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+
+    // The truth: month 2 as the whole release has it, its FGTS inscriptions those of month 1.
+    let (before, after) = (at("202606"), at("202609"));
+    let carried = |c: &Cnpj| {
+        let (b, mut a) = (before.records_truth(c)?, after.records_truth(c)?);
+        a.dividas.retain(|_, d| d.categoria != "fgts");
+        a.dividas.extend(b.dividas.into_iter().filter(|(_, d)| d.categoria == "fgts"));
+        if in_part.contains(c.basico()) {
+            a.situacao_cadastral = b.situacao_cadastral;
+        }
+        Some(a)
+    };
+    let mut want: Vec<Change> = portfolio
+        .iter()
+        .flat_map(|c| company_changes(c.as_str(), before.records_truth(c).as_ref(), carried(c).as_ref()))
+        .filter(|c| c.2 != "parcelamentos_rfb" && c.2 != "transacoes_rfb")
+        .collect();
+    want.sort();
+    let (got, _) = changes_of(&tmp.path().join("out/202609"));
+    assert_eq!(got, want);
+    // Read as a whole release, every FGTS inscription of month 1 would have ended.
+    let fgts_before: usize = portfolio
+        .iter()
+        .filter_map(|c| before.records_truth(c))
+        .map(|t| t.dividas.values().filter(|d| d.categoria == "fgts").count())
+        .sum();
+    assert!(fgts_before > 0, "the portfolio owes FGTS in month 1");
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(tmp.path().join("out/202609/manifest.json")).unwrap()).unwrap();
+    assert_eq!(m["open_data"]["carried"]["pgfn_fgts"], "202606", "{}", m["open_data"]);
+    assert_eq!(m["open_data"]["carried"]["rfb_estabelecimentos"], "202606", "{}", m["open_data"]);
+    // Read as whole, the part's companies would have lost their cadastral situation.
+    let moved = portfolio.iter().filter(|c| in_part.contains(c.basico())).count();
+    assert!(moved > 0, "the part holds some of the portfolio");
+    // The carried inscriptions keep the quarter they were published in.
+    let debts = read_exported_table(&tmp.path().join("out/202609"), "dividas_pgfn").unwrap();
+    let quarters: BTreeSet<Vec<Option<String>>> =
+        rows(&debts, &["categoria", "dataset_trimester"]).into_iter().collect();
+    assert!(quarters.contains(&vec![Some("fgts".into()), Some("2026T2".into())]), "{quarters:?}");
+    assert!(!quarters.contains(&vec![Some("fgts".into()), Some("2026T3".into())]), "{quarters:?}");
+    assert!(
+        quarters.contains(&vec![Some("nao_previdenciario".into()), Some("2026T3".into())]),
+        "{quarters:?}"
+    );
+    // Each company's partners: month 1's for the companies of the missing part, month 2's else.
+    let socios = read_exported_table(&tmp.path().join("out/202609"), "socios").unwrap();
+    let got: BTreeSet<Vec<Option<String>>> =
+        rows(&socios, &["cnpj", "nome_socio_razao_social"]).into_iter().collect();
+    let mut want = BTreeSet::new();
+    for c in &portfolio {
+        let ds = if in_socios_part.contains(c.basico()) { &before } else { &after };
+        for s in ds.socios(c).unwrap_or_default() {
+            want.insert(vec![Some(c.to_string()), s.nome_socio_razao_social.clone()]);
+        }
+    }
+    assert!(
+        portfolio.iter().any(|c| in_socios_part.contains(c.basico())),
+        "the part holds some of the portfolio"
+    );
+    assert_eq!(got, want);
 }

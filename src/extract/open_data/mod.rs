@@ -13,6 +13,7 @@ pub mod layouts;
 mod read;
 mod release;
 mod rfb_rows;
+pub mod whole;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
@@ -23,6 +24,7 @@ use crate::api::published::Published;
 use layouts::{Kind, is_data_file, kind_of_name};
 use read::{Counts, MIB, TableReader, read_file};
 pub use release::ReleasePeriod;
+pub use whole::Gap;
 
 /// A folder or file that cannot be used, named with what is wrong and how to fix it.
 #[derive(Debug, thiserror::Error)]
@@ -45,6 +47,13 @@ pub enum OpenDataError {
         "{path}: not a readable zip ({message}); the download is truncated or corrupt: download it again"
     )]
     Zip { path: PathBuf, message: String },
+    #[error(
+        "{dir} is not a whole release:{gaps}\ndownload those files again into {}, or give --partial to read what is \
+         there (the manifest, the report's banner and \"Fontes e períodos\" then name what is missing; on a --store, \
+         a dataset a file would have renewed is carried from the previous snapshot, not read as ended)",
+        dir.display()
+    )]
+    Partial { dir: PathBuf, gaps: String },
     #[error("{path}: {problem}; remove the file from the folder or replace it with the publisher's file")]
     Layout { path: PathBuf, problem: String },
     #[error(
@@ -92,6 +101,15 @@ pub struct OpenDataNote {
     pub found: BTreeSet<String>,
     pub missing: BTreeSet<String>,
     pub period: ReleasePeriod,
+    /// What a whole release has that this one lacks or holds broken (read with `--partial`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gaps: Vec<Gap>,
+    /// The datasets it renews whole (`pgfn_fgts`, `rfb_socios`, ...).
+    #[serde(default)]
+    pub renewed: BTreeSet<String>,
+    /// On a store, the datasets it did not renew, each carried from the snapshot named.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub carried: BTreeMap<String, String>,
     /// How long reading the folder took, in milliseconds.
     #[serde(default)]
     pub read_ms: u64,
@@ -107,6 +125,9 @@ impl Release {
             found: self.found.clone(),
             missing: self.missing.clone(),
             period: self.period.clone(),
+            gaps: self.gaps.clone(),
+            renewed: self.renewed.clone(),
+            carried: self.carried.clone(),
             read_ms: self.read_ms,
         }
     }
@@ -114,6 +135,21 @@ impl Release {
     /// The month the release stands for: RFB's month, else the last month of PGFN's quarter.
     pub fn month(&self) -> Option<crate::api::AnoMes> {
         self.period.month()
+    }
+}
+
+/// The files a release gives `dataset` in (`pgfn_fgts`: `Dados_abertos_FGTS.zip`), for a person.
+pub fn files_of(dataset: &str) -> String {
+    let system = dataset.strip_prefix("pgfn_").and_then(|s| crate::api::Categoria::parse(s).ok());
+    match (system, dataset) {
+        (Some(system), _) => whole::pgfn_zip(system).to_string(),
+        (None, "rfb_simples") => "Simples.zip".to_string(),
+        (None, d) => match Kind::ALL.iter().find(|k| k.dataset() == d) {
+            Some(Kind::Empresas) => "Empresas0.zip to Empresas9.zip".to_string(),
+            Some(Kind::Estabelecimentos) => "Estabelecimentos0.zip to Estabelecimentos9.zip".to_string(),
+            Some(Kind::Socios) => "Socios0.zip to Socios9.zip".to_string(),
+            _ => d.to_string(),
+        },
     }
 }
 
@@ -128,34 +164,56 @@ pub struct Release {
     pub found: BTreeSet<String>,
     pub missing: BTreeSet<String>,
     pub period: ReleasePeriod,
+    pub gaps: Vec<Gap>,
+    /// The datasets it renews whole, as the store's run record names them.
+    pub renewed: BTreeSet<String>,
+    /// On a store, the datasets the previous snapshot holds that it did not renew, each with
+    /// the snapshot it is carried from.
+    pub carried: BTreeMap<String, String>,
     pub read_ms: u64,
 }
 
-/// Reads the open-data files under `dir` for `portfolio`.
-pub fn read_release(dir: &Path, portfolio: &[Cnpj]) -> Result<Release, OpenDataError> {
+/// Reads the open-data files under `dir` for `portfolio`. A release with gaps (a part or a
+/// system missing, a file broken or half-downloaded) is refused unless `partial`, when what is
+/// there is read and the gaps are kept in the release's account.
+pub fn read_release(dir: &Path, portfolio: &[Cnpj], partial: bool) -> Result<Release, OpenDataError> {
     let started = std::time::Instant::now();
     let files = find_files(dir)?;
     let roots: HashSet<[u8; 8]> =
         portfolio.iter().filter_map(|c| c.basico().as_bytes().try_into().ok()).collect();
     let mut release = Release::default();
     let names: Vec<String> = files.iter().map(|f| relative(dir, &f.path)).collect();
-    let entries = data_entries(dir, &files)?;
+    let contents = zip_contents(dir, &files);
+    (release.gaps, release.renewed) = gaps_of(dir, &files, &names, &contents);
+    if !release.gaps.is_empty() && !partial {
+        return Err(OpenDataError::Partial { dir: dir.to_path_buf(), gaps: describe(&release.gaps) });
+    }
+    for g in &release.gaps {
+        tracing::warn!("{}: {}; read without it (--partial)", dir.display(), g.describe());
+    }
+    let entries = data_entries(dir, &files, &contents)?;
     release.period = ReleasePeriod::of(&names, &entries).map_err(|two| OpenDataError::Mixed {
         dir: dir.to_path_buf(),
         what: two.what,
         periods: two.periods,
     })?;
-    let bytes: u64 = files.iter().filter(|f| f.kind.is_some()).map(|f| f.bytes).sum();
+    let broken: HashSet<&str> =
+        release.gaps.iter().filter(|g| g.is_broken()).map(|g| g.file.as_str()).collect();
+    let readable = |f: &&Found| f.kind.is_some() && !broken.contains(relative(dir, &f.path).as_str());
+    let bytes: u64 = files.iter().filter(readable).map(|f| f.bytes).sum();
     // An ETA over the bytes to read: the compressed bytes, which is what reading costs.
     let _stage = crate::progress::begin("open data", "MiB", bytes.div_ceil(MIB));
     for found in &files {
+        let path = relative(dir, &found.path);
         let Some(kind) = found.kind else {
-            release.ignored.push(relative(dir, &found.path));
+            release.ignored.push(path);
             continue;
         };
+        if broken.contains(path.as_str()) {
+            continue;
+        }
         let mut reader = TableReader { roots: &roots, out: &mut release.published };
         let (counts, sha256) = read_file(&found.path, kind, &mut reader)?;
-        let path = relative(dir, &found.path);
         say_malformed(&path, &counts);
         release.found.insert(kind.dataset().to_string());
         release.files.push(FileRead {
@@ -170,7 +228,7 @@ pub fn read_release(dir: &Path, portfolio: &[Cnpj]) -> Result<Release, OpenDataE
             rows_mended: counts.mended,
         });
     }
-    if release.files.is_empty() {
+    if release.files.is_empty() && release.gaps.is_empty() {
         return Err(OpenDataError::Empty { dir: dir.to_path_buf() });
     }
     release.missing =
@@ -178,6 +236,49 @@ pub fn read_release(dir: &Path, portfolio: &[Cnpj]) -> Result<Release, OpenDataE
     release.published.fontes = fontes(&release);
     release.read_ms = started.elapsed().as_millis() as u64;
     Ok(release)
+}
+
+/// The gaps of the folder's `files` (`names`, relative to `dir`), each said on stderr, and the
+/// datasets it renews whole.
+fn gaps_of(
+    dir: &Path,
+    files: &[Found],
+    names: &[String],
+    contents: &ZipContents,
+) -> (Vec<Gap>, BTreeSet<String>) {
+    let listed: Vec<whole::Listed> = files
+        .iter()
+        .zip(names)
+        .enumerate()
+        .map(|(i, (f, name))| whole::Listed {
+            path: name,
+            kind: f.kind,
+            bytes: f.bytes,
+            entries: contents.entries.get(&i).map(Vec::as_slice),
+        })
+        .collect();
+    let gaps = whole::gaps(&listed, &contents.unreadable, listing(dir, files).as_deref());
+    let renewed = whole::renewed(&listed, &gaps);
+    (gaps, renewed)
+}
+
+/// The text of the saved pages of the release's listing (`.html` files of the folder), if any.
+fn listing(dir: &Path, files: &[Found]) -> Option<String> {
+    let pages: Vec<String> = files
+        .iter()
+        .filter(|f| {
+            let name = relative(dir, &f.path).to_lowercase();
+            name.ends_with(".html") || name.ends_with(".htm")
+        })
+        .filter_map(|f| std::fs::read(&f.path).ok())
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+        .collect();
+    (!pages.is_empty()).then(|| pages.concat())
+}
+
+/// Each gap in a sentence, one per line, for the error that stops the run.
+fn describe(gaps: &[Gap]) -> String {
+    gaps.iter().map(|g| format!("\n  - {}", g.describe())).collect()
 }
 
 /// Says on stderr what of a file could not be read, the portfolio's rows first: they are
@@ -202,16 +303,26 @@ fn say_malformed(path: &str, counts: &Counts) {
     }
 }
 
-/// `parcial` with what is missing, when rows of the portfolio's companies in `dataset`'s files
-/// could not be read; `ok` when all were.
-fn read_status(release: &Release, dataset: impl Fn(&str) -> bool) -> String {
+/// `parcial` with what is missing (the files of `fonte`'s release the folder lacks or holds
+/// broken, the rows of the portfolio's companies in `dataset`'s files that could not be read);
+/// `ok` when nothing is.
+fn read_status(release: &Release, fonte: &str, dataset: impl Fn(&str) -> bool) -> String {
+    let mut parts = Vec::new();
+    let files: Vec<&str> = release
+        .gaps
+        .iter()
+        .filter(|g| g.fonte.as_deref() == Some(fonte))
+        .map(|g| g.file.rsplit('/').next().unwrap_or(&g.file))
+        .collect();
+    if !files.is_empty() {
+        parts.push(format!("faltam {}", files.join(", ")));
+    }
     let lost: u64 =
         release.files.iter().filter(|f| dataset(&f.dataset)).map(|f| f.rows_malformed_portfolio).sum();
-    if lost == 0 {
-        "ok".to_string()
-    } else {
-        format!("parcial: {lost} linhas da carteira ilegíveis nos arquivos publicados")
+    if lost > 0 {
+        parts.push(format!("{lost} linhas da carteira ilegíveis nos arquivos publicados"));
     }
+    if parts.is_empty() { "ok".to_string() } else { format!("parcial: {}", parts.join("; ")) }
 }
 
 /// The service's `fontes` for what the folder held: PGFN and the CNPJ files with their
@@ -224,8 +335,8 @@ fn fontes(release: &Release) -> BTreeMap<String, Fonte> {
     };
     let is_pgfn = |d: &str| d == Kind::Pgfn.dataset();
     let is_cnpj = |d: &str| d.starts_with("rfb_");
-    let pgfn = release.found.iter().any(|d| is_pgfn(d)).then(|| read_status(release, is_pgfn));
-    let cnpj = release.found.iter().any(|d| is_cnpj(d)).then(|| read_status(release, is_cnpj));
+    let pgfn = release.found.iter().any(|d| is_pgfn(d)).then(|| read_status(release, "pgfn", is_pgfn));
+    let cnpj = release.found.iter().any(|d| is_cnpj(d)).then(|| read_status(release, "cnpj", is_cnpj));
     let absent = || fonte(None, None);
     BTreeMap::from([
         ("pgfn".to_string(), fonte(pgfn, release.period.quarter.clone())),
@@ -240,18 +351,43 @@ fn layout(path: &Path, problem: String) -> OpenDataError {
     OpenDataError::Layout { path: path.to_path_buf(), problem }
 }
 
-/// Every data table of the folder: each bare file's name, each zip entry's as `zip/entry`
-/// (relative to `dir`). A table found twice (a zip beside the file unpacked from it, a
-/// download saved twice) is refused: its rows would count twice.
-fn data_entries(dir: &Path, files: &[Found]) -> Result<Vec<String>, OpenDataError> {
+/// What the folder's zips hold, read from their directories (nothing is decompressed): each
+/// readable data zip's file names, by its index in the folder's files, and the zips whose
+/// directory cannot be read, with why.
+#[derive(Default)]
+struct ZipContents {
+    entries: BTreeMap<usize, Vec<String>>,
+    unreadable: Vec<(String, String)>,
+}
+
+fn zip_contents(dir: &Path, files: &[Found]) -> ZipContents {
+    let mut out = ZipContents::default();
+    for (i, found) in files.iter().enumerate().filter(|(_, f)| f.kind.is_some() && f.bytes > 0) {
+        if !found.path.to_string_lossy().to_lowercase().ends_with(".zip") {
+            continue;
+        }
+        match zip_entry_names(&found.path) {
+            Ok(names) => {
+                out.entries.insert(i, names);
+            }
+            Err(message) => out.unreadable.push((relative(dir, &found.path), message)),
+        }
+    }
+    out
+}
+
+/// Every data table of the folder that can be read: each bare file's name, each zip entry's as
+/// `zip/entry` (relative to `dir`). A table found twice (a zip beside the file unpacked from it,
+/// a download saved twice) is refused: its rows would count twice.
+fn data_entries(dir: &Path, files: &[Found], contents: &ZipContents) -> Result<Vec<String>, OpenDataError> {
     let mut seen: BTreeMap<String, String> = BTreeMap::new();
     let mut out = Vec::new();
-    for found in files.iter().filter(|f| f.kind.is_some()) {
+    for (i, found) in files.iter().enumerate().filter(|(_, f)| f.kind.is_some() && f.bytes > 0) {
         let at = relative(dir, &found.path);
-        let inner: Vec<String> = if at.to_lowercase().ends_with(".zip") {
-            zip_entry_names(&found.path)?.into_iter().map(|e| format!("{at}/{e}")).collect()
-        } else {
-            vec![at]
+        let inner: Vec<String> = match contents.entries.get(&i) {
+            Some(entries) => entries.iter().map(|e| format!("{at}/{e}")).collect(),
+            None if at.to_lowercase().ends_with(".zip") => continue,
+            None => vec![at],
         };
         for name in inner {
             let base = name.rsplit('/').next().unwrap_or(&name).to_lowercase();
@@ -264,15 +400,14 @@ fn data_entries(dir: &Path, files: &[Found]) -> Result<Vec<String>, OpenDataErro
     Ok(out)
 }
 
-/// The names of a zip's files (from its directory: nothing is decompressed).
-fn zip_entry_names(path: &Path) -> Result<Vec<String>, OpenDataError> {
-    let zip_error =
-        |e: zip::result::ZipError| OpenDataError::Zip { path: path.to_path_buf(), message: e.to_string() };
-    let file = std::fs::File::open(path).map_err(|e| layout(path, format!("cannot be opened: {e}")))?;
-    let archive = zip::ZipArchive::new(std::io::BufReader::new(file)).map_err(zip_error)?;
+/// The names of a zip's files (from its directory: nothing is decompressed), or why they
+/// cannot be read.
+fn zip_entry_names(path: &Path) -> Result<Vec<String>, String> {
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot be opened: {e}"))?;
+    let archive = zip::ZipArchive::new(std::io::BufReader::new(file)).map_err(|e| e.to_string())?;
     let mut names = Vec::new();
     for name in archive.file_names() {
-        let name = name.map_err(zip_error)?;
+        let name = name.map_err(|e| e.to_string())?;
         if !name.ends_with('/') {
             names.push(name.to_string());
         }
@@ -347,8 +482,9 @@ mod tests {
         text.lines().filter(|l| !l.is_empty()).map(|l| l.split(';').map(String::from).collect()).collect()
     }
 
-    /// A release folder as a person downloads it, from the real fixtures: two PGFN systems (the
-    /// FGTS zip holding two files of two header versions), the four RFB files, a code table.
+    /// A whole release folder as a person downloads it, from the real fixtures: PGFN's three
+    /// systems (the FGTS zip holding two files of two header versions), RFB's four tables (the
+    /// fixtures' rows in part 0, parts 1 to 9 without a portfolio row), a code table.
     fn release_folder(dir: &Path) {
         zip_of(
             &dir.join("pgfn/2020_trimestre_04/Dados_abertos_Nao_Previdenciario.zip"),
@@ -361,14 +497,25 @@ mod tests {
                 ("arquivo_lai_FGTS_XX_202012.csv", fixture("pgfn_fgts.csv")),
             ],
         );
+        zip_of(
+            &dir.join("pgfn/2020_trimestre_04/Dados_abertos_Previdenciario.zip"),
+            &[("arquivo_lai_PREV_AC_202012.csv", fixture("pgfn_previdenciario_ac_202012_original.csv"))],
+        );
         for (zip, entry, file) in [
-            ("Empresas0.zip", "K3241.K03200Y0.D40511.EMPRECSV", "cnpj_empresas.csv"),
-            ("Estabelecimentos0.zip", "K3241.K03200Y0.D40511.ESTABELE", "cnpj_estabelecimentos.csv"),
-            ("Socios0.zip", "K3241.K03200Y0.D40511.SOCIOCSV", "cnpj_socios.csv"),
-            ("Simples.zip", "F.K03200$W.SIMPLES.CSV.D40511", "cnpj_simples.csv"),
+            ("Empresas", "EMPRECSV", "cnpj_empresas.csv"),
+            ("Estabelecimentos", "ESTABELE", "cnpj_estabelecimentos.csv"),
+            ("Socios", "SOCIOCSV", "cnpj_socios.csv"),
         ] {
-            zip_of(&dir.join("cnpj/2024-05").join(zip), &[(entry, fixture(file))]);
+            for part in 0..10 {
+                let rows = if part == 0 { fixture(file) } else { Vec::new() };
+                let entry = format!("K3241.K03200Y{part}.D40511.{entry}");
+                zip_of(&dir.join("cnpj/2024-05").join(format!("{zip}{part}.zip")), &[(&entry, rows)]);
+            }
         }
+        zip_of(
+            &dir.join("cnpj/2024-05/Simples.zip"),
+            &[("F.K03200$W.SIMPLES.CSV.D40511", fixture("cnpj_simples.csv"))],
+        );
         zip_of(
             &dir.join("cnpj/2024-05/Cnaes.zip"),
             &[("F.K03200$Z.D40511.CNAECSV", b"\"0111301\";\"x\"\n".to_vec())],
@@ -387,11 +534,12 @@ mod tests {
                 .filter_map(|row| Cnpj::parse(&row[0]).ok())
                 .collect();
         portfolio.push(Cnpj::parse("07396865000168").unwrap());
-        let release = read_release(tmp.path(), &portfolio).unwrap();
+        let release = read_release(tmp.path(), &portfolio, false).unwrap();
 
         assert_eq!(release.period.quarter.as_deref(), Some("2020T4"));
         assert_eq!(release.period.month.as_deref(), Some("2024-05"));
-        assert_eq!(release.files.len(), 6, "{:?}", release.files);
+        assert_eq!(release.files.len(), 3 + 3 * 10 + 1, "{:?}", release.files);
+        assert!(release.gaps.is_empty(), "{:?}", release.gaps);
         assert_eq!(release.ignored, vec!["cnpj/2024-05/Cnaes.zip".to_string()]);
         assert!(release.missing.is_empty(), "{:?}", release.missing);
         for f in &release.files {
@@ -460,14 +608,23 @@ mod tests {
         let sida = tmp.path().join("pgfn/2020_trimestre_04/Dados_abertos_Nao_Previdenciario.zip");
         let bytes = std::fs::read(&sida).unwrap();
         std::fs::write(&sida, &bytes[..bytes.len() / 2]).unwrap();
-        let e = read_release(tmp.path(), &[]).unwrap_err();
-        assert!(matches!(e, OpenDataError::Zip { .. }), "{e}");
-        assert!(e.to_string().contains("Dados_abertos_Nao_Previdenciario.zip"), "{e}");
+        let e = read_release(tmp.path(), &[], false).unwrap_err();
+        assert!(matches!(e, OpenDataError::Partial { .. }), "{e}");
+        let said = e.to_string();
+        assert!(said.contains("Dados_abertos_Nao_Previdenciario.zip is not a readable zip"), "{said}");
+        assert!(said.contains("--partial"), "{said}");
+        // With --partial the rest is read, and the broken zip is named among the gaps.
+        let release = read_release(tmp.path(), &[], true).unwrap();
+        let gaps: Vec<&str> = release.gaps.iter().map(|g| g.file.as_str()).collect();
+        assert_eq!(gaps, ["pgfn/2020_trimestre_04/Dados_abertos_Nao_Previdenciario.zip"]);
+        assert!(!release.files.iter().any(|f| f.path.contains("Nao_Previdenciario")), "{:?}", release.files);
+        let status = release.published.fontes["pgfn"].status.clone().unwrap_or_default();
+        assert_eq!(status, "parcial: faltam Dados_abertos_Nao_Previdenciario.zip");
 
         std::fs::write(&sida, bytes).unwrap();
         let fgts = tmp.path().join("pgfn/2020_trimestre_04/Dados_abertos_FGTS.zip");
         zip_of(&fgts, &[("arquivo_lai_FGTS_202012.csv", b"CNPJ;NOME;VALOR\n1;x;2\n".to_vec())]);
-        let e = read_release(tmp.path(), &[]).unwrap_err();
+        let e = read_release(tmp.path(), &[], false).unwrap_err();
         assert!(matches!(e, OpenDataError::Layout { .. }), "{e}");
         assert!(
             e.to_string().contains("arquivo_lai_FGTS_202012.csv") && e.to_string().contains("CPF_CNPJ"),
@@ -475,14 +632,14 @@ mod tests {
         );
 
         let empty = tempfile::tempdir().unwrap();
-        assert!(matches!(read_release(empty.path(), &[]), Err(OpenDataError::Empty { .. })));
+        assert!(matches!(read_release(empty.path(), &[], true), Err(OpenDataError::Empty { .. })));
 
         // Two quarters side by side are two releases, never read as one.
         let two = tempfile::tempdir().unwrap();
         release_folder(two.path());
         let next = two.path().join("pgfn/2021_trimestre_01/Dados_abertos_Nao_Previdenciario.zip");
         zip_of(&next, &[("arquivo_lai_SIDA_202103.csv", fixture("pgfn_nao_previdenciario.csv"))]);
-        let e = read_release(two.path(), &[]).unwrap_err();
+        let e = read_release(two.path(), &[], false).unwrap_err();
         assert!(matches!(e, OpenDataError::Mixed { .. }), "{e}");
         let e = e.to_string();
         assert!(
@@ -541,7 +698,7 @@ mod tests {
             sida_row(&b, "EMPRESA B", "8020600000002", "30.00"),
         ];
         sida_zip(tmp.path(), &lines);
-        let release = read_release(tmp.path(), &[a.clone(), b.clone()]).unwrap();
+        let release = read_release(tmp.path(), &[a.clone(), b.clone()], true).unwrap();
         assert_eq!(
             amounts(&release),
             [("8020600000002", "30.00"), ("8020600012345", "1000.50"), ("8020600012346", "7.25")]
@@ -556,13 +713,16 @@ mod tests {
         assert_eq!((f.rows_read, f.rows_kept, f.rows_mended), (4, 3, 2), "{f:?}");
         assert_eq!((f.rows_malformed, f.rows_malformed_portfolio), (1, 1), "{f:?}");
         let pgfn = &release.published.fontes["pgfn"];
-        assert!(pgfn.status.as_deref().is_some_and(|s| s.starts_with("parcial: 1 ")), "{pgfn:?}");
+        // Read with --partial: the two systems the folder lacks are named too.
+        let want =
+            "parcial: faltam Dados_abertos_FGTS.zip, Dados_abertos_Previdenciario.zip; 1 linhas da carteira";
+        assert!(pgfn.status.as_deref().is_some_and(|s| s.starts_with(want)), "{pgfn:?}");
         assert_eq!(release.published.fontes["cnpj"].status.as_deref(), Some("ausente"));
 
         // A file none of whose rows fits its header is refused, naming it.
         let bad = tempfile::tempdir().unwrap();
         sida_zip(bad.path(), &[SIDA_HEADER.to_string(), "1;2;3".to_string(), "4;5".to_string()]);
-        let e = read_release(bad.path(), &[a]).unwrap_err().to_string();
+        let e = read_release(bad.path(), &[a], true).unwrap_err().to_string();
         assert!(e.contains("arquivo_lai_SIDA_1_202403.csv") && e.contains("none of its 2 rows"), "{e}");
     }
 
@@ -575,7 +735,7 @@ mod tests {
         sida_zip(tmp.path(), &lines);
         let csv = tmp.path().join("2024_trimestre_01/arquivo_lai_SIDA_1_202403.csv");
         std::fs::write(&csv, lines.join("\n")).unwrap();
-        let e = read_release(tmp.path(), std::slice::from_ref(&a)).unwrap_err();
+        let e = read_release(tmp.path(), std::slice::from_ref(&a), true).unwrap_err();
         assert!(matches!(e, OpenDataError::Twice { .. }), "{e}");
         assert!(e.to_string().contains("arquivo_lai_sida_1_202403.csv twice"), "{e}");
         // A download saved twice.
@@ -584,7 +744,7 @@ mod tests {
         std::fs::copy(&zip, tmp.path().join("2024_trimestre_01/Dados_abertos_Nao_Previdenciario (1).zip"))
             .unwrap();
         assert!(matches!(
-            read_release(tmp.path(), std::slice::from_ref(&a)),
+            read_release(tmp.path(), std::slice::from_ref(&a), true),
             Err(OpenDataError::Twice { .. })
         ));
 
@@ -594,7 +754,7 @@ mod tests {
             &flat.path().join("Dados_abertos_Nao_Previdenciario.zip"),
             &[("arquivo_lai_SIDA_1_202306.csv", lines.join("\n").into_bytes())],
         );
-        let release = read_release(flat.path(), &[a]).unwrap();
+        let release = read_release(flat.path(), &[a], true).unwrap();
         assert_eq!(release.period.quarter.as_deref(), Some("2023T2"));
     }
 
@@ -608,7 +768,7 @@ mod tests {
         let dir = tmp.path().join("2024-05");
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("K3241.K03200Y0.D40511.SOCIOCSV"), text).unwrap();
-        let release = read_release(tmp.path(), &[Cnpj::parse("07396865000168").unwrap()]).unwrap();
+        let release = read_release(tmp.path(), &[Cnpj::parse("07396865000168").unwrap()], true).unwrap();
         assert_eq!(release.files.len(), 1, "{:?}", release.ignored);
         assert_eq!((release.files[0].rows_read, release.files[0].rows_malformed), (3, 0));
         let socios = &release.published.socios["07396865"];
@@ -630,7 +790,7 @@ mod tests {
             &[("K3241.K03200Y0.D40511.EMPRECSV", lines.join("\r\n").into_bytes())],
         );
         let portfolio = ["07396865000168", "52302726000182"].map(|c| Cnpj::parse(c).unwrap());
-        let release = read_release(tmp.path(), &portfolio).unwrap();
+        let release = read_release(tmp.path(), &portfolio, true).unwrap();
         assert_eq!((release.files[0].rows_read, release.files[0].rows_malformed), (2, 0));
         let name = |root: &str| release.published.empresas[root].get("razao_social").map(str::to_string);
         assert_eq!(name("07396865").as_deref(), Some(r#"CONFECCOES AGUA "BOA" LTDA"#));

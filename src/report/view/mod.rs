@@ -24,7 +24,7 @@ use credits::{breakdown, crosstab, headline, movers, national_chart, series_char
 pub use history::history;
 pub use model::*;
 use portfolio::portfolio;
-use run::{incomplete, run_info, shard_part};
+use run::{incomplete, partial_release, run_info, shard_part};
 pub use sources::{SourceRow, Sources, sources};
 
 fn s(d: Option<Decimal>) -> Option<String> {
@@ -124,6 +124,7 @@ pub fn build_view_with(
         demo: manifest.demo,
         demo_comparacao: manifest.demo_comparacao.as_deref().map(|m| crate::report::format::month(m, locale)),
         incomplete: incomplete(manifest, aggs),
+        partial_release: partial_release(manifest),
         shard_part: shard_part(manifest),
         locale,
         lang: if locale == Locale::PtBr { "pt-BR" } else { "en" },

@@ -248,6 +248,15 @@ pub struct Incomplete {
     pub failed_companies: i64,
 }
 
+/// A release of the publishers' files read with `--partial`: the files it lacked or held broken,
+/// whose companies and inscriptions are missing from the figures. Absent for a whole release.
+#[derive(Debug, Clone, Serialize)]
+pub struct PartialRelease {
+    pub files: Vec<String>,
+    /// On a store: the snapshot the records those files would have renewed were carried from.
+    pub carried_from: Option<String>,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct AppendixCell {
     pub value: Option<String>,
@@ -273,6 +282,7 @@ pub struct ReportView {
     /// The demo compared with the month before, made by the same run: that month's label.
     pub demo_comparacao: Option<String>,
     pub incomplete: Option<Incomplete>,
+    pub partial_release: Option<PartialRelease>,
     /// This run is one part of a portfolio split with `--shard`: its figures are that part's.
     pub shard_part: Option<ShardPart>,
     pub locale: Locale,

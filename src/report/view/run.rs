@@ -17,6 +17,20 @@ pub(super) fn incomplete(manifest: &Manifest, aggs: &Aggregates) -> Option<Incom
     (failed_tasks > 0 || failed_companies > 0).then_some(Incomplete { failed_tasks, failed_companies })
 }
 
+/// A release read with `--partial`: the files a whole release has that it lacked or held
+/// broken, by name (else, on a store, the files of the datasets it did not renew), and the
+/// snapshot their records were carried from.
+pub(super) fn partial_release(manifest: &Manifest) -> Option<PartialRelease> {
+    let note = manifest.open_data.as_ref()?;
+    let files: Vec<String> = if note.gaps.is_empty() {
+        note.carried.keys().map(|d| crate::extract::open_data::files_of(d)).collect()
+    } else {
+        note.gaps.iter().map(|g| g.file.rsplit('/').next().unwrap_or(&g.file).to_string()).collect()
+    };
+    let carried_from = note.carried.values().next().cloned();
+    (!files.is_empty()).then_some(PartialRelease { files, carried_from })
+}
+
 /// A part of a split run (`--shard K/N`, N > 1): its report covers only that part.
 pub(super) fn shard_part(manifest: &Manifest) -> Option<ShardPart> {
     let shard = &manifest.plan.shard;
