@@ -90,6 +90,13 @@ pub struct FileRead {
     /// meant them.
     #[serde(default)]
     pub rows_mended: u64,
+    /// NUL bytes dropped from the file's text (RFB's files of 2021 carry them).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub nul_bytes_dropped: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// What the manifest says of the files a run read.
@@ -226,6 +233,7 @@ pub fn read_release(dir: &Path, portfolio: &[Cnpj], partial: bool) -> Result<Rel
             rows_malformed: counts.malformed,
             rows_malformed_portfolio: counts.malformed_portfolio,
             rows_mended: counts.mended,
+            nul_bytes_dropped: counts.nul_bytes,
         });
     }
     if release.files.is_empty() && release.gaps.is_empty() {
@@ -599,6 +607,65 @@ mod tests {
         let got: Vec<String> = socios.iter().map(|s| s.nome_socio_razao_social.clone().unwrap()).collect();
         assert_eq!(got, want);
         assert!(!want.is_empty());
+    }
+
+    #[test]
+    fn a_release_of_2021_with_its_names_and_nul_bytes_reads_like_todays() {
+        // A company of each RFB fixture: the roots are in their first field.
+        let roots: BTreeSet<String> = ["cnpj_empresas.csv", "cnpj_simples.csv", "cnpj_socios.csv"]
+            .iter()
+            .flat_map(|f| published_lines(f).into_iter().take(3))
+            .map(|row| row[0].trim_matches('"').to_string())
+            .collect();
+        let mut portfolio: Vec<Cnpj> =
+            roots.iter().filter_map(|r| Cnpj::from_base(&format!("{r}0001"))).collect();
+        portfolio.push(Cnpj::parse("07396865000168").unwrap());
+        let today = tempfile::tempdir().unwrap();
+        release_folder(today.path());
+        // The same rows as RFB released them before late 2022: each file zipped under its own
+        // name, the part after the `Y`, NUL bytes between rows and padding the end.
+        let old = tempfile::tempdir().unwrap();
+        release_folder(old.path());
+        std::fs::remove_dir_all(old.path().join("cnpj/2024-05")).unwrap();
+        let with_nuls = |file: &str| {
+            let mut bytes = fixture(file);
+            let at = bytes.iter().position(|&b| b == b'\n').unwrap() + 1;
+            bytes.splice(at..at, [0u8; 3]);
+            bytes.extend([0u8; 5]);
+            bytes
+        };
+        for (suffix, file) in [
+            ("EMPRECSV", "cnpj_empresas.csv"),
+            ("ESTABELE", "cnpj_estabelecimentos.csv"),
+            ("SOCIOCSV", "cnpj_socios.csv"),
+        ] {
+            for part in 0..10 {
+                let entry = format!("K3241.K03200Y{part}.D10710.{suffix}");
+                let rows = if part == 0 { with_nuls(file) } else { Vec::new() };
+                zip_of(&old.path().join("cnpj/2021-07").join(format!("{entry}.zip")), &[(&entry, rows)]);
+            }
+        }
+        let simples = "F.K03200$W.SIMPLES.CSV.D10710";
+        zip_of(
+            &old.path().join(format!("cnpj/2021-07/{simples}.zip")),
+            &[(simples, with_nuls("cnpj_simples.csv"))],
+        );
+        let (now, then) = (
+            read_release(today.path(), &portfolio, false).unwrap(),
+            read_release(old.path(), &portfolio, false).unwrap(),
+        );
+        assert!(then.gaps.is_empty(), "{:?}", then.gaps);
+        assert_eq!(then.period.month.as_deref(), Some("2021-07"));
+        assert_eq!(then.files.len(), now.files.len());
+        let nuls: u64 = then.files.iter().map(|f| f.nul_bytes_dropped).sum();
+        assert_eq!(nuls, 4 * 8, "{:?}", then.files);
+        assert!(then.files.iter().all(|f| f.rows_malformed == 0), "{:?}", then.files);
+        let (a, b) = (&now.published, &then.published);
+        assert!(!b.empresas.is_empty() && !b.socios.is_empty() && !b.simples.is_empty());
+        assert_eq!(
+            (&a.empresas, &a.estabelecimentos, &a.socios, &a.simples),
+            (&b.empresas, &b.estabelecimentos, &b.socios, &b.simples)
+        );
     }
 
     #[test]

@@ -22,6 +22,8 @@ pub(super) struct Counts {
     pub malformed_portfolio: u64,
     pub first_malformed_line: Option<u64>,
     pub mended: u64,
+    /// NUL bytes dropped (RFB's files of 2021 carry them).
+    pub nul_bytes: u64,
 }
 
 impl Counts {
@@ -32,6 +34,7 @@ impl Counts {
         self.malformed_portfolio += other.malformed_portfolio;
         self.first_malformed_line = self.first_malformed_line.or(other.first_malformed_line);
         self.mended += other.mended;
+        self.nul_bytes += other.nul_bytes;
     }
 
     fn malformed_at(&mut self, line: Option<u64>, of_portfolio: bool) {
@@ -144,11 +147,14 @@ pub(super) struct TableReader<'a> {
 
 impl TableReader<'_> {
     fn table<R: Read>(&mut self, source: R, kind: Kind, path: &Path) -> Result<Counts, OpenDataError> {
-        let buffered = std::io::BufReader::with_capacity(1 << 20, source);
-        match kind {
+        let mut source = DropNul { inner: source, dropped: 0 };
+        let buffered = std::io::BufReader::with_capacity(1 << 20, &mut source);
+        let mut counts = match kind {
             Kind::Pgfn => self.pgfn(buffered, path),
             _ => self.rfb(buffered, kind, path),
-        }
+        }?;
+        counts.nul_bytes = source.dropped;
+        Ok(counts)
     }
 
     fn kept(&self, root: &[u8]) -> bool {
@@ -280,9 +286,54 @@ impl TableReader<'_> {
     }
 }
 
+/// A reader that drops NUL bytes, counting them: RFB's files of 2021 carry them between rows
+/// and fields, where no published text has one.
+struct DropNul<R> {
+    inner: R,
+    dropped: u64,
+}
+
+impl<R: Read> Read for DropNul<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        loop {
+            let n = self.inner.read(buf)?;
+            let Some(first) = memchr::memchr(0, &buf[..n]) else { return Ok(n) };
+            let mut kept = first;
+            for i in first..n {
+                if buf[i] != 0 {
+                    buf[kept] = buf[i];
+                    kept += 1;
+                }
+            }
+            self.dropped += (n - kept) as u64;
+            // A buffer of NULs alone is not the end of the file: read on.
+            if kept > 0 || n == 0 {
+                return Ok(kept);
+            }
+        }
+    }
+}
+
 /// Adds `row` unless an identical one is there.
 fn push_once(rows: &mut Vec<Row>, row: Row) {
     if !rows.contains(&row) {
         rows.push(row);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Read;
+
+    use super::DropNul;
+
+    #[test]
+    fn nul_bytes_are_dropped_and_counted() {
+        let text = b"\0\0\"07396865\";\0\"X\"\n\0";
+        let mut reader = DropNul { inner: &text[..], dropped: 0 };
+        let mut out = Vec::new();
+        reader.read_to_end(&mut out).unwrap();
+        assert_eq!(out, b"\"07396865\";\"X\"\n");
+        assert_eq!(reader.dropped, 4);
     }
 }
