@@ -111,6 +111,10 @@ impl TableRef {
             match &mut out {
                 None => out = Some(df),
                 Some(acc) => {
+                    // Files written before and after the table gained a column.
+                    conform(acc, df.schema()).map_err(polars_err(self.name))?;
+                    conform(&mut df, acc.schema()).map_err(polars_err(self.name))?;
+                    let df = df.select(acc.get_column_names_owned()).map_err(polars_err(self.name))?;
                     acc.vstack_mut_owned(df).map_err(polars_err(self.name))?;
                 }
             }
@@ -126,7 +130,8 @@ impl TableRef {
         let batches =
             record_batches(frame).map_err(|message| StoreError::Delta { table: name.into(), message })?;
         let table = if self.exists().await? {
-            deltalake::open_table(self.url()?).await.map_err(delta_err(name))?
+            let table = deltalake::open_table(self.url()?).await.map_err(delta_err(name))?;
+            add_new_columns(table, &batches.0).await.map_err(delta_err(name))?
         } else {
             if let StoreRoot::Local(root) = &self.root {
                 let dir = root.join(name);
@@ -177,6 +182,34 @@ impl TableRef {
     }
 }
 
+/// `table` with the columns of `schema` it lacks added (nullable, so its older files read them
+/// as nulls): a column a later release adds to a table reaches a store made before it.
+async fn add_new_columns(
+    table: DeltaTable,
+    schema: &arrow::datatypes::SchemaRef,
+) -> Result<DeltaTable, DeltaTableError> {
+    let held: BTreeSet<String> = table.snapshot()?.schema().fields().map(|f| f.name().to_string()).collect();
+    let wanted: StructType =
+        deltalake::kernel::engine::arrow_conversion::TryIntoKernel::try_into_kernel(schema.as_ref())?;
+    let new: Vec<_> = wanted.fields().filter(|f| !held.contains(f.name())).cloned().collect();
+    if new.is_empty() {
+        return Ok(table);
+    }
+    table.add_columns().with_fields(new).await
+}
+
+/// Columns `like` has and `df` lacks, added to `df` as nulls of `like`'s types: rows of a
+/// snapshot written before a table gained a column, read beside rows written after.
+pub fn conform(df: &mut DataFrame, like: &Schema) -> PolarsResult<()> {
+    let n = df.height();
+    for (name, dtype) in like.iter() {
+        if df.column(name).is_err() {
+            df.with_column(Column::full_null(name.clone(), n, dtype))?;
+        }
+    }
+    Ok(())
+}
+
 /// `frame` as arrow-rs batches (and their schema), through an in-memory Parquet file.
 fn record_batches(
     frame: &DataFrame,
@@ -218,4 +251,40 @@ fn record_batches(
         );
     }
     Ok((schema, batches))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(snapshot: &str, columns: &[(&str, &str)]) -> DataFrame {
+        let mut cols: Vec<Column> =
+            columns.iter().map(|(name, value)| Column::new((*name).into(), [*value])).collect();
+        cols.push(Column::new("snapshot".into(), [snapshot]));
+        DataFrame::new(1, cols).unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_column_added_later_reads_as_null_in_the_older_snapshots() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = TableRef {
+            name: "dividas_pgfn",
+            root: StoreRoot::Local(dir.path().to_path_buf()),
+            partition: "snapshot",
+        };
+        let first =
+            t.replace(&frame("202606", &[("cnpj", "a")]), &BTreeSet::from(["202606".into()])).await.unwrap();
+        let wider = frame("202609", &[("cnpj", "b"), ("uf_devedor", "SP")]);
+        let last = t.replace(&wider, &BTreeSet::from(["202609".into()])).await.unwrap();
+        assert!(last > first);
+        let both = t.read(last, &BTreeSet::from(["202606".into(), "202609".into()])).await.unwrap().unwrap();
+        let text = |name: &str| -> Vec<Option<String>> {
+            both.column(name).unwrap().str().unwrap().iter().map(|v| v.map(String::from)).collect()
+        };
+        assert_eq!(text("cnpj"), [Some("a".into()), Some("b".into())]);
+        assert_eq!(text("uf_devedor"), [None, Some("SP".into())]);
+        // The older version still reads as it was written.
+        let before = t.read(first, &BTreeSet::from(["202606".into()])).await.unwrap().unwrap();
+        assert!(before.column("uf_devedor").is_err());
+    }
 }

@@ -57,6 +57,9 @@ fn carry(fresh: &mut Frames, table: Table, carried: DataFrame) -> Result<(), Sto
     fresh.add_quality(quality_of_rejected_text(table, &carried).map_err(frame_err(name))?);
     let Some(f) = fresh.tables.get_mut(name) else { return Ok(()) };
     let names: Vec<PlSmallStr> = f.get_column_names().into_iter().cloned().collect();
+    let mut carried = carried;
+    // Rows of a snapshot written before the table gained a column.
+    super::delta::conform(&mut carried, f.schema()).map_err(frame_err(name))?;
     f.vstack_mut_owned(carried.select(names).map_err(frame_err(name))?).map_err(frame_err(name))?;
     respell_vocabulary(table, f).map_err(frame_err(name))
 }
