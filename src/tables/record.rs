@@ -141,6 +141,12 @@ impl SerializeStruct for Fields<'_> {
         (self.0)(key, text);
         Ok(())
     }
+    /// A field left out of the wire form when empty (`skip_serializing_if`) is still a field:
+    /// an empty one, so every record lists its struct's fields in the same places.
+    fn skip_field(&mut self, key: &'static str) -> Result<(), NotScalar> {
+        (self.0)(key, None);
+        Ok(())
+    }
     fn end(self) -> Result<(), NotScalar> {
         Ok(())
     }

@@ -160,6 +160,12 @@ const DIVIDAS: &[ColumnSpec] = &[
     col("situacao_inscricao", "situacao_inscricao", Vocab, "Registration status"),
     col("tipo_situacao_inscricao", "tipo_situacao_inscricao", Vocab, "Status group"),
     col("uf_unidade_responsavel", "uf_unidade_responsavel", Uf, "State of the responsible unit"),
+    col(
+        "uf_devedor",
+        "uf_devedor",
+        Uf,
+        "Debtor's state (PGFN's files from 2022 Q4; the service does not send it)",
+    ),
     col("unidade_responsavel", "unidade_responsavel", Text, "Responsible unit"),
     col("dataset_trimester", "dataset_trimester", Text, "Quarter of the published file"),
     col("valor_consolidado", "valor_consolidado", Money, "Consolidated debt in BRL"),

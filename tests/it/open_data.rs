@@ -643,3 +643,69 @@ fn on_a_store_a_release_without_a_system_carries_it_and_ends_none_of_its_inscrip
     );
     assert_eq!(got, want);
 }
+
+#[test]
+fn the_current_pgfn_header_gives_each_debtor_its_state_and_keeps_the_unit_as_published() {
+    let tmp = tempfile::tempdir().unwrap();
+    let files = tmp.path().join("downloads/2022_trimestre_04");
+    let current = "pgfn_previdenciario_uf_devedor.csv";
+    // The fixture's first company row again, as a debtor of the 28th state value `Si`.
+    let mut prev = std::fs::read(fixture(current)).unwrap();
+    let text: String = prev.iter().map(|&b| char::from(b)).collect();
+    let first = text.lines().nth(1).unwrap();
+    let si: Vec<&str> = first
+        .split(';')
+        .enumerate()
+        .map(|(i, f)| match i {
+            4 => "Si",
+            6 => "999999999",
+            _ => f,
+        })
+        .collect();
+    prev.extend(si.join(";").chars().map(|c| u8::try_from(u32::from(c)).unwrap()));
+    prev.push(b'\n');
+    for (zip, entry, bytes) in [
+        ("Dados_abertos_Previdenciario.zip", "arquivo_lai_PREV_1_202212.csv", prev),
+        (
+            "Dados_abertos_Nao_Previdenciario.zip",
+            "arquivo_lai_SIDA_1_202212.csv",
+            std::fs::read(fixture("pgfn_nao_previdenciario.csv")).unwrap(),
+        ),
+        (
+            "Dados_abertos_FGTS.zip",
+            "arquivo_lai_FGTS_1_202212.csv",
+            std::fs::read(fixture("pgfn_fgts.csv")).unwrap(),
+        ),
+    ] {
+        zip_of(&files.join(zip), &[(entry, bytes)]);
+    }
+    let rows_of = published(current);
+    let cnpjs: BTreeSet<String> =
+        rows_of.iter().filter_map(|r| Cnpj::parse(&r["cpf_cnpj"]).ok()).map(|c| c.to_string()).collect();
+    let o = run_open_data(tmp.path(), &tmp.path().join("downloads"), &cnpjs.into_iter().collect::<Vec<_>>());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let debts = read_exported_table(&tmp.path().join("files-run"), "dividas_pgfn").unwrap();
+    let got =
+        rows(&debts, &["numero_inscricao", "uf_devedor", "uf_unidade_responsavel", "unidade_responsavel"]);
+    let mut want: Vec<Vec<Option<String>>> = rows_of
+        .iter()
+        .filter(|r| Cnpj::parse(&r["cpf_cnpj"]).is_ok())
+        .map(|r| {
+            vec![
+                Some(r["numero_inscricao"].clone()),
+                Some(r["uf_devedor"].clone()),
+                None,
+                Some(r["unidade_responsavel"].clone()),
+            ]
+        })
+        .collect();
+    assert!(!want.is_empty());
+    // `Si` is no state: kept as published in the raw column, the state left empty.
+    want.push(vec![Some("999999999".into()), None, None, Some(si[5].to_string())]);
+    want.sort();
+    let prev_rows: Vec<Vec<Option<String>>> =
+        got.into_iter().filter(|r| want.iter().any(|w| w[0] == r[0])).collect();
+    assert_eq!(prev_rows, want);
+    let raw = rows(&debts, &["numero_inscricao", "uf_devedor_raw"]);
+    assert!(raw.contains(&vec![Some("999999999".into()), Some("Si".into())]), "{raw:?}");
+}

@@ -252,6 +252,10 @@ pub struct DividaPgfn {
     pub tipo_devedor: Option<String>,
     pub tipo_pessoa: Option<String>,
     pub tipo_situacao_inscricao: Option<String>,
+    /// The debtor's state, which PGFN's files carry from 2022 Q4 (`UF_DEVEDOR`) in place of the
+    /// unit's; the service does not send it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uf_devedor: Option<String>,
     pub uf_unidade_responsavel: Option<String>,
     pub unidade_inscricao: Option<String>,
     pub unidade_responsavel: Option<String>,

@@ -7,9 +7,6 @@ use std::path::Path;
 
 use registry_api::models::DividaPgfn;
 
-/// The published column names, lower-cased, that name a field under another name on the wire.
-const RENAMED: [(&str, &str); 1] = [("uf_devedor", "uf_unidade_responsavel")];
-
 /// The text of a published file: UTF-8 when it is, else Latin-1 (every byte one character),
 /// as the PGFN files are.
 fn decode(bytes: &[u8]) -> String {
@@ -24,15 +21,8 @@ fn decode(bytes: &[u8]) -> String {
 pub fn read_pgfn_csv(path: &Path) -> std::io::Result<Vec<DividaPgfn>> {
     let text = decode(&std::fs::read(path)?);
     let mut reader = csv::ReaderBuilder::new().delimiter(b';').flexible(false).from_reader(text.as_bytes());
-    let headers: Vec<String> = reader
-        .headers()
-        .map_err(std::io::Error::other)?
-        .iter()
-        .map(|h| {
-            let h = h.trim().to_lowercase();
-            RENAMED.iter().find(|(from, _)| *from == h).map_or(h, |(_, to)| (*to).to_string())
-        })
-        .collect();
+    let headers: Vec<String> =
+        reader.headers().map_err(std::io::Error::other)?.iter().map(|h| h.trim().to_lowercase()).collect();
     let mut out = Vec::new();
     for record in reader.records() {
         let record = record.map_err(std::io::Error::other)?;

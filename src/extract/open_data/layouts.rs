@@ -5,10 +5,9 @@
 //! with its columns in another order, or one more column, reads the same.
 //!
 //! `UF_DEVEDOR` is the debtor's state, not the responsible unit's (a debtor in SP may be
-//! collected by the unit in AMAZONAS): it keeps its own name, which the service's model does
-//! not carry, and the unit's state is read from the unit's name, `UNIDADE_RESPONSAVEL`, a
-//! state's name in every release (`ACRE` beside `AC` in 2020's), which the typing reads as its
-//! code.
+//! collected by the unit in AMAZONAS): it keeps its own name, `uf_devedor`. The unit is kept as
+//! published (`UNIDADE_RESPONSAVEL` names a PGFN unit or region, `1ª REGIÃO`, a city), and the
+//! unit's state is left empty where the header has none.
 
 use crate::api::Categoria;
 use crate::api::published::rfb;
@@ -170,10 +169,6 @@ pub struct PgfnHeader {
     pub columns: Vec<String>,
     /// Position of `CPF_CNPJ`, the debtor.
     pub debtor: usize,
-    /// A column the service has that the file carries under another's text: its name, and
-    /// the position of the column whose text it takes (`uf_unidade_responsavel` from
-    /// `UNIDADE_RESPONSAVEL` where the file has no `UF_UNIDADE_RESPONSAVEL`).
-    pub derived: Option<(&'static str, usize)>,
     /// Positions of the free-text columns, and of the columns of a fixed form.
     free_text: Vec<usize>,
     forms: Vec<(usize, Form)>,
@@ -249,13 +244,9 @@ pub fn pgfn_header(fields: &[String]) -> Result<PgfnHeader, String> {
     let columns = upper.iter().map(|u| u.to_lowercase()).collect();
     let debtor = upper.iter().position(|u| u == "CPF_CNPJ").unwrap_or(0);
     let at = |name: &str| upper.iter().position(|u| u == name);
-    let derived = match at("UF_UNIDADE_RESPONSAVEL") {
-        Some(_) => None,
-        None => at("UNIDADE_RESPONSAVEL").map(|unit| ("uf_unidade_responsavel", unit)),
-    };
     let free_text = PGFN_FREE_TEXT.iter().filter_map(|c| at(c)).collect();
     let forms = PGFN_FORMS.iter().filter_map(|(c, form)| Some((at(c)?, *form))).collect();
-    Ok(PgfnHeader { categoria, columns, debtor, derived, free_text, forms })
+    Ok(PgfnHeader { categoria, columns, debtor, free_text, forms })
 }
 
 /// Whether a PGFN data row is the header again (files joined with their headers).
@@ -349,10 +340,9 @@ mod tests {
         assert_eq!(header(sida).unwrap().categoria, Categoria::NaoPrevidenciario);
         let later = sida.replace("UF_UNIDADE_RESPONSAVEL", "UF_DEVEDOR");
         let h = header(&later).unwrap();
-        // The debtor's state is not the unit's: the unit's is read from the unit's name.
+        // The debtor's state keeps its own name: it is not the unit's.
         assert!(h.columns.contains(&"uf_devedor".to_string()), "{:?}", h.columns);
-        assert_eq!(h.derived, Some(("uf_unidade_responsavel", 5)));
-        assert_eq!(header(sida).unwrap().derived, None);
+        assert!(!h.columns.contains(&"uf_unidade_responsavel".to_string()), "{:?}", h.columns);
         let prev = sida.replace("RECEITA_PRINCIPAL", "TIPO_CREDITO");
         assert_eq!(header(&prev).unwrap().categoria, Categoria::Previdenciario);
         let fgts = sida

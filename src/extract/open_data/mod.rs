@@ -771,10 +771,12 @@ mod tests {
             [("8020600000002", "30.00"), ("8020600012345", "1000.50"), ("8020600012346", "7.25")]
                 .map(|(n, v)| (n.to_string(), v.to_string()))
         );
-        // UF_DEVEDOR is the debtor's state: the unit's comes from the unit's name.
+        // UF_DEVEDOR is the debtor's state, in its own field; the unit is kept as published.
         let debt =
             release.published.dividas.values().flatten().next().unwrap().model::<DividaPgfn>().unwrap();
-        assert_eq!(debt.uf_unidade_responsavel.as_deref(), Some("SAO PAULO"));
+        assert_eq!(debt.uf_devedor.as_deref(), Some("SP"));
+        assert_eq!(debt.unidade_responsavel.as_deref(), Some("SAO PAULO"));
+        assert_eq!(debt.uf_unidade_responsavel, None);
         let f = &release.files[0];
         // The header repeated is not a row.
         assert_eq!((f.rows_read, f.rows_kept, f.rows_mended), (4, 3, 2), "{f:?}");

@@ -178,8 +178,7 @@ impl TableReader<'_> {
         }
         let fields: Vec<String> = record.iter().map(decode).collect();
         let header = pgfn_header(&fields).map_err(|problem| layout(path, problem))?;
-        let derived = header.derived.map(|(name, _)| name.to_string());
-        let columns: Arc<[String]> = header.columns.iter().cloned().chain(derived).collect();
+        let columns: Arc<[String]> = header.columns.iter().cloned().collect();
         let mut counts = Counts::default();
         while read(&mut csv, &mut record)? {
             let debtor = record.get(header.debtor).unwrap_or_default();
@@ -189,7 +188,7 @@ impl TableReader<'_> {
             counts.read += 1;
             let digits = cnpj_digits(debtor);
             let ours = digits.is_some_and(|d| self.kept(&d[..8]));
-            let mut fields: Vec<String> = if record.len() == header.columns.len() {
+            let fields: Vec<String> = if record.len() == header.columns.len() {
                 if !ours {
                     continue;
                 }
@@ -207,9 +206,6 @@ impl TableReader<'_> {
                 mended
             };
             let Some(digits) = digits else { continue };
-            if let Some((_, from)) = header.derived {
-                fields.push(fields[from].clone());
-            }
             let root = String::from_utf8_lossy(&digits[..8]).to_string();
             self.out
                 .dividas

@@ -259,6 +259,8 @@ fn debt_row(
         tipo_devedor: Some(tipo_devedor.to_string()),
         tipo_pessoa: Some("Pessoa jurídica".to_string()),
         tipo_situacao_inscricao: Some(sit.1.to_string()),
+        // The service does not send the debtor's state.
+        uf_devedor: None,
         uf_unidade_responsavel: Some(uf.to_string()),
         unidade_inscricao: Some(format!("PROCURADORIA DA FAZENDA NACIONAL EM {}", core.municipio().name)),
         unidade_responsavel: Some(format!(
