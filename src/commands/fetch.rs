@@ -362,7 +362,10 @@ pub(super) async fn fetch_stage(
     on_credits_staged: Option<OnCredits>,
 ) -> Result<FetchStage> {
     let remote = work_dir_for_remote(&mut cfg)?;
-    let portfolio = cfg.cnpjs.as_deref().map(|path| read_portfolio(path, cfg.strict)).transpose()?;
+    // The publishers' files carry alphanumeric CNPJs; the service does not take them.
+    let alphanumeric = cfg.open_data.is_some();
+    let portfolio =
+        cfg.cnpjs.as_deref().map(|path| read_portfolio(path, cfg.strict, alphanumeric)).transpose()?;
     let mut release = read_open_data(&cfg, portfolio.as_ref()).await?;
     let settings = SourceSettings::from_run_config(&cfg);
     let source = match release.as_mut() {
@@ -468,8 +471,8 @@ fn work_dir_for_remote(cfg: &mut RunConfig) -> Result<Option<RemoteOut>> {
 }
 
 /// The portfolio file, its skipped lines and dropped duplicates said.
-fn read_portfolio(path: &std::path::Path, strict: bool) -> Result<portfolio::Portfolio> {
-    let p = portfolio::read_portfolio(path, strict)?;
+fn read_portfolio(path: &std::path::Path, strict: bool, alphanumeric: bool) -> Result<portfolio::Portfolio> {
+    let p = portfolio::read_portfolio(path, strict, alphanumeric)?;
     for issue in &p.issues {
         tracing::warn!(
             "{}, line {}: skipped {:?}: {}",

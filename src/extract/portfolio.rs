@@ -96,13 +96,21 @@ fn unquote(s: &str) -> &str {
     s.trim().trim_matches('"').trim()
 }
 
-pub fn read_portfolio(path: &Path, strict: bool) -> Result<Portfolio, PortfolioError> {
+/// Reads the portfolio at `path`; `alphanumeric` takes the alphanumeric CNPJs too (read from
+/// the publishers' files, which carry them; the service does not).
+pub fn read_portfolio(path: &Path, strict: bool, alphanumeric: bool) -> Result<Portfolio, PortfolioError> {
     let bytes =
         std::fs::read(path).map_err(|source| PortfolioError::Read { path: path.to_path_buf(), source })?;
-    parse_portfolio(&decode(&bytes), path, strict)
+    parse_portfolio(&decode(&bytes), path, strict, alphanumeric)
 }
 
-pub fn parse_portfolio(text: &str, path: &Path, strict: bool) -> Result<Portfolio, PortfolioError> {
+pub fn parse_portfolio(
+    text: &str,
+    path: &Path,
+    strict: bool,
+    alphanumeric: bool,
+) -> Result<Portfolio, PortfolioError> {
+    let parse = if alphanumeric { Cnpj::parse_published } else { Cnpj::parse };
     let text = text.replace("\r\n", "\n").replace('\r', "\n");
     let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
     let delimiter = if first.contains(';') { b';' } else { b',' };
@@ -145,7 +153,7 @@ pub fn parse_portfolio(text: &str, path: &Path, strict: bool) -> Result<Portfoli
         if value.is_empty() {
             continue;
         }
-        match Cnpj::parse(value) {
+        match parse(value) {
             Ok(c) => {
                 if seen.insert(c.clone()) {
                     out.cnpjs.push(c);
@@ -180,7 +188,7 @@ mod tests {
     use super::*;
 
     fn p(text: &str) -> Result<Portfolio, PortfolioError> {
-        parse_portfolio(text, Path::new("p.csv"), false)
+        parse_portfolio(text, Path::new("p.csv"), false, false)
     }
 
     #[test]
@@ -201,16 +209,16 @@ mod tests {
     #[test]
     fn bom_and_latin1() {
         let mut bytes = b"\xEF\xBB\xBFcnpj\n33683111000280\n".to_vec();
-        assert_eq!(parse_portfolio(&decode(&bytes), Path::new("x"), false).unwrap().cnpjs.len(), 1);
+        assert_eq!(parse_portfolio(&decode(&bytes), Path::new("x"), false, false).unwrap().cnpjs.len(), 1);
         bytes = b"nome,cnpj\nJos\xE9,33683111000280\n".to_vec();
-        assert_eq!(parse_portfolio(&decode(&bytes), Path::new("x"), false).unwrap().cnpjs.len(), 1);
+        assert_eq!(parse_portfolio(&decode(&bytes), Path::new("x"), false, false).unwrap().cnpjs.len(), 1);
     }
 
     #[test]
     fn errors_name_the_line() {
         let e = p("123\nabc\n").unwrap_err();
         assert!(e.to_string().contains("no valid CNPJ (2 invalid lines; line 1"), "{e}");
-        let e = parse_portfolio("33683111000280\n33683111000281\n", Path::new("p"), true).unwrap_err();
+        let e = parse_portfolio("33683111000280\n33683111000281\n", Path::new("p"), true, false).unwrap_err();
         assert!(e.to_string().contains("line 2"), "{e}");
         assert!(matches!(p("nome,id\nA,33683111000280\n"), Err(PortfolioError::NoCnpjColumn { .. })));
         assert!(matches!(p(""), Err(PortfolioError::NoValid { .. })));

@@ -644,6 +644,47 @@ fn on_a_store_a_release_without_a_system_carries_it_and_ends_none_of_its_inscrip
     assert_eq!(got, want);
 }
 
+/// PGFN's three zips of December 2022 in `dir`: `prev` and `sida` as given, FGTS's the fixture's.
+fn pgfn_release(dir: &Path, prev: Vec<u8>, sida: Vec<u8>) {
+    let fgts = std::fs::read(fixture("pgfn_fgts.csv")).unwrap();
+    for (zip, entry, bytes) in [
+        ("Dados_abertos_Previdenciario.zip", "arquivo_lai_PREV_1_202212.csv", prev),
+        ("Dados_abertos_Nao_Previdenciario.zip", "arquivo_lai_SIDA_1_202212.csv", sida),
+        ("Dados_abertos_FGTS.zip", "arquivo_lai_FGTS_1_202212.csv", fgts),
+    ] {
+        zip_of(&dir.join(zip), &[(entry, bytes)]);
+    }
+}
+
+#[test]
+fn an_alphanumeric_cnpjs_pgfn_rows_reach_its_company() {
+    let tmp = tempfile::tempdir().unwrap();
+    let files = tmp.path().join("downloads/2022_trimestre_04");
+    // The fixture's first company row, owed by an alphanumeric CNPJ (issued from July 2026).
+    let mut sida = std::fs::read(fixture("pgfn_nao_previdenciario.csv")).unwrap();
+    let text: String = sida.iter().map(|&b| char::from(b)).collect();
+    let row = text.lines().skip(1).find(|l| l.contains("Pessoa jur")).unwrap();
+    let fields: Vec<&str> = row.split(';').collect();
+    let alnum = format!("12.ABC.345/01DE-35;{}", fields[1..].join(";"));
+    sida.extend(alnum.chars().map(|c| u8::try_from(u32::from(c)).unwrap()));
+    sida.push(b'\n');
+    pgfn_release(&files, std::fs::read(fixture("pgfn_previdenciario_ac_202012_original.csv")).unwrap(), sida);
+    let o = run_open_data(tmp.path(), &tmp.path().join("downloads"), &["12ABC34501DE35".to_string()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let debts = read_exported_table(&tmp.path().join("files-run"), "dividas_pgfn").unwrap();
+    let header: Vec<String> = text.lines().next().unwrap().split(';').map(|h| h.to_lowercase()).collect();
+    let at = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let (numero, valor) = (fields[at("numero_inscricao")], fields[at("valor_consolidado")]);
+    let got = rows(&debts, &["cnpj", "categoria", "numero_inscricao", "valor_consolidado"]);
+    let want = vec![vec![
+        Some("12ABC34501DE35".to_string()),
+        Some("nao_previdenciario".to_string()),
+        Some(numero.to_string()),
+        Some(valor.trim().to_string()),
+    ]];
+    assert_eq!(got, want);
+}
+
 #[test]
 fn the_current_pgfn_header_gives_each_debtor_its_state_and_keeps_the_unit_as_published() {
     let tmp = tempfile::tempdir().unwrap();
@@ -664,21 +705,7 @@ fn the_current_pgfn_header_gives_each_debtor_its_state_and_keeps_the_unit_as_pub
         .collect();
     prev.extend(si.join(";").chars().map(|c| u8::try_from(u32::from(c)).unwrap()));
     prev.push(b'\n');
-    for (zip, entry, bytes) in [
-        ("Dados_abertos_Previdenciario.zip", "arquivo_lai_PREV_1_202212.csv", prev),
-        (
-            "Dados_abertos_Nao_Previdenciario.zip",
-            "arquivo_lai_SIDA_1_202212.csv",
-            std::fs::read(fixture("pgfn_nao_previdenciario.csv")).unwrap(),
-        ),
-        (
-            "Dados_abertos_FGTS.zip",
-            "arquivo_lai_FGTS_1_202212.csv",
-            std::fs::read(fixture("pgfn_fgts.csv")).unwrap(),
-        ),
-    ] {
-        zip_of(&files.join(zip), &[(entry, bytes)]);
-    }
+    pgfn_release(&files, prev, std::fs::read(fixture("pgfn_nao_previdenciario.csv")).unwrap());
     let rows_of = published(current);
     let cnpjs: BTreeSet<String> =
         rows_of.iter().filter_map(|r| Cnpj::parse(&r["cpf_cnpj"]).ok()).map(|c| c.to_string()).collect();

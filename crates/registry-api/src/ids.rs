@@ -51,8 +51,24 @@ pub fn cnpj_check_digits(base: &[u8; 12]) -> Option<[u8; 2]> {
 pub struct Cnpj(String);
 
 impl Cnpj {
-    /// Accepts bare (`12345678000195`) or masked (`12.345.678/0001-95`) input.
+    /// Accepts bare (`12345678000195`) or masked (`12.345.678/0001-95`) input; refuses an
+    /// alphanumeric CNPJ, which the service does not take.
     pub fn parse(input: &str) -> Result<Self, InvalidInput> {
+        let cnpj = Self::parse_published(input)?;
+        if cnpj.is_alphanumeric() {
+            return Err(invalid(
+                "CNPJ",
+                input,
+                "it is a valid alphanumeric CNPJ (IN RFB 2.229/2024), but the registry service only \
+                 accepts numeric CNPJs (^\\d{14}$), so it cannot be looked up there",
+            ));
+        }
+        Ok(cnpj)
+    }
+
+    /// As `parse`, and an alphanumeric CNPJ (IN RFB 2.229/2024, issued from July 2026) with
+    /// correct check digits too: the publishers' files carry them.
+    pub fn parse_published(input: &str) -> Result<Self, InvalidInput> {
         const WHAT: &str = "CNPJ";
         let trimmed = input.trim();
         let chars: String = trimmed
@@ -78,7 +94,6 @@ impl Cnpj {
         let bytes = chars.as_bytes();
         let mut base = [0u8; 12];
         base.copy_from_slice(&bytes[..12]);
-        let alphanumeric = base.iter().any(u8::is_ascii_uppercase);
         let expected =
             cnpj_check_digits(&base).ok_or_else(|| invalid(WHAT, input, "unexpected character"))?;
         if bytes[12..] != expected {
@@ -92,15 +107,12 @@ impl Cnpj {
                 ),
             ));
         }
-        if alphanumeric {
-            return Err(invalid(
-                WHAT,
-                input,
-                "it is a valid alphanumeric CNPJ (IN RFB 2.229/2024), but the registry service only \
-                 accepts numeric CNPJs (^\\d{14}$), so it cannot be looked up there",
-            ));
-        }
         Ok(Self(chars))
+    }
+
+    /// Whether its root or order has letters: the service cannot look it up.
+    pub fn is_alphanumeric(&self) -> bool {
+        self.0.bytes().any(|b| b.is_ascii_uppercase())
     }
 
     /// Builds the CNPJ for a 12-digit numeric base, computing the check digits.
@@ -143,8 +155,9 @@ impl fmt::Display for Cnpj {
 
 impl TryFrom<String> for Cnpj {
     type Error = InvalidInput;
+    /// A CNPJ written earlier (a journal, a manifest) reads back whatever its kind.
     fn try_from(s: String) -> Result<Self, Self::Error> {
-        Self::parse(&s)
+        Self::parse_published(&s)
     }
 }
 
@@ -390,6 +403,13 @@ mod tests {
         assert!(e.rule.contains("alphanumeric") && e.rule.contains("only accepts numeric"), "{e}");
         let e = Cnpj::parse("12.ABC.345/01DE-36").unwrap_err();
         assert!(e.rule.contains("check digits"), "{e}");
+        // The publishers' files carry them: read there, with their check digits checked.
+        let alnum = Cnpj::parse_published("12.ABC.345/01DE-35").unwrap();
+        assert_eq!(
+            (alnum.as_str(), alnum.basico(), alnum.is_alphanumeric()),
+            ("12ABC34501DE35", "12ABC345", true)
+        );
+        assert!(Cnpj::parse_published("12.ABC.345/01DE-36").is_err());
     }
 
     #[test]

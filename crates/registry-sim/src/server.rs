@@ -53,6 +53,16 @@ fn filter(q: &BTreeMap<String, String>, name: &str) -> Option<String> {
     q.get(name).map(|s| s.trim().to_string()).filter(|s| !s.is_empty() && s != "null")
 }
 
+/// The service takes 14 digits; a registry over the publishers' files takes the alphanumeric
+/// CNPJs they carry too (14 upper-case letters and digits).
+fn check_cnpj(checks: &mut Checks, s: &Shared, cnpj: &str) {
+    if s.published.is_some() {
+        checks.alphanumeric("cnpj", cnpj, 14);
+    } else {
+        checks.digits("cnpj", cnpj, 14);
+    }
+}
+
 /// Which company list a route serves.
 #[derive(Clone, Copy)]
 enum CompanyList {
@@ -66,11 +76,11 @@ enum CompanyList {
 
 async fn company_profile(State(s): State<Shared>, Path(cnpj): Path<String>) -> Response {
     let mut checks = Checks::default();
-    checks.digits("cnpj", &cnpj, 14);
+    check_cnpj(&mut checks, &s, &cnpj);
     if !checks.issues.is_empty() {
         return unprocessable(checks);
     }
-    if let (Some(p), Ok(c)) = (&s.published, Cnpj::parse(&cnpj)) {
+    if let (Some(p), Ok(c)) = (&s.published, Cnpj::parse_published(&cnpj)) {
         return super::published::profile(p, &c);
     }
     match Cnpj::parse(&cnpj).ok().and_then(|c| s.dataset.profile(&c)) {
@@ -85,7 +95,7 @@ async fn company_profile(State(s): State<Shared>, Path(cnpj): Path<String>) -> R
 async fn company_list(s: Shared, list: CompanyList, cnpj: String, raw: Option<String>) -> Response {
     let q = query_map(raw);
     let mut checks = Checks::default();
-    checks.digits("cnpj", &cnpj, 14);
+    check_cnpj(&mut checks, &s, &cnpj);
     let categoria = matches!(list, CompanyList::Dividas)
         .then(|| checks.categoria(q.get("categoria").map(String::as_str)));
     let (limite, offset) =
@@ -93,7 +103,7 @@ async fn company_list(s: Shared, list: CompanyList, cnpj: String, raw: Option<St
     if !checks.issues.is_empty() {
         return unprocessable(checks);
     }
-    let Ok(cnpj) = Cnpj::parse(&cnpj) else { return not_found() };
+    let Ok(cnpj) = Cnpj::parse_published(&cnpj) else { return not_found() };
     if let Some(p) = &s.published {
         use super::published::List;
         let list = match list {

@@ -281,15 +281,16 @@ pub fn decode(bytes: &[u8]) -> String {
     }
 }
 
-/// The 14 digits of a debtor written as a CNPJ (`04.071.544/0001-03` or bare); `None` for a
-/// person (`XXX761.362XX`, `***.123.456-**`) or anything else.
-pub fn cnpj_digits(field: &[u8]) -> Option<[u8; 14]> {
+/// The 14 characters of a debtor written as a CNPJ (`04.071.544/0001-03` or bare; an
+/// alphanumeric one, issued from July 2026, `12.ABC.345/01DE-35`: letters in its first 12);
+/// `None` for a person (`XXX761.362XX`, `***.123.456-**`) or anything else.
+pub fn cnpj_chars(field: &[u8]) -> Option<[u8; 14]> {
     let mut out = [0u8; 14];
     let mut n = 0;
     for &b in field {
         match b {
-            b'0'..=b'9' => {
-                if n == 14 {
+            b'0'..=b'9' | b'A'..=b'Z' => {
+                if n == 14 || (b.is_ascii_uppercase() && n >= 12) {
                     return None;
                 }
                 out[n] = b;
@@ -404,11 +405,13 @@ mod tests {
     }
 
     #[test]
-    fn only_company_debtors_have_cnpj_digits() {
-        assert_eq!(cnpj_digits(b"04.071.544/0001-03").map(|d| d.to_vec()), Some(b"04071544000103".to_vec()));
-        assert_eq!(cnpj_digits(b"04071544000103").map(|d| d.to_vec()), Some(b"04071544000103".to_vec()));
-        assert_eq!(cnpj_digits(b"XXX761.362XX"), None);
-        assert_eq!(cnpj_digits(b"***.123.456-**"), None);
-        assert_eq!(cnpj_digits(b"123.456.789-01"), None);
+    fn only_company_debtors_have_cnpj_characters() {
+        assert_eq!(cnpj_chars(b"04.071.544/0001-03").map(|d| d.to_vec()), Some(b"04071544000103".to_vec()));
+        assert_eq!(cnpj_chars(b"04071544000103").map(|d| d.to_vec()), Some(b"04071544000103".to_vec()));
+        assert_eq!(cnpj_chars(b"XXX761.362XX"), None);
+        assert_eq!(cnpj_chars(b"***.123.456-**"), None);
+        assert_eq!(cnpj_chars(b"123.456.789-01"), None);
+        assert_eq!(cnpj_chars(b"12.ABC.345/01DE-35").map(|d| d.to_vec()), Some(b"12ABC34501DE35".to_vec()));
+        assert_eq!(cnpj_chars(b"12.ABC.345/01DE-3X"), None);
     }
 }

@@ -9,7 +9,7 @@ use std::io::{BufRead, Read};
 use std::path::Path;
 use std::sync::Arc;
 
-use super::layouts::{Kind, cnpj_digits, decode, is_pgfn_header_row, pgfn_header, rfb_shape_fits};
+use super::layouts::{Kind, cnpj_chars, decode, is_pgfn_header_row, pgfn_header, rfb_shape_fits};
 use super::rfb_rows::RfbRows;
 use super::{OpenDataError, layout};
 use crate::api::published::{Published, Row};
@@ -186,7 +186,7 @@ impl TableReader<'_> {
                 continue;
             }
             counts.read += 1;
-            let digits = cnpj_digits(debtor);
+            let digits = cnpj_chars(debtor);
             let ours = digits.is_some_and(|d| self.kept(&d[..8]));
             let fields: Vec<String> = if record.len() == header.columns.len() {
                 if !ours {
