@@ -9,6 +9,7 @@
 //! the portfolio's rows: people's never match a company). What is done with the records is
 //! not its business.
 
+mod archive;
 pub mod layouts;
 mod read;
 mod release;
@@ -189,7 +190,7 @@ pub fn read_release(dir: &Path, portfolio: &[Cnpj], partial: bool) -> Result<Rel
     let roots: HashSet<[u8; 8]> =
         portfolio.iter().filter_map(|c| c.basico().as_bytes().try_into().ok()).collect();
     let mut release = Release::default();
-    let names: Vec<String> = files.iter().map(|f| relative(dir, &f.path)).collect();
+    let names: Vec<String> = files.iter().map(|f| f.name(dir)).collect();
     let contents = zip_contents(dir, &files);
     (release.gaps, release.renewed) = gaps_of(dir, &files, &names, &contents);
     if !release.gaps.is_empty() && !partial {
@@ -206,12 +207,12 @@ pub fn read_release(dir: &Path, portfolio: &[Cnpj], partial: bool) -> Result<Rel
     })?;
     let broken: HashSet<&str> =
         release.gaps.iter().filter(|g| g.is_broken()).map(|g| g.file.as_str()).collect();
-    let readable = |f: &&Found| f.kind.is_some() && !broken.contains(relative(dir, &f.path).as_str());
+    let readable = |f: &&Found| f.kind.is_some() && !broken.contains(f.name(dir).as_str());
     let bytes: u64 = files.iter().filter(readable).map(|f| f.bytes).sum();
     // An ETA over the bytes to read: the compressed bytes, which is what reading costs.
     let _stage = crate::progress::begin("open data", "MiB", bytes.div_ceil(MIB));
     for found in &files {
-        let path = relative(dir, &found.path);
+        let path = found.name(dir);
         let Some(kind) = found.kind else {
             release.ignored.push(path);
             continue;
@@ -220,7 +221,7 @@ pub fn read_release(dir: &Path, portfolio: &[Cnpj], partial: bool) -> Result<Rel
             continue;
         }
         let mut reader = TableReader { roots: &roots, out: &mut release.published };
-        let (counts, sha256) = read_file(&found.path, kind, &mut reader)?;
+        let (counts, sha256) = read_file(&found.path, found.inner.as_deref(), kind, &mut reader)?;
         say_malformed(&path, &counts);
         release.found.insert(kind.dataset().to_string());
         release.files.push(FileRead {
@@ -275,7 +276,7 @@ fn listing(dir: &Path, files: &[Found]) -> Option<String> {
     let pages: Vec<String> = files
         .iter()
         .filter(|f| {
-            let name = relative(dir, &f.path).to_lowercase();
+            let name = f.name(dir).to_lowercase();
             name.ends_with(".html") || name.ends_with(".htm")
         })
         .filter_map(|f| std::fs::read(&f.path).ok())
@@ -371,14 +372,15 @@ struct ZipContents {
 fn zip_contents(dir: &Path, files: &[Found]) -> ZipContents {
     let mut out = ZipContents::default();
     for (i, found) in files.iter().enumerate().filter(|(_, f)| f.kind.is_some() && f.bytes > 0) {
-        if !found.path.to_string_lossy().to_lowercase().ends_with(".zip") {
+        // A zip inside an archive is read as a stream: its directory is not at hand.
+        if found.inner.is_some() || !found.path.to_string_lossy().to_lowercase().ends_with(".zip") {
             continue;
         }
         match zip_entry_names(&found.path) {
             Ok(names) => {
                 out.entries.insert(i, names);
             }
-            Err(message) => out.unreadable.push((relative(dir, &found.path), message)),
+            Err(message) => out.unreadable.push((found.name(dir), message)),
         }
     }
     out
@@ -391,10 +393,10 @@ fn data_entries(dir: &Path, files: &[Found], contents: &ZipContents) -> Result<V
     let mut seen: BTreeMap<String, String> = BTreeMap::new();
     let mut out = Vec::new();
     for (i, found) in files.iter().enumerate().filter(|(_, f)| f.kind.is_some() && f.bytes > 0) {
-        let at = relative(dir, &found.path);
+        let at = found.name(dir);
         let inner: Vec<String> = match contents.entries.get(&i) {
             Some(entries) => entries.iter().map(|e| format!("{at}/{e}")).collect(),
-            None if at.to_lowercase().ends_with(".zip") => continue,
+            None if at.to_lowercase().ends_with(".zip") && found.inner.is_none() => continue,
             None => vec![at],
         };
         for name in inner {
@@ -427,12 +429,25 @@ fn relative(dir: &Path, path: &Path) -> String {
     path.strip_prefix(dir).unwrap_or(path).to_string_lossy().replace('\\', "/")
 }
 
-/// A file of the folder: the kind its name says, and its size.
+/// A file of the folder (or a zip inside an archive of zips, `inner`): the kind its name says,
+/// and its size.
 #[derive(PartialEq, Eq, PartialOrd, Ord)]
 struct Found {
     path: PathBuf,
+    inner: Option<String>,
     kind: Option<Kind>,
     bytes: u64,
+}
+
+impl Found {
+    /// Its name relative to `dir`; a zip inside an archive as `archive.zip/Inner.zip`.
+    fn name(&self, dir: &Path) -> String {
+        let at = relative(dir, &self.path);
+        match &self.inner {
+            Some(inner) => format!("{at}/{inner}"),
+            None => at,
+        }
+    }
 }
 
 /// Every file under `dir`, in path order.
@@ -451,12 +466,12 @@ fn find_files(dir: &Path) -> Result<Vec<Found>, OpenDataError> {
                 let name = entry.file_name().to_string_lossy().to_lowercase();
                 let data = is_data_file(&name);
                 let bytes = entry.metadata().map(|m| m.len()).unwrap_or(0);
-                out.push(Found { kind: kind_of_name(&name).filter(|_| data), path, bytes });
+                out.push(Found { kind: kind_of_name(&name).filter(|_| data), path, inner: None, bytes });
             }
         }
     }
     out.sort();
-    Ok(out)
+    Ok(archive::expand(out))
 }
 
 #[cfg(test)]
@@ -666,6 +681,61 @@ mod tests {
             (&a.empresas, &a.estabelecimentos, &a.socios, &a.simples),
             (&b.empresas, &b.estabelecimentos, &b.socios, &b.simples)
         );
+    }
+
+    #[test]
+    fn an_archive_of_a_months_zips_reads_like_the_zips() {
+        let portfolio = [Cnpj::parse("07396865000168").unwrap()];
+        let folder = tempfile::tempdir().unwrap();
+        release_folder(folder.path());
+        // The month's folder downloaded whole: one archive holding its zips, as they were.
+        let archived = tempfile::tempdir().unwrap();
+        release_folder(archived.path());
+        let month = archived.path().join("cnpj/2024-05");
+        let mut zips: Vec<(String, Vec<u8>)> = std::fs::read_dir(&month)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .map(|p| {
+                (format!("2024-05/{}", p.file_name().unwrap().to_string_lossy()), std::fs::read(p).unwrap())
+            })
+            .collect();
+        zips.sort();
+        std::fs::remove_dir_all(&month).unwrap();
+        let entries: Vec<(&str, Vec<u8>)> = zips.iter().map(|(n, b)| (n.as_str(), b.clone())).collect();
+        zip_of(&archived.path().join("cnpj/2024-05.zip"), &entries);
+
+        let (a, b) = (
+            read_release(folder.path(), &portfolio, false).unwrap(),
+            read_release(archived.path(), &portfolio, false).unwrap(),
+        );
+        assert!(b.gaps.is_empty(), "{:?}", b.gaps);
+        assert_eq!(b.period, a.period);
+        assert_eq!(b.ignored, ["cnpj/2024-05.zip/2024-05/Cnaes.zip"]);
+        // The same files, by the same digests, under the archive's name.
+        let files = |r: &Release| -> Vec<(String, String, u64, u64)> {
+            let mut v: Vec<_> = r
+                .files
+                .iter()
+                .map(|f| {
+                    (
+                        f.path.rsplit('/').next().unwrap().to_string(),
+                        f.sha256.clone(),
+                        f.rows_read,
+                        f.rows_kept,
+                    )
+                })
+                .collect();
+            v.sort();
+            v
+        };
+        assert_eq!(files(&b), files(&a));
+        assert!(b.files.iter().any(|f| f.path == "cnpj/2024-05.zip/2024-05/Socios0.zip"), "{:?}", b.files);
+        let (p, q) = (&a.published, &b.published);
+        assert_eq!(
+            (&p.empresas, &p.estabelecimentos, &p.socios, &p.simples),
+            (&q.empresas, &q.estabelecimentos, &q.socios, &q.simples)
+        );
+        assert!(!q.socios.is_empty());
     }
 
     #[test]

@@ -78,12 +78,17 @@ impl std::io::Seek for Counted {
     }
 }
 
-/// Reads one file (a zip of one or more tables, or a bare CSV) while another thread hashes it.
+/// Reads one file (a zip of one or more tables, or a bare CSV) while another thread hashes it;
+/// `inner` names a zip inside the archive `path`, streamed out of it and hashed as it is read.
 pub(super) fn read_file(
     path: &Path,
+    inner: Option<&str>,
     kind: Kind,
     reader: &mut TableReader<'_>,
 ) -> Result<(Counts, String), OpenDataError> {
+    if let Some(inner) = inner {
+        return read_archived(path, inner, kind, reader);
+    }
     std::thread::scope(|scope| {
         let hashing = scope.spawn(|| sha256_of(path));
         let counts = if path.to_string_lossy().to_lowercase().ends_with(".zip") {
@@ -137,6 +142,57 @@ fn read_zip(path: &Path, kind: Kind, reader: &mut TableReader<'_>) -> Result<Cou
         return Err(layout(path, "the zip holds no file".into()));
     }
     Ok(total)
+}
+
+/// A reader that hashes what it reads.
+struct Hashing<R> {
+    inner: R,
+    hasher: sha2::Sha256,
+}
+
+impl<R: Read> Read for Hashing<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        use sha2::Digest;
+        let n = self.inner.read(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
+}
+
+/// Every data entry of the zip `inner` inside the archive `path`, streamed: the inner zip's
+/// local headers are read in order (its directory, at its end, is not needed), each entry
+/// decompressed as it is read; its digest is of the inner zip's bytes.
+fn read_archived(
+    path: &Path,
+    inner: &str,
+    kind: Kind,
+    reader: &mut TableReader<'_>,
+) -> Result<(Counts, String), OpenDataError> {
+    use sha2::Digest;
+    let at = path.join(inner);
+    let zip_error =
+        |e: zip::result::ZipError| OpenDataError::Zip { path: at.clone(), message: e.to_string() };
+    let file = Counted::open(path).map_err(|e| layout(path, format!("cannot be opened: {e}")))?;
+    let mut archive = zip::ZipArchive::new(std::io::BufReader::new(file)).map_err(zip_error)?;
+    let entry = archive.by_name(inner).map_err(zip_error)?;
+    let mut stream = Hashing { inner: entry, hasher: sha2::Sha256::new() };
+    let mut total = Counts::default();
+    let mut tables = 0;
+    while let Some(table) = zip::read::read_zipfile_from_stream(&mut stream).map_err(zip_error)? {
+        if table.is_dir() {
+            continue;
+        }
+        let name = at.join(table.name().map_err(zip_error)?.as_ref());
+        total.add(reader.table(table, kind, &name)?);
+        tables += 1;
+    }
+    // The inner zip's directory, so that the digest is of the whole of it.
+    std::io::copy(&mut stream, &mut std::io::sink())
+        .map_err(|e| layout(&at, format!("cannot be read: {e}")))?;
+    if tables == 0 {
+        return Err(layout(&at, "the zip holds no file".into()));
+    }
+    Ok((total, hex::encode(stream.hasher.finalize())))
 }
 
 /// Reads tables into `out`, keeping the rows of `roots`.

@@ -108,8 +108,9 @@ fn pgfn_month_file(part: &str) -> Option<String> {
     Some(format!("{y}T{}", (m - 1) / 3 + 1))
 }
 
-/// `2024-05` -> `2024-05`.
+/// `2024-05` -> `2024-05` (and `2024-05.zip`, the folder downloaded as one archive).
 fn month_folder(part: &str) -> Option<String> {
+    let part = part.strip_suffix(".zip").unwrap_or(part);
     let (y, m) = part.split_once('-')?;
     Some(format!("{}-{:02}", year(y)?, month(m)?))
 }
