@@ -79,6 +79,22 @@ impl CodeTables {
         Ok(Self { tables, origin: dir.display().to_string() })
     }
 
+    /// These tables, each of `dir`'s (a release's own, written by the fetch) standing over the
+    /// one of its name; `self` as it is when `dir` does not exist.
+    pub fn with_release(mut self, dir: &Path) -> Result<Self, CodesError> {
+        if !dir.is_dir() {
+            return Ok(self);
+        }
+        let release = Self::load(Some(dir))?;
+        if release.tables.is_empty() {
+            return Ok(self);
+        }
+        let names: Vec<&str> = release.tables.keys().map(String::as_str).collect();
+        self.origin = format!("{} ({}: {})", self.origin, dir.display(), names.join(", "));
+        self.tables.extend(release.tables);
+        Ok(self)
+    }
+
     /// The official name of `code` in `table`; `None` when the table or the code is unknown.
     pub fn name(&self, table: &str, code: &str) -> Option<&str> {
         self.tables.get(table)?.get(code.trim()).map(String::as_str)
@@ -89,6 +105,10 @@ impl CodeTables {
         self.tables.iter().map(|(k, v)| (k.as_str(), v))
     }
 }
+
+/// The folder of a run's output where the fetch writes the code tables its release of the
+/// publishers' files carried (`CodeTables::with_release`).
+pub const RELEASE_DIR: &str = "codigos";
 
 /// The code tables folder to use: `--codes DIR`, else `./codes` when present, else built-in.
 pub fn default_codes_dir(explicit: Option<&Path>) -> Option<PathBuf> {
@@ -115,6 +135,19 @@ mod tests {
         let on_disk = CodeTables::load(Some(&dir)).unwrap();
         let built_in = CodeTables::load(None).unwrap();
         assert_eq!(on_disk.tables, built_in.tables);
+    }
+
+    #[test]
+    fn a_releases_table_stands_over_the_one_of_its_name() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("cnae.csv"), "codigo,nome\n0111301,Arroz da publicação\n").unwrap();
+        let t = CodeTables::load(None).unwrap().with_release(dir.path()).unwrap();
+        assert_eq!(t.name("cnae", "0111301"), Some("Arroz da publicação"));
+        assert_eq!(t.name("cnae", "0111302"), None, "the release's table is the whole table");
+        assert_eq!(t.name("natureza_juridica", "2062"), Some("Sociedade Empresária Limitada"));
+        assert!(t.origin.starts_with("built-in (") && t.origin.ends_with(": cnae)"), "{}", t.origin);
+        let none = CodeTables::load(None).unwrap().with_release(&dir.path().join("absent")).unwrap();
+        assert_eq!(none.origin, "built-in");
     }
 
     #[test]

@@ -415,6 +415,11 @@ pub(super) async fn fetch_stage(
         lists: crate::extract::plan::company_list_names(),
     };
     let staging = Staging::open(&out, &spec, cfg.resume)?;
+    if let Some(r) = &release {
+        let dir = out.join(crate::codes::RELEASE_DIR);
+        crate::extract::open_data::write_code_tables(r, &dir)
+            .map_err(|e| OutputError::wrap(dir, "free space on that disk, or fix its permissions", e))?;
+    }
     let tasks = plan_tasks(credit_ufs, credit_months, &cnpjs, cfg.shard);
     say_what_is_fetched(&cfg, months.len(), cnpjs.len(), &out, tasks.len());
     let typer = Some(SegmentTyper::start(accounting.clone()).context("starting the typing thread")?);

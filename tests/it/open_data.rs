@@ -736,3 +736,28 @@ fn the_current_pgfn_header_gives_each_debtor_its_state_and_keeps_the_unit_as_pub
     let raw = rows(&debts, &["numero_inscricao", "uf_devedor_raw"]);
     assert!(raw.contains(&vec![Some("999999999".into()), Some("Si".into())]), "{raw:?}");
 }
+
+#[test]
+fn a_releases_code_tables_name_its_codes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let files = tmp.path().join("downloads");
+    release_of("202609", &files);
+    // RFB's CNAE table of this release, as RFB writes it: one code named otherwise than codes/.
+    let table =
+        b"\"0111301\";\"CULTIVO DE ARROZ (NOME DESTA PUBLICACAO)\"\n\"4712100\";\"COM\xc9RCIO VAREJISTA\"\n";
+    zip_of(&files.join("cnpj/2026-09/Cnaes.zip"), &[("F.K03200$Z.D60901.CNAECSV", table.to_vec())]);
+    let cnpjs: Vec<String> = dataset_at("202609").demo_portfolio(5).iter().map(ToString::to_string).collect();
+    let o = run_open_data(tmp.path(), &files, &cnpjs);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = tmp.path().join("files-run");
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(m["open_data"]["codes"]["cnae"], "cnpj/2026-09/Cnaes.zip", "{}", m["open_data"]);
+    assert!(!m["open_data"]["ignored"].as_array().unwrap().iter().any(|f| f == "cnpj/2026-09/Cnaes.zip"));
+    // The dimension table is the release's; the tables it lacks are codes/'s.
+    let cnae = rows(&read(&out.join("dimensoes/cnae.parquet")), &["codigo", "nome"]);
+    let want = [("0111301", "CULTIVO DE ARROZ (NOME DESTA PUBLICACAO)"), ("4712100", "COMÉRCIO VAREJISTA")];
+    assert_eq!(cnae, want.map(|(c, n)| vec![Some(c.to_string()), Some(n.to_string())]));
+    let natureza = rows(&read(&out.join("dimensoes/natureza_juridica.parquet")), &["codigo", "nome"]);
+    assert!(natureza.contains(&vec![Some("2062".into()), Some("Sociedade Empresária Limitada".into())]));
+}

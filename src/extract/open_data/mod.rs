@@ -10,6 +10,7 @@
 //! not its business.
 
 mod archive;
+mod code_tables;
 pub mod layouts;
 mod read;
 mod release;
@@ -115,6 +116,10 @@ pub struct OpenDataNote {
     /// The datasets it renews whole (`pgfn_fgts`, `rfb_socios`, ...).
     #[serde(default)]
     pub renewed: BTreeSet<String>,
+    /// The code tables it carries, each with its file: they name the codes of this run
+    /// (`codes/` names those of the tables it lacks).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub codes: BTreeMap<String, String>,
     /// On a store, the datasets it did not renew, each carried from the snapshot named.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub carried: BTreeMap<String, String>,
@@ -135,6 +140,7 @@ impl Release {
             period: self.period.clone(),
             gaps: self.gaps.clone(),
             renewed: self.renewed.clone(),
+            codes: self.codes.iter().map(|(table, (file, _))| (table.clone(), file.clone())).collect(),
             carried: self.carried.clone(),
             read_ms: self.read_ms,
         }
@@ -166,8 +172,10 @@ pub fn files_of(dataset: &str) -> String {
 pub struct Release {
     pub published: Published,
     pub files: Vec<FileRead>,
-    /// Files whose name says no dataset (code tables, notes), left alone.
+    /// Files whose name says no dataset nor code table (notes), left alone.
     pub ignored: Vec<String>,
+    /// The release's code tables: table -> (its file, code -> name).
+    pub codes: BTreeMap<String, (String, BTreeMap<String, String>)>,
     /// Datasets found, and the ones a run reads that no file held.
     pub found: BTreeSet<String>,
     pub missing: BTreeSet<String>,
@@ -214,7 +222,12 @@ pub fn read_release(dir: &Path, portfolio: &[Cnpj], partial: bool) -> Result<Rel
     for found in &files {
         let path = found.name(dir);
         let Some(kind) = found.kind else {
-            release.ignored.push(path);
+            match read_code_table(found, &path) {
+                Some((table, codes)) => {
+                    release.codes.insert(table.to_string(), (path, codes));
+                }
+                None => release.ignored.push(path),
+            }
             continue;
         };
         if broken.contains(path.as_str()) {
@@ -288,6 +301,39 @@ fn listing(dir: &Path, files: &[Found]) -> Option<String> {
 /// Each gap in a sentence, one per line, for the error that stops the run.
 fn describe(gaps: &[Gap]) -> String {
     gaps.iter().map(|g| format!("\n  - {}", g.describe())).collect()
+}
+
+/// The table and codes of `found` when it is one of the release's code tables; `None` when
+/// it is none, or cannot be read (its codes are then named from `codes/`, as said).
+fn read_code_table(found: &Found, path: &str) -> Option<(&'static str, BTreeMap<String, String>)> {
+    let table = code_tables::table_of(path).filter(|_| found.inner.is_none())?;
+    match code_tables::read(&found.path) {
+        Ok(codes) => Some((table, codes)),
+        Err(why) => {
+            tracing::warn!(
+                "{path}: the release's code table cannot be read ({why}); its codes are named from codes/"
+            );
+            None
+        }
+    }
+}
+
+/// Writes the release's code tables into `dir` as `codes/` holds them (`<table>.csv`,
+/// `codigo,nome`), where the export takes them (`CodeTables::with_release`).
+pub fn write_code_tables(release: &Release, dir: &Path) -> std::io::Result<()> {
+    if release.codes.is_empty() {
+        return Ok(());
+    }
+    std::fs::create_dir_all(dir)?;
+    for (table, (_, codes)) in &release.codes {
+        let mut w = csv::Writer::from_path(dir.join(format!("{table}.csv")))?;
+        w.write_record(["codigo", "nome"])?;
+        for (code, name) in codes {
+            w.write_record([code, name])?;
+        }
+        w.flush()?;
+    }
+    Ok(())
 }
 
 /// Says on stderr what of a file could not be read, the portfolio's rows first: they are
@@ -563,7 +609,13 @@ mod tests {
         assert_eq!(release.period.month.as_deref(), Some("2024-05"));
         assert_eq!(release.files.len(), 3 + 3 * 10 + 1, "{:?}", release.files);
         assert!(release.gaps.is_empty(), "{:?}", release.gaps);
-        assert_eq!(release.ignored, vec!["cnpj/2024-05/Cnaes.zip".to_string()]);
+        assert!(release.ignored.is_empty(), "{:?}", release.ignored);
+        // The release's own CNAE table, read as published.
+        let (file, cnaes) = &release.codes["cnae"];
+        assert_eq!(
+            (file.as_str(), cnaes.get("0111301").map(String::as_str)),
+            ("cnpj/2024-05/Cnaes.zip", Some("x"))
+        );
         assert!(release.missing.is_empty(), "{:?}", release.missing);
         for f in &release.files {
             assert_eq!(f.sha256.len(), 64);
@@ -710,6 +762,7 @@ mod tests {
         );
         assert!(b.gaps.is_empty(), "{:?}", b.gaps);
         assert_eq!(b.period, a.period);
+        // A code table inside an archive is not read: codes/ names its codes.
         assert_eq!(b.ignored, ["cnpj/2024-05.zip/2024-05/Cnaes.zip"]);
         // The same files, by the same digests, under the archive's name.
         let files = |r: &Release| -> Vec<(String, String, u64, u64)> {
