@@ -98,7 +98,7 @@ fn env_switch(name: &'static str) -> Result<Option<bool>, ConfigError> {
 
 /// Reads `FISCAL_REPORT_<NAME>` (upper-cased setting name).
 fn env_var(name: &str) -> Option<String> {
-    std::env::var(format!("FISCAL_REPORT_{}", name.to_ascii_uppercase())).ok().filter(|v| !v.is_empty())
+    crate::environment::setting(name)
 }
 
 fn env_parsed<T: std::str::FromStr>(name: &'static str) -> Result<Option<T>, ConfigError> {

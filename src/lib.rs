@@ -17,6 +17,7 @@ pub mod cli;
 pub mod codes;
 pub mod commands;
 pub mod config;
+pub mod environment;
 pub mod exit;
 pub mod export;
 pub mod extract;

@@ -42,3 +42,9 @@ pub fn panic_if_asked() {
         panic!("FISCAL_REPORT_TEST_PANIC is set: a bug on purpose, for the exit-code tests");
     }
 }
+
+/// `PROPTEST_CASES=N`: how many cases a property test of the crate's own tests tries
+/// (`default` unset), as proptest itself reads it for its default configuration.
+pub fn proptest_cases(default: u32) -> u32 {
+    number("PROPTEST_CASES").unwrap_or(default)
+}

@@ -79,8 +79,7 @@ impl HasExitStatus for RemoteError {
 /// The local directory under which runs to object storage work and downloads land:
 /// `FISCAL_REPORT_WORK_DIR`, else `.fiscal-report-work` in the working directory.
 pub fn work_root() -> PathBuf {
-    std::env::var_os("FISCAL_REPORT_WORK_DIR")
-        .map_or_else(|| PathBuf::from(".fiscal-report-work"), PathBuf::from)
+    crate::environment::work_dir().unwrap_or_else(|| PathBuf::from(".fiscal-report-work"))
 }
 
 /// Where a run's finished outputs go, or a finished run is read from: a folder in a bucket.

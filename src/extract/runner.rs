@@ -300,8 +300,7 @@ pub async fn resolve_months(
 /// This month, by the clock; `FISCAL_REPORT_TODAY=AAAA-MM-DD` sets the day instead (to
 /// reproduce a run of another day, and for tests of `latest` on any date).
 pub fn this_month() -> Option<AnoMes> {
-    let today = std::env::var("FISCAL_REPORT_TODAY")
-        .ok()
+    let today = crate::environment::today()
         .and_then(|d| chrono::NaiveDate::parse_from_str(d.trim(), "%Y-%m-%d").ok())
         .unwrap_or_else(|| chrono::Utc::now().date_naive());
     AnoMes::new(chrono::Datelike::year(&today) as u16, chrono::Datelike::month(&today) as u8)

@@ -51,7 +51,7 @@ pub fn find_browser(explicit: Option<&Path>) -> Result<PathBuf, PdfError> {
     if let Some(p) = explicit {
         return Ok(p.to_path_buf());
     }
-    let path = std::env::var_os("PATH").unwrap_or_default();
+    let path = crate::environment::search_path();
     std::env::split_paths(&path)
         .flat_map(|dir| BROWSERS.iter().map(move |b| dir.join(b)))
         .find(|candidate| candidate.is_file())

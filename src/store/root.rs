@@ -224,8 +224,7 @@ impl StoreRoot {
 }
 
 fn hostname() -> String {
-    std::env::var("HOSTNAME")
-        .ok()
+    crate::environment::host_name()
         .or_else(|| std::fs::read_to_string("/etc/hostname").ok().map(|h| h.trim().to_string()))
         .unwrap_or_else(|| "?".into())
 }

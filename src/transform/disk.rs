@@ -34,9 +34,9 @@ pub const HELD_WHOLE_ROWS: usize = 512 * 1024;
 /// as a large portfolio's run does).
 pub fn held_whole_rows() -> usize {
     const VAR: &str = "FISCAL_REPORT_HELD_ROWS";
-    match std::env::var(VAR) {
-        Err(_) => HELD_WHOLE_ROWS,
-        Ok(v) => v.trim().parse().unwrap_or_else(|_| {
+    match crate::environment::held_rows() {
+        None => HELD_WHOLE_ROWS,
+        Some(v) => v.trim().parse().unwrap_or_else(|_| {
             tracing::warn!(
                 "{VAR}={v:?} is not a number of rows; using {HELD_WHOLE_ROWS} (unset it, or give e.g. 0)"
             );

@@ -170,3 +170,42 @@ fn the_readme_is_a_front_door() {
         "the README starts with the demo and the test command: {first_commands:?}"
     );
 }
+
+/// Every `FISCAL_REPORT_*` variable the program reads (its config keys' too), and the service's
+/// key, is in the table of docs/operating.md.
+#[test]
+fn every_environment_variable_is_in_the_operating_guides_table() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let guide = std::fs::read_to_string(root.join("docs/operating.md")).unwrap();
+    let table = guide.split("## Environment variables").nth(1).unwrap().split("\n## ").next().unwrap();
+    let mut names: std::collections::BTreeSet<String> = ["REGISTRY_API_KEY".to_string()].into();
+    let mut pending = vec![root.join("src")];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            for (at, _) in text.match_indices("FISCAL_REPORT_") {
+                let name: String =
+                    text[at..].chars().take_while(|c| c.is_ascii_uppercase() || *c == '_').collect();
+                if !name.starts_with("FISCAL_REPORT_TEST_") && name.len() > "FISCAL_REPORT_".len() {
+                    names.insert(name);
+                }
+            }
+        }
+    }
+    // The config file's keys, each read as FISCAL_REPORT_<KEY>.
+    let config = std::fs::read_to_string(root.join("src/config.rs")).unwrap();
+    for call in ["env_var(\"", "env_switch(\"", "env_parsed(\""] {
+        for (at, _) in config.match_indices(call) {
+            let key: String = config[at + call.len()..].chars().take_while(|c| *c != '"').collect();
+            names.insert(format!("FISCAL_REPORT_{}", key.to_ascii_uppercase()));
+        }
+    }
+    assert!(names.len() > 25, "{names:?}");
+    let missing: Vec<&String> = names.iter().filter(|n| !table.contains(&format!("`{n}`"))).collect();
+    assert!(missing.is_empty(), "not in the table of docs/operating.md: {missing:?}");
+}

@@ -125,6 +125,47 @@ fn stages_import_nothing_from_the_command_line_or_the_commands() {
     }
 }
 
+/// Each file of `src/` (relative, `/`-separated) with its code, tests and comments left out.
+fn production_files() -> Vec<(String, String)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files.sort();
+    files
+        .iter()
+        .map(|f| {
+            let rel = f.strip_prefix(&src).unwrap().to_string_lossy().replace('\\', "/");
+            (rel, production_code(&std::fs::read_to_string(f).expect("read a source file")))
+        })
+        .collect()
+}
+
+#[test]
+fn the_environment_is_read_by_the_settings_and_the_test_hooks_alone() {
+    let readers: Vec<String> = production_files()
+        .into_iter()
+        .filter(|(file, _)| file != "environment.rs" && file != "test_hooks.rs")
+        .filter(|(_, code)| code.contains("env::var") || code.contains("env::vars"))
+        .map(|(file, _)| file)
+        .collect();
+    assert!(readers.is_empty(), "environment variables read outside src/environment.rs: {readers:?}");
+}
+
+#[test]
+fn clap_stays_in_the_command_line_the_settings_and_the_commands() {
+    let allowed =
+        |file: &str| ["cli.rs", "config.rs", "main.rs"].contains(&file) || file.starts_with("commands/");
+    let users: Vec<String> = production_files()
+        .into_iter()
+        .filter(|(file, _)| !allowed(file))
+        .filter(|(_, code)| {
+            code.contains("clap::") || code.contains("use clap") || code.contains("crate::cli")
+        })
+        .map(|(file, _)| file)
+        .collect();
+    assert!(users.is_empty(), "clap or its structs used outside cli, config and commands: {users:?}");
+}
+
 #[test]
 fn a_stage_never_imports_a_later_one() {
     let graph = import_graph();

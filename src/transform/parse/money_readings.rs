@@ -159,9 +159,7 @@ fn defect() -> impl Strategy<Value = Defect> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(
-        std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(3000)
-    ))]
+    #![proptest_config(ProptestConfig::with_cases(crate::test_hooks::proptest_cases(3000)))]
 
     #[test]
     fn every_accepted_form_reads_as_a_person_reads_it(w in writing()) {
