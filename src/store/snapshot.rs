@@ -52,16 +52,16 @@ fn frame_err(table: &str) -> impl Fn(PolarsError) -> StoreError + '_ {
 
 /// Adds rows carried from the store to `table`'s fresh frame (in its column order), with their
 /// data-quality counts, and spells the table's vocabularies again over all its rows.
-fn carry(fresh: &mut Frames, table: Table, carried: DataFrame) -> Result<(), StoreError> {
+fn carry(fresh: &mut Frames, table: Table, mut carried: DataFrame) -> Result<(), StoreError> {
     let name = table.name();
-    fresh.add_quality(quality_of_rejected_text(table, &carried).map_err(frame_err(name))?);
     let Some(f) = fresh.tables.get_mut(name) else { return Ok(()) };
     let names: Vec<PlSmallStr> = f.get_column_names().into_iter().cloned().collect();
-    let mut carried = carried;
-    // Rows of a snapshot written before the table gained a column.
+    // Rows of a snapshot written before the table gained a column: it is empty in them.
     super::delta::conform(&mut carried, f.schema()).map_err(frame_err(name))?;
     f.vstack_mut_owned(carried.select(names).map_err(frame_err(name))?).map_err(frame_err(name))?;
-    respell_vocabulary(table, f).map_err(frame_err(name))
+    respell_vocabulary(table, f).map_err(frame_err(name))?;
+    fresh.add_quality(quality_of_rejected_text(table, &carried).map_err(frame_err(name))?);
+    Ok(())
 }
 
 /// Rows of `df` whose `cnpj` is in `keep`.
@@ -357,4 +357,39 @@ fn control_frame(
             Column::new("motivo".into(), motivo),
         ],
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `table`'s typed frame of `rows` rows, every field empty but `cnpj`.
+    fn typed(table: Table, rows: usize) -> DataFrame {
+        let columns: Vec<Column> = table
+            .columns()
+            .iter()
+            .map(|c| {
+                let value = (c == "cnpj_consultado").then_some("33683111000107");
+                Column::new(c.as_str().into(), vec![value; rows])
+            })
+            .collect();
+        let staged = DataFrame::new(rows, columns).unwrap();
+        crate::transform::typing::type_table(table, &staged).unwrap().0
+    }
+
+    #[test]
+    fn rows_of_a_snapshot_written_before_a_column_was_added_are_carried_with_it_empty() {
+        let mut fresh = Frames::default();
+        fresh.tables.insert(Table::DividasPgfn.name(), typed(Table::DividasPgfn, 0));
+        // The store's rows, written before dividas_pgfn had the debtor's state.
+        let mut old = typed(Table::DividasPgfn, 2);
+        for c in ["uf_devedor", "uf_devedor_raw"] {
+            old = old.drop(c).unwrap();
+        }
+        carry(&mut fresh, Table::DividasPgfn, old).unwrap();
+        let df = &fresh.tables[Table::DividasPgfn.name()];
+        assert_eq!(df.height(), 2);
+        assert_eq!(df.column("uf_devedor").unwrap().null_count(), 2);
+        assert_eq!(df.column("cnpj").unwrap().str().unwrap().get(0), Some("33683111000107"));
+    }
 }
