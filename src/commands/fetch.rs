@@ -318,8 +318,15 @@ fn not_renewed(
     partial: bool,
     dir: Option<&Path>,
 ) -> Result<BTreeMap<String, String>> {
-    let Some(last) = store.last() else { return Ok(BTreeMap::new()) };
-    let missing: Vec<&String> = last.open_data.difference(&release.renewed).collect();
+    let Some(last) = store.last().filter(|r| !r.snapshot.is_empty()) else { return Ok(BTreeMap::new()) };
+    // A record that lists none (written before records listed them, or by a run over the
+    // service) is of a snapshot that holds every dataset.
+    let held = if last.open_data.is_empty() {
+        crate::extract::open_data::all_datasets()
+    } else {
+        last.open_data.clone()
+    };
+    let missing: Vec<&String> = held.difference(&release.renewed).collect();
     if missing.is_empty() {
         return Ok(BTreeMap::new());
     }

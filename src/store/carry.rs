@@ -8,7 +8,8 @@
 //! - A PGFN system (`pgfn_fgts`, ...): its inscriptions, for the snapshot's companies.
 //! - `rfb_socios`: the partners of the companies this release gave none (their part is missing).
 //! - `rfb_empresas`, `rfb_estabelecimentos`, `rfb_simples`: the `empresas` columns the table
-//!   gives (by the schema's source names), for the companies it left every one of them empty.
+//!   gives (by the schema's source names), for the companies it left every one of them empty;
+//!   and the whole `empresas` row of a company of the portfolio the release does not know.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -31,9 +32,18 @@ pub(super) fn not_renewed(
     fresh: &mut Frames,
     previous: &Previous,
     not_renewed: &BTreeSet<String>,
+    asked: &BTreeSet<String>,
 ) -> Result<Vec<(Table, DataFrame)>, StoreError> {
-    let companies = cnpjs(fresh.tables.get(Table::Empresas.name()));
+    let mut companies = cnpjs(fresh.tables.get(Table::Empresas.name()));
     let mut rows = Vec::new();
+    // A company of the portfolio the release does not know (its parts missing) keeps its
+    // register, rather than leave the portfolio.
+    if not_renewed.iter().any(|d| d.starts_with("rfb_")) {
+        let unknown: BTreeSet<String> = asked.difference(&companies).cloned().collect();
+        let kept = only(previous.get(Table::Empresas.name()).cloned(), &unknown, Table::Empresas)?;
+        companies.extend(cnpjs(Some(&kept)));
+        rows.push((Table::Empresas, kept));
+    }
     for dataset in not_renewed {
         if let Some(system) = dataset.strip_prefix("pgfn_") {
             let of_system = previous_rows(previous, Table::DividasPgfn, |df| {

@@ -215,7 +215,9 @@ pub fn assemble_snapshot(
         }
     }
     if let Some(previous) = previous.as_ref().filter(|_| !plan.not_renewed.is_empty()) {
-        for (t, rows) in super::carry::not_renewed(&mut fresh, &previous.tables, &plan.not_renewed)? {
+        let asked: BTreeSet<String> =
+            entries.iter().filter_map(|e| e.task.strip_prefix("empresa/").map(str::to_string)).collect();
+        for (t, rows) in super::carry::not_renewed(&mut fresh, &previous.tables, &plan.not_renewed, &asked)? {
             carry(&mut fresh, t, rows)?;
         }
     }

@@ -761,3 +761,42 @@ fn a_releases_code_tables_name_its_codes() {
     let natureza = rows(&read(&out.join("dimensoes/natureza_juridica.parquet")), &["codigo", "nome"]);
     assert!(natureza.contains(&vec![Some("2062".into()), Some("Sociedade Empresária Limitada".into())]));
 }
+
+#[test]
+fn a_publisher_absent_after_a_store_of_older_records_is_refused_then_carried() {
+    let tmp = tempfile::tempdir().unwrap();
+    portfolio_in(tmp.path());
+    let store = tmp.path().join("store");
+    for month in ["202606", "202609"] {
+        release_of(month, &tmp.path().join("releases").join(month));
+    }
+    let o = load_release(tmp.path(), &store, "202606", &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // The store's record as a release before this one wrote it: it lists no dataset.
+    let runs = std::fs::read_dir(store.join("runs")).unwrap().count();
+    let record = store.join("runs").join(format!("{runs:06}.json"));
+    let mut json: serde_json::Value = serde_json::from_slice(&std::fs::read(&record).unwrap()).unwrap();
+    assert!(json.as_object_mut().unwrap().remove("open_data").is_some(), "{json}");
+    std::fs::write(&record, serde_json::to_vec(&json).unwrap()).unwrap();
+    // PGFN's files alone: RFB's tables are absent as a whole, which is no gap of the release.
+    std::fs::remove_dir_all(tmp.path().join("releases/202609/cnpj")).unwrap();
+    let o = load_release(tmp.path(), &store, "202609", &[]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("rfb_empresas") && stderr.contains("--partial"), "{stderr}");
+    let o = load_release(tmp.path(), &store, "202609", &["--partial"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(tmp.path().join("out/202609/manifest.json")).unwrap()).unwrap();
+    let carried: BTreeSet<String> = m["open_data"]["carried"].as_object().unwrap().keys().cloned().collect();
+    assert_eq!(
+        carried,
+        ["rfb_empresas", "rfb_estabelecimentos", "rfb_simples", "rfb_socios"].map(String::from).into()
+    );
+    // The companies keep their register: none left the portfolio, none lost its situation.
+    let (got, _) = super::changes::changes_of(&tmp.path().join("out/202609"));
+    assert!(
+        !got.iter().any(|c| c.1 == "saiu da carteira" || c.1 == "situação cadastral alterada"),
+        "{got:?}"
+    );
+}

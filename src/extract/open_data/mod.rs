@@ -152,6 +152,13 @@ impl Release {
     }
 }
 
+/// Every dataset a release of both publishers renews, as the store's run record names them.
+pub fn all_datasets() -> BTreeSet<String> {
+    let systems = crate::api::Categoria::ALL.iter().map(|c| format!("pgfn_{}", c.as_str()));
+    let tables = Kind::ALL.iter().filter(|k| **k != Kind::Pgfn).map(|k| k.dataset().to_string());
+    systems.chain(tables).collect()
+}
+
 /// The files a release gives `dataset` in (`pgfn_fgts`: `Dados_abertos_FGTS.zip`), for a person.
 pub fn files_of(dataset: &str) -> String {
     let system = dataset.strip_prefix("pgfn_").and_then(|s| crate::api::Categoria::parse(s).ok());
