@@ -132,7 +132,9 @@ fn fill_empresas(fresh: &mut Frames, previous: &Previous, prefix: &str) -> Resul
         .map(|(c, empty)| c.filter(|_| empty == Some(true)).and_then(|c| at.get(c).copied()))
         .collect();
     let keep_fresh: BooleanChunked = from.iter().map(|i| i.is_none()).collect();
-    for column in columns {
+    // With each its text as published when it did not parse (`<column>_raw`).
+    let raw: Vec<String> = columns.iter().map(|c| format!("{c}_raw")).collect();
+    for column in columns.iter().copied().chain(raw.iter().map(String::as_str)) {
         let (Ok(now), Ok(then)) = (df.column(column), before.column(column)) else { continue };
         let then = then.take(&from).map_err(frame_err(table))?;
         let merged = now.zip_with(&keep_fresh, &then).map_err(frame_err(table))?;

@@ -257,8 +257,12 @@ pub fn read_release(dir: &Path, portfolio: &[Cnpj], partial: bool) -> Result<Rel
             nul_bytes_dropped: counts.nul_bytes,
         });
     }
-    if release.files.is_empty() && release.gaps.is_empty() {
-        return Err(OpenDataError::Empty { dir: dir.to_path_buf() });
+    if release.files.is_empty() {
+        return Err(match release.gaps.is_empty() {
+            true => OpenDataError::Empty { dir: dir.to_path_buf() },
+            // With --partial too: nothing of the release could be read.
+            false => OpenDataError::Partial { dir: dir.to_path_buf(), gaps: describe(&release.gaps) },
+        });
     }
     release.missing =
         Kind::ALL.iter().map(|k| k.dataset().to_string()).filter(|d| !release.found.contains(d)).collect();
@@ -397,8 +401,13 @@ fn fontes(release: &Release) -> BTreeMap<String, Fonte> {
     };
     let is_pgfn = |d: &str| d == Kind::Pgfn.dataset();
     let is_cnpj = |d: &str| d.starts_with("rfb_");
-    let pgfn = release.found.iter().any(|d| is_pgfn(d)).then(|| read_status(release, "pgfn", is_pgfn));
-    let cnpj = release.found.iter().any(|d| is_cnpj(d)).then(|| read_status(release, "cnpj", is_cnpj));
+    // A publisher whose files are there, read or not (all broken: `parcial`, not `ausente`).
+    let there = |fonte: &str, dataset: &dyn Fn(&str) -> bool| {
+        release.found.iter().any(|d| dataset(d))
+            || release.gaps.iter().any(|g| g.fonte.as_deref() == Some(fonte))
+    };
+    let pgfn = there("pgfn", &is_pgfn).then(|| read_status(release, "pgfn", is_pgfn));
+    let cnpj = there("cnpj", &is_cnpj).then(|| read_status(release, "cnpj", is_cnpj));
     let absent = || fonte(None, None);
     BTreeMap::from([
         ("pgfn".to_string(), fonte(pgfn, release.period.quarter.clone())),
@@ -424,6 +433,17 @@ struct ZipContents {
 
 fn zip_contents(dir: &Path, files: &[Found]) -> ZipContents {
     let mut out = ZipContents::default();
+    // A zip no name says what it holds, left unread as an archive of zips because its directory
+    // cannot be read (a code table's is code_tables' to say).
+    for found in files.iter().filter(|f| f.kind.is_none() && f.inner.is_none()) {
+        let name = found.name(dir);
+        if name.to_lowercase().ends_with(".zip")
+            && code_tables::table_of(&name).is_none()
+            && let Err(message) = zip_entry_names(&found.path)
+        {
+            out.unreadable.push((name, message));
+        }
+    }
     for (i, found) in files.iter().enumerate().filter(|(_, f)| f.kind.is_some() && f.bytes > 0) {
         // A zip inside an archive is read as a stream: its directory is not at hand.
         if found.inner.is_some() || !found.path.to_string_lossy().to_lowercase().ends_with(".zip") {
@@ -517,7 +537,8 @@ fn find_files(dir: &Path) -> Result<Vec<Found>, OpenDataError> {
                 pending.push(path);
             } else {
                 let name = entry.file_name().to_string_lossy().to_lowercase();
-                let data = is_data_file(&name);
+                // A download not finished is no data yet, whatever its name says.
+                let data = is_data_file(&name) && whole::unfinished_stem(&name).is_none();
                 let bytes = entry.metadata().map(|m| m.len()).unwrap_or(0);
                 out.push(Found { kind: kind_of_name(&name).filter(|_| data), path, inner: None, bytes });
             }
@@ -534,6 +555,7 @@ mod tests {
     use super::*;
     use crate::api::Categoria;
     use crate::api::models::DividaPgfn;
+    use whole::Problem;
 
     fn fixture(name: &str) -> Vec<u8> {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/real");
@@ -796,6 +818,34 @@ mod tests {
             (&q.empresas, &q.estabelecimentos, &q.socios, &q.simples)
         );
         assert!(!q.socios.is_empty());
+    }
+
+    #[test]
+    fn broken_archives_unfinished_old_names_and_a_release_all_broken_are_gaps() {
+        let tmp = tempfile::tempdir().unwrap();
+        release_folder(tmp.path());
+        // A month's archive cut short, and Simples of before late 2022 still downloading.
+        std::fs::write(tmp.path().join("cnpj/arquivos.zip"), b"PK\x03\x04 cut").unwrap();
+        let unfinished = "cnpj/2024-05/F.K03200$W.SIMPLES.CSV.D40511.zip.crdownload";
+        std::fs::write(tmp.path().join(unfinished), b"half").unwrap();
+        let release = read_release(tmp.path(), &[], true).unwrap();
+        let gaps: Vec<(&str, Problem)> = release.gaps.iter().map(|g| (g.file.as_str(), g.problem)).collect();
+        assert_eq!(gaps, [(unfinished, Problem::Unfinished), ("cnpj/arquivos.zip", Problem::Unreadable)]);
+        assert!(!release.files.iter().any(|f| f.path.contains("crdownload")), "{:?}", release.files);
+        // Every PGFN zip broken: its source is partial, not absent; nothing readable at all: refused.
+        for zip in [
+            "Dados_abertos_FGTS.zip",
+            "Dados_abertos_Previdenciario.zip",
+            "Dados_abertos_Nao_Previdenciario.zip",
+        ] {
+            std::fs::write(tmp.path().join("pgfn/2020_trimestre_04").join(zip), b"").unwrap();
+        }
+        let release = read_release(tmp.path(), &[], true).unwrap();
+        let status = release.published.fontes["pgfn"].status.clone().unwrap_or_default();
+        assert!(status.starts_with("parcial: faltam Dados_abertos_FGTS.zip"), "{status}");
+        std::fs::remove_dir_all(tmp.path().join("cnpj")).unwrap();
+        let e = read_release(tmp.path(), &[], true).unwrap_err();
+        assert!(matches!(e, OpenDataError::Partial { .. }), "{e}");
     }
 
     #[test]

@@ -99,6 +99,12 @@ pub(super) fn gaps(files: &[Listed], unreadable: &[(String, String)], listing: O
             out.push(gap(f.path, Problem::Unreadable, fonte, Some(message.clone())));
         }
     }
+    // A zip no dataset's name says whose directory cannot be read: it may be an archive of the
+    // release's zips.
+    let named: BTreeSet<String> = out.iter().map(|g| g.file.clone()).collect();
+    for (path, message) in unreadable.iter().filter(|(p, _)| !named.contains(p)) {
+        out.push(gap(path, Problem::Unreadable, None, Some(message.clone())));
+    }
     let waited: BTreeSet<String> =
         unfinished.iter().filter_map(|p| unfinished_stem(p)).map(|s| base(s).to_lowercase()).collect();
     let missing = missing_rfb(files, listing).into_iter().chain(missing_pgfn(files));
@@ -132,30 +138,29 @@ fn in_folder(dir: &str, name: &str) -> String {
 }
 
 /// The name a download not finished will have (`Socios3.zip` of `Socios3.zip.crdownload`).
-fn unfinished_stem(path: &str) -> Option<&str> {
+pub(super) fn unfinished_stem(path: &str) -> Option<&str> {
     let lower = path.to_lowercase();
     UNFINISHED.iter().find(|s| lower.ends_with(*s)).map(|s| &path[..path.len() - s.len()])
 }
 
-/// A part of an RFB table: its number and where its digit sits in `name`, for `Empresas3.zip`
-/// and for the names of releases before late 2022 (`K3241.K03200Y3.D10710.EMPRECSV.zip`).
-fn rfb_part(name: &str) -> Option<(Kind, u8, usize)> {
+/// A part of an RFB table: its number and where its digits sit in `name`, for `Empresas3.zip`
+/// (or `Empresas12.zip`, in a release of more parts) and for the names of releases before late
+/// 2022 (`K3241.K03200Y3.D10710.EMPRECSV.zip`).
+fn rfb_part(name: &str) -> Option<(Kind, u8, std::ops::Range<usize>)> {
     let upper = name.to_ascii_uppercase();
     let start = name.len() - base(name).len();
-    let at_digit = |i: usize| upper.as_bytes().get(i).filter(|b| b.is_ascii_digit()).map(|b| (b - b'0', i));
+    let digits_at = |i: usize| {
+        let n = upper.as_bytes()[i..].iter().take_while(|b| b.is_ascii_digit()).count();
+        let part = upper.get(i..i + n)?.parse().ok()?;
+        Some((part, i..i + n))
+    };
     let kind = kind_of(name)?;
     let (prefix, found) = PARTED.iter().find(|(k, _)| *k == kind).map(|(k, p)| (*p, *k))?;
     let (part, at) = if upper[start..].starts_with(prefix) {
-        let (part, at) = at_digit(start + prefix.len())?;
-        // One digit and no more: `Empresas10.zip` is not a part of ten.
-        let after = upper.as_bytes().get(at + 1).copied();
-        if after.is_some_and(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        (part, at)
+        digits_at(start + prefix.len())?
     } else {
         let y = upper[start..].find(".K03200Y")? + start + ".K03200Y".len();
-        at_digit(y)?
+        digits_at(y)?
     };
     Some((found, part, at))
 }
@@ -188,17 +193,17 @@ fn missing_rfb(files: &[Listed], listing: Option<&str>) -> Vec<Gap> {
     let mut out = Vec::new();
     for (kind, prefix) in PARTED {
         // Each part present, with a name to write a missing one's from.
-        let mut present: BTreeMap<u8, (&str, usize)> = BTreeMap::new();
+        let mut present: BTreeMap<u8, (&str, std::ops::Range<usize>)> = BTreeMap::new();
         for f in rfb.iter().filter(|f| f.kind == Some(kind)) {
             if let Some((_, part, at)) = rfb_part(f.path) {
                 present.entry(part).or_insert((f.path, at));
             }
         }
         let whole: BTreeSet<u8> = listed.get(&kind).cloned().unwrap_or_else(|| (0..=9).collect());
-        let like = present.values().next().copied();
+        let like = present.values().next().cloned();
         for part in whole.iter().filter(|p| !present.contains_key(p)) {
-            let name = match like {
-                Some((path, at)) => format!("{}{part}{}", &path[..at], &path[at + 1..]),
+            let name = match &like {
+                Some((path, at)) => format!("{}{part}{}", &path[..at.start], &path[at.end..]),
                 None => in_folder(dir, &format!("{}{part}.zip", title(prefix))),
             };
             out.push(gap(&name, Problem::Missing, Some("cnpj"), None));
