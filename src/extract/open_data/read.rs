@@ -178,7 +178,15 @@ fn read_archived(
     let mut stream = Hashing { inner: entry, hasher: sha2::Sha256::new() };
     let mut total = Counts::default();
     let mut tables = 0;
-    while let Some(table) = zip::read::read_zipfile_from_stream(&mut stream).map_err(zip_error)? {
+    loop {
+        let table = match zip::read::read_zipfile_from_stream(&mut stream) {
+            Ok(Some(table)) => table,
+            Ok(None) => break,
+            // A zip written with its sizes after each file's data (data descriptors) cannot be
+            // read as a stream: before any of its rows is read, it is read from a copy.
+            Err(why) if tables == 0 => return read_copied(path, inner, kind, reader, &why),
+            Err(e) => return Err(zip_error(e)),
+        };
         if table.is_dir() {
             continue;
         }
@@ -193,6 +201,27 @@ fn read_archived(
         return Err(layout(&at, "the zip holds no file".into()));
     }
     Ok((total, hex::encode(stream.hasher.finalize())))
+}
+
+/// The zip `inner` of the archive `path`, copied to a temporary file and read from there.
+fn read_copied(
+    path: &Path,
+    inner: &str,
+    kind: Kind,
+    reader: &mut TableReader<'_>,
+    why: &zip::result::ZipError,
+) -> Result<(Counts, String), OpenDataError> {
+    let at = path.join(inner);
+    tracing::info!("{}: not readable as a stream ({why}); read from a temporary copy", at.display());
+    let zip_error =
+        |e: zip::result::ZipError| OpenDataError::Zip { path: at.clone(), message: e.to_string() };
+    let io_error = |e: std::io::Error| layout(&at, format!("cannot be copied out of its archive: {e}"));
+    let file = std::fs::File::open(path).map_err(io_error)?;
+    let mut archive = zip::ZipArchive::new(std::io::BufReader::new(file)).map_err(zip_error)?;
+    let mut entry = archive.by_name(inner).map_err(zip_error)?;
+    let mut copy = tempfile::Builder::new().suffix(".zip").tempfile().map_err(io_error)?;
+    std::io::copy(&mut entry, copy.as_file_mut()).map_err(io_error)?;
+    read_file(copy.path(), None, kind, reader)
 }
 
 /// Reads tables into `out`, keeping the rows of `roots`.
