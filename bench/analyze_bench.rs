@@ -104,6 +104,24 @@ fn analyze(dir: &Path, queries: &Path) {
             println!("{:>8.3}s {}", t.elapsed().as_secs_f64(), q.name);
         }
     }
+    if std::env::var_os("COLLECT_ALL").is_some() {
+        // Experiment: the credit queries planned together, one streaming run over a shared scan.
+        let t = Instant::now();
+        let mut ctx = polars::sql::SQLContext::new();
+        for name in frames.names() {
+            if let Some(Ok(lf)) = frames.scan(name) {
+                ctx.register(name, lf);
+            }
+        }
+        let plans: Vec<DslPlan> =
+            qs.iter().map(|q| ctx.execute(&q.sql).expect("plan").logical_plan).collect();
+        let opt = OptFlags::default() | OptFlags::COMM_SUBPLAN_ELIM;
+        let engine =
+            if std::env::var_os("IN_MEMORY").is_some() { Engine::InMemory } else { Engine::Streaming };
+        let dfs = LazyFrame::collect_all_with_engine(plans, engine, opt).expect("collect_all");
+        println!("collect_all {} results in {:.3}s", dfs.len(), t.elapsed().as_secs_f64());
+        return;
+    }
     let t = Instant::now();
     let aggs = run_queries(&frames, &qs).expect("analyze");
     println!(
