@@ -124,7 +124,24 @@ struct Incremental {
     store: Store,
     lists: Arc<ListsPolicy>,
     credit_months: Vec<AnoMes>,
-    reads: JoinHandle<Result<StoreReads, StoreError>>,
+    reads: PendingReads,
+}
+
+/// The store's reads under way. Dropped unused (an error before the snapshot, a release already
+/// stored) they are waited for: cut at the runtime's shutdown mid-read, delta's executor thread
+/// panics, and a refused run would end on "internal error".
+struct PendingReads(Option<JoinHandle<Result<StoreReads, StoreError>>>);
+
+impl Drop for PendingReads {
+    fn drop(&mut self) {
+        let Some(reads) = self.0.take().filter(|r| !r.is_finished()) else { return };
+        let runtime = tokio::runtime::Handle::current();
+        if runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread {
+            tokio::task::block_in_place(|| {
+                let _ = runtime.block_on(reads);
+            });
+        }
+    }
 }
 
 impl Incremental {
@@ -149,13 +166,13 @@ impl Incremental {
         let known = if cfg.full { HashMap::new() } else { store.known_companies().await? };
         let lists = Arc::new(ListsPolicy { known, snapshot, max_age: cfg.max_age_months, full: cfg.full });
         let reads = read_ahead(&store, snapshot, months, &credit_months, !cfg.full);
-        Ok(Some(Incremental { store, lists, credit_months, reads }))
+        Ok(Some(Incremental { store, lists, credit_months, reads: PendingReads(Some(reads)) }))
     }
 
     /// What the snapshot of a finished fetch needs: the store, the lists' policy, the reads
     /// under way and the snapshot's plan.
     fn into_run(
-        self,
+        mut self,
         snapshot: AnoMes,
         months: &[AnoMes],
         cfg: &RunConfig,
@@ -168,7 +185,7 @@ impl Incremental {
         StoreRun {
             store: self.store,
             lists: self.lists,
-            reads: Some(self.reads),
+            reads: self.reads.0.take(),
             plan: SnapshotPlan {
                 snapshot,
                 months: months.to_vec(),

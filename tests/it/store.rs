@@ -195,6 +195,28 @@ fn a_second_run_on_a_store_in_use_exits_8() {
 }
 
 #[test]
+fn a_run_on_a_store_refused_after_its_reads_began_ends_on_its_reason_not_a_crash() {
+    let (tmp, store) = store_at_m();
+    let out = tmp.path().join("out");
+    let again = || {
+        bin()
+            .args(["run", "--quiet", "--uf", "SP,RJ", "--store"])
+            .arg(&store)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap()
+    };
+    assert!(again().status.success());
+    // The same folder again: the staging refuses it once the store's reads are under way.
+    let o = again();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("already holds a run's staged data"), "{err}");
+    assert!(!err.contains("internal error") && !err.contains("panicked"), "{err}");
+}
+
+#[test]
 fn a_store_of_a_newer_or_older_layout_or_a_foreign_folder_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
     let cases = [
