@@ -438,6 +438,10 @@ pub(super) async fn fetch_stage(
         }),
         lists: crate::extract::plan::company_list_names(),
     };
+    if !cfg.resume && finished_run(&out) {
+        Staging::clear_finished(&out)?;
+        crate::say!("{} holds a finished run: this run replaces it", out.display());
+    }
     let staging = Staging::open(&out, &spec, cfg.resume)?;
     if let Some(r) = &release {
         let dir = out.join(crate::codes::RELEASE_DIR);
@@ -488,6 +492,17 @@ pub(super) async fn fetch_stage(
         remote,
         typer,
     })))
+}
+
+/// Whether `out` holds a run that finished: its manifest says nothing failed nor was
+/// interrupted, and its report was written. A run stopped before that keeps its staging for
+/// `--resume`.
+fn finished_run(out: &Path) -> bool {
+    Manifest::read(out).is_ok_and(|m| {
+        !m.fetch.interrupted
+            && m.fetch.tasks_failed.is_empty()
+            && m.stages.iter().any(|s| s.stage == "report")
+    })
 }
 
 /// Object storage: the run works in a local directory of its own (`cfg.out` then names it),

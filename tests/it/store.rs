@@ -195,24 +195,31 @@ fn a_second_run_on_a_store_in_use_exits_8() {
 }
 
 #[test]
-fn a_run_on_a_store_refused_after_its_reads_began_ends_on_its_reason_not_a_crash() {
+fn a_finished_run_is_replaced_and_a_refused_one_ends_on_its_reason_not_a_crash() {
     let (tmp, store) = store_at_m();
     let out = tmp.path().join("out");
-    let again = || {
+    let again = |extra: &[&str]| {
         bin()
             .args(["run", "--quiet", "--uf", "SP,RJ", "--store"])
             .arg(&store)
             .arg("--out")
             .arg(&out)
+            .args(extra)
             .output()
             .unwrap()
     };
-    assert!(again().status.success());
-    // The same folder again: the staging refuses it once the store's reads are under way.
-    let o = again();
+    let run_id = || manifest(&out)["run_id"].as_str().map(str::to_string);
+    assert!(again(&[]).status.success());
+    let first = run_id();
+    // The same command again: the folder's run finished, so this one replaces it.
+    let o = again(&[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_ne!(run_id(), first, "a new run wrote the folder");
+    // A resume of another plan is refused once the store's reads are under way: its reason, no
+    // panic of the store's reader.
+    let o = again(&["--resume", "--uf", "SP"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("already holds a run's staged data"), "{err}");
     assert!(!err.contains("internal error") && !err.contains("panicked"), "{err}");
 }
 

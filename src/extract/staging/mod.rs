@@ -201,6 +201,27 @@ impl Staging {
         &self.staged.dir
     }
 
+    /// Clears the staging of a finished run in `out` (the caller knows it finished), under its
+    /// lock, so that a new run of the folder starts afresh: its outputs stay until the new run
+    /// writes its own. Another run holding the folder is refused as `open` refuses it.
+    pub fn clear_finished(out: &Path) -> Result<(), StagingError> {
+        let dir = out.join(".staging");
+        let lock_path = dir.join("lock");
+        let Ok(lock) = OpenOptions::new().create(false).write(true).open(&lock_path) else { return Ok(()) };
+        take_lock(&lock, &lock_path, out, false)?;
+        for entry in std::fs::read_dir(&dir).map_err(io_err(&dir))? {
+            let entry = entry.map_err(io_err(&dir))?;
+            let path = entry.path();
+            if entry.file_name() == "lock" {
+                continue;
+            }
+            let removed =
+                if path.is_dir() { std::fs::remove_dir_all(&path) } else { std::fs::remove_file(&path) };
+            removed.map_err(io_err(&path))?;
+        }
+        Ok(())
+    }
+
     /// Opens (and locks) `out/.staging`. A fresh run refuses a DIR that already holds staged
     /// data; a resume requires one with the same plan.
     pub fn open<P: Serialize + for<'de> Deserialize<'de> + PartialEq + std::fmt::Debug>(
@@ -394,6 +415,16 @@ mod tests {
         j.write_all(b"{\"commit\":1,\"segm").unwrap();
         drop(j);
         assert!(matches!(Staging::open(tmp.path(), &P(1), false), Err(StagingError::ExistingRun { .. })));
+        {
+            // A finished run's staging cleared: a new run of the folder opens it afresh, with
+            // another plan too; while another run holds the folder, it is not cleared.
+            let copy = tempfile::tempdir().unwrap();
+            let held = Staging::open(copy.path(), &P(1), false).unwrap();
+            assert!(matches!(Staging::clear_finished(copy.path()), Err(StagingError::Locked { .. })));
+            drop(held);
+            Staging::clear_finished(copy.path()).unwrap();
+            assert!(Staging::open(copy.path(), &P(2), false).is_ok());
+        }
         assert!(matches!(Staging::open(tmp.path(), &P(2), true), Err(StagingError::PlanMismatch { .. })));
         let mut s = Staging::open(tmp.path(), &P(1), true).unwrap();
         assert_eq!(s.settled(), BTreeSet::from(["a".to_string()]));
