@@ -100,10 +100,15 @@ parcelamentos AS (
 transacoes AS (
     SELECT cnpj, SUM(saldo_devedor) AS saldo, COUNT(*) AS acordos FROM transacoes_rfb GROUP BY cnpj
 ),
+-- The debtor's state PGFN's files give from 2022 Q4 (uf_devedor): the company's state where
+-- its register gives none (a release of PGFN's files alone).
+estado_devedor AS (
+    SELECT cnpj, MIN(uf_devedor) AS uf FROM dividas_pgfn GROUP BY cnpj
+),
 linhas AS (
     SELECT e.cnpj,
            e.razao_social,
-           e.uf,
+           COALESCE(e.uf, s.uf) AS uf,
            e.cnae_secao,
            COALESCE(d.nao_prev_ajuizada, CAST(0 AS DECIMAL(18, 2))) AS nao_prev_ajuizada,
            COALESCE(d.nao_prev_nao_ajuizada, CAST(0 AS DECIMAL(18, 2))) AS nao_prev_nao_ajuizada,
@@ -131,6 +136,7 @@ linhas AS (
     LEFT JOIN primeiro_cnpj f ON f.cnpj = e.cnpj
     LEFT JOIN parcelamentos p ON p.cnpj = e.cnpj
     LEFT JOIN transacoes t ON t.cnpj = e.cnpj
+    LEFT JOIN estado_devedor s ON s.cnpj = e.cnpj
 )
 SELECT cnpj, razao_social, uf, cnae_secao,
        nao_prev_ajuizada, nao_prev_nao_ajuizada, prev_ajuizada, prev_nao_ajuizada, fgts_ajuizada, fgts_nao_ajuizada,

@@ -735,6 +735,11 @@ fn the_current_pgfn_header_gives_each_debtor_its_state_and_keeps_the_unit_as_pub
     assert_eq!(prev_rows, want);
     let raw = rows(&debts, &["numero_inscricao", "uf_devedor_raw"]);
     assert!(raw.contains(&vec![Some("999999999".into()), Some("Si".into())]), "{raw:?}");
+    // No register in the release: the portfolio's states are its debtors' (AC in the fixture).
+    let exposure = read(&tmp.path().join("files-run/aggregates/carteira_exposicao.parquet"));
+    let states: BTreeSet<Option<String>> =
+        rows(&exposure, &["uf"]).into_iter().map(|r| r[0].clone()).collect();
+    assert_eq!(states, BTreeSet::from([Some("AC".to_string())]), "{exposure}");
 }
 
 #[test]
