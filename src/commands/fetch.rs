@@ -1,15 +1,15 @@
 //! `fiscal-report fetch`, and the fetch half of `run`: settle the configuration, open the data
 //! source, fetch every task into the staging, write the manifest, and say what happened.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 
-use super::fetched::{FetchStage, Fetched, StoreRun};
-use super::source::SourceSettings;
+use super::fetched::{FetchStage, Fetched};
+use super::source::{SourceSettings, read_open_data};
+use super::store_plan::{Incremental, not_renewed, refuse_out_over_store, release_already_stored};
 use crate::api::{AnoMes, Cnpj};
 use crate::cli::FetchArgs;
 use crate::config::{MonthSelection, RunConfig, SchemaContract};
@@ -17,19 +17,16 @@ use crate::exit::{Classified, ExitStatus, OutputError};
 use crate::export::manifest::Manifest;
 use crate::export::remote::{RemoteOut, is_remote, work_root};
 use crate::extract::accounting::Accounting;
-use crate::extract::incremental::{ListsPolicy, ListsReason};
+use crate::extract::incremental::ListsReason;
+use crate::extract::plan::IncrementalSpec;
 use crate::extract::plan::portfolio_hash;
-use crate::extract::plan::{IncrementalSpec, uf_set};
 use crate::extract::runner::{FetchError, default_out_dir, resolve_months};
 use crate::extract::staging::Staging;
 use crate::extract::{
     CreditsStaged, FetchJob, FetchOutcome, PageFetcher, PlanSpec, RetryPolicy, plan_tasks, portfolio,
     run_fetch,
 };
-use crate::store::snapshot::{SnapshotPlan, StoreReads, read_ahead};
-use crate::store::{Store, StoreError};
 use crate::transform::pretype::SegmentTyper;
-use tokio::task::JoinHandle;
 
 /// `fiscal-report fetch`: the fetch stage alone.
 pub async fn fetch(args: FetchArgs, quiet: bool) -> Result<ExitStatus> {
@@ -118,89 +115,6 @@ pub(super) fn uploaded(remote: &RemoteOut, objects: usize, bytes: u64) {
     crate::say!("uploaded {objects} objects to {}", remote.url());
 }
 
-/// With a store: the store (locked), how each company's lists are decided, and the months
-/// whose credits this run fetches (the newest `--refresh-months` and those it lacks).
-struct Incremental {
-    store: Store,
-    lists: Arc<ListsPolicy>,
-    credit_months: Vec<AnoMes>,
-    reads: PendingReads,
-}
-
-/// The store's reads under way. Dropped unused (an error before the snapshot, a release already
-/// stored) they are waited for: cut at the runtime's shutdown mid-read, delta's executor thread
-/// panics, and a refused run would end on "internal error".
-struct PendingReads(Option<JoinHandle<Result<StoreReads, StoreError>>>);
-
-impl Drop for PendingReads {
-    fn drop(&mut self) {
-        let Some(reads) = self.0.take().filter(|r| !r.is_finished()) else { return };
-        let runtime = tokio::runtime::Handle::current();
-        if runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread {
-            tokio::task::block_in_place(|| {
-                let _ = runtime.block_on(reads);
-            });
-        }
-    }
-}
-
-impl Incremental {
-    async fn plan(cfg: &RunConfig, months: &[AnoMes], snapshot: AnoMes) -> Result<Option<Incremental>> {
-        let Some(dir) = &cfg.store else { return Ok(None) };
-        let store = Store::open(dir).await?;
-        // Months held for another set of states would leave this run's states out.
-        let ufs: Vec<String> = cfg.ufs.iter().map(ToString::to_string).collect();
-        let same_states = store.last().is_some_and(|r| uf_set(&r.ufs) == uf_set(&ufs));
-        let held = if cfg.full || !same_states {
-            Default::default()
-        } else {
-            store.partitions("creditos_ativos").await?
-        };
-        let refresh_from = months.len().saturating_sub(cfg.refresh_months as usize);
-        let credit_months: Vec<AnoMes> = months
-            .iter()
-            .enumerate()
-            .filter(|(i, m)| *i >= refresh_from || !held.contains_key(&m.to_string()))
-            .map(|(_, m)| *m)
-            .collect();
-        let known = if cfg.full { HashMap::new() } else { store.known_companies().await? };
-        let lists = Arc::new(ListsPolicy { known, snapshot, max_age: cfg.max_age_months, full: cfg.full });
-        let reads = read_ahead(&store, snapshot, months, &credit_months, !cfg.full);
-        Ok(Some(Incremental { store, lists, credit_months, reads: PendingReads(Some(reads)) }))
-    }
-
-    /// What the snapshot of a finished fetch needs: the store, the lists' policy, the reads
-    /// under way and the snapshot's plan.
-    fn into_run(
-        mut self,
-        snapshot: AnoMes,
-        months: &[AnoMes],
-        cfg: &RunConfig,
-        outcome: &FetchOutcome,
-        release: Option<&crate::extract::open_data::Release>,
-    ) -> StoreRun {
-        let not_renewed: BTreeSet<String> =
-            release.map(|r| r.carried.keys().cloned().collect()).unwrap_or_default();
-        let open_data = release.map(|r| r.renewed.union(&not_renewed).cloned().collect()).unwrap_or_default();
-        StoreRun {
-            store: self.store,
-            lists: self.lists,
-            reads: self.reads.0.take(),
-            plan: SnapshotPlan {
-                snapshot,
-                months: months.to_vec(),
-                ufs: cfg.ufs.iter().map(ToString::to_string).collect(),
-                credit_months_fetched: self.credit_months,
-                run_id: super::finish::new_run_id(),
-                requests: outcome.summary.requests.requests,
-                company_lists: outcome.summary.company_lists.clone(),
-                open_data,
-                not_renewed,
-            },
-        }
-    }
-}
-
 /// The portfolio's companies (`--cnpjs`), else the embedded registry's demo portfolio; none,
 /// said, against a real service without `--cnpjs`.
 fn companies_to_fetch(portfolio: Option<&portfolio::Portfolio>, demo: Option<&[Cnpj]>) -> Vec<Cnpj> {
@@ -245,132 +159,6 @@ fn say_months_without_credits(months: &[AnoMes], s: &crate::extract::runner::Fet
             if empty.len() == 1 { "it" } else { "them" },
         );
     }
-}
-
-/// `--out` and a local `--store` in one folder, or one inside the other: the export replaces
-/// the folders it writes (`empresas/`, `dividas_pgfn/`, ...), which are the store's tables.
-fn refuse_out_over_store(out: &Path, store: Option<&Path>) -> Result<()> {
-    let Some(store) = store.filter(|s| !crate::export::remote::is_remote(s)) else { return Ok(()) };
-    let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-    let (a, b) = (absolute(out), absolute(store));
-    if a.starts_with(&b) || b.starts_with(&a) {
-        return Err(Classified::new(
-            ExitStatus::BadInput,
-            format!(
-                "--out {} and --store {} overlap: a run replaces the folders it writes in --out, and the \
-                 store's tables would go with them; give the run's output and the store separate folders",
-                out.display(),
-                store.display()
-            ),
-        )
-        .into());
-    }
-    Ok(())
-}
-
-/// `--open-data DIR`: the portfolio's records read from the publishers' files (off the async
-/// threads: reading a release is decompression-bound), or `None` without it.
-async fn read_open_data(
-    cfg: &RunConfig,
-    portfolio: Option<&portfolio::Portfolio>,
-) -> Result<Option<crate::extract::open_data::Release>> {
-    let Some(dir) = cfg.open_data.clone() else { return Ok(None) };
-    let Some(portfolio) = portfolio else {
-        return Err(Classified::new(
-            ExitStatus::BadInput,
-            "--open-data reads the files for a portfolio: give it with --cnpjs FILE",
-        )
-        .into());
-    };
-    let (cnpjs, partial) = (portfolio.cnpjs.clone(), cfg.partial);
-    let started = std::time::Instant::now();
-    let release =
-        tokio::task::spawn_blocking(move || crate::extract::open_data::read_release(&dir, &cnpjs, partial))
-            .await
-            .context("reading the open-data files")??;
-    let kept: u64 = release.files.iter().map(|f| f.rows_kept).sum();
-    let read: u64 = release.files.iter().map(|f| f.rows_read).sum();
-    tracing::info!(
-        "open data: {} files, {read} rows read, {kept} kept for the portfolio in {:.1} s; missing: {}",
-        release.files.len(),
-        started.elapsed().as_secs_f64(),
-        if release.missing.is_empty() {
-            "none".to_string()
-        } else {
-            release.missing.iter().cloned().collect::<Vec<_>>().join(", ")
-        }
-    );
-    Ok(Some(release))
-}
-
-/// `--open-data` on a store keeps one snapshot per release, in the order they were published:
-/// a release already there is skipped (`true`), an older one than the store's latest refused.
-fn release_already_stored(store: &Store, release: AnoMes) -> Result<bool> {
-    let release = release.to_string();
-    let latest = store.snapshots().into_iter().max();
-    match latest {
-        Some(latest) if latest == release => {
-            crate::say!("the release of {release} is already in the store {}: nothing to do", store.root());
-            Ok(true)
-        }
-        Some(latest) if latest > release => Err(Classified::new(
-            ExitStatus::BadInput,
-            format!(
-                "the release of {release} is older than the store's latest snapshot, {latest}: a store keeps \
-                 releases in the order they were published; load the older ones into a new store first, \
-                 then the newer ones"
-            ),
-        )
-        .into()),
-        _ => Ok(false),
-    }
-}
-
-/// The datasets the store's last snapshot holds from the publishers' files that `release` does
-/// not renew, each with that snapshot: carried from it under `--partial` (`store::carry`), else
-/// refused, since read as they are every record of them would look ended.
-fn not_renewed(
-    release: &crate::extract::open_data::Release,
-    store: &Store,
-    partial: bool,
-    dir: Option<&Path>,
-) -> Result<BTreeMap<String, String>> {
-    let Some(last) = store.last().filter(|r| !r.snapshot.is_empty()) else { return Ok(BTreeMap::new()) };
-    // A record that lists none (written before records listed them, or by a run over the
-    // service) is of a snapshot that holds every dataset.
-    let held = if last.open_data.is_empty() {
-        crate::extract::open_data::all_datasets()
-    } else {
-        last.open_data.clone()
-    };
-    let missing: Vec<&String> = held.difference(&release.renewed).collect();
-    if missing.is_empty() {
-        return Ok(BTreeMap::new());
-    }
-    let files: Vec<String> = missing.iter().map(|d| crate::extract::open_data::files_of(d)).collect();
-    if !partial {
-        return Err(Classified::new(
-            ExitStatus::BadInput,
-            format!(
-                "the store's snapshot {} holds {} from the publishers' files, which the release in {} does not \
-                 renew (no {}): read as it is, every record of them would look ended. Download those files into \
-                 that folder, or give --partial to carry their records from {}, marked as not renewed",
-                last.snapshot,
-                missing.iter().map(|d| d.as_str()).collect::<Vec<_>>().join(", "),
-                dir.map_or_else(String::new, |d| d.display().to_string()),
-                files.join(", "),
-                last.snapshot
-            ),
-        )
-        .into());
-    }
-    tracing::warn!(
-        "{} not renewed by this release (no {}): carried from the store's snapshot {}",
-        missing.iter().map(|d| d.as_str()).collect::<Vec<_>>().join(", "),
-        files.join(", "),
-        last.snapshot
-    );
-    Ok(missing.into_iter().map(|d| (d.clone(), last.snapshot.clone())).collect())
 }
 
 /// What to do with the credits' staged segments once the fetch has staged them all, made for

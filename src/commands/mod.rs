@@ -18,6 +18,7 @@ mod serve;
 mod snapshot;
 mod source;
 mod store;
+mod store_plan;
 
 use anyhow::Result;
 

@@ -1,6 +1,7 @@
 //! Where a command's data comes from, for every command that asks the service: the real
 //! service at `--base-url`, or, without one, the embedded registry started inside this process
-//! on a loopback port with a random key (synthetic demo data, and a demo portfolio with it).
+//! on a loopback port with a random key (synthetic demo data, and a demo portfolio with it); or
+//! the publishers' files (`--open-data`), read here for the portfolio and served in the process.
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -165,4 +166,39 @@ pub async fn open(settings: &SourceSettings) -> Result<Source> {
         newest_month: Some(registry.dataset().latest_month()),
         _registry: Some(registry),
     })
+}
+
+/// `--open-data DIR`: the portfolio's records read from the publishers' files (off the async
+/// threads: reading a release is decompression-bound), or `None` without it.
+pub(super) async fn read_open_data(
+    cfg: &RunConfig,
+    portfolio: Option<&crate::extract::portfolio::Portfolio>,
+) -> Result<Option<crate::extract::open_data::Release>> {
+    let Some(dir) = cfg.open_data.clone() else { return Ok(None) };
+    let Some(portfolio) = portfolio else {
+        return Err(Classified::new(
+            ExitStatus::BadInput,
+            "--open-data reads the files for a portfolio: give it with --cnpjs FILE",
+        )
+        .into());
+    };
+    let (cnpjs, partial) = (portfolio.cnpjs.clone(), cfg.partial);
+    let started = std::time::Instant::now();
+    let release =
+        tokio::task::spawn_blocking(move || crate::extract::open_data::read_release(&dir, &cnpjs, partial))
+            .await
+            .context("reading the open-data files")??;
+    let kept: u64 = release.files.iter().map(|f| f.rows_kept).sum();
+    let read: u64 = release.files.iter().map(|f| f.rows_read).sum();
+    tracing::info!(
+        "open data: {} files, {read} rows read, {kept} kept for the portfolio in {:.1} s; missing: {}",
+        release.files.len(),
+        started.elapsed().as_secs_f64(),
+        if release.missing.is_empty() {
+            "none".to_string()
+        } else {
+            release.missing.iter().cloned().collect::<Vec<_>>().join(", ")
+        }
+    );
+    Ok(Some(release))
 }
