@@ -1,0 +1,201 @@
+//! The files of a release folder: every file under it, the kind each name says, what each zip
+//! holds (from its directory: nothing is decompressed), the saved pages of the release's
+//! listing, and the data tables found twice.
+//!
+//! A month the publisher shares as a folder (RFB since 2026) arrives, downloaded whole, as one
+//! archive holding its zips (`2026-05.zip` holding `Empresas0.zip`, ...). Each zip inside is
+//! listed as a file of the release, and read as the zip it is, streamed out of the archive and
+//! never unpacked to disk (`read::read_file`).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::layouts::{Kind, is_data_file, kind_of_name};
+use super::{OpenDataError, code_tables, whole};
+
+/// What the folder's zips hold, read from their directories (nothing is decompressed): each
+/// readable data zip's file names, by its index in the folder's files, and the zips whose
+/// directory cannot be read, with why.
+#[derive(Default)]
+pub(super) struct ZipContents {
+    pub(super) entries: BTreeMap<usize, Vec<String>>,
+    pub(super) unreadable: Vec<(String, String)>,
+}
+
+pub(super) fn zip_contents(dir: &Path, files: &[Found]) -> ZipContents {
+    let mut out = ZipContents::default();
+    // A zip no name says what it holds, left unread as an archive of zips because its directory
+    // cannot be read (a code table's is code_tables' to say).
+    for found in files.iter().filter(|f| f.kind.is_none() && f.inner.is_none()) {
+        let name = found.name(dir);
+        if name.to_lowercase().ends_with(".zip")
+            && code_tables::table_of(&name).is_none()
+            && let Err(message) = zip_entry_names(&found.path)
+        {
+            out.unreadable.push((name, message));
+        }
+    }
+    for (i, found) in files.iter().enumerate().filter(|(_, f)| f.kind.is_some() && f.bytes > 0) {
+        // A zip inside an archive is read as a stream: its directory is not at hand.
+        if found.inner.is_some() || !found.path.to_string_lossy().to_lowercase().ends_with(".zip") {
+            continue;
+        }
+        match zip_entry_names(&found.path) {
+            Ok(names) => {
+                out.entries.insert(i, names);
+            }
+            Err(message) => out.unreadable.push((found.name(dir), message)),
+        }
+    }
+    out
+}
+
+/// Every data table of the folder that can be read: each bare file's name, each zip entry's as
+/// `zip/entry` (relative to `dir`). A table found twice (a zip beside the file unpacked from it,
+/// a download saved twice) is refused: its rows would count twice.
+pub(super) fn data_entries(
+    dir: &Path,
+    files: &[Found],
+    contents: &ZipContents,
+) -> Result<Vec<String>, OpenDataError> {
+    let mut seen: BTreeMap<String, String> = BTreeMap::new();
+    let mut out = Vec::new();
+    for (i, found) in files.iter().enumerate().filter(|(_, f)| f.kind.is_some() && f.bytes > 0) {
+        let at = found.name(dir);
+        let inner: Vec<String> = match contents.entries.get(&i) {
+            Some(entries) => entries.iter().map(|e| format!("{at}/{e}")).collect(),
+            None if at.to_lowercase().ends_with(".zip") && found.inner.is_none() => continue,
+            None => vec![at],
+        };
+        for name in inner {
+            let base = name.rsplit('/').next().unwrap_or(&name).to_lowercase();
+            if let Some(first) = seen.insert(base.clone(), name.clone()) {
+                return Err(OpenDataError::Twice { dir: dir.to_path_buf(), name: base, first, second: name });
+            }
+            out.push(name);
+        }
+    }
+    Ok(out)
+}
+
+/// The names of a zip's files (from its directory: nothing is decompressed), or why they
+/// cannot be read.
+pub(super) fn zip_entry_names(path: &Path) -> Result<Vec<String>, String> {
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot be opened: {e}"))?;
+    let archive = zip::ZipArchive::new(std::io::BufReader::new(file)).map_err(|e| e.to_string())?;
+    let mut names = Vec::new();
+    for name in archive.file_names() {
+        let name = name.map_err(|e| e.to_string())?;
+        if !name.ends_with('/') {
+            names.push(name.to_string());
+        }
+    }
+    Ok(names)
+}
+
+/// The text of the saved pages of the release's listing (`.html` files of the folder), if any.
+pub(super) fn listing(dir: &Path, files: &[Found]) -> Option<String> {
+    let pages: Vec<String> = files
+        .iter()
+        .filter(|f| {
+            let name = f.name(dir).to_lowercase();
+            name.ends_with(".html") || name.ends_with(".htm")
+        })
+        .filter_map(|f| std::fs::read(&f.path).ok())
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+        .collect();
+    (!pages.is_empty()).then(|| pages.concat())
+}
+
+pub(super) fn relative(dir: &Path, path: &Path) -> String {
+    path.strip_prefix(dir).unwrap_or(path).to_string_lossy().replace('\\', "/")
+}
+
+/// A file of the folder (or a zip inside an archive of zips, `inner`): the kind its name says,
+/// and its size.
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct Found {
+    pub(super) path: PathBuf,
+    pub(super) inner: Option<String>,
+    pub(super) kind: Option<Kind>,
+    pub(super) bytes: u64,
+}
+
+impl Found {
+    /// Its name relative to `dir`; a zip inside an archive as `archive.zip/Inner.zip`.
+    pub(super) fn name(&self, dir: &Path) -> String {
+        let at = relative(dir, &self.path);
+        match &self.inner {
+            Some(inner) => format!("{at}/{inner}"),
+            None => at,
+        }
+    }
+}
+
+/// Every file under `dir`, in path order.
+pub(super) fn find_files(dir: &Path) -> Result<Vec<Found>, OpenDataError> {
+    let mut out = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(d) = pending.pop() {
+        let entries =
+            std::fs::read_dir(&d).map_err(|source| OpenDataError::Dir { dir: d.clone(), source })?;
+        for entry in entries {
+            let entry = entry.map_err(|source| OpenDataError::Dir { dir: d.clone(), source })?;
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                let name = entry.file_name().to_string_lossy().to_lowercase();
+                // A download not finished is no data yet, whatever its name says.
+                let data = is_data_file(&name) && whole::unfinished_stem(&name).is_none();
+                let bytes = entry.metadata().map(|m| m.len()).unwrap_or(0);
+                out.push(Found { kind: kind_of_name(&name).filter(|_| data), path, inner: None, bytes });
+            }
+        }
+    }
+    out.sort();
+    Ok(expand(out))
+}
+
+/// `files` with each archive of zips replaced by the files it holds.
+fn expand(files: Vec<Found>) -> Vec<Found> {
+    files.into_iter().flat_map(|f| zips_inside(&f).unwrap_or_else(|| vec![f])).collect()
+}
+
+/// The files an archive holds, when `found` is a zip no dataset's name says whose files
+/// include a zip; `None` for anything else (a broken zip is the reader's to name).
+fn zips_inside(found: &Found) -> Option<Vec<Found>> {
+    if found.kind.is_some() || !found.path.to_string_lossy().to_lowercase().ends_with(".zip") {
+        return None;
+    }
+    let inside = entries(&found.path)?;
+    let holds_zips = inside.iter().any(|(name, _)| name.to_lowercase().ends_with(".zip"));
+    holds_zips.then(|| {
+        inside
+            .into_iter()
+            .map(|(name, bytes)| {
+                let lower = name.to_lowercase();
+                Found {
+                    path: found.path.clone(),
+                    kind: kind_of_name(&lower).filter(|_| is_data_file(&lower)),
+                    inner: Some(name),
+                    bytes,
+                }
+            })
+            .collect()
+    })
+}
+
+/// The files of a zip with their sizes, from its directory.
+fn entries(path: &Path) -> Option<Vec<(String, u64)>> {
+    let file = std::fs::File::open(path).ok()?;
+    let mut archive = zip::ZipArchive::new(std::io::BufReader::new(file)).ok()?;
+    let mut out = Vec::new();
+    for i in 0..archive.len() {
+        let entry = archive.by_index_raw(i).ok()?;
+        if !entry.is_dir() {
+            out.push((entry.name().ok()?.to_string(), entry.size()));
+        }
+    }
+    Some(out)
+}
