@@ -22,27 +22,18 @@ pub(super) struct ZipContents {
     pub(super) unreadable: Vec<(String, String)>,
 }
 
-pub(super) fn zip_contents(dir: &Path, files: &[Found]) -> ZipContents {
-    let mut out = ZipContents::default();
-    // A zip no name says what it holds, left unread as an archive of zips because its directory
-    // cannot be read (a code table's is code_tables' to say).
-    for found in files.iter().filter(|f| f.kind.is_none() && f.inner.is_none()) {
-        let name = found.name(dir);
-        if name.to_lowercase().ends_with(".zip")
-            && code_tables::table_of(&name).is_none()
-            && let Err(message) = zip_entry_names(&found.path)
-        {
-            out.unreadable.push((name, message));
-        }
-    }
+/// `unreadable`: the zips no name says what they hold whose directory could not be read, as
+/// the listing found them (`find_files`).
+pub(super) fn zip_contents(dir: &Path, files: &[Found], unreadable: Vec<(String, String)>) -> ZipContents {
+    let mut out = ZipContents { unreadable, ..ZipContents::default() };
     for (i, found) in files.iter().enumerate().filter(|(_, f)| f.kind.is_some() && f.bytes > 0) {
         // A zip inside an archive is read as a stream: its directory is not at hand.
         if found.inner.is_some() || !found.path.to_string_lossy().to_lowercase().ends_with(".zip") {
             continue;
         }
-        match zip_entry_names(&found.path) {
-            Ok(names) => {
-                out.entries.insert(i, names);
+        match zip_listing(&found.path) {
+            Ok(listed) => {
+                out.entries.insert(i, listed.into_iter().map(|(name, _)| name).collect());
             }
             Err(message) => out.unreadable.push((found.name(dir), message)),
         }
@@ -76,21 +67,6 @@ pub(super) fn data_entries(
         }
     }
     Ok(out)
-}
-
-/// The names of a zip's files (from its directory: nothing is decompressed), or why they
-/// cannot be read.
-pub(super) fn zip_entry_names(path: &Path) -> Result<Vec<String>, String> {
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot be opened: {e}"))?;
-    let archive = zip::ZipArchive::new(std::io::BufReader::new(file)).map_err(|e| e.to_string())?;
-    let mut names = Vec::new();
-    for name in archive.file_names() {
-        let name = name.map_err(|e| e.to_string())?;
-        if !name.ends_with('/') {
-            names.push(name.to_string());
-        }
-    }
-    Ok(names)
 }
 
 /// The text of the saved pages of the release's listing (`.html` files of the folder), if any.
@@ -132,8 +108,12 @@ impl Found {
     }
 }
 
-/// Every file under `dir`, in path order.
-pub(super) fn find_files(dir: &Path) -> Result<Vec<Found>, OpenDataError> {
+/// Every file under `dir`, in path order, each archive of zips as the files it holds; and the
+/// zips no name says what they hold whose directory cannot be read (an archive cut short, say),
+/// each with why, by its name relative to `dir`.
+pub(super) type Listing = (Vec<Found>, Vec<(String, String)>);
+
+pub(super) fn find_files(dir: &Path) -> Result<Listing, OpenDataError> {
     let mut out = Vec::new();
     let mut pending = vec![dir.to_path_buf()];
     while let Some(d) = pending.pop() {
@@ -154,48 +134,51 @@ pub(super) fn find_files(dir: &Path) -> Result<Vec<Found>, OpenDataError> {
         }
     }
     out.sort();
-    Ok(expand(out))
+    Ok(expand(dir, out))
 }
 
-/// `files` with each archive of zips replaced by the files it holds.
-fn expand(files: Vec<Found>) -> Vec<Found> {
-    files.into_iter().flat_map(|f| zips_inside(&f).unwrap_or_else(|| vec![f])).collect()
-}
-
-/// The files an archive holds, when `found` is a zip no dataset's name says whose files
-/// include a zip; `None` for anything else (a broken zip is the reader's to name).
-fn zips_inside(found: &Found) -> Option<Vec<Found>> {
-    if found.kind.is_some() || !found.path.to_string_lossy().to_lowercase().ends_with(".zip") {
-        return None;
-    }
-    let inside = entries(&found.path)?;
-    let holds_zips = inside.iter().any(|(name, _)| name.to_lowercase().ends_with(".zip"));
-    holds_zips.then(|| {
-        inside
-            .into_iter()
-            .map(|(name, bytes)| {
-                let lower = name.to_lowercase();
-                Found {
-                    path: found.path.clone(),
-                    kind: kind_of_name(&lower).filter(|_| is_data_file(&lower)),
-                    inner: Some(name),
-                    bytes,
+/// `files` with each archive of zips replaced by the files it holds, and the zips no name says
+/// what they hold that cannot be read (a code table's is code_tables' to say).
+fn expand(dir: &Path, files: Vec<Found>) -> Listing {
+    let mut unreadable = Vec::new();
+    let mut out = Vec::with_capacity(files.len());
+    for found in files {
+        let name = found.name(dir);
+        if found.kind.is_some() || !name.to_lowercase().ends_with(".zip") {
+            out.push(found);
+            continue;
+        }
+        match zip_listing(&found.path) {
+            Ok(inside) if inside.iter().any(|(n, _)| n.to_lowercase().ends_with(".zip")) => {
+                out.extend(inside.into_iter().map(|(inner, bytes)| {
+                    let lower = inner.to_lowercase();
+                    let kind = kind_of_name(&lower).filter(|_| is_data_file(&lower));
+                    Found { path: found.path.clone(), kind, inner: Some(inner), bytes }
+                }));
+            }
+            Ok(_) => out.push(found),
+            Err(message) => {
+                if code_tables::table_of(&name).is_none() {
+                    unreadable.push((name, message));
                 }
-            })
-            .collect()
-    })
-}
-
-/// The files of a zip with their sizes, from its directory.
-fn entries(path: &Path) -> Option<Vec<(String, u64)>> {
-    let file = std::fs::File::open(path).ok()?;
-    let mut archive = zip::ZipArchive::new(std::io::BufReader::new(file)).ok()?;
-    let mut out = Vec::new();
-    for i in 0..archive.len() {
-        let entry = archive.by_index_raw(i).ok()?;
-        if !entry.is_dir() {
-            out.push((entry.name().ok()?.to_string(), entry.size()));
+                out.push(found);
+            }
         }
     }
-    Some(out)
+    (out, unreadable)
+}
+
+/// The files of a zip with their sizes, from its directory (nothing is decompressed), or why
+/// they cannot be read.
+fn zip_listing(path: &Path) -> Result<Vec<(String, u64)>, String> {
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot be opened: {e}"))?;
+    let mut archive = zip::ZipArchive::new(std::io::BufReader::new(file)).map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    for i in 0..archive.len() {
+        let entry = archive.by_index_raw(i).map_err(|e| e.to_string())?;
+        if !entry.is_dir() {
+            out.push((entry.name().map_err(|e| e.to_string())?.to_string(), entry.size()));
+        }
+    }
+    Ok(out)
 }

@@ -202,12 +202,12 @@ pub struct Release {
 /// there is read and the gaps are kept in the release's account.
 pub fn read_release(dir: &Path, portfolio: &[Cnpj], partial: bool) -> Result<Release, OpenDataError> {
     let started = std::time::Instant::now();
-    let files = find_files(dir)?;
+    let (files, unreadable) = find_files(dir)?;
     let roots: HashSet<[u8; 8]> =
         portfolio.iter().filter_map(|c| c.basico().as_bytes().try_into().ok()).collect();
     let mut release = Release::default();
     let names: Vec<String> = files.iter().map(|f| f.name(dir)).collect();
-    let contents = zip_contents(dir, &files);
+    let contents = zip_contents(dir, &files, unreadable);
     (release.gaps, release.renewed) = gaps_of(dir, &files, &names, &contents);
     if !release.gaps.is_empty() && !partial {
         return Err(OpenDataError::Partial { dir: dir.to_path_buf(), gaps: describe(&release.gaps) });
