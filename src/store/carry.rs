@@ -22,8 +22,19 @@ use crate::transform::Frames;
 /// The previous snapshot's company tables, by name.
 type Previous = BTreeMap<&'static str, DataFrame>;
 
-fn frame_err(table: Table) -> impl Fn(PolarsError) -> StoreError {
-    move |e| StoreError::Delta { table: table.name().to_string(), message: e.to_string() }
+pub(super) fn frame_err(table: &str) -> impl Fn(PolarsError) -> StoreError + '_ {
+    move |e| StoreError::Delta { table: table.to_string(), message: e.to_string() }
+}
+
+/// Rows of `df` whose `cnpj` is in `keep`.
+pub(super) fn only_companies(
+    df: DataFrame,
+    keep: &BTreeSet<String>,
+    table: &str,
+) -> Result<DataFrame, StoreError> {
+    let cnpj = df.column("cnpj").and_then(|c| c.str().cloned()).map_err(frame_err(table))?;
+    let mask: BooleanChunked = cnpj.iter().map(|c| c.is_some_and(|c| keep.contains(c))).collect();
+    df.filter(&mask).map_err(frame_err(table))
 }
 
 /// The records of `previous` of each dataset in `not_renewed`: the `empresas` columns filled in
@@ -88,16 +99,13 @@ fn previous_rows(
     keep: impl Fn(&DataFrame) -> PolarsResult<BooleanChunked>,
 ) -> Result<Option<DataFrame>, StoreError> {
     let Some(df) = previous.get(table.name()) else { return Ok(None) };
-    let mask = keep(df).map_err(frame_err(table))?;
-    df.filter(&mask).map(Some).map_err(frame_err(table))
+    let mask = keep(df).map_err(frame_err(table.name()))?;
+    df.filter(&mask).map(Some).map_err(frame_err(table.name()))
 }
 
-/// Rows of `df` whose `cnpj` is in `keep`.
+/// `only_companies` of `df`, empty when the previous snapshot has no such table.
 fn only(df: Option<DataFrame>, keep: &BTreeSet<String>, table: Table) -> Result<DataFrame, StoreError> {
-    let Some(df) = df else { return Ok(DataFrame::empty()) };
-    let cnpj = df.column("cnpj").and_then(|c| c.str().cloned()).map_err(frame_err(table))?;
-    let mask: BooleanChunked = cnpj.iter().map(|c| c.is_some_and(|c| keep.contains(c))).collect();
-    df.filter(&mask).map_err(frame_err(table))
+    df.map(|df| only_companies(df, keep, table.name())).transpose().map(Option::unwrap_or_default)
 }
 
 /// Fills the `empresas` columns whose source starts with `prefix` from `previous`, for the
@@ -115,12 +123,12 @@ fn fill_empresas(fresh: &mut Frames, previous: &Previous, prefix: &str) -> Resul
     let at: HashMap<String, IdxSize> = before
         .column("cnpj")
         .and_then(|c| c.str().cloned())
-        .map_err(frame_err(table))?
+        .map_err(frame_err(table.name()))?
         .iter()
         .enumerate()
         .filter_map(|(i, c)| Some((c?.to_string(), i as IdxSize)))
         .collect();
-    let cnpj = df.column("cnpj").and_then(|c| c.str().cloned()).map_err(frame_err(table))?;
+    let cnpj = df.column("cnpj").and_then(|c| c.str().cloned()).map_err(frame_err(table.name()))?;
     let mut empty = BooleanChunked::full("".into(), true, df.height());
     for column in columns.iter().filter_map(|c| df.column(c).ok()) {
         empty = &empty & &column.is_null();
@@ -136,9 +144,9 @@ fn fill_empresas(fresh: &mut Frames, previous: &Previous, prefix: &str) -> Resul
     let raw: Vec<String> = columns.iter().map(|c| format!("{c}_raw")).collect();
     for column in columns.iter().copied().chain(raw.iter().map(String::as_str)) {
         let (Ok(now), Ok(then)) = (df.column(column), before.column(column)) else { continue };
-        let then = then.take(&from).map_err(frame_err(table))?;
-        let merged = now.zip_with(&keep_fresh, &then).map_err(frame_err(table))?;
-        df.with_column(merged).map_err(frame_err(table))?;
+        let then = then.take(&from).map_err(frame_err(table.name()))?;
+        let merged = now.zip_with(&keep_fresh, &then).map_err(frame_err(table.name()))?;
+        df.with_column(merged).map_err(frame_err(table.name()))?;
     }
     Ok(())
 }

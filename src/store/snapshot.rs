@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use polars::prelude::*;
 
+use super::carry::{frame_err, only_companies};
 use super::{RunRecord, Store, StoreError, StoreReader, TABLES, table};
 use crate::api::AnoMes;
 use crate::extract::incremental::{KnownCompany, ListsReason};
@@ -46,10 +47,6 @@ pub const ALERTS_TABLE: &str = "alertas";
 pub const COMPANY_TABLES: [Table; 5] =
     [Table::Empresas, Table::DividasPgfn, Table::ParcelamentosRfb, Table::TransacoesRfb, Table::Socios];
 
-fn frame_err(table: &str) -> impl Fn(PolarsError) -> StoreError + '_ {
-    move |e| StoreError::Delta { table: table.to_string(), message: e.to_string() }
-}
-
 /// Adds rows carried from the store to `table`'s fresh frame (in its column order), with their
 /// data-quality counts, and spells the table's vocabularies again over all its rows.
 fn carry(fresh: &mut Frames, table: Table, mut carried: DataFrame) -> Result<(), StoreError> {
@@ -62,13 +59,6 @@ fn carry(fresh: &mut Frames, table: Table, mut carried: DataFrame) -> Result<(),
     respell_vocabulary(table, f).map_err(frame_err(name))?;
     fresh.add_quality(quality_of_rejected_text(table, &carried).map_err(frame_err(name))?);
     Ok(())
-}
-
-/// Rows of `df` whose `cnpj` is in `keep`.
-fn only_companies(df: DataFrame, keep: &BTreeSet<String>, table: &str) -> Result<DataFrame, StoreError> {
-    let cnpj = df.column("cnpj").and_then(|c| c.str().cloned()).map_err(frame_err(table))?;
-    let mask: BooleanChunked = cnpj.iter().map(|c| c.is_some_and(|c| keep.contains(c))).collect();
-    df.filter(&mask).map_err(frame_err(table))
 }
 
 /// A new snapshot assembled and not yet committed: its frames (what the run reports) and the
