@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::Path;
 
-use super::layouts::decode;
+use super::layouts::{decode, stem};
 
 /// Each table: the name its zip starts with, the suffix of its file inside, and the name of
 /// the table in `codes/`.
@@ -24,9 +24,7 @@ const TABLES: [(&str, &str, &str); 6] = [
 
 /// The `codes/` table a file of the release holds, by its name.
 pub(super) fn table_of(name: &str) -> Option<&'static str> {
-    let upper = name.to_uppercase();
-    let base = upper.rsplit(['/', '\\']).next().unwrap_or(&upper);
-    let base = base.strip_suffix(".ZIP").unwrap_or(base);
+    let base = stem(name);
     TABLES
         .iter()
         .find(|(zip, suffix, _)| {

@@ -58,9 +58,8 @@ impl Kind {
 /// tables (`Cnaes.zip`, `Municipios.zip`, ...) and anything else are not a kind: they are left
 /// alone.
 pub fn kind_of_name(name: &str) -> Option<Kind> {
-    let upper = name.to_uppercase();
-    let base = upper.rsplit(['/', '\\']).next().unwrap_or(&upper);
-    let base = base.strip_suffix(".ZIP").unwrap_or(base);
+    let base = stem(name);
+    let base = base.as_str();
     if base.starts_with("DADOS_ABERTOS") || base.starts_with("ARQUIVO_LAI") {
         Some(Kind::Pgfn)
     } else if base.starts_with("EMPRESAS") || base.ends_with(".EMPRECSV") {
@@ -74,6 +73,15 @@ pub fn kind_of_name(name: &str) -> Option<Kind> {
     } else {
         None
     }
+}
+
+/// A file's name as the publishers' names are told apart: its last part, upper-cased, without
+/// a `.zip` (`cnpj/2024-05/Cnaes.zip` -> `CNAES`, `K3241.K03200Y3.D10710.EMPRECSV.zip` ->
+/// `K3241.K03200Y3.D10710.EMPRECSV`).
+pub(super) fn stem(name: &str) -> String {
+    let upper = name.to_uppercase();
+    let base = upper.rsplit(['/', '\\']).next().unwrap_or(&upper);
+    base.strip_suffix(".ZIP").unwrap_or(base).to_string()
 }
 
 /// The PGFN columns every published header has (upper case), whatever else it holds.
