@@ -27,7 +27,7 @@ use folder::{Found, ZipContents, data_entries, find_files, listing, zip_contents
 use layouts::Kind;
 use read::{Counts, MIB, TableReader, read_file};
 pub use release::ReleasePeriod;
-pub use whole::Gap;
+pub use whole::{Gap, files_of};
 
 /// A folder or file that cannot be used, named with what is wrong and how to fix it.
 #[derive(Debug, thiserror::Error)]
@@ -158,21 +158,6 @@ pub fn all_datasets() -> BTreeSet<String> {
     let systems = crate::api::Categoria::ALL.iter().map(|c| format!("pgfn_{}", c.as_str()));
     let tables = Kind::ALL.iter().filter(|k| **k != Kind::Pgfn).map(|k| k.dataset().to_string());
     systems.chain(tables).collect()
-}
-
-/// The files a release gives `dataset` in (`pgfn_fgts`: `Dados_abertos_FGTS.zip`), for a person.
-pub fn files_of(dataset: &str) -> String {
-    let system = dataset.strip_prefix("pgfn_").and_then(|s| crate::api::Categoria::parse(s).ok());
-    match (system, dataset) {
-        (Some(system), _) => whole::pgfn_zip(system).to_string(),
-        (None, "rfb_simples") => "Simples.zip".to_string(),
-        (None, d) => match Kind::ALL.iter().find(|k| k.dataset() == d) {
-            Some(Kind::Empresas) => "Empresas0.zip to Empresas9.zip".to_string(),
-            Some(Kind::Estabelecimentos) => "Estabelecimentos0.zip to Estabelecimentos9.zip".to_string(),
-            Some(Kind::Socios) => "Socios0.zip to Socios9.zip".to_string(),
-            _ => d.to_string(),
-        },
-    }
 }
 
 /// What a folder gave for a portfolio.

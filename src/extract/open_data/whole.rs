@@ -215,6 +215,19 @@ fn missing_rfb(files: &[Listed], listing: Option<&str>) -> Vec<Gap> {
     out
 }
 
+/// The files a whole release gives `dataset` in (`pgfn_fgts`: `Dados_abertos_FGTS.zip`;
+/// `rfb_socios`: `Socios0.zip to Socios9.zip`), for a person.
+pub fn files_of(dataset: &str) -> String {
+    if let Some(system) = dataset.strip_prefix("pgfn_").and_then(|s| Categoria::parse(s).ok()) {
+        return pgfn_zip(system).to_string();
+    }
+    match PARTED.iter().find(|(kind, _)| kind.dataset() == dataset) {
+        Some((_, prefix)) => format!("{0}0.zip to {0}9.zip", title(prefix)),
+        None if dataset == Kind::Simples.dataset() => "Simples.zip".to_string(),
+        None => dataset.to_string(),
+    }
+}
+
 /// `EMPRESAS` -> `Empresas`.
 fn title(prefix: &str) -> String {
     let lower = prefix.to_lowercase();
@@ -326,6 +339,13 @@ mod tests {
         let want =
             ["pgfn_nao_previdenciario", "pgfn_previdenciario", "rfb_empresas", "rfb_simples", "rfb_socios"];
         assert_eq!(got, want.map(String::from).into_iter().collect());
+    }
+
+    #[test]
+    fn each_dataset_is_named_by_its_files() {
+        assert_eq!(files_of("pgfn_fgts"), "Dados_abertos_FGTS.zip");
+        assert_eq!(files_of("rfb_estabelecimentos"), "Estabelecimentos0.zip to Estabelecimentos9.zip");
+        assert_eq!(files_of("rfb_simples"), "Simples.zip");
     }
 
     #[test]
