@@ -120,10 +120,14 @@ fn sha256_of(path: &Path) -> std::io::Result<String> {
     Ok(hex::encode(hasher.finalize()))
 }
 
+/// A zip reader's error, naming the zip (`archive.zip/inner.zip` for one inside an archive).
+fn zip_error(path: &Path) -> impl Fn(zip::result::ZipError) -> OpenDataError + Copy + '_ {
+    move |e| OpenDataError::Zip { path: path.to_path_buf(), message: e.to_string() }
+}
+
 /// Every data entry of a zip, decompressed as it is read.
 fn read_zip(path: &Path, kind: Kind, reader: &mut TableReader<'_>) -> Result<Counts, OpenDataError> {
-    let zip_error =
-        |e: zip::result::ZipError| OpenDataError::Zip { path: path.to_path_buf(), message: e.to_string() };
+    let zip_error = zip_error(path);
     let file = Counted::open(path).map_err(|e| layout(path, format!("cannot be opened: {e}")))?;
     let mut archive = zip::ZipArchive::new(std::io::BufReader::new(file)).map_err(zip_error)?;
     let mut total = Counts::default();
@@ -170,8 +174,7 @@ fn read_archived(
 ) -> Result<(Counts, String), OpenDataError> {
     use sha2::Digest;
     let at = path.join(inner);
-    let zip_error =
-        |e: zip::result::ZipError| OpenDataError::Zip { path: at.clone(), message: e.to_string() };
+    let zip_error = zip_error(&at);
     let file = Counted::open(path).map_err(|e| layout(path, format!("cannot be opened: {e}")))?;
     let mut archive = zip::ZipArchive::new(std::io::BufReader::new(file)).map_err(zip_error)?;
     let entry = archive.by_name(inner).map_err(zip_error)?;
@@ -213,8 +216,7 @@ fn read_copied(
 ) -> Result<(Counts, String), OpenDataError> {
     let at = path.join(inner);
     tracing::info!("{}: not readable as a stream ({why}); read from a temporary copy", at.display());
-    let zip_error =
-        |e: zip::result::ZipError| OpenDataError::Zip { path: at.clone(), message: e.to_string() };
+    let zip_error = zip_error(&at);
     let io_error = |e: std::io::Error| layout(&at, format!("cannot be copied out of its archive: {e}"));
     let file = std::fs::File::open(path).map_err(io_error)?;
     let mut archive = zip::ZipArchive::new(std::io::BufReader::new(file)).map_err(zip_error)?;
