@@ -163,37 +163,30 @@ pub(super) fn not_renewed(
     let Some(last) = store.last().filter(|r| !r.snapshot.is_empty()) else { return Ok(BTreeMap::new()) };
     // A record that lists none (written before records listed them, or by a run over the
     // service) is of a snapshot that holds every dataset.
-    let held = if last.open_data.is_empty() {
-        crate::extract::open_data::all_datasets()
-    } else {
-        last.open_data.clone()
-    };
+    let every = crate::extract::open_data::all_datasets();
+    let held = if last.open_data.is_empty() { &every } else { &last.open_data };
     let missing: Vec<&String> = held.difference(&release.renewed).collect();
     if missing.is_empty() {
         return Ok(BTreeMap::new());
     }
-    let files: Vec<String> = missing.iter().map(|d| crate::extract::open_data::files_of(d)).collect();
+    let names = missing.iter().map(|d| d.as_str()).collect::<Vec<_>>().join(", ");
+    let files = missing.iter().map(|d| crate::extract::open_data::files_of(d)).collect::<Vec<_>>().join(", ");
+    let snapshot = &last.snapshot;
     if !partial {
+        let dir = dir.map_or_else(String::new, |d| d.display().to_string());
         return Err(Classified::new(
             ExitStatus::BadInput,
             format!(
-                "the store's snapshot {} holds {} from the publishers' files, which the release in {} does not \
-                 renew (no {}): read as it is, every record of them would look ended. Download those files into \
-                 that folder, or give --partial to carry their records from {}, marked as not renewed",
-                last.snapshot,
-                missing.iter().map(|d| d.as_str()).collect::<Vec<_>>().join(", "),
-                dir.map_or_else(String::new, |d| d.display().to_string()),
-                files.join(", "),
-                last.snapshot
+                "the store's snapshot {snapshot} holds {names} from the publishers' files, which the release in \
+                 {dir} does not renew (no {files}): read as it is, every record of them would look ended. \
+                 Download those files into that folder, or give --partial to carry their records from \
+                 {snapshot}, marked as not renewed"
             ),
         )
         .into());
     }
     tracing::warn!(
-        "{} not renewed by this release (no {}): carried from the store's snapshot {}",
-        missing.iter().map(|d| d.as_str()).collect::<Vec<_>>().join(", "),
-        files.join(", "),
-        last.snapshot
+        "{names} not renewed by this release (no {files}): carried from the store's snapshot {snapshot}"
     );
     Ok(missing.into_iter().map(|d| (d.clone(), last.snapshot.clone())).collect())
 }
