@@ -8,7 +8,6 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::Result;
-use tokio::task::JoinHandle;
 
 use super::fetched::StoreRun;
 use crate::api::AnoMes;
@@ -17,8 +16,8 @@ use crate::exit::{Classified, ExitStatus};
 use crate::extract::FetchOutcome;
 use crate::extract::incremental::ListsPolicy;
 use crate::extract::plan::uf_set;
-use crate::store::snapshot::{SnapshotPlan, StoreReads, read_ahead};
-use crate::store::{Store, StoreError};
+use crate::store::Store;
+use crate::store::snapshot::{PendingReads, SnapshotPlan, read_ahead};
 
 /// With a store: the store (locked), how each company's lists are decided, and the months
 /// whose credits this run fetches (the newest `--refresh-months` and those it lacks).
@@ -27,23 +26,6 @@ pub(super) struct Incremental {
     pub(super) lists: Arc<ListsPolicy>,
     pub(super) credit_months: Vec<AnoMes>,
     reads: PendingReads,
-}
-
-/// The store's reads under way. Dropped unused (an error before the snapshot, a release already
-/// stored) they are waited for: cut at the runtime's shutdown mid-read, delta's executor thread
-/// panics, and a refused run would end on "internal error".
-struct PendingReads(Option<JoinHandle<Result<StoreReads, StoreError>>>);
-
-impl Drop for PendingReads {
-    fn drop(&mut self) {
-        let Some(reads) = self.0.take().filter(|r| !r.is_finished()) else { return };
-        let runtime = tokio::runtime::Handle::current();
-        if runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread {
-            tokio::task::block_in_place(|| {
-                let _ = runtime.block_on(reads);
-            });
-        }
-    }
 }
 
 impl Incremental {
@@ -72,13 +54,13 @@ impl Incremental {
         let known = if cfg.full { HashMap::new() } else { store.known_companies().await? };
         let lists = Arc::new(ListsPolicy { known, snapshot, max_age: cfg.max_age_months, full: cfg.full });
         let reads = read_ahead(&store, snapshot, months, &credit_months, !cfg.full);
-        Ok(Some(Incremental { store, lists, credit_months, reads: PendingReads(Some(reads)) }))
+        Ok(Some(Incremental { store, lists, credit_months, reads }))
     }
 
     /// What the snapshot of a finished fetch needs: the store, the lists' policy, the reads
     /// under way and the snapshot's plan.
     pub(super) fn into_run(
-        mut self,
+        self,
         snapshot: AnoMes,
         months: &[AnoMes],
         cfg: &RunConfig,
@@ -91,7 +73,7 @@ impl Incremental {
         StoreRun {
             store: self.store,
             lists: self.lists,
-            reads: self.reads.0.take(),
+            reads: self.reads.into_handle(),
             plan: SnapshotPlan {
                 snapshot,
                 months: months.to_vec(),

@@ -90,6 +90,30 @@ pub struct StoreReads {
     previous: Option<PreviousSnapshot>,
 }
 
+/// The store's reads under way. Dropped unused (an error before the snapshot, a release already
+/// stored) they are waited for: cut at the runtime's shutdown mid-read, delta's executor thread
+/// panics, and a refused run would end on "internal error".
+pub struct PendingReads(Option<tokio::task::JoinHandle<Result<StoreReads, StoreError>>>);
+
+impl Drop for PendingReads {
+    fn drop(&mut self) {
+        let Some(reads) = self.0.take().filter(|r| !r.is_finished()) else { return };
+        let runtime = tokio::runtime::Handle::current();
+        if runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread {
+            tokio::task::block_in_place(|| {
+                let _ = runtime.block_on(reads);
+            });
+        }
+    }
+}
+
+impl PendingReads {
+    /// The reads, to await where the snapshot is assembled.
+    pub fn into_handle(mut self) -> Option<tokio::task::JoinHandle<Result<StoreReads, StoreError>>> {
+        self.0.take()
+    }
+}
+
 /// Starts reading what `assemble_snapshot` needs from the store for a run at `snapshot` over
 /// `months` that fetches the credits of `credit_months`; `carry_lists` is false under `--full`,
 /// when no company's lists are carried.
@@ -99,7 +123,7 @@ pub fn read_ahead(
     months: &[AnoMes],
     credit_months: &[AnoMes],
     carry_lists: bool,
-) -> tokio::task::JoinHandle<Result<StoreReads, StoreError>> {
+) -> PendingReads {
     let reader = store.reader();
     let snapshot = snapshot.to_string();
     let last = store.last().map(|r| r.snapshot.clone()).filter(|s| !s.is_empty() && carry_lists);
@@ -107,7 +131,7 @@ pub fn read_ahead(
     let fetched: BTreeSet<String> = credit_months.iter().map(ToString::to_string).collect();
     let kept: BTreeSet<String> =
         months.iter().map(ToString::to_string).filter(|m| !fetched.contains(m)).collect();
-    tokio::spawn(async move {
+    PendingReads(Some(tokio::spawn(async move {
         let mut tables = ReadOnce::new(&reader);
         let mut last_lists = BTreeMap::new();
         for t in LIST_TABLES {
@@ -119,7 +143,7 @@ pub fn read_ahead(
         let previous = previous_of(&mut tables, &snapshot, &snapshots).await?;
         let kept_credits = reader.read(Table::CreditosAtivos.name(), &kept).await?;
         Ok(StoreReads { last_lists, kept_credits, previous })
-    })
+    })))
 }
 
 /// The store's tables at one snapshot each, each (table, snapshot) read once: most runs follow
