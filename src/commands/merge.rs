@@ -166,7 +166,8 @@ pub async fn merge(
     // A merge with failed tasks wrote its outputs too: they go up, and its status stands.
     let wrote = match &merged {
         Ok(_) => true,
-        Err(e) => super::error::classify(e) == ExitStatus::PartialFailure,
+        // The error `merge_local` raises once its outputs are written.
+        Err(e) => e.downcast_ref::<Classified>().is_some_and(|c| c.status == ExitStatus::PartialFailure),
     };
     if wrote {
         let (_, objects, bytes) = remote.publish(&dir).await?;
