@@ -2,8 +2,9 @@
 //!
 //! Data flows one way: cli -> commands -> extract -> transform -> (store) -> analyze -> monitor ->
 //! export -> report.
-//! `commands` wires the stages for each subcommand; a stage takes the previous stage's output
-//! and knows nothing of the later ones; `tables` (the raw tables' names and rows), `periods`
+//! `commands` reads each subcommand's settings and maps its outcome to an exit status;
+//! `pipeline` wires the stages for it; a stage takes the previous stage's output and knows
+//! nothing of the later ones; `tables` (the raw tables' names and rows), `periods`
 //! (each source's reference period), `api` and `exit` sit below them all. `api` (the service's
 //! interface) and `simulator` (the embedded registry, which uses `api` alone) are crates of their
 //! own, `crates/registry-api` and `crates/registry-sim`. `tests/it/layers.rs` holds these rules.
@@ -26,6 +27,7 @@ pub mod logging;
 pub mod memory;
 pub mod monitor;
 pub mod periods;
+pub mod pipeline;
 pub mod progress;
 pub mod report;
 pub mod shutdown;

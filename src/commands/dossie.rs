@@ -1,110 +1,11 @@
-//! `fiscal-report dossie CNPJ...`: one dossier per company, fetched whole from the service (the
-//! embedded registry without --base-url) and rendered into DIR/dossies/.
+//! `fiscal-report dossie CNPJ...`: one dossier per company, fetched whole and rendered into
+//! DIR/dossies/ (`pipeline::dossie`).
 
 use anyhow::Result;
-use futures::future::join_all;
 
-use super::history::{exposure_history, only};
-use super::source::SourceSettings;
-use crate::analyze::{default_queries_dir, load_queries, run_queries_with};
-use crate::api::{ApiError, Cnpj};
 use crate::cli::DossieArgs;
-use crate::codes::{CodeTables, default_codes_dir};
-use crate::exit::{Classified, ExitStatus};
-use crate::extract::dossier::fetch_dossier;
-
-/// The queries that judge a company's estimated tax standing (the second reads the first).
-const STANDING_QUERIES: [&str; 2] = ["situacao_fiscal_por_retrato", "situacao_fiscal_estimada"];
-
-/// Requests in flight for `dossie` (a handful of companies, each with a dozen short lists).
-const DOSSIER_CONCURRENCY: usize = 8;
+use crate::exit::ExitStatus;
 
 pub async fn dossie(args: DossieArgs) -> Result<ExitStatus> {
-    let mut cnpjs = Vec::new();
-    for raw in &args.cnpjs {
-        let cnpj = Cnpj::parse(raw).map_err(|e| {
-            Classified::new(
-                ExitStatus::BadInput,
-                format!(
-                    "{raw:?} is not a valid CNPJ: {e}; write it masked (12.345.678/0001-95) or as 14 digits"
-                ),
-            )
-        })?;
-        if !cnpjs.contains(&cnpj) {
-            cnpjs.push(cnpj);
-        }
-    }
-    // The analyst's folders are read before anything is fetched: a broken one costs nothing.
-    let codes = CodeTables::load(default_codes_dir(args.folders.codes.as_deref()).as_deref())?;
-    let queries = load_queries(default_queries_dir(args.folders.queries.as_deref()).as_deref())?;
-    let source = super::source::open(&SourceSettings::from_service_args(&args.service)).await?;
-    // The monthly fetch's pool: retries with backoff, 429s waited out (no --max-rps here).
-    let fetcher = crate::extract::PageFetcher::new(
-        source.client.clone(),
-        DOSSIER_CONCURRENCY,
-        None,
-        crate::extract::RetryPolicy::for_run(),
-        std::sync::Arc::default(),
-    );
-    // A CNPJ the service does not know costs its own dossier, not the others'.
-    let mut records = Vec::new();
-    let mut unknown = Vec::new();
-    for (cnpj, result) in cnpjs.iter().zip(join_all(cnpjs.iter().map(|c| fetch_dossier(&fetcher, c))).await) {
-        match result {
-            Ok(r) => records.push(r),
-            Err(ApiError::NotFound { .. }) => unknown.push(cnpj.masked()),
-            Err(e) => return Err(e.into()),
-        }
-    }
-    if records.is_empty() {
-        return Err(Classified::new(
-            ExitStatus::NotFound,
-            format!(
-                "the service knows none of {}: no dossier written; check the numbers",
-                unknown.join(", ")
-            ),
-        )
-        .into());
-    }
-    let cnpjs: Vec<Cnpj> = records.iter().map(|r| r.cnpj.clone()).collect();
-    let demo = args.service.base_url.is_none();
-    let options = args.folders.report_options();
-    let label = (!demo).then_some(source.base_url.as_str());
-    let (tables, quality) = crate::transform::dossier::dossier_frames(&records)?;
-    for q in &quality {
-        tracing::warn!(
-            "{}.{}: {} values could not be read (e.g. {:?})",
-            q.table,
-            q.column,
-            q.failures,
-            q.examples
-        );
-    }
-    let meta = crate::export::FileMetadata::default()
-        .with("fiscal_report.version", env!("CARGO_PKG_VERSION"))
-        .with("fiscal_report.demo", demo.to_string());
-    crate::export::tables::write_dossier_tables(tables, &args.out, &meta)?;
-    // The standing is the queries' judgement, run on these companies as on a monthly run.
-    let standing = run_queries_with(
-        &crate::transform::dossier::standing_frames(&records)?,
-        None,
-        &only(&queries, &STANDING_QUERIES),
-    )?;
-    let history = match &args.store {
-        Some(root) => {
-            let store = crate::store::Store::open(root).await?;
-            Some(exposure_history(&store.reader(), &store.snapshots(), &cnpjs, &queries).await?)
-        }
-        None => None,
-    };
-    let judged =
-        crate::report::dossier::Judged { standings: crate::report::dossier::standings(&standing), history };
-    let written =
-        crate::report::dossier::render_dossiers(&records, &judged, &codes, &options, label, demo, &args.out)?;
-    crate::say!("{} dossiers -> {}", written.len() / 2, args.out.join(crate::export::DOSSIER_DIR).display());
-    if unknown.is_empty() {
-        return Ok(ExitStatus::Ok);
-    }
-    crate::say!("no dossier for {}: the service does not know them (exit 5)", unknown.join(", "));
-    Ok(ExitStatus::NotFound)
+    crate::pipeline::dossie::dossie(args).await
 }

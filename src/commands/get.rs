@@ -3,11 +3,11 @@
 use anyhow::Result;
 use std::io::Write;
 
-use super::source::SourceSettings;
 use crate::api::paginate::walk_pages;
 use crate::api::{Operation, OperationArgs, OperationKind, Page};
 use crate::cli::GetArgs;
 use crate::exit::{Classified, ExitStatus};
+use crate::pipeline::source::SourceSettings;
 
 pub async fn get(args: GetArgs) -> Result<ExitStatus> {
     let kind = OperationKind::from_name(&args.operation).ok_or_else(|| {
@@ -32,7 +32,7 @@ pub async fn get(args: GetArgs) -> Result<ExitStatus> {
     } else {
         None
     };
-    let source = super::source::open(&SourceSettings::from_service_args(&args.service)).await?;
+    let source = crate::pipeline::source::open(&SourceSettings::from_service_args(&args.service)).await?;
     let client = &source.client;
     let value: serde_json::Value = if args.all && kind.is_list() {
         let walk = walk_pages(kind.name(), 8, |p| {

@@ -1,24 +1,15 @@
-//! The subcommands, one file each: each wires the stages together for its command and turns the
-//! outcome into an exit status. This is the top of the library's layers: it may use every stage,
-//! and no stage uses it. Output for people goes to stderr; data (JSON of `get`) goes to stdout.
+//! The subcommands, one file each: each reads its settings, calls the pipeline and turns the
+//! outcome into an exit status. This is the top of the library's layers: nothing below uses it. Output for people goes to stderr; data (JSON of `get`) goes to stdout.
 
-mod demo;
 mod dossie;
-mod early;
 pub mod error;
 mod fetch;
-mod fetched;
-mod finish;
 mod get;
-mod history;
 mod merge;
 mod report;
 mod run;
 mod serve;
-mod snapshot;
-mod source;
 mod store;
-mod store_plan;
 
 use anyhow::Result;
 
@@ -34,15 +25,10 @@ pub async fn run(cli: Cli) -> Result<ExitStatus> {
         Command::Get(args) => get::get(args).await,
         Command::Run(args) => run::run(*args, cli.quiet).await,
         Command::Fetch(args) => fetch::fetch(args, cli.quiet).await,
-        Command::Merge(args) => {
-            merge::merge(&args.out, &args.shards, &args.report, contract(args.schema_contract.as_deref())?)
-                .await
-        }
+        Command::Merge(args) => merge::merge(args).await,
         Command::Store(args) => store::store(args).await,
         Command::Dossie(args) => dossie::dossie(args).await,
-        Command::Report(args) => {
-            report::report_from(&args.from, &args.report, contract(args.schema_contract.as_deref())?).await
-        }
+        Command::Report(args) => report::report(args).await,
     }
 }
 

@@ -14,7 +14,7 @@ use crate::simulator::{self, FaultConfig, RegistryConfig};
 
 pub async fn serve(args: ServeArgs) -> Result<ExitStatus> {
     let (cfg, addr) = registry_config(&args)?;
-    let state = super::source::embedded_state(&cfg).await?;
+    let state = crate::pipeline::source::embedded_state(&cfg).await?;
     if let Some(dir) = &args.write_open_data {
         write_release(&state.dataset, dir).await?;
     } else if let Some(path) = &args.dump_truth {

@@ -3,12 +3,12 @@
 
 use anyhow::Result;
 
-use super::history::COMPANY_SERIES;
 use crate::analyze::{default_queries_dir, load_history_queries, load_queries};
 use crate::api::Cnpj;
 use crate::cli::{SeriesArgs, SeriesFormat, StoreArgs, StoreCommand};
 use crate::exit::{Classified, ExitStatus};
 use crate::export::series::{self, write_series};
+use crate::pipeline::history::COMPANY_SERIES;
 
 pub async fn store(args: StoreArgs) -> Result<ExitStatus> {
     match args.command {
@@ -48,15 +48,16 @@ async fn print_series(args: SeriesArgs) -> Result<ExitStatus> {
         )
         .into());
     }
-    let history = super::history::portfolio_history(&reader, &snapshots, &queries, &history_queries)
-        .await?
-        .ok_or_else(|| {
-        Classified::new(
-            ExitStatus::BadInput,
-            "the queries have no carteira_exposicao (query 14): the series follow its exposure; \
+    let history =
+        crate::pipeline::history::portfolio_history(&reader, &snapshots, &queries, &history_queries)
+            .await?
+            .ok_or_else(|| {
+            Classified::new(
+                ExitStatus::BadInput,
+                "the queries have no carteira_exposicao (query 14): the series follow its exposure; \
                  point --queries at a folder that has it",
-        )
-    })?;
+            )
+        })?;
     let table = if cnpj.is_some() { COMPANY_SERIES } else { PORTFOLIO_SERIES };
     let df = history.get(table).ok_or_else(|| {
         Classified::new(

@@ -36,7 +36,7 @@ pub struct Manifest {
     /// True when the data came from the embedded registry: synthetic, not real.
     pub demo: bool,
     /// The demo compared with the month before, which it committed first to a store of its own
-    /// (`commands::demo`): that month, for the report's banner.
+    /// (`pipeline::demo`): that month, for the report's banner.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub demo_comparacao: Option<String>,
     pub plan: PlanSpec,

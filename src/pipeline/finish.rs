@@ -49,7 +49,7 @@ impl Watch {
         Ok(Self { rules, webhook, fail_on_alert: args.fail_on_alert })
     }
 
-    /// The demo's: the example rules, built in, no webhook (`commands::demo`).
+    /// The demo's: the example rules, built in, no webhook (`pipeline::demo`).
     pub fn example() -> Result<Self> {
         let path = Path::new("regras/exemplo.toml");
         let rules = Rules::parse(super::demo::EXAMPLE_RULES, path)?;

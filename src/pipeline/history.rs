@@ -22,7 +22,7 @@ const STANDING_TABLE: &str = "situacao_fiscal_estimada";
 
 /// The series of every snapshot in `snapshots`; None when the queries lack the exposure query
 /// (an analyst's folder without it has no exposure to follow).
-pub(super) async fn portfolio_history(
+pub async fn portfolio_history(
     reader: &StoreReader,
     snapshots: &BTreeSet<String>,
     queries: &[Query],
@@ -143,7 +143,7 @@ pub(super) fn exposure_history_from(
 }
 
 /// The series `store series --cnpj` prints, and the dossiers' history is read from.
-pub(super) const COMPANY_SERIES: &str = "serie_exposicao_empresa";
+pub const COMPANY_SERIES: &str = "serie_exposicao_empresa";
 
 /// One snapshot's company tables as the exposure query reads them (the profile and the three
 /// money lists, not the partners); with `only`, those companies' rows alone.

@@ -79,7 +79,7 @@ pub struct Source {
 }
 
 /// The embedded registry's state for `cfg`; an `--as-of` outside its months is bad input.
-pub(super) async fn embedded_state(cfg: &RegistryConfig) -> Result<std::sync::Arc<simulator::ServerState>> {
+pub async fn embedded_state(cfg: &RegistryConfig) -> Result<std::sync::Arc<simulator::ServerState>> {
     simulator::build_state(cfg)
         .await
         .map_err(|why| Classified::new(ExitStatus::BadInput, format!("--as-of: {why}")).into())

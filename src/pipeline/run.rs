@@ -1,0 +1,210 @@
+//! `fiscal-report run`: the whole job. The fetch stage; typed frames; with `--store`, the new
+//! snapshot assembled from the fetch and the store; the aggregates (with the changes since the
+//! previous snapshot); with `--store`, the snapshot and its changes committed; then Parquet,
+//! manifest and report over that snapshot, and the same summary as `fetch`.
+
+use anyhow::Result;
+use futures::future::join_all;
+
+use super::fetch::{fetch_stage, summarize};
+use super::fetched::{FetchStage, Fetched};
+use super::finish::{Analysis, RawTables, Watch, export_report};
+use super::snapshot::analyze_and_commit;
+use crate::api::Cnpj;
+use crate::cli::RunArgs;
+use crate::exit::ExitStatus;
+use crate::extract::dossier::fetch_dossier;
+use crate::transform::staged::frames_from_staging;
+
+pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
+    let mut cfg = crate::config::RunConfig::resolve(&args.fetch)?;
+    args.report.pdf |= cfg.pdf;
+    // The rules file and the folders are checked before anything is fetched, the demo's month
+    // before included.
+    let mut watch = Watch::load(&args.report.watch)?;
+    refuse_missing_folders(&args.report.folders)?;
+    // The plain demo runs the month before first, into a store of its own, to compare with,
+    // and then watches with the example rules.
+    let mut compared_with = None;
+    if let Some(before) = super::demo::month_before(&args, &cfg)? {
+        let outcome = run_resolved(before.args, before.cfg, Watch::default(), quiet, None).await;
+        compared_with = Some(before.then.on(outcome, &mut cfg)?);
+        watch = Watch::example()?;
+    }
+    run_resolved(args, cfg, watch, quiet, compared_with).await
+}
+
+/// The run with its settings resolved and its rules read; `compared_with`, the month before the
+/// demo's, when it is the demo on the store that month was committed to.
+async fn run_resolved(
+    args: RunArgs,
+    cfg: crate::config::RunConfig,
+    watch: Watch,
+    quiet: bool,
+    compared_with: Option<crate::api::AnoMes>,
+) -> Result<ExitStatus> {
+    // Queries that cannot be read are reported where they are run, after the fetch.
+    let queries = super::finish::report_queries(&args.report).ok();
+    let (on_credits, early) = super::early::begin_on_credits(cfg.store.is_some(), queries).unzip();
+    // The report's templates compiled while the service answers; taken by the render.
+    let options = args.report.folders.report_options();
+    let templates = std::thread::Builder::new()
+        .name("templates".into())
+        .spawn(move || crate::report::compile_ahead(&options))
+        .ok();
+    let mut fetched = match fetch_stage(cfg, quiet, on_credits).await? {
+        FetchStage::Fetched(fetched) => fetched,
+        FetchStage::Interrupted => return Ok(ExitStatus::Interrupted),
+        FetchStage::AlreadyStored => return Ok(ExitStatus::Ok),
+    };
+    fetched.manifest.demo_comparacao = compared_with.map(|m| m.to_string());
+    let started = std::time::Instant::now();
+    let early = early.map(super::early::Pending::wait).unwrap_or_default();
+    let frames = frames_from_staging(&fetched.outcome, fetched.typer.take(), early.credits)?;
+    // The credits' queries' results and files go with the credits they were made of.
+    let (early_results, begun) = match frames.credits_typed_early {
+        true => (early.results, early.files.into_iter().collect()),
+        // Files of credits the run did not take: their scratch folder goes now.
+        false => {
+            drop(early.files);
+            Default::default()
+        }
+    };
+    fetched.manifest.time_stage("transform", started);
+    fetched.stop_if_requested("the analysis")?;
+    // The demo shows everything the job makes: whole economic groups and the dossiers of its
+    // ten largest exposures.
+    let demo = fetched.manifest.demo && args.fetch.cnpjs.is_none();
+    let expand = args.expand_groups.unwrap_or(demo);
+    let (frames, mut analysis) =
+        analyze_and_commit(&mut fetched, frames, &args.report, expand, watch.rules(), early_results).await?;
+    add_history(&mut fetched, &mut analysis, &args.report).await?;
+    let demo_default = if demo { DEMO_DOSSIERS } else { 0 };
+    if let Some(n) = Some(args.dossies.unwrap_or(demo_default)).filter(|n| *n > 0) {
+        add_dossiers(&mut fetched, &mut analysis, n).await?;
+    }
+    if fetched.manifest.store.is_none() {
+        fetched.stop_if_requested("writing the outputs")?;
+    } else if crate::shutdown::requested() {
+        // Past the commit the store holds this run's snapshot: the outputs that go with it are
+        // finished first (seconds, not the fetch's minutes).
+        tracing::warn!("stop requested after the store commit: finishing the outputs first");
+    }
+    // Compiled by now (it began before the fetch); a render without it compiles its own.
+    if let Some(t) = templates {
+        let _ = t.join();
+    }
+    let outputs = export_report(
+        frames,
+        analysis,
+        &mut fetched.manifest,
+        &fetched.out,
+        &args.report,
+        &watch,
+        RawTables::Write(begun),
+    )?;
+    super::fetch::publish(&fetched).await?;
+    let done = summarize(&fetched)?;
+    watch.conclude(outputs, done).await
+}
+
+/// With a store, the portfolio's series over every snapshot, read after the commit: they end
+/// with this run's own.
+async fn add_history(
+    fetched: &mut Fetched,
+    analysis: &mut Analysis,
+    report: &crate::cli::ReportArgs,
+) -> Result<()> {
+    if let Some(run) = &fetched.store {
+        let started = std::time::Instant::now();
+        let dir = crate::analyze::default_queries_dir(report.folders.queries.as_deref());
+        let history_queries = crate::analyze::load_history_queries(dir.as_deref())?;
+        let (store, snapshots) = (&run.store, run.store.snapshots());
+        analysis.history = super::history::portfolio_history(
+            &store.reader(),
+            &snapshots,
+            &analysis.queries,
+            &history_queries,
+        )
+        .await?;
+        fetched.manifest.time_stage("historico", started);
+    }
+    Ok(())
+}
+
+/// The dossiers of the `n` largest exposures: their records fetched (one that cannot be costs
+/// that dossier only, and its link), and with a store their exposure history.
+async fn add_dossiers(fetched: &mut Fetched, analysis: &mut Analysis, n: usize) -> Result<()> {
+    let started = std::time::Instant::now();
+    let cnpjs = largest_exposures(&analysis.aggregates, n);
+    // A dossier that cannot be fetched costs that dossier only (and its link), not the run.
+    let sent = fetched.requests_sent();
+    let fetched_dossiers = join_all(cnpjs.iter().map(|c| fetch_dossier(&fetched.fetcher, c))).await;
+    fetched.note_requests_since("dossies", sent);
+    for (cnpj, result) in cnpjs.iter().zip(fetched_dossiers) {
+        match result {
+            Ok(records) => analysis.dossiers.push(records),
+            Err(e) => {
+                tracing::warn!("no dossier for {cnpj}: {e}");
+                fetched.manifest.fetch.warnings.push(format!("no dossier for {cnpj}: {e}"));
+            }
+        }
+    }
+    let cnpjs: Vec<Cnpj> = analysis.dossiers.iter().map(|d| d.cnpj.clone()).collect();
+    // Read after the commit: the history ends with this run's own snapshot. The series
+    // already hold it; the store is read again only when an analyst's series lack it.
+    if let Some(run) = &fetched.store {
+        let from_series =
+            analysis.history.as_ref().and_then(|h| super::history::exposure_history_from(h, &cnpjs));
+        analysis.dossier_history = Some(match from_series {
+            Some(history) => history,
+            None => {
+                let store = &run.store;
+                super::history::exposure_history(
+                    &store.reader(),
+                    &store.snapshots(),
+                    &cnpjs,
+                    &analysis.queries,
+                )
+                .await?
+            }
+        });
+    }
+    fetched.manifest.time_stage("dossies", started);
+    Ok(())
+}
+
+/// Dossiers the demo run writes when `--dossies` is not given.
+const DEMO_DOSSIERS: usize = 10;
+
+/// The `n` companies with the largest exposure (`carteira_exposicao`) that owe something:
+/// their dossiers are the ones an analyst opens first. Ties go to the smaller CNPJ.
+fn largest_exposures(aggs: &crate::analyze::Aggregates, n: usize) -> Vec<Cnpj> {
+    use crate::analyze::cells::{dec, text};
+    let Some(df) = aggs.get("carteira_exposicao") else { return Vec::new() };
+    let mut owing: Vec<(rust_decimal::Decimal, String)> = (0..df.height())
+        .filter_map(|i| Some((dec(df, "exposicao_total", i)?, text(df, "cnpj", i)?)))
+        .filter(|(total, _)| *total > rust_decimal::Decimal::ZERO)
+        .collect();
+    owing.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    owing.into_iter().filter_map(|(_, c)| Cnpj::parse(&c).ok()).take(n).collect()
+}
+
+/// An analyst's folder (`--queries`, `--templates`, `--codes`) that is not there is said before
+/// the fetch, not after it: what is in one is checked where it is used.
+fn refuse_missing_folders(folders: &crate::cli::AnalystFolders) -> Result<()> {
+    let given =
+        [("--queries", &folders.queries), ("--templates", &folders.templates), ("--codes", &folders.codes)];
+    for (flag, dir) in given {
+        let Some(dir) = dir.as_deref().filter(|d| !d.is_dir()) else { continue };
+        return Err(crate::exit::Classified::new(
+            ExitStatus::BadInput,
+            format!(
+                "{flag} {}: no such folder; give the folder you copied from the project's (or drop {flag})",
+                dir.display()
+            ),
+        )
+        .into());
+    }
+    Ok(())
+}
