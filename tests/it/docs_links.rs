@@ -198,11 +198,13 @@ fn every_environment_variable_is_in_the_operating_guides_table() {
         }
     }
     // The config file's keys, each read as FISCAL_REPORT_<KEY>.
-    let config = std::fs::read_to_string(root.join("src/config.rs")).unwrap();
-    for call in ["env_var(\"", "env_switch(\"", "env_parsed(\""] {
-        for (at, _) in config.match_indices(call) {
-            let key: String = config[at + call.len()..].chars().take_while(|c| *c != '"').collect();
-            names.insert(format!("FISCAL_REPORT_{}", key.to_ascii_uppercase()));
+    for entry in std::fs::read_dir(root.join("src/config")).unwrap() {
+        let config = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        for call in ["env_var(\"", "env_switch(\"", "env_parsed(\""] {
+            for (at, _) in config.match_indices(call) {
+                let key: String = config[at + call.len()..].chars().take_while(|c| *c != '"').collect();
+                names.insert(format!("FISCAL_REPORT_{}", key.to_ascii_uppercase()));
+            }
         }
     }
     assert!(names.len() > 25, "{names:?}");
