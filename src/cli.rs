@@ -160,13 +160,6 @@ pub struct AnalystFolders {
     pub locale: Locale,
 }
 
-impl AnalystFolders {
-    /// The report stage's own options, from these flags.
-    pub fn report_options(&self) -> crate::report::ReportOptions {
-        crate::report::ReportOptions { templates: self.templates.clone(), locale: self.locale.into() }
-    }
-}
-
 /// What shapes the analysis and the report; shared by `run` and `report`.
 #[derive(Debug, Clone, Default, Args)]
 pub struct ReportArgs {
@@ -174,8 +167,9 @@ pub struct ReportArgs {
     pub folders: AnalystFolders,
 
     /// Also write report.pdf: report.html printed by a headless Chromium or Chrome (on PATH, or
-    /// --browser). Without one, everything else is written and the exit code is 11.
-    #[arg(long, env = "FISCAL_REPORT_PDF")]
+    /// --browser). Without one, everything else is written and the exit code is 11. Also
+    /// FISCAL_REPORT_PDF=true (read with the settings: `config::ReportSettings`).
+    #[arg(long)]
     pub pdf: bool,
 
     /// The Chromium or Chrome program that prints report.pdf (default: the first of chromium,

@@ -1,6 +1,6 @@
 //! Every environment variable the program reads itself, read here and nowhere else (the test
-//! hooks are `test_hooks`'s; the flags' own variables, `FISCAL_REPORT_PDF` and the like, are
-//! clap's `env =` in `cli`; the cloud credentials are object_store's). Each is listed, with
+//! hooks are `test_hooks`'s; the report flags' own variables, `FISCAL_REPORT_RULES` and the
+//! like, are clap's `env =` in `cli`; the cloud credentials are object_store's). Each is listed, with
 //! what it does, in the table of docs/operating.md ("Environment variables").
 //!
 //! This module only reads: what a value means, and what to say of a bad one, is the caller's.

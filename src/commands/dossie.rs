@@ -4,8 +4,9 @@
 use anyhow::Result;
 
 use crate::cli::DossieArgs;
+use crate::config::DossieSettings;
 use crate::exit::ExitStatus;
 
 pub async fn dossie(args: DossieArgs) -> Result<ExitStatus> {
-    crate::pipeline::dossie::dossie(args).await
+    crate::pipeline::dossie::dossie(DossieSettings::resolve(&args)?).await
 }

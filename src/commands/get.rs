@@ -6,8 +6,8 @@ use std::io::Write;
 use crate::api::paginate::walk_pages;
 use crate::api::{Operation, OperationArgs, OperationKind, Page};
 use crate::cli::GetArgs;
+use crate::config::SourceSettings;
 use crate::exit::{Classified, ExitStatus};
-use crate::pipeline::source::SourceSettings;
 
 pub async fn get(args: GetArgs) -> Result<ExitStatus> {
     let kind = OperationKind::from_name(&args.operation).ok_or_else(|| {

@@ -4,9 +4,11 @@
 use anyhow::Result;
 
 use crate::cli::MergeArgs;
+use crate::config::ReportSettings;
 use crate::exit::ExitStatus;
 
 pub async fn merge(args: MergeArgs) -> Result<ExitStatus> {
     let contract = super::contract(args.schema_contract.as_deref())?;
-    crate::pipeline::merge::merge(&args.out, &args.shards, &args.report, contract).await
+    let report = ReportSettings::resolve(&args.report, None)?;
+    crate::pipeline::merge::merge(&args.out, &args.shards, &report, contract).await
 }

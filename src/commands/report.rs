@@ -4,9 +4,11 @@
 use anyhow::Result;
 
 use crate::cli::ReportFromArgs;
+use crate::config::ReportSettings;
 use crate::exit::ExitStatus;
 
 pub async fn report(args: ReportFromArgs) -> Result<ExitStatus> {
     let contract = super::contract(args.schema_contract.as_deref())?;
-    crate::pipeline::rerender::report_from(&args.from, &args.report, contract).await
+    let report = ReportSettings::resolve(&args.report, None)?;
+    crate::pipeline::rerender::report_from(&args.from, &report, contract).await
 }

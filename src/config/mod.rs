@@ -1,8 +1,17 @@
-//! Settings for `run` and `fetch`, merged from a TOML file, then the environment, then flags
-//! (each later source wins), validated once into a `RunConfig`.
+//! The settings every command takes, resolved once from clap's structs: `run`'s and `fetch`'s
+//! merged from a TOML file, then the environment, then flags (each later source wins) and
+//! validated into a `RunConfig`; the report's (`report`); a source's (`source`). `run` takes
+//! them together as `RunSettings`. Past the commands, the pipeline and the stages see these
+//! types, never clap's.
 //!
 //! Every rule lives here, so a bad value gets the same message whichever source gave it. It
 //! does not read the portfolio file (extract does) and knows nothing of later stages.
+
+mod report;
+mod source;
+
+pub use report::{DossieSettings, Folders, ReportSettings, WatchSettings};
+pub use source::SourceSettings;
 
 use std::path::{Path, PathBuf};
 
@@ -10,7 +19,7 @@ use serde::Deserialize;
 
 pub use crate::api::shape::SchemaContract;
 use crate::api::{AnoMes, ApiKey, UFS, Uf};
-use crate::cli::FetchArgs;
+use crate::cli::{FetchArgs, RunArgs};
 pub use crate::extract::plan::{MonthSelection, Shard};
 
 /// A setting that breaks a rule. Names the setting, the source, the rule and the fix.
@@ -22,6 +31,13 @@ pub enum ConfigError {
     Parse { path: PathBuf, message: String },
     #[error("{setting} = {value:?} (from {source_name}): {rule}")]
     Invalid { setting: &'static str, value: String, source_name: &'static str, rule: String },
+    #[error(
+        "{flag} {}: no such folder; give the folder you copied from the project's (or drop {flag})",
+        dir.display()
+    )]
+    MissingFolder { flag: &'static str, dir: PathBuf },
+    #[error("{raw:?} is not a valid CNPJ: {rule}; write it masked (12.345.678/0001-95) or as 14 digits")]
+    Cnpj { raw: String, rule: String },
 }
 
 impl crate::exit::HasExitStatus for ConfigError {
@@ -208,9 +224,40 @@ pub struct RunConfig {
     pub refresh_months: u32,
     pub max_age_months: u32,
     pub full: bool,
-    /// `run` also writes report.pdf: FISCAL_REPORT_PDF when set (`false` turns the file's
-    /// `pdf = true` off), else the config file's `pdf`; the `--pdf` flag can only add to it.
-    pub pdf: bool,
+}
+
+/// Everything `run` takes: the fetch's settings and the report's, from one read of the config
+/// file, and what `run` adds to them.
+#[derive(Debug, Clone)]
+pub struct RunSettings {
+    pub fetch: RunConfig,
+    pub report: ReportSettings,
+    /// `--dossies N` (`None`: 10 on the demo run, else none).
+    pub dossies: Option<usize>,
+    /// `--expand-groups` (`None`: on for the demo run, else off).
+    pub expand_groups: Option<bool>,
+}
+
+impl RunSettings {
+    pub fn resolve(args: &RunArgs) -> Result<Self, ConfigError> {
+        let file = settings_file(&args.fetch)?;
+        let settings = Self {
+            fetch: RunConfig::from_sources(&args.fetch, &file)?,
+            report: ReportSettings::resolve(&args.report, file.pdf)?,
+            dossies: args.dossies,
+            expand_groups: args.expand_groups,
+        };
+        settings.report.folders.refuse_missing()?;
+        Ok(settings)
+    }
+}
+
+/// The config file `--config` names, read; no settings without one.
+fn settings_file(args: &FetchArgs) -> Result<Settings, ConfigError> {
+    match &args.config {
+        Some(p) => read_settings_file(p),
+        None => Ok(Settings::default()),
+    }
 }
 
 fn invalid(
@@ -271,16 +318,17 @@ pub fn parse_months(s: &str) -> Result<MonthSelection, String> {
 impl RunConfig {
     /// Merges file < env < flags and checks every rule: the one place settings are read.
     pub fn resolve(args: &FetchArgs) -> Result<Self, ConfigError> {
-        let file = match &args.config {
-            Some(p) => read_settings_file(p)?,
-            None => Settings::default(),
-        };
-        let service = ServiceSettings::resolve(args, &file)?;
-        let (ufs, months) = selection(args, &file)?;
-        let (concurrency, max_rps, shard) = fetch_limits(args, &file)?;
-        let store = StoreSettings::resolve(args, &file, shard)?;
-        let as_of = as_of(args, &file, service.base_url.is_some())?;
-        let (demo_scale, schema_contract) = embedded_and_contract(args, &file, service.base_url.is_some())?;
+        Self::from_sources(args, &settings_file(args)?)
+    }
+
+    /// `resolve` with the config file already read.
+    fn from_sources(args: &FetchArgs, file: &Settings) -> Result<Self, ConfigError> {
+        let service = ServiceSettings::resolve(args, file)?;
+        let (ufs, months) = selection(args, file)?;
+        let (concurrency, max_rps, shard) = fetch_limits(args, file)?;
+        let store = StoreSettings::resolve(args, file, shard)?;
+        let as_of = as_of(args, file, service.base_url.is_some())?;
+        let (demo_scale, schema_contract) = embedded_and_contract(args, file, service.base_url.is_some())?;
         Ok(Self {
             base_url: service.base_url,
             api_key: service.api_key,
@@ -312,8 +360,6 @@ impl RunConfig {
             refresh_months: store.refresh_months,
             max_age_months: store.max_age_months,
             full: store.full,
-            // FISCAL_REPORT_PDF set says yes or no over the file; `--pdf` can only add.
-            pdf: env_switch("pdf")?.or(file.pdf).unwrap_or(false),
         })
     }
 }
@@ -604,14 +650,23 @@ mod tests {
         }
     }
 
+    fn run_args(argv: &[&str]) -> RunArgs {
+        use clap::Parser;
+        match crate::cli::Cli::try_parse_from(argv).map(|c| c.command) {
+            Ok(crate::cli::Command::Run(args)) => *args,
+            other => panic!("not a run command line: {other:?}"),
+        }
+    }
+
     #[test]
     fn one_read_of_the_file_gives_every_setting_and_the_flags_win() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("fiscal.toml");
         std::fs::write(&file, "pdf = true\nuf = \"SP,RJ\"\nconcurrency = 8\nstore = \"loja\"\n").unwrap();
         let path = file.to_str().unwrap();
+        let run = RunSettings::resolve(&run_args(&["fiscal-report", "run", "--config", path])).unwrap();
+        assert!(run.report.pdf, "the file's pdf = true reaches the run");
         let cfg = RunConfig::resolve(&fetch_args(&["fiscal-report", "fetch", "--config", path])).unwrap();
-        assert!(cfg.pdf, "the file's pdf = true reaches the run");
         assert_eq!(cfg.ufs.iter().map(|u| u.to_string()).collect::<Vec<_>>(), ["SP", "RJ"]);
         assert_eq!(cfg.concurrency, 8);
         assert_eq!(cfg.store.as_deref(), Some(Path::new("loja")));

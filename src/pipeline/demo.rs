@@ -11,8 +11,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 use crate::api::AnoMes;
-use crate::cli::RunArgs;
-use crate::config::RunConfig;
+use crate::config::{RunConfig, RunSettings};
 use crate::exit::{Classified, ExitStatus};
 use crate::extract::plan::MonthSelection;
 
@@ -24,7 +23,8 @@ const STORE_NAME: &str = ".demo-store";
 
 /// Whether `run` with these settings is the plain demo: the embedded registry and its own
 /// portfolio, nothing of the user's to compare with or watch.
-fn wanted(args: &RunArgs, cfg: &RunConfig) -> bool {
+fn wanted(settings: &RunSettings) -> bool {
+    let cfg = &settings.fetch;
     let local_out = cfg.out.as_deref().is_none_or(|o| !crate::bucket::is_remote(o));
     cfg.base_url.is_none()
         && cfg.open_data.is_none()
@@ -33,14 +33,13 @@ fn wanted(args: &RunArgs, cfg: &RunConfig) -> bool {
         && !cfg.resume
         && cfg.shard.count <= 1
         && matches!(cfg.months, MonthSelection::Latest(_))
-        && args.report.watch.rules.is_none()
+        && settings.report.watch.rules.is_none()
         && local_out
 }
 
 /// The month before the demo's, to run first with these settings; `then` once it has run.
 pub struct MonthBefore {
-    pub args: RunArgs,
-    pub cfg: RunConfig,
+    pub settings: RunSettings,
     pub then: Compare,
 }
 
@@ -53,10 +52,11 @@ pub struct Compare {
 
 /// The month before, when `run` with these settings is the plain demo (an earlier demo's store
 /// removed); `None` otherwise.
-pub fn month_before(args: &RunArgs, cfg: &RunConfig) -> Result<Option<MonthBefore>> {
-    if !wanted(args, cfg) {
+pub fn month_before(settings: &RunSettings) -> Result<Option<MonthBefore>> {
+    if !wanted(settings) {
         return Ok(None);
     }
+    let cfg = &settings.fetch;
     let newest = cfg.as_of.unwrap_or_else(crate::simulator::Dataset::newest_month);
     let previous = newest.plus_months(-1).context("the month before the demo's")?;
     let store = store_dir(cfg.out.as_deref());
@@ -68,17 +68,15 @@ pub fn month_before(args: &RunArgs, cfg: &RunConfig) -> Result<Option<MonthBefor
     );
     let scratch =
         std::env::temp_dir().join(format!("fiscal-report-demo-{}", crate::fsutil::process_unique()));
-    Ok(Some(MonthBefore {
-        args: baseline_args(args),
-        cfg: baseline_config(cfg, previous, &store, &scratch),
-        then: Compare { previous, store, scratch },
-    }))
+    let mut before = baseline(settings);
+    before.fetch = baseline_config(cfg, previous, &store, &scratch);
+    Ok(Some(MonthBefore { settings: before, then: Compare { previous, store, scratch } }))
 }
 
 impl Compare {
-    /// Once the month before has run (`outcome`): its scratch outputs gone, and the demo's `cfg`
-    /// pointed at the store it committed to. The month the demo compares with.
-    pub fn on(self, outcome: Result<ExitStatus>, cfg: &mut RunConfig) -> Result<AnoMes> {
+    /// Once the month before has run (`outcome`): its scratch outputs gone, and the demo's
+    /// settings pointed at the store it committed to. The month the demo compares with.
+    pub fn on(self, outcome: Result<ExitStatus>, settings: &mut RunSettings) -> Result<AnoMes> {
         let _ = std::fs::remove_dir_all(&self.scratch);
         let previous = self.previous;
         match outcome? {
@@ -91,7 +89,7 @@ impl Compare {
                 .into());
             }
         }
-        cfg.store = Some(self.store);
+        settings.fetch.store = Some(self.store);
         Ok(previous)
     }
 }
@@ -137,8 +135,8 @@ fn baseline_config(cfg: &RunConfig, previous: AnoMes, store: &Path, scratch: &Pa
 }
 
 /// No dossiers, no partner companies, no PDF: the month before is only compared with.
-fn baseline_args(args: &RunArgs) -> RunArgs {
-    let mut before = args.clone();
+fn baseline(settings: &RunSettings) -> RunSettings {
+    let mut before = settings.clone();
     before.dossies = Some(0);
     before.expand_groups = Some(false);
     before.report.pdf = false;

@@ -5,11 +5,10 @@ use anyhow::Result;
 use futures::future::join_all;
 
 use super::history::{exposure_history, only};
-use super::source::SourceSettings;
 use crate::analyze::{default_queries_dir, load_queries, run_queries_with};
 use crate::api::{ApiError, Cnpj};
-use crate::cli::DossieArgs;
 use crate::codes::{CodeTables, default_codes_dir};
+use crate::config::DossieSettings;
 use crate::exit::{Classified, ExitStatus};
 use crate::extract::dossier::fetch_dossier;
 
@@ -19,25 +18,13 @@ const STANDING_QUERIES: [&str; 2] = ["situacao_fiscal_por_retrato", "situacao_fi
 /// Requests in flight for `dossie` (a handful of companies, each with a dozen short lists).
 const DOSSIER_CONCURRENCY: usize = 8;
 
-pub async fn dossie(args: DossieArgs) -> Result<ExitStatus> {
-    let mut cnpjs = Vec::new();
-    for raw in &args.cnpjs {
-        let cnpj = Cnpj::parse(raw).map_err(|e| {
-            Classified::new(
-                ExitStatus::BadInput,
-                format!(
-                    "{raw:?} is not a valid CNPJ: {e}; write it masked (12.345.678/0001-95) or as 14 digits"
-                ),
-            )
-        })?;
-        if !cnpjs.contains(&cnpj) {
-            cnpjs.push(cnpj);
-        }
-    }
+pub async fn dossie(settings: DossieSettings) -> Result<ExitStatus> {
+    let DossieSettings { cnpjs, out, source, folders, store } = settings;
     // The analyst's folders are read before anything is fetched: a broken one costs nothing.
-    let codes = CodeTables::load(default_codes_dir(args.folders.codes.as_deref()).as_deref())?;
-    let queries = load_queries(default_queries_dir(args.folders.queries.as_deref()).as_deref())?;
-    let source = super::source::open(&SourceSettings::from_service_args(&args.service)).await?;
+    let codes = CodeTables::load(default_codes_dir(folders.codes.as_deref()).as_deref())?;
+    let queries = load_queries(default_queries_dir(folders.queries.as_deref()).as_deref())?;
+    let demo = source.base_url.is_none();
+    let source = super::source::open(&source).await?;
     // The monthly fetch's pool: retries with backoff, 429s waited out (no --max-rps here).
     let fetcher = crate::extract::PageFetcher::new(
         source.client.clone(),
@@ -67,8 +54,7 @@ pub async fn dossie(args: DossieArgs) -> Result<ExitStatus> {
         .into());
     }
     let cnpjs: Vec<Cnpj> = records.iter().map(|r| r.cnpj.clone()).collect();
-    let demo = args.service.base_url.is_none();
-    let options = args.folders.report_options();
+    let options = folders.report_options();
     let label = (!demo).then_some(source.base_url.as_str());
     let (tables, quality) = crate::transform::dossier::dossier_frames(&records)?;
     for q in &quality {
@@ -83,14 +69,14 @@ pub async fn dossie(args: DossieArgs) -> Result<ExitStatus> {
     let meta = crate::export::FileMetadata::default()
         .with("fiscal_report.version", env!("CARGO_PKG_VERSION"))
         .with("fiscal_report.demo", demo.to_string());
-    crate::export::tables::write_dossier_tables(tables, &args.out, &meta)?;
+    crate::export::tables::write_dossier_tables(tables, &out, &meta)?;
     // The standing is the queries' judgement, run on these companies as on a monthly run.
     let standing = run_queries_with(
         &crate::transform::dossier::standing_frames(&records)?,
         None,
         &only(&queries, &STANDING_QUERIES),
     )?;
-    let history = match &args.store {
+    let history = match &store {
         Some(root) => {
             let store = crate::store::Store::open(root).await?;
             Some(exposure_history(&store.reader(), &store.snapshots(), &cnpjs, &queries).await?)
@@ -100,8 +86,8 @@ pub async fn dossie(args: DossieArgs) -> Result<ExitStatus> {
     let judged =
         crate::report::dossier::Judged { standings: crate::report::dossier::standings(&standing), history };
     let written =
-        crate::report::dossier::render_dossiers(&records, &judged, &codes, &options, label, demo, &args.out)?;
-    crate::say!("{} dossiers -> {}", written.len() / 2, args.out.join(crate::export::DOSSIER_DIR).display());
+        crate::report::dossier::render_dossiers(&records, &judged, &codes, &options, label, demo, &out)?;
+    crate::say!("{} dossiers -> {}", written.len() / 2, out.join(crate::export::DOSSIER_DIR).display());
     if unknown.is_empty() {
         return Ok(ExitStatus::Ok);
     }

@@ -9,10 +9,10 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 
 use super::fetched::{FetchStage, Fetched};
-use super::source::{SourceSettings, read_open_data};
+use super::source::read_open_data;
 use super::store_plan::{Incremental, not_renewed, refuse_out_over_store, release_already_stored};
 use crate::api::{AnoMes, Cnpj};
-use crate::config::{MonthSelection, RunConfig, SchemaContract};
+use crate::config::{MonthSelection, RunConfig, SchemaContract, SourceSettings};
 use crate::exit::{Classified, ExitStatus, OutputError};
 use crate::export::manifest::Manifest;
 use crate::export::remote::{RemoteOut, is_remote, work_root};

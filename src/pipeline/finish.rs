@@ -7,8 +7,8 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use crate::analyze::{Aggregates, EarlyResults, Query, default_queries_dir, load_queries, run_queries_after};
-use crate::cli::{ReportArgs, WatchArgs};
 use crate::codes::{CodeTables, default_codes_dir};
+use crate::config::{ReportSettings, WatchSettings};
 use crate::exit::{ExitStatus, OutputError};
 use crate::export::manifest::{AlertsNote, FileEntry, Manifest};
 use crate::export::partition::BegunTable;
@@ -37,7 +37,7 @@ pub struct Watch {
 }
 
 impl Watch {
-    pub fn load(args: &WatchArgs) -> Result<Self> {
+    pub fn load(args: &WatchSettings) -> Result<Self> {
         let rules = match &args.rules {
             Some(path) => Some((path.display().to_string(), Rules::load(path)?)),
             None => None,
@@ -147,14 +147,14 @@ pub struct Analysis {
 pub fn analyze(
     frames: &mut Frames,
     previous: Option<&PreviousSnapshot>,
-    args: &ReportArgs,
+    args: &ReportSettings,
     manifest: &mut Manifest,
 ) -> Result<Analysis> {
     analyze_with(frames, previous, report_queries(args)?, EarlyResults::default(), manifest)
 }
 
 /// The queries `args` name (`--queries`, else `./queries`, else the built-in ones).
-pub fn report_queries(args: &ReportArgs) -> Result<Vec<crate::analyze::Query>> {
+pub fn report_queries(args: &ReportSettings) -> Result<Vec<crate::analyze::Query>> {
     Ok(load_queries(default_queries_dir(args.folders.queries.as_deref()).as_deref())?)
 }
 
@@ -186,7 +186,7 @@ pub fn analyze_export_report(
     frames: Frames,
     manifest: &mut Manifest,
     out: &Path,
-    args: &ReportArgs,
+    args: &ReportSettings,
     watch: &Watch,
     raw: RawTables,
 ) -> Result<Outputs> {
@@ -202,7 +202,7 @@ pub fn export_report(
     analysis: Analysis,
     manifest: &mut Manifest,
     out: &Path,
-    args: &ReportArgs,
+    args: &ReportSettings,
     watch: &Watch,
     raw: RawTables,
 ) -> Result<Outputs> {
@@ -393,7 +393,7 @@ fn render_report(
     inputs: &crate::report::ReportInputs<'_>,
     dossiers: &[crate::extract::dossier::DossierRecords],
     judged: &crate::report::dossier::Judged,
-    args: &ReportArgs,
+    args: &ReportSettings,
     out: &Path,
 ) -> Result<Vec<FileEntry>> {
     let mut files = crate::report::render_reports(inputs, &args.folders.report_options(), out)?;
@@ -415,7 +415,7 @@ fn render_report(
 /// An earlier report.pdf would show old figures beside the new ones: it goes first. Returns
 /// the problem when `--pdf` could not be printed.
 fn print_pdf_if_asked(
-    args: &ReportArgs,
+    args: &ReportSettings,
     out: &Path,
     manifest: &mut Manifest,
     files: &mut Vec<FileEntry>,

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 use super::finish::{RawTables, Watch, analyze_export_report};
-use crate::cli::ReportArgs;
+use crate::config::ReportSettings;
 use crate::exit::{Classified, ExitStatus, OutputError};
 use crate::export::manifest::Manifest;
 use crate::export::remote::{RemoteError, RemoteOut, is_remote, work_root};
@@ -121,7 +121,7 @@ fn journal_mismatches(manifest: &FetchSummary, staged: &StagedFetch) -> Vec<Stri
 pub async fn merge(
     out: &Path,
     shards: &[PathBuf],
-    report: &ReportArgs,
+    report: &ReportSettings,
     contract: Option<crate::config::SchemaContract>,
 ) -> Result<ExitStatus> {
     let root = work_root();
@@ -180,7 +180,7 @@ pub async fn merge(
 async fn merge_local(
     out: &Path,
     shards: &[PathBuf],
-    report: &ReportArgs,
+    report: &ReportSettings,
     contract: Option<crate::config::SchemaContract>,
 ) -> Result<ExitStatus> {
     if shards.is_empty() {

@@ -6,7 +6,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use super::finish::{RawTables, Watch, export_report};
-use crate::cli::ReportArgs;
+use crate::config::ReportSettings;
 use crate::exit::{Classified, ExitStatus};
 use crate::export::remote::{RemoteOut, is_remote, work_root};
 
@@ -14,7 +14,7 @@ use crate::export::remote::{RemoteOut, is_remote, work_root};
 /// manifest, re-rendered in a local copy and uploaded back, manifest last).
 pub async fn report_from(
     from: &Path,
-    report: &ReportArgs,
+    report: &ReportSettings,
     contract: Option<crate::config::SchemaContract>,
 ) -> Result<ExitStatus> {
     let Some(url) = from.to_str().filter(|_| is_remote(from)) else {
@@ -33,7 +33,7 @@ pub async fn report_from(
 /// Everything after the fetch, from the Parquet (or the staged records) in DIR.
 async fn report_from_dir(
     dir: &Path,
-    report: &ReportArgs,
+    report: &ReportSettings,
     contract: Option<crate::config::SchemaContract>,
 ) -> Result<ExitStatus> {
     let watch = Watch::load(&report.watch)?;
@@ -129,7 +129,7 @@ async fn rerender(
     mut frames: crate::transform::Frames,
     manifest: &mut crate::export::manifest::Manifest,
     dir: &Path,
-    report: &ReportArgs,
+    report: &ReportSettings,
     watch: &Watch,
     raw: RawTables,
 ) -> Result<super::finish::Outputs> {

@@ -1,4 +1,4 @@
-//! `fiscal-report run`: the whole job. The fetch stage; typed frames; with `--store`, the new
+//! `fiscal-report run`: the whole job, its settings resolved. The fetch stage; typed frames; with `--store`, the new
 //! snapshot assembled from the fetch and the store; the aggregates (with the changes since the
 //! previous snapshot); with `--store`, the snapshot and its changes committed; then Parquet,
 //! manifest and report over that snapshot, and the same summary as `fetch`.
@@ -11,43 +11,41 @@ use super::fetched::{FetchStage, Fetched};
 use super::finish::{Analysis, RawTables, Watch, export_report};
 use super::snapshot::analyze_and_commit;
 use crate::api::Cnpj;
-use crate::cli::RunArgs;
+use crate::config::RunSettings;
 use crate::exit::ExitStatus;
 use crate::extract::dossier::fetch_dossier;
 use crate::transform::staged::frames_from_staging;
 
-pub async fn run(mut args: RunArgs, quiet: bool) -> Result<ExitStatus> {
-    let mut cfg = crate::config::RunConfig::resolve(&args.fetch)?;
-    args.report.pdf |= cfg.pdf;
-    // The rules file and the folders are checked before anything is fetched, the demo's month
-    // before included.
-    let mut watch = Watch::load(&args.report.watch)?;
-    refuse_missing_folders(&args.report.folders)?;
+pub async fn run(mut settings: RunSettings, quiet: bool) -> Result<ExitStatus> {
+    // The rules file is checked before anything is fetched, the demo's month before included.
+    let mut watch = Watch::load(&settings.report.watch)?;
     // The plain demo runs the month before first, into a store of its own, to compare with,
     // and then watches with the example rules.
     let mut compared_with = None;
-    if let Some(before) = super::demo::month_before(&args, &cfg)? {
-        let outcome = run_resolved(before.args, before.cfg, Watch::default(), quiet, None).await;
-        compared_with = Some(before.then.on(outcome, &mut cfg)?);
+    if let Some(before) = super::demo::month_before(&settings)? {
+        let outcome = run_resolved(before.settings, Watch::default(), quiet, None).await;
+        compared_with = Some(before.then.on(outcome, &mut settings)?);
         watch = Watch::example()?;
     }
-    run_resolved(args, cfg, watch, quiet, compared_with).await
+    run_resolved(settings, watch, quiet, compared_with).await
 }
 
 /// The run with its settings resolved and its rules read; `compared_with`, the month before the
 /// demo's, when it is the demo on the store that month was committed to.
 async fn run_resolved(
-    args: RunArgs,
-    cfg: crate::config::RunConfig,
+    settings: RunSettings,
     watch: Watch,
     quiet: bool,
     compared_with: Option<crate::api::AnoMes>,
 ) -> Result<ExitStatus> {
+    let RunSettings { fetch: cfg, report, dossies, expand_groups } = settings;
+    // The demo's own portfolio, or one given (by flag, variable or config file).
+    let portfolio_given = cfg.cnpjs.is_some();
     // Queries that cannot be read are reported where they are run, after the fetch.
-    let queries = super::finish::report_queries(&args.report).ok();
+    let queries = super::finish::report_queries(&report).ok();
     let (on_credits, early) = super::early::begin_on_credits(cfg.store.is_some(), queries).unzip();
     // The report's templates compiled while the service answers; taken by the render.
-    let options = args.report.folders.report_options();
+    let options = report.folders.report_options();
     let templates = std::thread::Builder::new()
         .name("templates".into())
         .spawn(move || crate::report::compile_ahead(&options))
@@ -74,13 +72,13 @@ async fn run_resolved(
     fetched.stop_if_requested("the analysis")?;
     // The demo shows everything the job makes: whole economic groups and the dossiers of its
     // ten largest exposures.
-    let demo = fetched.manifest.demo && args.fetch.cnpjs.is_none();
-    let expand = args.expand_groups.unwrap_or(demo);
+    let demo = fetched.manifest.demo && !portfolio_given;
+    let expand = expand_groups.unwrap_or(demo);
     let (frames, mut analysis) =
-        analyze_and_commit(&mut fetched, frames, &args.report, expand, watch.rules(), early_results).await?;
-    add_history(&mut fetched, &mut analysis, &args.report).await?;
+        analyze_and_commit(&mut fetched, frames, &report, expand, watch.rules(), early_results).await?;
+    add_history(&mut fetched, &mut analysis, &report).await?;
     let demo_default = if demo { DEMO_DOSSIERS } else { 0 };
-    if let Some(n) = Some(args.dossies.unwrap_or(demo_default)).filter(|n| *n > 0) {
+    if let Some(n) = Some(dossies.unwrap_or(demo_default)).filter(|n| *n > 0) {
         add_dossiers(&mut fetched, &mut analysis, n).await?;
     }
     if fetched.manifest.store.is_none() {
@@ -99,7 +97,7 @@ async fn run_resolved(
         analysis,
         &mut fetched.manifest,
         &fetched.out,
-        &args.report,
+        &report,
         &watch,
         RawTables::Write(begun),
     )?;
@@ -113,7 +111,7 @@ async fn run_resolved(
 async fn add_history(
     fetched: &mut Fetched,
     analysis: &mut Analysis,
-    report: &crate::cli::ReportArgs,
+    report: &crate::config::ReportSettings,
 ) -> Result<()> {
     if let Some(run) = &fetched.store {
         let started = std::time::Instant::now();
@@ -188,23 +186,4 @@ fn largest_exposures(aggs: &crate::analyze::Aggregates, n: usize) -> Vec<Cnpj> {
         .collect();
     owing.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
     owing.into_iter().filter_map(|(_, c)| Cnpj::parse(&c).ok()).take(n).collect()
-}
-
-/// An analyst's folder (`--queries`, `--templates`, `--codes`) that is not there is said before
-/// the fetch, not after it: what is in one is checked where it is used.
-fn refuse_missing_folders(folders: &crate::cli::AnalystFolders) -> Result<()> {
-    let given =
-        [("--queries", &folders.queries), ("--templates", &folders.templates), ("--codes", &folders.codes)];
-    for (flag, dir) in given {
-        let Some(dir) = dir.as_deref().filter(|d| !d.is_dir()) else { continue };
-        return Err(crate::exit::Classified::new(
-            ExitStatus::BadInput,
-            format!(
-                "{flag} {}: no such folder; give the folder you copied from the project's (or drop {flag})",
-                dir.display()
-            ),
-        )
-        .into());
-    }
-    Ok(())
 }

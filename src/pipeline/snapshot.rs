@@ -13,7 +13,7 @@ use super::fetched::Fetched;
 use super::finish::{Analysis, analyze_with, report_queries};
 use super::history::{EXPOSURE_QUERY, only};
 use crate::analyze::{EarlyResults, Query};
-use crate::cli::ReportArgs;
+use crate::config::ReportSettings;
 use crate::monitor::lifecycle::{self, TrackedAlert};
 use crate::monitor::rules::Rules;
 use crate::store::snapshot::{
@@ -26,7 +26,7 @@ use crate::transform::Frames;
 pub(super) async fn analyze_and_commit(
     fetched: &mut Fetched,
     frames: Frames,
-    report: &ReportArgs,
+    report: &ReportSettings,
     expand_groups: bool,
     rules: Option<&Rules>,
     early: EarlyResults,

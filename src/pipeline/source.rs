@@ -4,12 +4,11 @@
 //! the publishers' files (`--open-data`), read here for the portfolio and served in the process.
 
 use std::net::SocketAddr;
-use std::time::Duration;
 
 use anyhow::{Context, Result};
 
 use crate::api::{ApiKey, ClientConfig, Cnpj, RegistryClient};
-use crate::config::RunConfig;
+use crate::config::{RunConfig, SourceSettings};
 use crate::exit::{Classified, ExitStatus};
 use crate::simulator::{self, FaultConfig, RegistryConfig};
 
@@ -24,45 +23,6 @@ pub fn random_key() -> String {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
     let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(nanos ^ (u64::from(std::process::id()) << 32));
     (0..32).map(|_| char::from(b"0123456789abcdef"[rng.random_range(0..16usize)])).collect()
-}
-
-/// What it takes to open a source.
-#[derive(Debug, Clone)]
-pub struct SourceSettings {
-    /// The real service; `None` starts the embedded registry.
-    pub base_url: Option<String>,
-    pub api_key: Option<ApiKey>,
-    pub allow_insecure_http: bool,
-    pub timeout: Duration,
-    /// Size of the embedded registry's dataset (1.0 is the demo).
-    pub demo_scale: f64,
-    /// The month the embedded registry's data stands at (`None`: its latest).
-    pub as_of: Option<crate::api::AnoMes>,
-}
-
-impl SourceSettings {
-    pub fn from_run_config(cfg: &RunConfig) -> Self {
-        Self {
-            base_url: cfg.base_url.clone(),
-            api_key: cfg.api_key.clone(),
-            allow_insecure_http: cfg.allow_insecure_http,
-            timeout: Duration::from_secs(cfg.timeout_secs),
-            demo_scale: cfg.demo_scale,
-            as_of: cfg.as_of,
-        }
-    }
-
-    /// For the look-ups (`get`, `dossie`): the service flags alone, the demo dataset otherwise.
-    pub fn from_service_args(args: &crate::cli::ServiceArgs) -> Self {
-        Self {
-            base_url: args.base_url.clone(),
-            api_key: args.api_key.clone().map(ApiKey::new),
-            allow_insecure_http: args.allow_insecure_http,
-            timeout: Duration::from_secs(args.timeout_secs.unwrap_or(30)),
-            demo_scale: 1.0,
-            as_of: None,
-        }
-    }
 }
 
 /// An open source: a client for it and, for the embedded registry, the server (stopped when

@@ -1,0 +1,122 @@
+//! The report's settings, for `run`, `merge` and `report --from` (`dossie` takes the folders):
+//! the analyst's folders and language, the PDF, and the watch rules with where their alerts go.
+//! Resolved once from the flags, their variables and, for `run`, the config file's `pdf`; the
+//! stages after the fetch take them as they are.
+
+use std::path::PathBuf;
+
+use super::{ConfigError, env_switch};
+use crate::cli::{AnalystFolders, ReportArgs, WatchArgs};
+
+/// The folders an analyst edits (`None`: `./queries`, `./templates`, `./codes` when present,
+/// else the built-in ones) and the language of what is rendered.
+#[derive(Debug, Clone, Default)]
+pub struct Folders {
+    pub queries: Option<PathBuf>,
+    pub templates: Option<PathBuf>,
+    pub codes: Option<PathBuf>,
+    pub locale: crate::report::Locale,
+}
+
+impl Folders {
+    pub fn from_args(args: &AnalystFolders) -> Self {
+        Self {
+            queries: args.queries.clone(),
+            templates: args.templates.clone(),
+            codes: args.codes.clone(),
+            locale: args.locale.into(),
+        }
+    }
+
+    /// The report stage's own options.
+    pub fn report_options(&self) -> crate::report::ReportOptions {
+        crate::report::ReportOptions { templates: self.templates.clone(), locale: self.locale }
+    }
+
+    /// A folder given that is not there is said before the fetch, not after it: what is in one
+    /// is checked where it is used.
+    pub fn refuse_missing(&self) -> Result<(), ConfigError> {
+        let given =
+            [("--queries", &self.queries), ("--templates", &self.templates), ("--codes", &self.codes)];
+        match given.into_iter().find_map(|(flag, dir)| Some(flag).zip(dir.as_ref().filter(|d| !d.is_dir()))) {
+            Some((flag, dir)) => Err(ConfigError::MissingFolder { flag, dir: dir.clone() }),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The watch rules (`--rules`) and where their alerts go.
+#[derive(Debug, Clone, Default)]
+pub struct WatchSettings {
+    pub rules: Option<PathBuf>,
+    pub fail_on_alert: bool,
+    pub notify_webhook: Option<String>,
+    pub webhook_token: Option<String>,
+}
+
+impl WatchSettings {
+    fn from_args(args: &WatchArgs) -> Self {
+        Self {
+            rules: args.rules.clone(),
+            fail_on_alert: args.fail_on_alert,
+            notify_webhook: args.notify_webhook.clone(),
+            webhook_token: args.webhook_token.clone(),
+        }
+    }
+}
+
+/// What shapes the analysis, the watch and the report.
+#[derive(Debug, Clone, Default)]
+pub struct ReportSettings {
+    pub folders: Folders,
+    /// Also print report.pdf.
+    pub pdf: bool,
+    /// The browser that prints it (`None`: the first one on PATH).
+    pub browser: Option<PathBuf>,
+    pub watch: WatchSettings,
+}
+
+impl ReportSettings {
+    /// The flags, with `file_pdf` the config file's `pdf` (`run`'s only). FISCAL_REPORT_PDF when
+    /// set says yes or no over the file (`false` turns the file's `pdf = true` off); `--pdf` can
+    /// only add to them.
+    pub fn resolve(args: &ReportArgs, file_pdf: Option<bool>) -> Result<Self, ConfigError> {
+        Ok(Self {
+            folders: Folders::from_args(&args.folders),
+            pdf: args.pdf || env_switch("pdf")?.or(file_pdf).unwrap_or(false),
+            browser: args.browser.clone(),
+            watch: WatchSettings::from_args(&args.watch),
+        })
+    }
+}
+
+/// What `dossie` takes: the companies, each once, and where their dossiers go.
+#[derive(Debug, Clone)]
+pub struct DossieSettings {
+    pub cnpjs: Vec<crate::api::Cnpj>,
+    pub out: PathBuf,
+    pub source: super::SourceSettings,
+    pub folders: Folders,
+    /// A store of monthly runs: each dossier gains the company's exposure at every snapshot.
+    pub store: Option<PathBuf>,
+}
+
+impl DossieSettings {
+    pub fn resolve(args: &crate::cli::DossieArgs) -> Result<Self, ConfigError> {
+        let mut cnpjs = Vec::new();
+        for raw in &args.cnpjs {
+            let cnpj = crate::api::Cnpj::parse(raw)
+                .map_err(|e| ConfigError::Cnpj { raw: raw.clone(), rule: e.to_string() })?;
+            if !cnpjs.contains(&cnpj) {
+                cnpjs.push(cnpj);
+            }
+        }
+        Ok(Self {
+            cnpjs,
+            out: args.out.clone(),
+            source: super::SourceSettings::from_service_args(&args.service),
+            folders: Folders::from_args(&args.folders),
+            store: args.store.clone(),
+        })
+    }
+}
