@@ -15,6 +15,7 @@ mod fetched;
 mod finish;
 pub mod history;
 pub mod merge;
+pub mod registry;
 pub mod rerender;
 pub mod run;
 mod snapshot;
