@@ -168,6 +168,28 @@ fn clap_stays_in_the_command_line_the_settings_and_the_commands() {
 }
 
 #[test]
+fn the_commands_are_thin_files_one_per_subcommand() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/commands");
+    let dispatch = std::fs::read_to_string(dir.join("mod.rs")).expect("read commands/mod.rs");
+    let subcommands: BTreeSet<String> = dispatch
+        .match_indices("Command::")
+        .map(|(at, m)| dispatch[at + m.len()..].chars().take_while(char::is_ascii_alphanumeric).collect())
+        .map(|name: String| name.to_ascii_lowercase())
+        .collect();
+    assert!(subcommands.len() >= 8, "{subcommands:?}");
+    for entry in std::fs::read_dir(&dir).expect("read src/commands") {
+        let path = entry.expect("dir entry").path();
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_string();
+        let lines = std::fs::read_to_string(&path).expect("read a command file").lines().count();
+        assert!(
+            subcommands.contains(&stem) || stem == "mod" || stem == "error",
+            "src/commands/{stem}.rs is not a subcommand's file: the run's wiring goes in src/pipeline/"
+        );
+        assert!(lines < 150, "src/commands/{stem}.rs has {lines} lines: its work belongs in src/pipeline/");
+    }
+}
+
+#[test]
 fn a_stage_never_imports_a_later_one() {
     let graph = import_graph();
     for (i, stage) in STAGES.iter().enumerate() {
