@@ -10,6 +10,9 @@
 # bench/results/end-to-end.md.
 #
 #   bench/end_to_end.sh       # COMPANIES=150 MONTHS=15 LAT=20 CONCURRENCY=16 RUNS=3 by default
+#   COMPARE_BIN=/path/to/other/fiscal-report bench/end_to_end.sh
+#                             # paired: each round runs this build, then that one, against the
+#                             # same registry; prints both medians and their ratio, writes nothing
 # Needs: /usr/bin/time (Debian package `time`), python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,12 +35,40 @@ URL=$(sed -n 's/^listening on //p' "$tmp/serve.out")
 export REGISTRY_API_KEY=$KEY
 # From the temporary folder: the run uses the queries and templates built into the binary.
 cd "$tmp"
-for i in $(seq "$RUNS"); do
-  /usr/bin/time -f "%e %M" -o "$tmp/time-$i" "$BIN" --quiet run --base-url "$URL" --uf all \
+one_run() { # BINARY NAME
+  /usr/bin/time -f "%e %M" -o "$tmp/time-$2" "$1" --quiet run --base-url "$URL" --uf all \
     --ano-mes "$FIRST:202609" --cnpjs "$tmp/portfolio.csv" --concurrency "$CONCURRENCY" \
-    --out "$tmp/out-$i" >/dev/null 2>&1
+    --out "$tmp/out-$2" >/dev/null 2>&1
+}
+for i in $(seq "$RUNS"); do
+  one_run "$BIN" "$i"
+  if [ -n "${COMPARE_BIN:-}" ]; then one_run "$COMPARE_BIN" "other-$i"; fi
 done
 cd "$REPO"
+if [ -n "${COMPARE_BIN:-}" ]; then
+  python3 - "$tmp" "$RUNS" <<'PY'
+import json, statistics, sys
+tmp, runs = sys.argv[1], int(sys.argv[2])
+def rows(prefix):
+    out = []
+    for i in range(1, runs + 1):
+        wall, peak = open(f"{tmp}/time-{prefix}{i}").read().split()
+        m = json.load(open(f"{tmp}/out-{prefix}{i}/manifest.json"))
+        out.append((float(wall), int(peak) // 1024, m["fetch"]["wall_seconds"]))
+    return out
+ours, other = rows(""), rows("other-")
+print("| build | whole run: median (min-max) | fetch median | peak MiB median |")
+print("|---|--:|--:|--:|")
+for name, r in [("this build", ours), ("COMPARE_BIN", other)]:
+    w = [x[0] for x in r]
+    print(f"| {name} | {statistics.median(w):.2f} s ({min(w):.2f}-{max(w):.2f}) | "
+          f"{statistics.median(x[2] for x in r):.2f} s | {statistics.median(x[1] for x in r)} |")
+ratios = sorted(a[0] / b[0] for a, b in zip(ours, other))
+print(f"\nthis / COMPARE_BIN, round by round: median {statistics.median(ratios):.3f} "
+      f"({ratios[0]:.3f}-{ratios[-1]:.3f}) over {runs} rounds")
+PY
+  exit 0
+fi
 python3 - "$tmp" "$RUNS" "$LAT" "$CONCURRENCY" "$COMPANIES" "$FIRST" <<'PY'
 import json, statistics, subprocess, sys, datetime, os
 tmp, runs, lat, conc, companies, first = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
