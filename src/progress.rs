@@ -3,7 +3,7 @@
 //! rendered) and an ETA from their pace so far. An indicatif bar when stderr is a terminal;
 //! otherwise a log line when a step ends 5 s or more after the last line (a scheduler's log
 //! file gets a heartbeat, not a redrawn bar); nothing with `--quiet`. The fetch's own display
-//! (network and typing) is `extract::progress`.
+//! (network and typing) is `extract::fetch_progress`.
 //!
 //! The stages report their steps here, wherever they are, rather than carrying a handle
 //! through every call: one process runs one command, whose stages follow one another. It

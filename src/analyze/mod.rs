@@ -5,10 +5,10 @@
 //! where analysts can read and edit it; how results are written or shown is for later stages.
 
 pub mod cells;
-mod early;
+mod early_results;
 mod waves;
 
-pub use early::{EarlyResults, run_credit_queries};
+pub use early_results::{EarlyResults, run_credit_queries};
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -20,7 +20,7 @@ use crate::store::snapshot::{COMPANY_TABLES, PreviousSnapshot};
 use crate::tables::Table;
 use crate::transform::Frames;
 use crate::transform::disk::{collect_streaming, held_whole_rows};
-use crate::transform::groups::{INSCRICOES_DA_CARTEIRA, SOCIAS_EXPOSICAO, no_inscriptions};
+use crate::transform::economic_groups::{INSCRICOES_DA_CARTEIRA, SOCIAS_EXPOSICAO, no_inscriptions};
 
 #[derive(Debug, thiserror::Error)]
 pub enum AnalyzeError {

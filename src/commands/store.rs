@@ -8,7 +8,7 @@ use crate::api::Cnpj;
 use crate::cli::{SeriesArgs, SeriesFormat, StoreArgs, StoreCommand};
 use crate::exit::{Classified, ExitStatus};
 use crate::export::series::{self, write_series};
-use crate::pipeline::history::COMPANY_SERIES;
+use crate::pipeline::series::COMPANY_SERIES;
 
 pub async fn store(args: StoreArgs) -> Result<ExitStatus> {
     match args.command {
@@ -48,10 +48,9 @@ async fn print_series(args: SeriesArgs) -> Result<ExitStatus> {
         )
         .into());
     }
-    let history =
-        crate::pipeline::history::portfolio_history(&reader, &snapshots, &queries, &history_queries)
-            .await?
-            .ok_or_else(|| {
+    let history = crate::pipeline::series::portfolio_history(&reader, &snapshots, &queries, &history_queries)
+        .await?
+        .ok_or_else(|| {
             Classified::new(
                 ExitStatus::BadInput,
                 "the queries have no carteira_exposicao (query 14): the series follow its exposure; \

@@ -2,7 +2,7 @@
 //! Excel workbook and `manifest.json`. It writes what earlier stages produced and decides
 //! nothing about content.
 
-pub mod alerts;
+pub mod alerts_file;
 pub mod dictionary;
 pub mod manifest;
 pub mod parquet;

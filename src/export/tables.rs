@@ -261,7 +261,7 @@ fn path_partition_keys(root: &Path, file: &Path) -> Vec<String> {
 pub fn frames_from_export(dir: &Path) -> anyhow::Result<Frames> {
     let (mut tables, mut disk) = (BTreeMap::new(), BTreeMap::new());
     let mut quality = Vec::new();
-    use crate::transform::groups::{GRUPOS_ECONOMICOS, SOCIAS_EXPOSICAO};
+    use crate::transform::economic_groups::{GRUPOS_ECONOMICOS, SOCIAS_EXPOSICAO};
     let names: Vec<&'static str> = Table::ALL
         .iter()
         .map(|t| t.name())

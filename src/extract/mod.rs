@@ -5,16 +5,16 @@
 //! nothing of what that stage does with it.
 
 pub mod accounting;
-pub mod dossier;
-pub mod groups;
+pub mod dossier_records;
+pub mod fetch_progress;
 pub mod incremental;
 pub mod limit;
 pub mod open_data;
 pub mod pace;
+pub mod partner_companies;
 pub mod plan;
 pub mod pool;
 pub mod portfolio;
-pub mod progress;
 pub mod runner;
 pub mod staging;
 

@@ -15,11 +15,11 @@ use futures::StreamExt;
 use serde::Serialize;
 
 use super::accounting::{Accounting, AccountingSummary};
+use super::fetch_progress::Progress;
 use super::incremental::{ListsPolicy, ListsReason, resumos_seen};
 use super::plan::MonthSelection;
 use super::plan::{CompanyList, CompanyTask, CreditTask, Task};
 use super::pool::PageFetcher;
-use super::progress::Progress;
 use super::staging::{CommittedSegment, Staging, StagingError, TaskEntry, TaskStatus};
 use crate::api::models::{
     CompanyProfile, CreditoAtivo, DividaPgfn, Fonte, ParcelamentoRfb, Socio, TransacaoRfb,

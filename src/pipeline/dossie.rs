@@ -4,13 +4,13 @@
 use anyhow::Result;
 use futures::future::join_all;
 
-use super::history::{exposure_history, only};
+use super::series::{exposure_history, only};
 use crate::analyze::{default_queries_dir, load_queries, run_queries_with};
 use crate::api::{ApiError, Cnpj};
 use crate::codes::{CodeTables, default_codes_dir};
 use crate::config::DossieSettings;
 use crate::exit::{Classified, ExitStatus};
-use crate::extract::dossier::fetch_dossier;
+use crate::extract::dossier_records::fetch_dossier;
 
 /// The queries that judge a company's estimated tax standing (the second reads the first).
 const STANDING_QUERIES: [&str; 2] = ["situacao_fiscal_por_retrato", "situacao_fiscal_estimada"];
@@ -56,7 +56,7 @@ pub async fn dossie(settings: DossieSettings) -> Result<ExitStatus> {
     let cnpjs: Vec<Cnpj> = records.iter().map(|r| r.cnpj.clone()).collect();
     let options = folders.report_options();
     let label = (!demo).then_some(source.base_url.as_str());
-    let (tables, quality) = crate::transform::dossier::dossier_frames(&records)?;
+    let (tables, quality) = crate::transform::dossier_tables::dossier_frames(&records)?;
     for q in &quality {
         tracing::warn!(
             "{}.{}: {} values could not be read (e.g. {:?})",
@@ -72,7 +72,7 @@ pub async fn dossie(settings: DossieSettings) -> Result<ExitStatus> {
     crate::export::tables::write_dossier_tables(tables, &out, &meta)?;
     // The standing is the queries' judgement, run on these companies as on a monthly run.
     let standing = run_queries_with(
-        &crate::transform::dossier::standing_frames(&records)?,
+        &crate::transform::dossier_tables::standing_frames(&records)?,
         None,
         &only(&queries, &STANDING_QUERIES),
     )?;
@@ -83,10 +83,12 @@ pub async fn dossie(settings: DossieSettings) -> Result<ExitStatus> {
         }
         None => None,
     };
-    let judged =
-        crate::report::dossier::Judged { standings: crate::report::dossier::standings(&standing), history };
+    let judged = crate::report::dossier_page::Judged {
+        standings: crate::report::dossier_page::standings(&standing),
+        history,
+    };
     let written =
-        crate::report::dossier::render_dossiers(&records, &judged, &codes, &options, label, demo, &out)?;
+        crate::report::dossier_page::render_dossiers(&records, &judged, &codes, &options, label, demo, &out)?;
     crate::say!("{} dossiers -> {}", written.len() / 2, out.join(crate::export::DOSSIER_DIR).display());
     if unknown.is_empty() {
         return Ok(ExitStatus::Ok);

@@ -40,7 +40,7 @@ pub async fn fetch(cfg: RunConfig, quiet: bool) -> Result<ExitStatus> {
                     fetched.typer.take(),
                     None,
                 )?;
-                super::snapshot::analyze_and_commit(
+                super::commit::analyze_and_commit(
                     &mut fetched,
                     frames,
                     &Default::default(),

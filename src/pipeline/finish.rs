@@ -132,9 +132,9 @@ pub struct Analysis {
     pub queries: Vec<Query>,
     pub aggregates: Aggregates,
     /// `run --dossies N`: the records of the companies whose dossiers the report links to.
-    pub dossiers: Vec<crate::extract::dossier::DossierRecords>,
+    pub dossiers: Vec<crate::extract::dossier_records::DossierRecords>,
     /// With a store: their exposure at every snapshot of it.
-    pub dossier_history: Option<crate::report::dossier::ExposureHistory>,
+    pub dossier_history: Option<crate::report::dossier_page::ExposureHistory>,
     /// With a store: the series over every snapshot of it (`queries/historico/*.sql`).
     pub history: Option<Aggregates>,
     /// With a store: the watch rules' alerts judged against the previous snapshot's (new, still
@@ -168,7 +168,7 @@ pub fn analyze_with(
     manifest: &mut Manifest,
 ) -> Result<Analysis> {
     let started = std::time::Instant::now();
-    crate::transform::groups::attach_groups(frames, None)?;
+    crate::transform::economic_groups::attach_groups(frames, None)?;
     let aggregates = run_queries_after(frames, previous, &queries, early)?;
     manifest.time_stage("analyze", started);
     Ok(Analysis {
@@ -227,7 +227,7 @@ pub fn export_report(
     let dossier_tables = if dossiers.is_empty() {
         Vec::new()
     } else {
-        let (tables, quality) = crate::transform::dossier::dossier_frames(&dossiers)?;
+        let (tables, quality) = crate::transform::dossier_tables::dossier_frames(&dossiers)?;
         frames.add_quality(quality);
         tables
     };
@@ -252,8 +252,8 @@ pub fn export_report(
         run_id: &run_id,
         history: history.as_ref(),
     };
-    let judged = crate::report::dossier::Judged {
-        standings: crate::report::dossier::standings_since(&aggregates, history.as_ref()),
+    let judged = crate::report::dossier_page::Judged {
+        standings: crate::report::dossier_page::standings_since(&aggregates, history.as_ref()),
         history: dossier_history,
     };
     files.extend(render_report(&inputs, &dossiers, &judged, args, out)?);
@@ -316,7 +316,7 @@ fn write_derived_tables(
     aggregates: &Aggregates,
     quality: &polars::prelude::DataFrame,
     codes: &CodeTables,
-    dossier_tables: crate::transform::dossier::DossierTables,
+    dossier_tables: crate::transform::dossier_tables::DossierTables,
     out: &Path,
     meta: &FileMetadata,
 ) -> Result<Vec<FileEntry>> {
@@ -363,7 +363,7 @@ fn raise_alerts(
     files: &mut Vec<FileEntry>,
 ) -> Result<Option<Vec<TrackedAlert>>> {
     let Some((path, rules)) = &watch.rules else {
-        crate::export::alerts::remove_stale_alerts(out);
+        crate::export::alerts_file::remove_stale_alerts(out);
         manifest.alertas = None;
         return Ok(None);
     };
@@ -372,9 +372,9 @@ fn raise_alerts(
         let snapshot = fired.iter().find_map(|a| a.snapshot.clone()).unwrap_or_default();
         all_new(fired, &snapshot)
     });
-    files.push(crate::export::alerts::write_alerts(out, &alerts).map_err(|e| {
+    files.push(crate::export::alerts_file::write_alerts(out, &alerts).map_err(|e| {
         OutputError::wrap(
-            out.join(crate::export::alerts::ALERTS_FILE),
+            out.join(crate::export::alerts_file::ALERTS_FILE),
             "free space on that disk (or fix its permissions), then run again",
             e,
         )
@@ -391,14 +391,14 @@ fn raise_alerts(
 /// report.html, report.md and report.xlsx, then the dossiers' pages.
 fn render_report(
     inputs: &crate::report::ReportInputs<'_>,
-    dossiers: &[crate::extract::dossier::DossierRecords],
-    judged: &crate::report::dossier::Judged,
+    dossiers: &[crate::extract::dossier_records::DossierRecords],
+    judged: &crate::report::dossier_page::Judged,
     args: &ReportSettings,
     out: &Path,
 ) -> Result<Vec<FileEntry>> {
     let mut files = crate::report::render_reports(inputs, &args.folders.report_options(), out)?;
     let source = (!inputs.manifest.demo).then_some(inputs.manifest.plan.base_url.as_str());
-    files.extend(crate::report::dossier::render_dossiers(
+    files.extend(crate::report::dossier_page::render_dossiers(
         dossiers,
         judged,
         inputs.codes,

@@ -7,17 +7,17 @@
 //! status) and the stages, which it calls in the order the data flows and which know nothing
 //! of it.
 
+mod commit;
 pub mod demo;
 pub mod dossie;
-mod early;
+mod early_credits;
 pub mod fetch;
 mod fetched;
 mod finish;
-pub mod history;
 pub mod merge;
 pub mod registry;
 pub mod rerender;
 pub mod run;
-mod snapshot;
+pub mod series;
 pub mod source;
 mod store_plan;

@@ -148,7 +148,7 @@ async fn rerender(
             (Some(store), run) => {
                 let (aggregates, snapshot) = (&analysis.aggregates, &store.snapshot);
                 let judged =
-                    super::snapshot::judge_alerts(Some(rules), aggregates, &frames, previous, snapshot)?;
+                    super::commit::judge_alerts(Some(rules), aggregates, &frames, previous, snapshot)?;
                 Some(crate::monitor::rerender::carried_where_run_had(judged, &run.unwrap_or_default()))
             }
             (None, Some(run)) => {
@@ -164,7 +164,7 @@ async fn rerender(
         let history_queries = crate::analyze::load_history_queries(queries_dir.as_deref())?;
         let queries = &analysis.queries;
         analysis.history =
-            super::history::portfolio_history(&store.reader, &store.snapshots, queries, &history_queries)
+            super::series::portfolio_history(&store.reader, &store.snapshots, queries, &history_queries)
                 .await?;
         manifest.time_stage("historico", started);
     }
@@ -173,13 +173,13 @@ async fn rerender(
 
 /// The alerts the run wrote in `dir` (`None`: it wrote none).
 fn read_run_alerts(dir: &Path) -> Result<Option<Vec<crate::monitor::lifecycle::TrackedAlert>>> {
-    crate::export::alerts::read_alerts(dir).map_err(|e| {
+    crate::export::alerts_file::read_alerts(dir).map_err(|e| {
         Classified::caused_by(
             ExitStatus::BadInput,
             format!(
                 "the alerts {} holds cannot be read; fix the file (or its permissions). Removed, its alerts \
                  are judged anew: new ones are posted and page again",
-                dir.join(crate::export::alerts::ALERTS_FILE).display()
+                dir.join(crate::export::alerts_file::ALERTS_FILE).display()
             ),
             e,
         )

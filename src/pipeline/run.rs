@@ -6,14 +6,14 @@
 use anyhow::Result;
 use futures::future::join_all;
 
+use super::commit::analyze_and_commit;
 use super::fetch::{fetch_stage, summarize};
 use super::fetched::{FetchStage, Fetched};
 use super::finish::{Analysis, RawTables, Watch, export_report};
-use super::snapshot::analyze_and_commit;
 use crate::api::Cnpj;
 use crate::config::RunSettings;
 use crate::exit::ExitStatus;
-use crate::extract::dossier::fetch_dossier;
+use crate::extract::dossier_records::fetch_dossier;
 use crate::transform::staged::frames_from_staging;
 
 pub async fn run(mut settings: RunSettings, quiet: bool) -> Result<ExitStatus> {
@@ -43,7 +43,7 @@ async fn run_resolved(
     let portfolio_given = cfg.cnpjs.is_some();
     // Queries that cannot be read are reported where they are run, after the fetch.
     let queries = super::finish::report_queries(&report).ok();
-    let (on_credits, early) = super::early::begin_on_credits(cfg.store.is_some(), queries).unzip();
+    let (on_credits, early) = super::early_credits::begin_on_credits(cfg.store.is_some(), queries).unzip();
     // The report's templates compiled while the service answers; taken by the render.
     let options = report.folders.report_options();
     let templates = std::thread::Builder::new()
@@ -57,7 +57,7 @@ async fn run_resolved(
     };
     fetched.manifest.demo_comparacao = compared_with.map(|m| m.to_string());
     let started = std::time::Instant::now();
-    let early = early.map(super::early::Pending::wait).unwrap_or_default();
+    let early = early.map(super::early_credits::Pending::wait).unwrap_or_default();
     let frames = frames_from_staging(&fetched.outcome, fetched.typer.take(), early.credits)?;
     // The credits' queries' results and files go with the credits they were made of.
     let (early_results, begun) = match frames.credits_typed_early {
@@ -118,7 +118,7 @@ async fn add_history(
         let dir = crate::analyze::default_queries_dir(report.folders.queries.as_deref());
         let history_queries = crate::analyze::load_history_queries(dir.as_deref())?;
         let (store, snapshots) = (&run.store, run.store.snapshots());
-        analysis.history = super::history::portfolio_history(
+        analysis.history = super::series::portfolio_history(
             &store.reader(),
             &snapshots,
             &analysis.queries,
@@ -153,12 +153,12 @@ async fn add_dossiers(fetched: &mut Fetched, analysis: &mut Analysis, n: usize) 
     // already hold it; the store is read again only when an analyst's series lack it.
     if let Some(run) = &fetched.store {
         let from_series =
-            analysis.history.as_ref().and_then(|h| super::history::exposure_history_from(h, &cnpjs));
+            analysis.history.as_ref().and_then(|h| super::series::exposure_history_from(h, &cnpjs));
         analysis.dossier_history = Some(match from_series {
             Some(history) => history,
             None => {
                 let store = &run.store;
-                super::history::exposure_history(
+                super::series::exposure_history(
                     &store.reader(),
                     &store.snapshots(),
                     &cnpjs,

@@ -8,7 +8,7 @@
 
 pub use crate::analyze::cells;
 pub mod charts;
-pub mod dossier;
+pub mod dossier_page;
 pub mod format;
 pub mod helpers;
 pub mod pdf;

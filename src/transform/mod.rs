@@ -3,9 +3,9 @@
 //! `schema`.
 
 pub mod disk;
-pub mod dossier;
+pub mod dossier_tables;
+pub mod economic_groups;
 pub mod frames;
-pub mod groups;
 pub mod parse;
 pub mod pretype;
 pub mod resumos;

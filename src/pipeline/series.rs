@@ -93,10 +93,10 @@ pub(super) async fn exposure_history(
     snapshots: &std::collections::BTreeSet<String>,
     cnpjs: &[Cnpj],
     queries: &[Query],
-) -> Result<crate::report::dossier::ExposureHistory> {
+) -> Result<crate::report::dossier_page::ExposureHistory> {
     let queries = only(queries, &[EXPOSURE_QUERY]);
     let wanted: std::collections::BTreeSet<&str> = cnpjs.iter().map(Cnpj::as_str).collect();
-    let mut history = crate::report::dossier::ExposureHistory::new();
+    let mut history = crate::report::dossier_page::ExposureHistory::new();
     for snapshot in snapshots {
         let frames = snapshot_frames(reader, snapshot, Some(&wanted)).await?;
         let aggs = run_queries_with(&frames, None, &queries)?;
@@ -120,11 +120,11 @@ pub(super) async fn exposure_history(
 pub(super) fn exposure_history_from(
     series: &Aggregates,
     cnpjs: &[Cnpj],
-) -> Option<crate::report::dossier::ExposureHistory> {
+) -> Option<crate::report::dossier_page::ExposureHistory> {
     use crate::analyze::cells::{dec, text};
     let df = series.get(COMPANY_SERIES)?;
     let wanted: BTreeSet<&str> = cnpjs.iter().map(Cnpj::as_str).collect();
-    let mut history = crate::report::dossier::ExposureHistory::new();
+    let mut history = crate::report::dossier_page::ExposureHistory::new();
     for i in 0..df.height() {
         let (Some(cnpj), Some(snapshot), Some(total)) =
             (text(df, "cnpj", i), text(df, "snapshot", i), dec(df, "exposicao_total", i))

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::schema::DOSSIER_TABLES;
 use super::typing::{QualityCount, TransformError, type_columns};
-use crate::extract::dossier::DossierRecords;
+use crate::extract::dossier_records::DossierRecords;
 use crate::tables::record::for_each_field;
 
 /// Staged text of one table: column name -> values.

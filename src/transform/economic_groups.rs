@@ -7,7 +7,7 @@
 //! business (`25_grupos_exposicao.sql`), not this module's.
 //!
 //! Members come from the portfolio's own rows and, with `--expand-groups`, from the partner
-//! companies fetched for that purpose (`extract::groups`); a partner company named but not
+//! companies fetched for that purpose (`extract::partner_companies`); a partner company named but not
 //! fetched is a member too, with nothing counted for it.
 
 use std::collections::{BTreeMap, BTreeSet};

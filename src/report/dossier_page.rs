@@ -3,7 +3,7 @@
 //! rendered with `templates/dossie.html.hbs` and `dossie.md.hbs` into `dossies/<cnpj>.html|md`.
 //!
 //! Every section is always there: an empty one says so in words, so a reader can tell "none"
-//! from "not looked at". Fetching is `extract::dossier`'s; the words are the strings files'.
+//! from "not looked at". Fetching is `extract::dossier_records`'s; the words are the strings files'.
 
 use std::path::Path;
 
@@ -16,7 +16,7 @@ use crate::api::models::{DividaPgfn, Estabelecimento};
 use crate::codes::CodeTables;
 use crate::export::DOSSIER_DIR;
 use crate::export::manifest::FileEntry;
-use crate::extract::dossier::DossierRecords;
+use crate::extract::dossier_records::DossierRecords;
 use crate::periods::{Periodos, PeriodsSeen};
 use crate::tables::Table;
 use crate::transform::parse::{cnae_section, parse_brl_amount, parse_registry_date};

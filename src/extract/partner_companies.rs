@@ -4,7 +4,7 @@
 //! follows partners of partners up to `EXPANSION_DEPTH` steps from the portfolio.
 //!
 //! It does not stage (a rerun fetches them again: a few requests per group) nor decide who
-//! belongs with whom (`transform::groups` does).
+//! belongs with whom (`transform::economic_groups` does).
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -11,7 +11,7 @@ use polars::prelude::DataFrame;
 
 use super::fetched::Fetched;
 use super::finish::{Analysis, analyze_with, report_queries};
-use super::history::{EXPOSURE_QUERY, only};
+use super::series::{EXPOSURE_QUERY, only};
 use crate::analyze::{EarlyResults, Query};
 use crate::config::ReportSettings;
 use crate::monitor::lifecycle::{self, TrackedAlert};
@@ -88,7 +88,7 @@ async fn expand_or_warn(fetched: &mut Fetched, frames: &mut Frames, queries: &[Q
             );
             tracing::warn!("{w}");
             fetched.manifest.fetch.warnings.push(w);
-            frames.tables.remove(crate::transform::groups::SOCIAS_EXPOSICAO);
+            frames.tables.remove(crate::transform::economic_groups::SOCIAS_EXPOSICAO);
             Ok(())
         }
     }
@@ -99,7 +99,7 @@ async fn expand_or_warn(fetched: &mut Fetched, frames: &mut Frames, queries: &[Q
 /// exposure (the run's own portfolio-exposure query over their records) and their place in the
 /// economic groups.
 async fn expand_into(fetched: &mut Fetched, frames: &mut Frames, queries: &[Query]) -> Result<()> {
-    use crate::transform::groups::{
+    use crate::transform::economic_groups::{
         INSCRICOES_DA_CARTEIRA, SOCIAS_EXPOSICAO, attach_groups, company_roots, partner_companies,
         portfolio_inscriptions,
     };
@@ -108,7 +108,7 @@ async fn expand_into(fetched: &mut Fetched, frames: &mut Frames, queries: &[Quer
     let first = partner_companies(frames, &known)?;
     let asked = first.len();
     let sent = fetched.requests_sent();
-    let expansion = crate::extract::groups::expand_groups(&fetched.fetcher, first, known).await;
+    let expansion = crate::extract::partner_companies::expand_groups(&fetched.fetcher, first, known).await;
     fetched.note_requests_since("grupos", sent);
     let expansion = expansion?;
     for (cnpj, e) in &expansion.failed {

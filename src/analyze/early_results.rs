@@ -15,7 +15,7 @@ use super::{Query, run_query, waves};
 use crate::store::snapshot::COMPANY_TABLES;
 use crate::tables::Table;
 use crate::transform::disk::held_whole_rows;
-use crate::transform::groups::{GRUPOS_ECONOMICOS, INSCRICOES_DA_CARTEIRA, SOCIAS_EXPOSICAO};
+use crate::transform::economic_groups::{GRUPOS_ECONOMICOS, INSCRICOES_DA_CARTEIRA, SOCIAS_EXPOSICAO};
 use crate::transform::{CARTEIRA, RESUMOS};
 
 /// Results of queries run on the credits alone, by query name, with the hash of the SQL
