@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 use anyhow::{Context, Result};
 use polars::prelude::DataFrame;
 
+use super::analysis::{Analysis, analyze_with, report_queries};
 use super::fetched::Fetched;
-use super::finish::{Analysis, analyze_with, report_queries};
 use super::series::{EXPOSURE_QUERY, only};
 use crate::analyze::{EarlyResults, Query};
 use crate::config::ReportSettings;

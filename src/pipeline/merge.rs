@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use super::finish::{RawTables, Watch, analyze_export_report};
+use super::outputs::{RawTables, analyze_export_report};
+use super::watch::Watch;
 use crate::config::ReportSettings;
 use crate::exit::{Classified, ExitStatus, OutputError};
 use crate::export::manifest::Manifest;

@@ -7,17 +7,19 @@
 //! status) and the stages, which it calls in the order the data flows and which know nothing
 //! of it.
 
+mod analysis;
 mod commit;
 pub mod demo;
 pub mod dossie;
 mod early_credits;
 pub mod fetch;
 mod fetched;
-mod finish;
 pub mod merge;
+mod outputs;
 pub mod registry;
 pub mod rerender;
 pub mod run;
 pub mod series;
 pub mod source;
 mod store_plan;
+mod watch;

@@ -5,7 +5,8 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use super::finish::{RawTables, Watch, export_report};
+use super::outputs::{RawTables, export_report};
+use super::watch::Watch;
 use crate::config::ReportSettings;
 use crate::exit::{Classified, ExitStatus};
 use crate::export::remote::{RemoteOut, is_remote, work_root};
@@ -132,7 +133,7 @@ async fn rerender(
     report: &ReportSettings,
     watch: &Watch,
     raw: RawTables,
-) -> Result<super::finish::Outputs> {
+) -> Result<super::watch::Outputs> {
     let run_alerts = match watch.rules() {
         Some(_) => read_run_alerts(dir)?,
         None => None,
@@ -142,7 +143,7 @@ async fn rerender(
         None => None,
     };
     let previous = store.as_ref().and_then(|s| s.previous.as_ref());
-    let mut analysis = super::finish::analyze(&mut frames, previous, report, manifest)?;
+    let mut analysis = super::analysis::analyze(&mut frames, previous, report, manifest)?;
     if let Some(rules) = watch.rules() {
         analysis.alerts = match (&store, run_alerts) {
             (Some(store), run) => {

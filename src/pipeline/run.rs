@@ -6,10 +6,12 @@
 use anyhow::Result;
 use futures::future::join_all;
 
+use super::analysis::Analysis;
 use super::commit::analyze_and_commit;
 use super::fetch::{fetch_stage, summarize};
 use super::fetched::{FetchStage, Fetched};
-use super::finish::{Analysis, RawTables, Watch, export_report};
+use super::outputs::{RawTables, export_report};
+use super::watch::Watch;
 use crate::api::Cnpj;
 use crate::config::RunSettings;
 use crate::exit::ExitStatus;
@@ -42,7 +44,7 @@ async fn run_resolved(
     // The demo's own portfolio, or one given (by flag, variable or config file).
     let portfolio_given = cfg.cnpjs.is_some();
     // Queries that cannot be read are reported where they are run, after the fetch.
-    let queries = super::finish::report_queries(&report).ok();
+    let queries = super::analysis::report_queries(&report).ok();
     let (on_credits, early) = super::early_credits::begin_on_credits(cfg.store.is_some(), queries).unzip();
     // The report's templates compiled while the service answers; taken by the render.
     let options = report.folders.report_options();

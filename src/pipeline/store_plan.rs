@@ -79,7 +79,7 @@ impl Incremental {
                 months: months.to_vec(),
                 ufs: cfg.ufs.iter().map(ToString::to_string).collect(),
                 credit_months_fetched: self.credit_months,
-                run_id: super::finish::new_run_id(),
+                run_id: super::outputs::new_run_id(),
                 requests: outcome.summary.requests.requests,
                 company_lists: outcome.summary.company_lists.clone(),
                 open_data,

@@ -1,24 +1,24 @@
-//! The stages after the fetch, in order, for `run`, `merge` and `report --from`: typed frames ->
-//! aggregates -> Parquet + manifest -> report. `run` with a store commits between the analysis
-//! and the export (the changes the analysis found are part of the store version).
+//! The outputs of `run`, `merge` and `report --from` once the analysis is done: Parquet, the
+//! alerts, the report and its dossiers, the PDF, and the manifest last. `run` with a store
+//! commits between the analysis and these (the changes the analysis found are part of the store
+//! version).
 
 use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use crate::analyze::{Aggregates, EarlyResults, Query, default_queries_dir, load_queries, run_queries_after};
+use super::analysis::{Analysis, analyze};
+use super::watch::{Outputs, Watch};
+use crate::analyze::{Aggregates, Query};
 use crate::codes::{CodeTables, default_codes_dir};
-use crate::config::{ReportSettings, WatchSettings};
-use crate::exit::{ExitStatus, OutputError};
+use crate::config::ReportSettings;
+use crate::exit::OutputError;
 use crate::export::manifest::{AlertsNote, FileEntry, Manifest};
 use crate::export::partition::BegunTable;
 use crate::export::tables::{write_aggregates, write_dimensions, write_raw};
 use crate::export::{DOSSIER_DIR, FileMetadata};
 use crate::monitor::alerts::count_by_rule;
-use crate::monitor::lifecycle::{Estado, TrackedAlert, all_new, count_by_state};
-use crate::monitor::rules::Rules;
-use crate::monitor::webhook::Webhook;
-use crate::store::snapshot::PreviousSnapshot;
+use crate::monitor::lifecycle::{TrackedAlert, all_new, count_by_state};
 use crate::transform::Frames;
 
 /// A run id that sorts by time: `20261121T233000Z-1a2b3c4d`.
@@ -27,158 +27,12 @@ pub fn new_run_id() -> String {
     format!("{}-{}", now.format("%Y%m%dT%H%M%SZ"), &super::source::random_key()[..8])
 }
 
-/// The watch rules and where their alerts go: read and checked before anything is fetched,
-/// so a broken rules file costs nothing.
-#[derive(Debug, Default)]
-pub struct Watch {
-    rules: Option<(String, Rules)>,
-    webhook: Option<Webhook>,
-    fail_on_alert: bool,
-}
-
-impl Watch {
-    pub fn load(args: &WatchSettings) -> Result<Self> {
-        let rules = match &args.rules {
-            Some(path) => Some((path.display().to_string(), Rules::load(path)?)),
-            None => None,
-        };
-        let webhook = match &args.notify_webhook {
-            Some(url) => Some(Webhook::new(url, args.webhook_token.clone())?),
-            None => None,
-        };
-        Ok(Self { rules, webhook, fail_on_alert: args.fail_on_alert })
-    }
-
-    /// The demo's: the example rules, built in, no webhook (`pipeline::demo`).
-    pub fn example() -> Result<Self> {
-        let path = Path::new("regras/exemplo.toml");
-        let rules = Rules::parse(super::demo::EXAMPLE_RULES, path)?;
-        Ok(Self { rules: Some((path.display().to_string(), rules)), ..Self::default() })
-    }
-
-    /// The checked rules, when `--rules` was given.
-    pub fn rules(&self) -> Option<&Rules> {
-        self.rules.as_ref().map(|(_, r)| r)
-    }
-
-    /// After the outputs are written: posts the new and resolved alerts to the webhook (only
-    /// when there are some: an alert still open is not sent again), then gives the run's exit
-    /// status: `done` unless `--fail-on-alert` and new alerts; a PDF that could not be printed is
-    /// said last, once everything else is done.
-    pub async fn conclude(&self, outputs: Outputs, done: ExitStatus) -> Result<ExitStatus> {
-        let Outputs { alerts, pdf } = outputs;
-        let status = self.conclude_alerts(&alerts, done).await?;
-        match pdf {
-            // Exit 11 only says "PDF missing": a status that asks for more (failed tasks,
-            // alerts) keeps its code, and the PDF's line is still said.
-            Some(problem) if status == ExitStatus::Ok => Err(problem.into()),
-            Some(problem) => {
-                crate::say!("{problem}");
-                Ok(status)
-            }
-            None => Ok(status),
-        }
-    }
-
-    async fn conclude_alerts(&self, alerts: &[TrackedAlert], done: ExitStatus) -> Result<ExitStatus> {
-        if let Some(hook) = &self.webhook
-            && let Some(posted) = hook.notify(alerts).await?
-        {
-            crate::say!("posted {posted} alert(s) (new and resolved) to the webhook at {}", hook.host());
-        }
-        let counts = count_by_state(alerts);
-        let of = |e: Estado| counts.get(e.name()).copied().unwrap_or(0);
-        if let Some((path, _)) = &self.rules
-            && !alerts.is_empty()
-        {
-            crate::say!(
-                "the rules in {path}: {} new alert(s), {} still open, {} resolved: see alertas.jsonl",
-                of(Estado::Nova),
-                of(Estado::Aberta),
-                of(Estado::Resolvida)
-            );
-            // A re-render's alerts of the run it re-renders were that run's to send and page for.
-            let carried = alerts.iter().filter(|a| a.carried_from_run).count();
-            if carried > 0 {
-                crate::say!("{carried} of them as the run that wrote them judged them (not sent again)");
-            }
-            let fresh_new = alerts.iter().any(|a| a.estado == Estado::Nova && !a.carried_from_run);
-            if self.fail_on_alert && fresh_new && done == ExitStatus::Ok {
-                return Ok(ExitStatus::Alerts);
-            }
-        }
-        Ok(done)
-    }
-}
-
-/// What the later stages leave for the end of a run: the alerts the watch rules raised, and why
-/// report.pdf could not be printed (when `--pdf` was asked and the browser was missing or failed).
-#[derive(Debug, Default)]
-pub struct Outputs {
-    pub alerts: Vec<TrackedAlert>,
-    pub pdf: Option<crate::report::pdf::PdfError>,
-}
-
 /// Which raw tables `analyze_export_report` writes.
 pub enum RawTables {
     /// A fresh run: write them (those begun while the fetch ran are finished).
     Write(Vec<BegunTable>),
     /// `report --from`: they are the input; keep them and their manifest entries.
     Keep,
-}
-
-/// The analyze stage's output: the queries run and their results.
-pub struct Analysis {
-    pub queries: Vec<Query>,
-    pub aggregates: Aggregates,
-    /// `run --dossies N`: the records of the companies whose dossiers the report links to.
-    pub dossiers: Vec<crate::extract::dossier_records::DossierRecords>,
-    /// With a store: their exposure at every snapshot of it.
-    pub dossier_history: Option<crate::report::dossier_page::ExposureHistory>,
-    /// With a store: the series over every snapshot of it (`queries/historico/*.sql`).
-    pub history: Option<Aggregates>,
-    /// With a store: the watch rules' alerts judged against the previous snapshot's (new, still
-    /// open, resolved), as committed; without one, the rules are applied at the export.
-    pub alerts: Option<Vec<TrackedAlert>>,
-}
-
-/// Runs the queries over `frames`, with the previous snapshot beside them when a store has one;
-/// the manifest records how long it took.
-pub fn analyze(
-    frames: &mut Frames,
-    previous: Option<&PreviousSnapshot>,
-    args: &ReportSettings,
-    manifest: &mut Manifest,
-) -> Result<Analysis> {
-    analyze_with(frames, previous, report_queries(args)?, EarlyResults::default(), manifest)
-}
-
-/// The queries `args` name (`--queries`, else `./queries`, else the built-in ones).
-pub fn report_queries(args: &ReportSettings) -> Result<Vec<crate::analyze::Query>> {
-    Ok(load_queries(default_queries_dir(args.folders.queries.as_deref()).as_deref())?)
-}
-
-/// `analyze` with the queries already loaded, and the results of those `early` ran on the
-/// credits while the fetch went on.
-pub fn analyze_with(
-    frames: &mut Frames,
-    previous: Option<&PreviousSnapshot>,
-    queries: Vec<crate::analyze::Query>,
-    early: EarlyResults,
-    manifest: &mut Manifest,
-) -> Result<Analysis> {
-    let started = std::time::Instant::now();
-    crate::transform::economic_groups::attach_groups(frames, None)?;
-    let aggregates = run_queries_after(frames, previous, &queries, early)?;
-    manifest.time_stage("analyze", started);
-    Ok(Analysis {
-        queries,
-        aggregates,
-        dossiers: Vec::new(),
-        dossier_history: None,
-        history: None,
-        alerts: None,
-    })
 }
 
 /// Aggregates, Parquet, manifest and report for `frames`, written into `out`.
