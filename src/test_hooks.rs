@@ -45,6 +45,7 @@ pub fn panic_if_asked() {
 
 /// `PROPTEST_CASES=N`: how many cases a property test of the crate's own tests tries
 /// (`default` unset), as proptest itself reads it for its default configuration.
+#[cfg(test)]
 pub fn proptest_cases(default: u32) -> u32 {
     number("PROPTEST_CASES").unwrap_or(default)
 }

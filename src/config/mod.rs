@@ -10,7 +10,7 @@
 mod report;
 mod source;
 
-pub use report::{DossieSettings, Folders, ReportSettings, WatchSettings};
+pub use report::{DossieSettings, ReportSettings, WatchSettings};
 pub use source::SourceSettings;
 
 use std::path::{Path, PathBuf};

@@ -2,16 +2,16 @@
 //! Excel workbook and `manifest.json`. It writes what earlier stages produced and decides
 //! nothing about content.
 
-pub mod alerts_file;
+pub(crate) mod alerts_file;
 pub mod dictionary;
 pub mod manifest;
-pub mod parquet;
+pub(crate) mod parquet;
 pub mod partition;
-pub mod remote;
-pub mod series;
+pub(crate) mod remote;
+pub(crate) mod series;
 mod spill;
 pub mod tables;
-pub mod workbook;
+pub(crate) mod workbook;
 
 pub use parquet::{ExportError, FileMetadata};
 

@@ -5,16 +5,16 @@
 //! nothing of what that stage does with it.
 
 pub mod accounting;
-pub mod dossier_records;
-pub mod fetch_progress;
-pub mod incremental;
-pub mod limit;
-pub mod open_data;
-pub mod pace;
-pub mod partner_companies;
-pub mod plan;
-pub mod pool;
-pub mod portfolio;
+pub(crate) mod dossier_records;
+pub(crate) mod fetch_progress;
+pub(crate) mod incremental;
+pub(crate) mod limit;
+pub(crate) mod open_data;
+pub(crate) mod pace;
+pub(crate) mod partner_companies;
+pub(crate) mod plan;
+pub(crate) mod pool;
+pub(crate) mod portfolio;
 pub mod runner;
 pub mod staging;
 

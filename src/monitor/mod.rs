@@ -10,9 +10,9 @@
 //! applies the analyst's rules to them. Writing the alerts out and showing them is for the
 //! export and report stages.
 
-pub mod alerts;
-pub mod lifecycle;
-pub mod reconciliation;
-pub mod rerender;
-pub mod rules;
-pub mod webhook;
+pub(crate) mod alerts;
+pub(crate) mod lifecycle;
+pub(crate) mod reconciliation;
+pub(crate) mod rerender;
+pub(crate) mod rules;
+pub(crate) mod webhook;

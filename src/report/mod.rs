@@ -7,14 +7,14 @@
 //! template text, never file access.
 
 pub use crate::analyze::cells;
-pub mod charts;
-pub mod dossier_page;
+pub(crate) mod charts;
+pub(crate) mod dossier_page;
 pub mod format;
-pub mod helpers;
-pub mod pdf;
+pub(crate) mod helpers;
+pub(crate) mod pdf;
 pub mod strings;
 pub mod view;
-pub mod workbook;
+pub(crate) mod workbook;
 
 pub use format::Locale;
 

@@ -15,10 +15,10 @@
 //! - `.lock`: held (an OS file lock, released when the process dies) while a run uses the store.
 
 mod carry;
-pub mod delta;
-pub mod info;
-pub mod root;
-pub mod snapshot;
+pub(crate) mod delta;
+pub(crate) mod info;
+pub(crate) mod root;
+pub(crate) mod snapshot;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};

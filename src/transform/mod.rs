@@ -3,16 +3,16 @@
 //! `schema`.
 
 pub mod disk;
-pub mod dossier_tables;
-pub mod economic_groups;
+pub(crate) mod dossier_tables;
+pub(crate) mod economic_groups;
 pub mod frames;
 pub mod parse;
-pub mod pretype;
-pub mod resumos;
-pub mod schema;
-pub mod staged;
+pub(crate) mod pretype;
+pub(crate) mod resumos;
+pub(crate) mod schema;
+pub(crate) mod staged;
 pub mod typing;
-pub mod vocabulary;
+pub(crate) mod vocabulary;
 
 pub use frames::{CARTEIRA, CompanyStatus, Frames, build_frames};
 pub use resumos::RESUMOS;
