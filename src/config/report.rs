@@ -8,8 +8,9 @@ use std::path::PathBuf;
 use super::{ConfigError, env_switch};
 use crate::cli::{AnalystFolders, ReportArgs, WatchArgs};
 
-/// The folders an analyst edits (`None`: `./queries`, `./templates`, `./codes` when present,
-/// else the built-in ones) and the language of what is rendered.
+/// The folders an analyst edits, each the one given, else `./queries`, `./templates` or
+/// `./codes` when present (`None`: the built-in ones), decided here once; and the language of
+/// what is rendered.
 #[derive(Debug, Clone, Default)]
 pub struct Folders {
     pub queries: Option<PathBuf>,
@@ -21,9 +22,9 @@ pub struct Folders {
 impl Folders {
     pub fn from_args(args: &AnalystFolders) -> Self {
         Self {
-            queries: args.queries.clone(),
-            templates: args.templates.clone(),
-            codes: args.codes.clone(),
+            queries: crate::analyze::default_queries_dir(args.queries.as_deref()),
+            templates: crate::fsutil::explicit_or_local(args.templates.as_deref(), "templates"),
+            codes: crate::codes::default_codes_dir(args.codes.as_deref()),
             locale: args.locale.into(),
         }
     }

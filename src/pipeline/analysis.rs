@@ -3,7 +3,7 @@
 
 use anyhow::Result;
 
-use crate::analyze::{Aggregates, EarlyResults, Query, default_queries_dir, load_queries, run_queries_after};
+use crate::analyze::{Aggregates, EarlyResults, Query, load_queries, run_queries_after};
 use crate::config::ReportSettings;
 use crate::export::manifest::Manifest;
 use crate::monitor::lifecycle::TrackedAlert;
@@ -38,7 +38,7 @@ pub fn analyze(
 
 /// The queries `args` name (`--queries`, else `./queries`, else the built-in ones).
 pub fn report_queries(args: &ReportSettings) -> Result<Vec<crate::analyze::Query>> {
-    Ok(load_queries(default_queries_dir(args.folders.queries.as_deref()).as_deref())?)
+    Ok(load_queries(args.folders.queries.as_deref())?)
 }
 
 /// `analyze` with the queries already loaded, and the results of those `early` ran on the

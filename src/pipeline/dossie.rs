@@ -5,9 +5,9 @@ use anyhow::Result;
 use futures::future::join_all;
 
 use super::series::{exposure_history, only};
-use crate::analyze::{default_queries_dir, load_queries, run_queries_with};
+use crate::analyze::{load_queries, run_queries_with};
 use crate::api::{ApiError, Cnpj};
-use crate::codes::{CodeTables, default_codes_dir};
+use crate::codes::CodeTables;
 use crate::config::DossieSettings;
 use crate::exit::{Classified, ExitStatus};
 use crate::extract::dossier_records::fetch_dossier;
@@ -21,8 +21,8 @@ const DOSSIER_CONCURRENCY: usize = 8;
 pub async fn dossie(settings: DossieSettings) -> Result<ExitStatus> {
     let DossieSettings { cnpjs, out, source, folders, store } = settings;
     // The analyst's folders are read before anything is fetched: a broken one costs nothing.
-    let codes = CodeTables::load(default_codes_dir(folders.codes.as_deref()).as_deref())?;
-    let queries = load_queries(default_queries_dir(folders.queries.as_deref()).as_deref())?;
+    let codes = CodeTables::load(folders.codes.as_deref())?;
+    let queries = load_queries(folders.queries.as_deref())?;
     let demo = source.base_url.is_none();
     let source = super::source::open(&source).await?;
     // The monthly fetch's pool: retries with backoff, 429s waited out (no --max-rps here).

@@ -10,7 +10,7 @@ use anyhow::{Context, Result};
 use super::analysis::{Analysis, analyze};
 use super::watch::{Outputs, Watch};
 use crate::analyze::{Aggregates, Query};
-use crate::codes::{CodeTables, default_codes_dir};
+use crate::codes::CodeTables;
 use crate::config::ReportSettings;
 use crate::exit::OutputError;
 use crate::export::manifest::{AlertsNote, FileEntry, Manifest};
@@ -65,7 +65,7 @@ pub fn export_report(
     let raw_tables = if matches!(raw, RawTables::Write(_)) { frames.names().len() } else { 0 };
     // The raw tables, then the aggregates, the code tables and the dossiers' tables.
     let stage = crate::progress::begin("export", "tables", raw_tables as u64 + 3);
-    let codes = CodeTables::load(default_codes_dir(args.folders.codes.as_deref()).as_deref())?
+    let codes = CodeTables::load(args.folders.codes.as_deref())?
         .with_release(&out.join(crate::codes::RELEASE_DIR))?;
     let run_id = run_id_of(&raw, manifest);
     let meta = file_metadata(manifest, &run_id);

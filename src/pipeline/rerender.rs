@@ -161,8 +161,7 @@ async fn rerender(
     }
     if let Some(store) = &store {
         let started = std::time::Instant::now();
-        let queries_dir = crate::analyze::default_queries_dir(report.folders.queries.as_deref());
-        let history_queries = crate::analyze::load_history_queries(queries_dir.as_deref())?;
+        let history_queries = crate::analyze::load_history_queries(report.folders.queries.as_deref())?;
         let queries = &analysis.queries;
         analysis.history =
             super::series::portfolio_history(&store.reader, &store.snapshots, queries, &history_queries)

@@ -40,19 +40,19 @@ async fn run_resolved(
     quiet: bool,
     compared_with: Option<crate::api::AnoMes>,
 ) -> Result<ExitStatus> {
-    let RunSettings { fetch: cfg, report, dossies, expand_groups } = settings;
     // The demo's own portfolio, or one given (by flag, variable or config file).
-    let portfolio_given = cfg.cnpjs.is_some();
+    let portfolio_given = settings.fetch.cnpjs.is_some();
     // Queries that cannot be read are reported where they are run, after the fetch.
-    let queries = super::analysis::report_queries(&report).ok();
-    let (on_credits, early) = super::early_credits::begin_on_credits(cfg.store.is_some(), queries).unzip();
+    let queries = super::analysis::report_queries(&settings.report).ok();
+    let on_store = settings.fetch.store.is_some();
+    let (on_credits, early) = super::early_credits::begin_on_credits(on_store, queries).unzip();
     // The report's templates compiled while the service answers; taken by the render.
-    let options = report.folders.report_options();
+    let options = settings.report.folders.report_options();
     let templates = std::thread::Builder::new()
         .name("templates".into())
         .spawn(move || crate::report::compile_ahead(&options))
         .ok();
-    let mut fetched = match fetch_stage(cfg, quiet, on_credits).await? {
+    let mut fetched = match fetch_stage(settings.fetch, quiet, on_credits).await? {
         FetchStage::Fetched(fetched) => fetched,
         FetchStage::Interrupted => return Ok(ExitStatus::Interrupted),
         FetchStage::AlreadyStored => return Ok(ExitStatus::Ok),
@@ -75,12 +75,13 @@ async fn run_resolved(
     // The demo shows everything the job makes: whole economic groups and the dossiers of its
     // ten largest exposures.
     let demo = fetched.manifest.demo && !portfolio_given;
-    let expand = expand_groups.unwrap_or(demo);
+    let expand = settings.expand_groups.unwrap_or(demo);
+    let report = &settings.report;
     let (frames, mut analysis) =
-        analyze_and_commit(&mut fetched, frames, &report, expand, watch.rules(), early_results).await?;
-    add_history(&mut fetched, &mut analysis, &report).await?;
+        analyze_and_commit(&mut fetched, frames, report, expand, watch.rules(), early_results).await?;
+    add_history(&mut fetched, &mut analysis, report).await?;
     let demo_default = if demo { DEMO_DOSSIERS } else { 0 };
-    if let Some(n) = Some(dossies.unwrap_or(demo_default)).filter(|n| *n > 0) {
+    if let Some(n) = Some(settings.dossies.unwrap_or(demo_default)).filter(|n| *n > 0) {
         add_dossiers(&mut fetched, &mut analysis, n).await?;
     }
     if fetched.manifest.store.is_none() {
@@ -99,7 +100,7 @@ async fn run_resolved(
         analysis,
         &mut fetched.manifest,
         &fetched.out,
-        &report,
+        report,
         &watch,
         RawTables::Write(begun),
     )?;
@@ -117,8 +118,7 @@ async fn add_history(
 ) -> Result<()> {
     if let Some(run) = &fetched.store {
         let started = std::time::Instant::now();
-        let dir = crate::analyze::default_queries_dir(report.folders.queries.as_deref());
-        let history_queries = crate::analyze::load_history_queries(dir.as_deref())?;
+        let history_queries = crate::analyze::load_history_queries(report.folders.queries.as_deref())?;
         let (store, snapshots) = (&run.store, run.store.snapshots());
         analysis.history = super::series::portfolio_history(
             &store.reader(),
