@@ -9,11 +9,10 @@ use std::collections::BTreeMap;
 use anyhow::{Context, Result};
 use polars::prelude::DataFrame;
 
-use super::analysis::{Analysis, analyze_with, report_queries};
+use super::analysis::{Analysis, analyze_with};
 use super::fetched::Fetched;
 use super::series::{EXPOSURE_QUERY, only};
 use crate::analyze::{EarlyResults, Query};
-use crate::config::ReportSettings;
 use crate::monitor::lifecycle::{self, TrackedAlert};
 use crate::monitor::rules::Rules;
 use crate::store::snapshot::{
@@ -21,18 +20,19 @@ use crate::store::snapshot::{
 };
 use crate::transform::Frames;
 
-/// The analysis of the run's snapshot; with a store, the snapshot is first assembled from the
+/// The analysis of the run's snapshot with the run's `queries`; with a store, the snapshot is first assembled from the
 /// fetch and the store, and committed after the analysis with the changes it found.
 pub(super) async fn analyze_and_commit(
     fetched: &mut Fetched,
     frames: Frames,
-    report: &ReportSettings,
+    queries: Result<Vec<Query>>,
     expand_groups: bool,
     rules: Option<&Rules>,
     early: EarlyResults,
 ) -> Result<(Frames, Analysis)> {
-    // Loaded once: the expansion prices the partner companies with the run's own exposure query.
-    let queries = report_queries(report)?;
+    // Read before the fetch, said here when they could not be: the expansion prices the partner
+    // companies with the run's own exposure query.
+    let queries = queries?;
     match assemble(fetched, frames).await? {
         Ok(mut assembled) => {
             if expand_groups {

@@ -43,7 +43,7 @@ pub async fn fetch(cfg: RunConfig, quiet: bool) -> Result<ExitStatus> {
                 super::commit::analyze_and_commit(
                     &mut fetched,
                     frames,
-                    &Default::default(),
+                    super::analysis::report_queries(&Default::default()),
                     false,
                     None,
                     Default::default(),

@@ -42,10 +42,12 @@ async fn run_resolved(
 ) -> Result<ExitStatus> {
     // The demo's own portfolio, or one given (by flag, variable or config file).
     let portfolio_given = settings.fetch.cnpjs.is_some();
-    // Queries that cannot be read are reported where they are run, after the fetch.
-    let queries = super::analysis::report_queries(&settings.report).ok();
+    // Read once, before the fetch; queries that cannot be read are said where they are run, after
+    // the fetch (its records are staged for `report --from` once they are fixed).
+    let queries = super::analysis::report_queries(&settings.report);
     let on_store = settings.fetch.store.is_some();
-    let (on_credits, early) = super::early_credits::begin_on_credits(on_store, queries).unzip();
+    let early_queries = queries.as_ref().ok().cloned();
+    let (on_credits, early) = super::early_credits::begin_on_credits(on_store, early_queries).unzip();
     // The report's templates compiled while the service answers; taken by the render.
     let options = settings.report.folders.report_options();
     let templates = std::thread::Builder::new()
@@ -78,7 +80,7 @@ async fn run_resolved(
     let expand = settings.expand_groups.unwrap_or(demo);
     let report = &settings.report;
     let (frames, mut analysis) =
-        analyze_and_commit(&mut fetched, frames, report, expand, watch.rules(), early_results).await?;
+        analyze_and_commit(&mut fetched, frames, queries, expand, watch.rules(), early_results).await?;
     add_history(&mut fetched, &mut analysis, report).await?;
     let demo_default = if demo { DEMO_DOSSIERS } else { 0 };
     if let Some(n) = Some(settings.dossies.unwrap_or(demo_default)).filter(|n| *n > 0) {
