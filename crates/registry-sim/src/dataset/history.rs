@@ -13,7 +13,9 @@
 //! - about 3 in 10 debtor companies per categoria had one more debt, paid off inside the
 //!   window; about 15% (indebted) had a plan and 6% a transaction that ended inside it;
 //! - an establishment whose cadastral situation is not ATIVA was ATIVA before the date of
-//!   that situation; a Simples or MEI option starts on its date and an exclusion on its own.
+//!   that situation; a Simples or MEI option starts on its date and an exclusion on its own;
+//! - a person or foreign partner is a partner from `data_entrada_sociedade` on; about 1 company
+//!   in 12 had one more person partner who left inside the window.
 //!
 //! Credits have their own rule (in `credits`): a month's first publication has about 1 row in
 //! 37 lower by 2%, revised in the next month's publication.
@@ -31,6 +33,7 @@ pub(super) mod stream {
     pub const DEBT_GONE: u64 = 105;
     pub const PLAN_GONE: u64 = 108;
     pub const TRANSACTION_GONE: u64 = 109;
+    pub const PARTNER_GONE: u64 = 110;
 }
 
 /// Last day of month `index` of the window.
@@ -132,4 +135,21 @@ pub(super) fn records_as_of<T>(
         }
     }
     rows
+}
+
+/// The partner of `core` who left inside the window, while still a partner at the as-of month:
+/// `partner(rng, entry_range)` draws it with its entry date.
+pub(super) fn partner_gone<T>(
+    ds: &Dataset,
+    core: &Core,
+    partner: impl FnOnce(&mut DetRng, (Date, Date)) -> (Date, T),
+) -> Option<T> {
+    let mut rng = entity_rng(ds.seed, stream::PARTNER_GONE, core.index as u64);
+    if !per_mille(&mut rng, 80) || ds.months.len() < 2 {
+        return None;
+    }
+    let left = between(&mut rng, 1, ds.months.len() as u64 - 1) as usize;
+    let hi = month_end(ds, left - 1);
+    let (entered, p) = partner(&mut rng, (core.inicio.min(hi), hi));
+    (ds.as_of < left && exists(ds, entered)).then_some(p)
 }

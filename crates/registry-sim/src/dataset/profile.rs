@@ -40,8 +40,8 @@ pub(super) fn lagging_summary(ds: &Dataset, core: &Core) -> Option<(Categoria, i
 /// `valor_total` is the dot-decimal sum of the records whose amount is readable, but for
 /// the one summary of a `lagging_summary` company.
 ///
-/// `snapshot_fingerprint` is a digest of everything operations 1 and 5-7 return for the CNPJ
-/// at the as-of month, so it changes exactly when any of that data changed.
+/// `snapshot_fingerprint` is a digest of everything operations 1 and 5-7 and the partners list
+/// return for the CNPJ at the as-of month, so it changes exactly when any of that data changed.
 pub(super) fn profile(ds: &Dataset, core: &Core, cnpj: &Cnpj, ordem: u32) -> CompanyProfile {
     let (empresa, simples) = empresa_simples(ds, core);
     let estabelecimento = estabelecimento(ds, core, ordem);
@@ -49,6 +49,9 @@ pub(super) fn profile(ds: &Dataset, core: &Core, cnpj: &Cnpj, ordem: u32) -> Com
     feed(&mut digest, &empresa);
     feed(&mut digest, &estabelecimento);
     feed(&mut digest, &simples);
+    for partner in super::registry::socios(ds, core) {
+        feed(&mut digest, &partner);
+    }
     let mut resumos = BTreeMap::new();
     let lagging = lagging_summary(ds, core);
     for c in Categoria::ALL {

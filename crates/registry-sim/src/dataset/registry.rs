@@ -201,16 +201,17 @@ pub(super) fn empresa_simples(ds: &Dataset, core: &Core) -> (Empresa, Simples) {
     (empresa, simples)
 }
 
-/// Partners: people (CPF masked `***220050**`), other companies of the dataset (full CNPJ)
-/// and a few foreigners. A group member's first partners are the companies that own it
-/// (`groups::owners`).
+/// Partners at the as-of month: people (CPF masked `***220050**`), other companies of the
+/// dataset (full CNPJ) and a few foreigners. A group member's first partners are the companies
+/// that own it (`groups::owners`). A person or foreigner is a partner from its entry date on,
+/// and a few companies had one more partner who left inside the window (`history`).
 pub(super) fn socios(ds: &Dataset, core: &Core) -> Vec<Socio> {
     let mut rng = entity_rng(ds.seed, stream::SOCIO, core.index as u64);
     let rng = &mut rng;
     let corporate = matches!(core.natureza, "2062" | "2054" | "2046" | "2232");
     let owners = groups::owners(core.index, ds.companies);
     (0..core.socios)
-        .map(|j| {
+        .filter_map(|j| {
             let owner = owners.get(j as usize).copied();
             let kind = if owner.is_some() || (corporate && per_mille(rng, 100)) {
                 1
@@ -248,15 +249,19 @@ pub(super) fn socios(ds: &Dataset, core: &Core) -> Vec<Socio> {
                 (_, 0) => "49",
                 _ => pick(rng, &["22", "49"]),
             };
-            let mut entrada = Date::between(rng, core.inicio, TODAY).compact();
+            let entered = Date::between(rng, core.inicio, TODAY);
+            let mut entrada = entered.compact();
+            // The companies that link groups are partners all along; a broken date says no when.
+            let mut since = (kind != 1).then_some(entered);
             if defect(rng) {
                 if below(rng, 2) == 0 {
                     nome = mangled_name(&nome);
                 } else {
                     entrada = broken_date(rng, DateForm::Compact);
+                    since = None;
                 }
             }
-            Socio {
+            let partner = Socio {
                 cnpj_basico: Some(core.cnpj.basico().to_string()),
                 cnpj_cpf_socio: Some(doc),
                 data_entrada_sociedade: Some(entrada),
@@ -269,7 +274,29 @@ pub(super) fn socios(ds: &Dataset, core: &Core) -> Vec<Socio> {
                 qualificacao_representante_legal: Some("00".to_string()),
                 qualificacao_socio: Some(qualificacao.to_string()),
                 representante_legal: Some("***000000**".to_string()),
-            }
+            };
+            since.is_none_or(|d| history::exists(ds, d)).then_some(partner)
         })
+        .chain(history::partner_gone(ds, core, |rng, (lo, hi)| person_partner(rng, core, (lo, hi))))
         .collect()
+}
+
+/// A person partner of `core` who entered between `lo` and `hi`, and that date.
+fn person_partner(rng: &mut DetRng, core: &Core, (lo, hi): (Date, Date)) -> (Date, Socio) {
+    let entered = Date::between(rng, lo, hi);
+    let partner = Socio {
+        cnpj_basico: Some(core.cnpj.basico().to_string()),
+        cnpj_cpf_socio: Some(format!("***{:06}**", between(rng, 0, 999_999))),
+        data_entrada_sociedade: Some(entered.compact()),
+        dataset_month: Some(DATASET_MONTH.to_string()),
+        faixa_etaria: Some(between(rng, 3, 8).to_string()),
+        identificador_socio: Some("2".to_string()),
+        nome_representante: Some(String::new()),
+        nome_socio_razao_social: Some(person_name(rng)),
+        pais: Some(String::new()),
+        qualificacao_representante_legal: Some("00".to_string()),
+        qualificacao_socio: Some("22".to_string()),
+        representante_legal: Some("***000000**".to_string()),
+    };
+    (entered, partner)
 }

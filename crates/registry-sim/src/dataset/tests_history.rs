@@ -20,6 +20,7 @@ fn company_records(ds: &Dataset, cnpj: &Cnpj) -> String {
     }
     parts.push(serde_json::to_string(&ds.parcelamentos(cnpj)).unwrap_or_default());
     parts.push(serde_json::to_string(&ds.transacoes(cnpj)).unwrap_or_default());
+    parts.push(serde_json::to_string(&ds.socios(cnpj)).unwrap_or_default());
     parts.join("\n")
 }
 

@@ -153,6 +153,9 @@ pub struct RecordsTruth {
     pub parcelamentos: BTreeMap<String, Option<i64>>,
     /// `processo` -> saldo_devedor in cents.
     pub transacoes: BTreeMap<String, Option<i64>>,
+    /// `cnpj_cpf_socio nome_socio_razao_social` -> (name, `data_entrada_sociedade` as published).
+    #[serde(default)]
+    pub socios: BTreeMap<String, (String, String)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -200,6 +203,14 @@ pub(super) fn records(ds: &Dataset, cnpj: &Cnpj) -> Option<RecordsTruth> {
         transacoes: transacoes(ds, &core)
             .iter()
             .map(|t| (t.item.processo.clone().unwrap_or_default(), t.cents))
+            .collect(),
+        socios: super::registry::socios(ds, &core)
+            .into_iter()
+            .map(|s| {
+                let (doc, nome) =
+                    (s.cnpj_cpf_socio.unwrap_or_default(), s.nome_socio_razao_social.unwrap_or_default());
+                (format!("{doc} {nome}"), (nome, s.data_entrada_sociedade.unwrap_or_default()))
+            })
             .collect(),
     })
 }
