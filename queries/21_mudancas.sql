@@ -5,15 +5,19 @@
 --   inscrições em dívida ativa novas ou encerradas (como devedora principal, ou como
 --   corresponsável ou solidária: "nova corresponsabilidade"), valor, situação ou ajuizamento alterados;
 --   parcelamentos e transações iniciados, encerrados ou com saldo alterado; situação cadastral e
---   opção pelo Simples ou MEI alteradas; situação fiscal estimada que piorou ou melhorou. Uma
+--   opção pelo Simples ou MEI alteradas; sócio que entrou ou saiu; situação fiscal estimada que
+--   piorou ou melhorou. data_evento é a data que os arquivos dão ao fato (a entrada do sócio, a
+--   inscrição, a situação cadastral, a opção pelo Simples), vazia quando não dão nenhuma. Uma
 --   empresa nova na carteira é uma linha só. Vazia na
 --   primeira execução sobre um armazenamento (não há retrato anterior).
 -- description: One row per change of each portfolio company between the previous snapshot and
 --   this one: active-debt inscriptions new or ended (as principal debtor, or as co-responsible or
 --   jointly liable: "nova corresponsabilidade"), their value, situation or court filing
 --   changed; instalment plans and transactions started, ended or with a new balance; cadastral
---   situation and Simples or MEI option changed; estimated tax standing worse or better. A
---   company new to the portfolio is one row.
+--   situation and Simples or MEI option changed; a partner who entered or left; estimated tax
+--   standing worse or better. data_evento is the date the files give the event (the partner's
+--   entry, the inscription, the cadastral situation, the Simples option), empty when they give
+--   none. A company new to the portfolio is one row.
 --   Empty on a store's first run (there is no previous snapshot).
 -- answers: What changed, company by company, since the previous snapshot?
 -- The *_anterior tables are the previous snapshot's; comparacao has one row (snapshot,
@@ -27,15 +31,18 @@ WITH ambos AS (
 -- The cadastral situation and the Simples and MEI options, one row per company and field.
 cadastro AS (
     SELECT b.cnpj, 'situacao_cadastral' AS campo, 'situação cadastral' AS nome,
-           a.situacao_cadastral AS antes, e.situacao_cadastral AS agora
+           a.situacao_cadastral AS antes, e.situacao_cadastral AS agora,
+           e.data_situacao_cadastral AS data
     FROM ambos b JOIN empresas e ON e.cnpj = b.cnpj JOIN empresas_anterior a ON a.cnpj = b.cnpj
     UNION ALL
     SELECT b.cnpj, 'opcao_pelo_simples' AS campo, 'Simples' AS nome,
-           a.opcao_pelo_simples AS antes, e.opcao_pelo_simples AS agora
+           a.opcao_pelo_simples AS antes, e.opcao_pelo_simples AS agora,
+           CASE WHEN e.opcao_pelo_simples = 'S' THEN e.data_opcao_simples END AS data
     FROM ambos b JOIN empresas e ON e.cnpj = b.cnpj JOIN empresas_anterior a ON a.cnpj = b.cnpj
     UNION ALL
     SELECT b.cnpj, 'opcao_pelo_mei' AS campo, 'MEI' AS nome,
-           a.opcao_pelo_mei AS antes, e.opcao_pelo_mei AS agora
+           a.opcao_pelo_mei AS antes, e.opcao_pelo_mei AS agora,
+           CAST(NULL AS DATE) AS data
     FROM ambos b JOIN empresas e ON e.cnpj = b.cnpj JOIN empresas_anterior a ON a.cnpj = b.cnpj
 ),
 dividas_agora AS (
@@ -77,6 +84,17 @@ saldos_agora AS (
 saldos_antes AS (
     SELECT s.* FROM saldos s JOIN ambos b ON b.cnpj = s.cnpj WHERE s.retrato = 'antes'
 ),
+-- The partners in both snapshots: a partner is its document (a CNPJ, or a masked CPF) and name.
+socios_agora AS (
+    SELECT s.cnpj, CONCAT(COALESCE(s.cnpj_cpf_socio, ''), ' ', COALESCE(s.nome_socio_razao_social, '')) AS chave,
+           s.nome_socio_razao_social AS nome, s.data_entrada_sociedade
+    FROM socios s JOIN ambos b ON b.cnpj = s.cnpj
+),
+socios_antes AS (
+    SELECT s.cnpj, CONCAT(COALESCE(s.cnpj_cpf_socio, ''), ' ', COALESCE(s.nome_socio_razao_social, '')) AS chave,
+           s.nome_socio_razao_social AS nome
+    FROM socios_anterior s JOIN ambos b ON b.cnpj = s.cnpj
+),
 -- The estimated tax standing in both snapshots (the rule is in situacao_fiscal_por_retrato).
 regularidade AS (
     SELECT n.cnpj, o.situacao_fiscal_estimada AS antes, n.situacao_fiscal_estimada AS agora,
@@ -100,7 +118,8 @@ mudancas AS (
            e.cnpj AS chave,
            CAST(NULL AS STRING) AS valor_anterior,
            CAST(NULL AS STRING) AS valor_novo,
-           CAST(NULL AS DECIMAL(18, 2)) AS variacao
+           CAST(NULL AS DECIMAL(18, 2)) AS variacao,
+           CAST(NULL AS DATE) AS data_evento
     FROM empresas e LEFT JOIN empresas_anterior a ON a.cnpj = e.cnpj
     WHERE a.cnpj IS NULL
     UNION ALL
@@ -110,7 +129,8 @@ mudancas AS (
            a.cnpj AS chave,
            CAST(NULL AS STRING) AS valor_anterior,
            CAST(NULL AS STRING) AS valor_novo,
-           CAST(NULL AS DECIMAL(18, 2)) AS variacao
+           CAST(NULL AS DECIMAL(18, 2)) AS variacao,
+           CAST(NULL AS DATE) AS data_evento
     FROM empresas_anterior a LEFT JOIN empresas e ON e.cnpj = a.cnpj
     WHERE e.cnpj IS NULL
     UNION ALL
@@ -123,7 +143,8 @@ mudancas AS (
            cnpj AS chave,
            antes AS valor_anterior,
            agora AS valor_novo,
-           CAST(NULL AS DECIMAL(18, 2)) AS variacao
+           CAST(NULL AS DECIMAL(18, 2)) AS variacao,
+           data AS data_evento
     FROM cadastro
     WHERE COALESCE(antes, '') <> COALESCE(agora, '')
     UNION ALL
@@ -135,7 +156,8 @@ mudancas AS (
            cnpj AS chave,
            antes AS valor_anterior,
            agora AS valor_novo,
-           CAST(NULL AS DECIMAL(18, 2)) AS variacao
+           CAST(NULL AS DECIMAL(18, 2)) AS variacao,
+           CAST(NULL AS DATE) AS data_evento
     FROM regularidade
     WHERE gravidade_agora <> gravidade_antes
     UNION ALL
@@ -146,7 +168,8 @@ mudancas AS (
            n.numero_inscricao AS chave,
            CAST(NULL AS STRING) AS valor_anterior,
            CAST(n.valor_consolidado AS STRING) AS valor_novo,
-           n.valor_consolidado AS variacao
+           n.valor_consolidado AS variacao,
+           n.data_inscricao AS data_evento
     FROM dividas_agora n
     LEFT JOIN dividas_antes o ON o.cnpj = n.cnpj AND o.numero_inscricao = n.numero_inscricao
     WHERE o.numero_inscricao IS NULL
@@ -158,7 +181,8 @@ mudancas AS (
            o.numero_inscricao AS chave,
            CAST(o.valor_consolidado AS STRING) AS valor_anterior,
            CAST(NULL AS STRING) AS valor_novo,
-           -o.valor_consolidado AS variacao
+           -o.valor_consolidado AS variacao,
+           CAST(NULL AS DATE) AS data_evento
     FROM dividas_antes o
     LEFT JOIN dividas_agora n ON n.cnpj = o.cnpj AND n.numero_inscricao = o.numero_inscricao
     WHERE n.numero_inscricao IS NULL
@@ -169,7 +193,8 @@ mudancas AS (
            numero_inscricao AS chave,
            CAST(valor_antes AS STRING) AS valor_anterior,
            CAST(valor_agora AS STRING) AS valor_novo,
-           valor_agora - valor_antes AS variacao
+           valor_agora - valor_antes AS variacao,
+           CAST(NULL AS DATE) AS data_evento
     FROM dividas_mantidas
     WHERE valor_antes <> valor_agora
     UNION ALL
@@ -179,7 +204,8 @@ mudancas AS (
            numero_inscricao AS chave,
            situacao_antes AS valor_anterior,
            situacao_agora AS valor_novo,
-           CAST(NULL AS DECIMAL(18, 2)) AS variacao
+           CAST(NULL AS DECIMAL(18, 2)) AS variacao,
+           CAST(NULL AS DATE) AS data_evento
     FROM dividas_mantidas
     WHERE COALESCE(situacao_antes, '') <> COALESCE(situacao_agora, '')
     UNION ALL
@@ -189,7 +215,8 @@ mudancas AS (
            numero_inscricao AS chave,
            ajuizado_antes AS valor_anterior,
            ajuizado_agora AS valor_novo,
-           CAST(NULL AS DECIMAL(18, 2)) AS variacao
+           CAST(NULL AS DECIMAL(18, 2)) AS variacao,
+           CAST(NULL AS DATE) AS data_evento
     FROM dividas_mantidas
     WHERE COALESCE(ajuizado_antes, '') <> COALESCE(ajuizado_agora, '')
     UNION ALL
@@ -199,7 +226,8 @@ mudancas AS (
            n.chave AS chave,
            CAST(NULL AS STRING) AS valor_anterior,
            CAST(n.saldo_devedor AS STRING) AS valor_novo,
-           n.saldo_devedor AS variacao
+           n.saldo_devedor AS variacao,
+           CAST(NULL AS DATE) AS data_evento
     FROM saldos_agora n
     JOIN nomes_das_mudancas k ON k.tabela = n.tabela
     LEFT JOIN saldos_antes o ON o.cnpj = n.cnpj AND o.tabela = n.tabela AND o.chave = n.chave
@@ -211,7 +239,8 @@ mudancas AS (
            o.chave AS chave,
            CAST(o.saldo_devedor AS STRING) AS valor_anterior,
            CAST(NULL AS STRING) AS valor_novo,
-           -o.saldo_devedor AS variacao
+           -o.saldo_devedor AS variacao,
+           CAST(NULL AS DATE) AS data_evento
     FROM saldos_antes o
     JOIN nomes_das_mudancas k ON k.tabela = o.tabela
     LEFT JOIN saldos_agora n ON n.cnpj = o.cnpj AND n.tabela = o.tabela AND n.chave = o.chave
@@ -223,11 +252,36 @@ mudancas AS (
            n.chave AS chave,
            CAST(o.saldo_devedor AS STRING) AS valor_anterior,
            CAST(n.saldo_devedor AS STRING) AS valor_novo,
-           n.saldo_devedor - o.saldo_devedor AS variacao
+           n.saldo_devedor - o.saldo_devedor AS variacao,
+           CAST(NULL AS DATE) AS data_evento
     FROM saldos_agora n
     JOIN nomes_das_mudancas k ON k.tabela = n.tabela
     JOIN saldos_antes o ON o.cnpj = n.cnpj AND o.tabela = n.tabela AND o.chave = n.chave
     WHERE n.saldo_devedor <> o.saldo_devedor
+    UNION ALL
+    SELECT n.cnpj AS cnpj,
+           'sócio entrou' AS mudanca,
+           'socios' AS tabela,
+           n.chave AS chave,
+           CAST(NULL AS STRING) AS valor_anterior,
+           n.nome AS valor_novo,
+           CAST(NULL AS DECIMAL(18, 2)) AS variacao,
+           n.data_entrada_sociedade AS data_evento
+    FROM socios_agora n
+    LEFT JOIN socios_antes o ON o.cnpj = n.cnpj AND o.chave = n.chave
+    WHERE o.chave IS NULL
+    UNION ALL
+    SELECT o.cnpj AS cnpj,
+           'sócio saiu' AS mudanca,
+           'socios' AS tabela,
+           o.chave AS chave,
+           o.nome AS valor_anterior,
+           CAST(NULL AS STRING) AS valor_novo,
+           CAST(NULL AS DECIMAL(18, 2)) AS variacao,
+           CAST(NULL AS DATE) AS data_evento
+    FROM socios_antes o
+    LEFT JOIN socios_agora n ON n.cnpj = o.cnpj AND n.chave = o.chave
+    WHERE n.chave IS NULL
 ),
 nomes AS (
     SELECT cnpj, razao_social FROM empresas
@@ -236,7 +290,7 @@ nomes AS (
     WHERE e.cnpj IS NULL
 )
 SELECT c.snapshot, c.snapshot_anterior, m.cnpj, n.razao_social, m.mudanca, m.tabela, m.chave,
-       m.valor_anterior, m.valor_novo, m.variacao
+       m.valor_anterior, m.valor_novo, m.variacao, m.data_evento
 FROM mudancas m
 JOIN nomes n ON n.cnpj = m.cnpj
 CROSS JOIN comparacao c

@@ -357,7 +357,7 @@ def create_views(con: duckdb.DuckDBPyConnection, run: Path, previous: Path | Non
     return checks
 
 
-COMPARED = ["empresas", "dividas_pgfn", "parcelamentos_rfb", "transacoes_rfb"]
+COMPARED = ["empresas", "dividas_pgfn", "parcelamentos_rfb", "transacoes_rfb", "socios"]
 
 
 def partition_value_problems(con, run: Path, table: str, keys: list[str]) -> list[str]:

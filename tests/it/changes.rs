@@ -143,6 +143,16 @@ pub(super) fn company_changes(cnpj: &str, b: Option<&RecordsTruth>, a: Option<&R
             out.push(row(kind, "dividas_pgfn", numero, money(old.valor_cents), None, gone));
         }
     }
+    for (key, (nome, _)) in &a.socios {
+        if !b.socios.contains_key(key) {
+            out.push(row("sócio entrou", "socios", &fold(key), None, Some(fold(nome)), None));
+        }
+    }
+    for (key, (nome, _)) in &b.socios {
+        if !a.socios.contains_key(key) {
+            out.push(row("sócio saiu", "socios", &fold(key), Some(fold(nome)), None, None));
+        }
+    }
     for (table, kinds, before, after, keyed) in [
         (
             "parcelamentos_rfb",
@@ -208,12 +218,17 @@ pub(super) fn changes_of(out: &Path) -> (Vec<Change>, DataFrame) {
                 && !k.contains("Simples")
                 && !k.contains("MEI")
                 && t != "empresas"
+                && t != "socios"
         };
         let k = kind[i].clone().unwrap();
         let value = |v: &Option<String>| {
             v.as_deref().map(|v| if is_money(&k) { cents(v).to_string() } else { fold(v) })
         };
-        let chave = if t == "parcelamentos_rfb" { String::new() } else { key[i].clone().unwrap() };
+        let chave = match t.as_str() {
+            "parcelamentos_rfb" => String::new(),
+            "socios" => fold(key[i].as_deref().unwrap()),
+            _ => key[i].clone().unwrap(),
+        };
         rows.push((
             cnpj[i].clone().unwrap(),
             k.clone(),
@@ -276,9 +291,29 @@ fn changes_between_two_months_equal_the_diff_of_their_ground_truth() {
         "valor da inscrição alterado",
         "parcelamento iniciado",
         "situação fiscal estimada piorou",
+        "sócio entrou",
     ] {
         assert!(kinds.contains_key(kind), "no {kind:?} between the two months: {kinds:?}");
     }
+    // A partner's entry is dated as the files date it (`data_entrada_sociedade`).
+    let column = |name: &str| -> Vec<Option<String>> {
+        let c = df.column(name).unwrap().cast(&DataType::String).unwrap();
+        c.str().unwrap().iter().map(|v| v.map(str::to_string)).collect()
+    };
+    let (cnpjs, kinds_of, keys, dates) =
+        (column("cnpj"), column("mudanca"), column("chave"), column("data_evento"));
+    let mut dated = 0;
+    for i in (0..df.height()).filter(|i| kinds_of[*i].as_deref() == Some("sócio entrou")) {
+        let cnpj = Cnpj::parse(cnpjs[i].as_deref().unwrap()).unwrap();
+        let truth = after.records_truth(&cnpj).unwrap();
+        let key = fold(keys[i].as_deref().unwrap());
+        let (_, published) = truth.socios.iter().find(|(k, _)| fold(k) == key).map(|(_, v)| v).unwrap();
+        let iso = (published.len() == 8 && published.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| format!("{}-{}-{}", &published[..4], &published[4..6], &published[6..]));
+        assert_eq!(dates[i], iso, "{cnpj} {key}: entered {published}");
+        dated += usize::from(iso.is_some());
+    }
+    assert!(dated > 0, "no partner's entry dated");
 
     // The report's section, in both formats: with changes at M+1, one line at M (first run).
     let md = |run: &str| {

@@ -592,6 +592,9 @@ fn on_a_store_a_release_without_a_system_carries_it_and_ends_none_of_its_inscrip
         if in_part.contains(c.basico()) {
             a.situacao_cadastral = b.situacao_cadastral;
         }
+        if in_socios_part.contains(c.basico()) {
+            a.socios = b.socios;
+        }
         Some(a)
     };
     let mut want: Vec<Change> = portfolio
