@@ -251,6 +251,39 @@ pub enum StoreCommand {
     /// The series over every snapshot of the store in DIR: the portfolio's exposure and its
     /// companies per estimated standing, or with --cnpj one company's exposure and standing.
     Series(SeriesArgs),
+    /// One company's timeline over every snapshot of the store in DIR: each change the
+    /// snapshots show, oldest first, dated by the event when the files date it, else by the
+    /// snapshot it showed in.
+    Timeline(TimelineArgs),
+}
+
+/// `store timeline`: which company, and what to print or write.
+#[derive(Debug, Clone, Args)]
+pub struct TimelineArgs {
+    /// The store (`--store` of the monthly runs).
+    pub dir: PathBuf,
+    /// The company (masked or 14 digits).
+    #[arg(long, value_name = "CNPJ")]
+    pub cnpj: String,
+    /// table (for a terminal), csv and json go to standard output unless --out names a file;
+    /// parquet needs --out.
+    #[arg(long, value_enum, default_value_t = TimelineFormat::Table)]
+    pub format: TimelineFormat,
+    /// Write the timeline to this file instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Folder of .sql files whose historico/ holds the timeline's query (default ./queries if
+    /// present, else built-in).
+    #[arg(long, value_name = "DIR")]
+    pub queries: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TimelineFormat {
+    Table,
+    Csv,
+    Json,
+    Parquet,
 }
 
 /// `store series`: what to print or write.

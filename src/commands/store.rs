@@ -1,11 +1,12 @@
 //! `fiscal-report store info DIR`: what a store holds (versions, snapshots, rows, last run);
-//! `store series DIR`: the series over its snapshots, the portfolio's or one company's.
+//! `store series DIR`: the series over its snapshots, the portfolio's or one company's;
+//! `store timeline DIR --cnpj`: one company's changes over its snapshots (`pipeline::timeline`).
 
 use anyhow::Result;
 
 use crate::analyze::{default_queries_dir, load_history_queries, load_queries};
 use crate::api::Cnpj;
-use crate::cli::{SeriesArgs, SeriesFormat, StoreArgs, StoreCommand};
+use crate::cli::{SeriesArgs, SeriesFormat, StoreArgs, StoreCommand, TimelineArgs, TimelineFormat};
 use crate::exit::{Classified, ExitStatus};
 use crate::export::series::{self, write_series};
 use crate::pipeline::series::COMPANY_SERIES;
@@ -17,7 +18,29 @@ pub async fn store(args: StoreArgs) -> Result<ExitStatus> {
             Ok(ExitStatus::Ok)
         }
         StoreCommand::Series(args) => print_series(args).await,
+        StoreCommand::Timeline(args) => print_timeline(args).await,
     }
+}
+
+/// One company's timeline; for a terminal, the columns a person reads.
+async fn print_timeline(args: TimelineArgs) -> Result<ExitStatus> {
+    let cnpj = parse_cnpj(&args.cnpj)?;
+    let format = match args.format {
+        TimelineFormat::Table => series::SeriesFormat::Table,
+        TimelineFormat::Csv => series::SeriesFormat::Csv,
+        TimelineFormat::Json => series::SeriesFormat::Json,
+        TimelineFormat::Parquet => series::SeriesFormat::Parquet,
+    };
+    let queries = default_queries_dir(args.queries.as_deref());
+    let df = crate::pipeline::timeline::company_timeline(&args.dir, &cnpj, queries.as_deref()).await?;
+    let df = match format {
+        series::SeriesFormat::Table => {
+            df.select(["data", "mudanca", "chave", "valor_anterior", "valor_novo", "snapshot"])?
+        }
+        _ => df,
+    };
+    write_series(&df, format, args.out.as_deref())?;
+    Ok(ExitStatus::Ok)
 }
 
 /// The portfolio's series (`serie_carteira`), or one company's (`serie_exposicao_empresa`).

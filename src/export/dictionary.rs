@@ -199,8 +199,9 @@ pub fn data_dictionary(
         s,
         "## Series (with `--store`)\n\nOne file per query of `queries/historico/`: `historico/<table>.parquet`, over every\n\
          snapshot of the store (`store series` prints `serie_carteira`, or `serie_exposicao_empresa` of one\n\
-         company). They read `carteira_exposicao_por_retrato` (`aggregates/carteira_exposicao` of each snapshot,\n\
-         with `snapshot`) and `situacao_fiscal_estimada_por_retrato` (the standings committed with each snapshot).\n\n\
+         company; `store timeline` one company's `linha_do_tempo`). They read `carteira_exposicao_por_retrato`\n\
+         (`aggregates/carteira_exposicao` of each snapshot, with `snapshot`), `situacao_fiscal_estimada_por_retrato`\n\
+         (the standings committed with each snapshot) and `mudancas_por_retrato` (the changes committed with each).\n\n\
          | table | what it answers |\n|---|---|"
     );
     for q in history {

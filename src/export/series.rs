@@ -13,6 +13,8 @@ use crate::analyze::cells::{CellKind, kind_of, text};
 /// The formats `store series` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SeriesFormat {
+    /// Columns aligned for a terminal.
+    Table,
     Csv,
     Json,
     Parquet,
@@ -21,6 +23,7 @@ pub enum SeriesFormat {
 /// Writes `df` in `format` to `out` (atomically), or to standard output without one.
 pub fn write_series(df: &DataFrame, format: SeriesFormat, out: Option<&Path>) -> Result<(), ExportError> {
     let bytes = match format {
+        SeriesFormat::Table => table_bytes(df),
         SeriesFormat::Csv => csv_bytes(df),
         SeriesFormat::Json => json_bytes(df),
         SeriesFormat::Parquet => {
@@ -46,6 +49,28 @@ pub fn write_series(df: &DataFrame, format: SeriesFormat, out: Option<&Path>) ->
 
 fn columns(df: &DataFrame) -> Vec<String> {
     df.get_column_names().iter().map(|n| n.to_string()).collect()
+}
+
+/// A header, a rule and one line per row, each column as wide as its widest cell (two spaces
+/// between columns); an empty cell for a missing value.
+fn table_bytes(df: &DataFrame) -> Vec<u8> {
+    let names = columns(df);
+    let cells: Vec<Vec<String>> = std::iter::once(names.clone())
+        .chain((0..df.height()).map(|i| names.iter().map(|n| text(df, n, i).unwrap_or_default()).collect()))
+        .collect();
+    let widths: Vec<usize> =
+        (0..names.len()).map(|c| cells.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
+    let line = |row: &[String]| {
+        let padded: Vec<String> = row.iter().zip(&widths).map(|(v, w)| format!("{v:<w$}")).collect();
+        format!("{}\n", padded.join("  ").trim_end())
+    };
+    let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
+    let mut out = line(&cells[0]);
+    out += &line(&rule);
+    for row in &cells[1..] {
+        out += &line(row);
+    }
+    out.into_bytes()
 }
 
 /// A header and one line per row; an empty cell for a missing value.

@@ -22,4 +22,5 @@ pub mod run;
 pub mod series;
 pub mod source;
 mod store_plan;
+pub mod timeline;
 mod watch;

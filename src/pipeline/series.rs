@@ -1,6 +1,6 @@
 //! The series over every snapshot of a store: each snapshot's rows read back and put through
 //! the monthly report's exposure query, stacked with their snapshot beside the store's estimated
-//! standings, then `queries/historico/*.sql` over both. `run` with a store reports them; `store
+//! standings and changes, then `queries/historico/*.sql` over them. `run` with a store reports them; `store
 //! series` prints or writes them. Also each dossier company's exposure at every snapshot.
 
 use std::collections::BTreeSet;
@@ -17,8 +17,14 @@ use crate::transform::Frames;
 /// The stacked tables the series' queries read.
 pub const EXPOSURE_BY_SNAPSHOT: &str = "carteira_exposicao_por_retrato";
 pub const STANDING_BY_SNAPSHOT: &str = "situacao_fiscal_estimada_por_retrato";
+pub const CHANGES_BY_SNAPSHOT: &str = "mudancas_por_retrato";
 /// The store's table of each snapshot's estimated standings (query 20, committed with it).
 const STANDING_TABLE: &str = "situacao_fiscal_estimada";
+/// The store's table of each snapshot's changes (query 21, committed with it).
+const CHANGES_TABLE: &str = "mudancas";
+/// The timeline over every snapshot (`queries/historico/06_linha_do_tempo.sql`): `store
+/// timeline` prints it, the dossiers show each company's.
+pub const TIMELINE: &str = "linha_do_tempo";
 
 /// The series of every snapshot in `snapshots`; None when the queries lack the exposure query
 /// (an analyst's folder without it has no exposure to follow).
@@ -37,6 +43,7 @@ pub async fn portfolio_history(
         .tables
         .insert(EXPOSURE_BY_SNAPSHOT, exposure_by_snapshot(reader, snapshots, &exposure_query).await?);
     frames.tables.insert(STANDING_BY_SNAPSHOT, standing_by_snapshot(reader, snapshots).await?);
+    frames.tables.insert(CHANGES_BY_SNAPSHOT, changes_by_snapshot(reader, snapshots).await?);
     Ok(Some(run_queries(&frames, history_queries)?))
 }
 
@@ -83,6 +90,32 @@ async fn standing_by_snapshot(reader: &StoreReader, snapshots: &BTreeSet<String>
             ],
         )?),
     }
+}
+
+/// The store's changes of every snapshot, in the columns of today's `mudancas`: a store
+/// written before `data_evento` was (or with no change yet) reads as having none.
+pub(super) async fn changes_by_snapshot(
+    reader: &StoreReader,
+    snapshots: &BTreeSet<String>,
+) -> Result<DataFrame> {
+    let text = ["snapshot", "snapshot_anterior", "cnpj", "razao_social", "mudanca", "tabela", "chave"];
+    let mut df = match reader.read(CHANGES_TABLE, snapshots).await? {
+        Some(df) => df,
+        None => DataFrame::empty(),
+    };
+    let height = df.height();
+    for name in text.into_iter().chain(["valor_anterior", "valor_novo"]) {
+        if df.column(name).is_err() {
+            df.with_column(Column::full_null(name.into(), height, &DataType::String))?;
+        }
+    }
+    if df.column("variacao").is_err() {
+        df.with_column(Column::full_null("variacao".into(), height, &DataType::Decimal(18, 2)))?;
+    }
+    if df.column("data_evento").is_err() {
+        df.with_column(Column::full_null("data_evento".into(), height, &DataType::Date))?;
+    }
+    Ok(df)
 }
 
 /// Each dossier company's exposure at every snapshot of the store, oldest first: the store's

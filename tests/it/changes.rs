@@ -200,9 +200,15 @@ pub(super) fn company_changes(cnpj: &str, b: Option<&RecordsTruth>, a: Option<&R
 
 /// The `mudancas` rows of a run's output, as compared.
 pub(super) fn changes_of(out: &Path) -> (Vec<Change>, DataFrame) {
-    let df = ParquetReader::new(std::fs::File::open(out.join("aggregates/mudancas.parquet")).unwrap())
-        .finish()
-        .unwrap();
+    let (mut rows, df) = changes_in(&out.join("aggregates/mudancas.parquet"));
+    rows.sort();
+    (rows, df)
+}
+
+/// The rows of a Parquet file of changes (`mudancas`, `historico/linha_do_tempo`), as compared,
+/// in the file's order.
+pub(super) fn changes_in(file: &Path) -> (Vec<Change>, DataFrame) {
+    let df = ParquetReader::new(std::fs::File::open(file).unwrap()).finish().unwrap();
     let text = |name: &str| -> Vec<Option<String>> {
         let c = df.column(name).unwrap().cast(&DataType::String).unwrap();
         c.str().unwrap().iter().map(|v| v.map(str::to_string)).collect()
@@ -239,7 +245,6 @@ pub(super) fn changes_of(out: &Path) -> (Vec<Change>, DataFrame) {
             delta[i].as_deref().map(cents),
         ));
     }
-    rows.sort();
     (rows, df)
 }
 

@@ -44,6 +44,7 @@ mod schema_drift;
 mod soak;
 mod sources_dates;
 mod store;
+mod timeline;
 mod typed_staging;
 mod wire_types;
 mod workbook;

@@ -1,0 +1,128 @@
+//! A company's timeline over a store's snapshots (`historico/linha_do_tempo.parquet`, `store
+//! timeline`): four monthly runs on the embedded registry, 202606 to 202609, on one store. Every
+//! change of every month must equal the diff of the two months' ground truth, built from the
+//! dataset's records, not by the queries; each dated by the event when the files date it (a
+//! partner's entry), else by the first day of the snapshot's month; oldest first.
+
+use std::path::Path;
+
+use fiscal_report::api::{AnoMes, Cnpj};
+use fiscal_report::simulator::{Dataset, RegistryConfig};
+use polars::prelude::*;
+
+use super::changes::{Change, changes_in, company_changes};
+use super::common_bin::bin;
+
+const MONTHS: [&str; 4] = ["202606", "202607", "202608", "202609"];
+
+fn at(month: &str) -> Dataset {
+    Dataset::generate(RegistryConfig::DEFAULT_SEED, 1.0).as_of(AnoMes::parse(month).unwrap()).unwrap()
+}
+
+fn column(df: &DataFrame, name: &str) -> Vec<Option<String>> {
+    let c = df.column(name).unwrap().cast(&DataType::String).unwrap();
+    c.str().unwrap().iter().map(|v| v.map(str::to_string)).collect()
+}
+
+fn timeline(store: &Path, cnpj: &str, format: &str) -> std::process::Output {
+    bin().args(["store", "timeline"]).arg(store).args(["--cnpj", cnpj, "--format", format]).output().unwrap()
+}
+
+#[test]
+fn four_months_on_a_store_give_each_company_its_timeline_dated_and_oldest_first() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (store, portfolio_file) = (tmp.path().join("store"), tmp.path().join("carteira.txt"));
+    let portfolio: Vec<Cnpj> = at("202609").demo_portfolio(80);
+    let lines: Vec<String> = portfolio.iter().map(ToString::to_string).collect();
+    std::fs::write(&portfolio_file, lines.join("\n")).unwrap();
+    for month in MONTHS {
+        let o = bin()
+            .args(["--quiet", "run", "--uf", "SP", "--as-of", month, "--store"])
+            .arg(&store)
+            .arg("--cnpjs")
+            .arg(&portfolio_file)
+            .arg("--out")
+            .arg(tmp.path().join(month))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{month}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+
+    // The truth: each month's diff with the month before, with the snapshot it shows in.
+    let datasets: Vec<Dataset> = MONTHS.iter().map(|m| at(m)).collect();
+    let mut want: Vec<(String, Change)> = Vec::new();
+    for (pair, month) in datasets.windows(2).zip(&MONTHS[1..]) {
+        for c in &portfolio {
+            let (b, a) = (pair[0].records_truth(c), pair[1].records_truth(c));
+            want.extend(
+                company_changes(c.as_str(), b.as_ref(), a.as_ref())
+                    .into_iter()
+                    .map(|ch| (month.to_string(), ch)),
+            );
+        }
+    }
+    want.sort();
+
+    let file = tmp.path().join("202609/historico/linha_do_tempo.parquet");
+    let (rows, df) = changes_in(&file);
+    let snapshots = column(&df, "snapshot");
+    let got: Vec<(String, Change)> = snapshots.iter().map(|s| s.clone().unwrap()).zip(rows).collect();
+    let (cnpjs, kinds) = (column(&df, "cnpj"), column(&df, "mudanca"));
+    let mut got = got;
+    got.sort();
+    assert_eq!(got.len(), want.len(), "rows of the timeline");
+    for (g, w) in got.iter().zip(&want) {
+        assert_eq!(g, w);
+    }
+    let kinds_seen: std::collections::BTreeSet<&str> = want.iter().map(|(_, c)| c.1.as_str()).collect();
+    assert!(kinds_seen.contains("sócio entrou") && kinds_seen.contains("nova inscrição"), "{kinds_seen:?}");
+
+    // Dated: the event's date where the files give one, else the snapshot's month; oldest first.
+    let (dates, facts) = (column(&df, "data"), column(&df, "fato_datado"));
+    for i in 0..df.height() {
+        let (date, snapshot) = (dates[i].clone().unwrap(), snapshots[i].clone().unwrap());
+        if facts[i].as_deref() == Some("false") {
+            assert_eq!(date, format!("{}-{}-01", &snapshot[..4], &snapshot[4..]), "row {i}");
+        }
+        if kinds[i].as_deref() == Some("sócio entrou") {
+            assert_eq!(facts[i].as_deref(), Some("true"), "a partner's entry is dated: row {i}");
+        }
+        if i > 0 && cnpjs[i] == cnpjs[i - 1] {
+            assert!(dates[i - 1] <= dates[i], "oldest first: rows {} and {i}", i - 1);
+        }
+    }
+
+    // `store timeline` prints the same rows for one company, oldest first.
+    let busiest = portfolio
+        .iter()
+        .max_by_key(|c| {
+            want.iter()
+                .filter(|(_, w)| w.0 == c.as_str())
+                .map(|(s, _)| s)
+                .collect::<std::collections::BTreeSet<_>>()
+                .len()
+        })
+        .unwrap();
+    let o = timeline(&store, busiest.as_str(), "json");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let printed: Vec<serde_json::Value> = serde_json::from_slice(&o.stdout).unwrap();
+    let theirs: Vec<usize> =
+        (0..df.height()).filter(|i| cnpjs[*i].as_deref() == Some(busiest.as_str())).collect();
+    assert_eq!(printed.len(), theirs.len());
+    assert!(printed.len() >= 2, "{busiest}: {printed:?}");
+    for (p, i) in printed.iter().zip(&theirs) {
+        assert_eq!(p["mudanca"].as_str(), kinds[*i].as_deref());
+        assert_eq!(p["data"].as_str(), dates[*i].as_deref());
+    }
+    let o = timeline(&store, busiest.as_str(), "table");
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success() && table.starts_with("data") && table.lines().count() == theirs.len() + 2,
+        "{table}"
+    );
+
+    // A company in no snapshot exits 5, as `store series`.
+    let outside = (0..1000).map(|i| at("202609").company_cnpj(i)).find(|c| !portfolio.contains(c)).unwrap();
+    let o = timeline(&store, outside.as_str(), "csv");
+    assert_eq!(o.status.code(), Some(5), "{}", String::from_utf8_lossy(&o.stderr));
+}
