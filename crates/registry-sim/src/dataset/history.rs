@@ -15,7 +15,8 @@
 //! - an establishment whose cadastral situation is not ATIVA was ATIVA before the date of
 //!   that situation; a Simples or MEI option starts on its date and an exclusion on its own;
 //! - a person or foreign partner is a partner from `data_entrada_sociedade` on; about 1 company
-//!   in 12 had one more person partner who left inside the window.
+//!   in 12 had one more person partner who left inside the window, half of them having entered
+//!   inside it too.
 //!
 //! Credits have their own rule (in `credits`): a month's first publication has about 1 row in
 //! 37 lower by 2%, revised in the next month's publication.
@@ -150,6 +151,9 @@ pub(super) fn partner_gone<T>(
     }
     let left = between(&mut rng, 1, ds.months.len() as u64 - 1) as usize;
     let hi = month_end(ds, left - 1);
-    let (entered, p) = partner(&mut rng, (core.inicio.min(hi), hi));
+    let first = ds.months[0];
+    let window = Date::new(i32::from(first.year()), u32::from(first.month()), 1);
+    let lo = if per_mille(&mut rng, 500) { window.max(core.inicio) } else { core.inicio };
+    let (entered, p) = partner(&mut rng, (lo.min(hi), hi));
     (ds.as_of < left && exists(ds, entered)).then_some(p)
 }
