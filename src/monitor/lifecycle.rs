@@ -17,7 +17,7 @@
 //! A company that left the portfolio resolves its alerts, and so does a rule taken out of the
 //! file. A run without rules carries the open alerts as they are: it cannot judge them.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use polars::prelude::*;
 use rust_decimal::Decimal;
@@ -92,6 +92,8 @@ pub fn subject(alert: &Alert) -> String {
     match alert.tipo {
         "aumento_exposicao" => "exposicao".into(),
         "qualquer_mudanca" => format!("{}|{}|{}", value("tabela"), value("chave"), value("mudanca")),
+        // A partner's entry and a later exit are two alerts.
+        "mudanca_socios" => format!("{}|{}", value("mudanca"), value("chave")),
         _ => value("chave"),
     }
 }
@@ -226,6 +228,8 @@ pub struct Holding {
     exposure: Option<HashMap<String, Decimal>>,
     /// Each company's active inscriptions: whether filed in court.
     inscriptions: Option<HashMap<(String, String), bool>>,
+    /// Each company's partners, by `mudancas`' key (document and name).
+    partners: Option<HashSet<(String, String)>>,
 }
 
 impl Holding {
@@ -265,6 +269,21 @@ impl Holding {
             }
             h.situacao = Some(situacoes);
             h.exposure = Some(exposure);
+        }
+        if let Some(scan) = frames.scan(crate::tables::Table::Socios.name()) {
+            let df = &scan?
+                .select([col("cnpj"), col("cnpj_cpf_socio"), col("nome_socio_razao_social")])
+                .collect()?;
+            let (cnpj, doc, nome) = (
+                strings(df, "cnpj")?,
+                strings(df, "cnpj_cpf_socio")?,
+                strings(df, "nome_socio_razao_social")?,
+            );
+            let key = |i: usize| {
+                let text = |v: &Option<String>| v.clone().unwrap_or_default();
+                format!("{} {}", text(&doc[i]), text(&nome[i]))
+            };
+            h.partners = Some((0..df.height()).filter_map(|i| Some((cnpj[i].clone()?, key(i)))).collect());
         }
         if let Some(scan) = frames.scan(crate::tables::Table::DividasPgfn.name()) {
             let df =
@@ -333,6 +352,13 @@ impl Holding {
                     }
                     _ => true,
                 }
+            }
+            RuleKind::MudancaSocios => {
+                let partner = value("chave").unwrap_or_default();
+                let present = self.partners.as_ref().map(|p| p.contains(&(cnpj.clone(), partner)));
+                // An entry holds while the partner stays, an exit while it stays away.
+                let entered = value("mudanca").as_deref() == Some(super::rules::PARTNER_ENTERED);
+                present.is_none_or(|p| p == entered)
             }
             RuleKind::QualquerMudanca => false,
         }

@@ -48,17 +48,20 @@ pub enum RuleKind {
     SaiuDeAtiva,
     /// An inscription was filed in court.
     InscricaoAjuizada,
+    /// A partner entered or left the company.
+    MudancaSocios,
     /// Any change at all (for watched lists).
     QualquerMudanca,
 }
 
 impl RuleKind {
-    const ALL: [RuleKind; 6] = [
+    const ALL: [RuleKind; 7] = [
         Self::NovaInscricao,
         Self::AumentoExposicao,
         Self::RegularidadePiorou,
         Self::SaiuDeAtiva,
         Self::InscricaoAjuizada,
+        Self::MudancaSocios,
         Self::QualquerMudanca,
     ];
 
@@ -74,6 +77,7 @@ impl RuleKind {
             Self::RegularidadePiorou => "regularidade_piorou",
             Self::SaiuDeAtiva => "saiu_de_ativa",
             Self::InscricaoAjuizada => "inscricao_ajuizada",
+            Self::MudancaSocios => "mudanca_socios",
             Self::QualquerMudanca => "qualquer_mudanca",
         }
     }
@@ -87,10 +91,15 @@ impl RuleKind {
             Self::RegularidadePiorou => Some(&["situação fiscal estimada piorou"]),
             Self::SaiuDeAtiva => Some(&["situação cadastral alterada"]),
             Self::InscricaoAjuizada => Some(&["inscrição ajuizada"]),
+            Self::MudancaSocios => Some(&[PARTNER_ENTERED, PARTNER_LEFT]),
             Self::AumentoExposicao | Self::QualquerMudanca => None,
         }
     }
 }
+
+/// The `mudancas` kinds of a partner entering and leaving (`mudanca_socios`).
+pub const PARTNER_ENTERED: &str = "sócio entrou";
+pub const PARTNER_LEFT: &str = "sócio saiu";
 
 /// One checked rule.
 #[derive(Debug, Clone, PartialEq)]

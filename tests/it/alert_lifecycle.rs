@@ -471,3 +471,78 @@ fn an_alert_is_new_once_open_without_being_resent_and_resolved_when_its_conditio
     assert_eq!(jsonl(&outs[2]), store_alerts(&moved, window[2]), "the run's alerts kept without the store");
     assert_eq!(hook.got.lock().unwrap().len(), posts, "and not sent again");
 }
+
+/// A partner who enters in one month and leaves some months later, found on the dataset: the
+/// company, the partner's key (document and name, as the changes write it), and the months of
+/// `MONTHS` it entered and left.
+fn partner_case(datasets: &[Dataset]) -> (Cnpj, String, usize, usize) {
+    let latest = &datasets[datasets.len() - 1];
+    for index in 0..latest.company_count() {
+        let cnpj = latest.company_cnpj(index);
+        let keys: Vec<BTreeSet<String>> = datasets
+            .iter()
+            .map(|d| {
+                let partners = d.socios(&cnpj).unwrap_or_default();
+                partners
+                    .iter()
+                    .map(|p| {
+                        let text = |v: &Option<String>| v.clone().unwrap_or_default();
+                        format!("{} {}", text(&p.cnpj_cpf_socio), text(&p.nome_socio_razao_social))
+                    })
+                    .collect()
+            })
+            .collect();
+        for (entered, now) in keys.iter().enumerate().skip(1) {
+            for key in now.difference(&keys[entered - 1]) {
+                let left = (entered + 1..keys.len()).find(|m| !keys[*m].contains(key));
+                if let Some(left) =
+                    left.filter(|l| *l >= entered + 2 && (entered + 1..*l).all(|m| keys[m].contains(key)))
+                {
+                    return (cnpj, key.clone(), entered, left);
+                }
+            }
+        }
+    }
+    panic!("the dataset has no partner who enters and leaves two months later: the test would prove nothing");
+}
+
+#[test]
+fn a_partner_alert_is_new_once_stays_open_unsent_and_resolves_when_the_partner_leaves() {
+    let datasets: Vec<Dataset> = MONTHS.iter().map(|m| dataset_at(m)).collect();
+    let (cnpj, key, entered, left) = partner_case(&datasets);
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("carteira.txt"), cnpj.as_str()).unwrap();
+    std::fs::write(
+        tmp.path().join("regras.toml"),
+        "[[regra]]\nnome = \"socios\"\ntipo = \"mudanca_socios\"\n",
+    )
+    .unwrap();
+    let hook = super::alerts::receiver();
+    let subject = format!("sócio entrou|{key}");
+    let mut posted_before = 0;
+    for (m, month) in MONTHS.iter().enumerate().take(left + 1).skip(entered - 1) {
+        let out = run_month(tmp.path(), month, &hook.url);
+        let theirs: Vec<Written> = jsonl(&out).into_iter().filter(|w| w.id.2 == subject).collect();
+        let posts = hook.got.lock().unwrap().iter().filter(|(_, body)| body.contains(&key)).count();
+        let want = match m {
+            m if m < entered => None,
+            m if m == entered => Some(("nova", None)),
+            m if m < left => Some(("aberta", None)),
+            _ => Some(("resolvida", Some(month.to_string()))),
+        };
+        let got = theirs.first().map(|w| (w.estado.as_str(), w.resolvida_em.clone()));
+        assert_eq!(got, want, "{month}: the alert of {key} at {cnpj}");
+        assert!(theirs.iter().all(|w| w.aberta_em == MONTHS[entered]), "{month}: {theirs:?}");
+        // Posted when new and when resolved, not while it stays open.
+        let sent = matches!(want, Some(("nova", _)) | Some(("resolvida", _)));
+        assert_eq!(posts > posted_before, sent, "{month}: posts naming {key}");
+        posted_before = posts;
+        assert_eq!(
+            store_alerts(&tmp.path().join("store"), month)
+                .into_iter()
+                .filter(|w| w.id.2 == subject)
+                .collect::<Vec<_>>(),
+            theirs
+        );
+    }
+}

@@ -110,6 +110,10 @@ nome = "ajuizada"
 tipo = "inscricao_ajuizada"
 
 [[regra]]
+nome = "socios"
+tipo = "mudanca_socios"
+
+[[regra]]
 nome = "observada"
 tipo = "qualquer_mudanca"
 lista = "observadas"
@@ -154,6 +158,9 @@ fn expected_alerts(
             if kind == "inscrição ajuizada" {
                 want.insert(key("ajuizada", c, kind, record));
             }
+            if table == "socios" {
+                want.insert(key("socios", c, kind, record));
+            }
             if watched.contains(c) {
                 let record = if table == "parcelamentos_rfb" { "" } else { record.as_str() };
                 want.insert(key("observada", c, kind, record));
@@ -180,7 +187,11 @@ fn alerts_of(out: &Path) -> (BTreeSet<AlertKey>, Vec<serde_json::Value>) {
         .map(|a| {
             let s = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
             let v = &a["valores"];
-            let record = if v["tabela"] == "parcelamentos_rfb" { String::new() } else { s(&v["chave"]) };
+            let record = match v["tabela"].as_str() {
+                Some("parcelamentos_rfb") => String::new(),
+                Some("socios") => fold(&s(&v["chave"])),
+                _ => s(&v["chave"]),
+            };
             (s(&a["regra"]), s(&a["cnpj"]), s(&v["mudanca"]), record)
         })
         .collect();
