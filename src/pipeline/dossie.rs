@@ -4,7 +4,7 @@
 use anyhow::Result;
 use futures::future::join_all;
 
-use super::series::{exposure_history, only};
+use super::series::{TIMELINE, exposure_history, only};
 use crate::analyze::{load_queries, run_queries_with};
 use crate::api::{ApiError, Cnpj};
 use crate::codes::CodeTables;
@@ -76,16 +76,21 @@ pub async fn dossie(settings: DossieSettings) -> Result<ExitStatus> {
         None,
         &only(&queries, &STANDING_QUERIES),
     )?;
-    let history = match &store {
+    let (history, timeline) = match &store {
         Some(root) => {
             let store = crate::store::Store::open(root).await?;
-            Some(exposure_history(&store.reader(), &store.snapshots(), &cnpjs, &queries).await?)
+            let (reader, snapshots) = (store.reader(), store.snapshots());
+            let history = exposure_history(&reader, &snapshots, &cnpjs, &queries).await?;
+            let query = only(&crate::analyze::load_history_queries(folders.queries.as_deref())?, &[TIMELINE]);
+            let timelines = super::timeline::timelines(&reader, &snapshots, &query).await?;
+            (Some(history), crate::report::dossier_page::timeline_of(Some(&timelines), folders.locale))
         }
-        None => None,
+        None => (None, None),
     };
     let judged = crate::report::dossier_page::Judged {
         standings: crate::report::dossier_page::standings(&standing),
         history,
+        timeline,
     };
     let written =
         crate::report::dossier_page::render_dossiers(&records, &judged, &codes, &options, label, demo, &out)?;

@@ -107,6 +107,7 @@ pub fn export_report(
         history: history.as_ref(),
     };
     let judged = crate::report::dossier_page::Judged {
+        timeline: crate::report::dossier_page::timeline_of(history.as_ref(), args.folders.locale),
         standings: crate::report::dossier_page::standings_since(&aggregates, history.as_ref()),
         history: dossier_history,
     };

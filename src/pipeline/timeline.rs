@@ -34,12 +34,21 @@ pub async fn company_timeline(dir: &Path, cnpj: &Cnpj, queries: Option<&Path>) -
         )
         .into());
     }
-    let mut frames = Frames::default();
-    frames.tables.insert(CHANGES_BY_SNAPSHOT, changes_by_snapshot(&reader, &snapshots).await?);
-    let all = crate::analyze::run_queries(&frames, &query)?;
+    let all = timelines(&reader, &snapshots, &query).await?;
     let Some(df) = all.get(TIMELINE) else { return Ok(DataFrame::empty()) };
     let keep: BooleanChunked = df.column("cnpj")?.str()?.iter().map(|c| c == Some(cnpj.as_str())).collect();
     Ok(df.filter(&keep)?)
+}
+
+/// Every company's timeline in the store (`query`: the timeline's, alone).
+pub async fn timelines(
+    reader: &StoreReader,
+    snapshots: &std::collections::BTreeSet<String>,
+    query: &[crate::analyze::Query],
+) -> Result<crate::analyze::Aggregates> {
+    let mut frames = Frames::default();
+    frames.tables.insert(CHANGES_BY_SNAPSHOT, changes_by_snapshot(reader, snapshots).await?);
+    Ok(crate::analyze::run_queries(&frames, query)?)
 }
 
 /// Whether any snapshot of the store holds `cnpj`'s register row.

@@ -136,6 +136,62 @@ pub struct Standing {
 pub struct Judged {
     pub standings: std::collections::BTreeMap<String, Standing>,
     pub history: Option<ExposureHistory>,
+    /// With a store: each company's changes over its snapshots (`timeline_of`).
+    pub timeline: Option<Timeline>,
+}
+
+/// Each company's changes over a store's snapshots, oldest first, by CNPJ (digits).
+pub type Timeline = std::collections::BTreeMap<String, Vec<TimelineEvent>>;
+
+/// One change of a company's timeline, as the dossier shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct TimelineEvent {
+    /// The event's date when the files give one, else the first day of its snapshot's month.
+    pub data: String,
+    pub fato_datado: bool,
+    pub mudanca: String,
+    pub valor_anterior: Option<String>,
+    pub valor_novo: Option<String>,
+    pub snapshot: String,
+}
+
+/// The timeline of every company from the series' `linha_do_tempo`
+/// (`queries/historico/06_linha_do_tempo.sql`); `None` without it.
+pub fn timeline_of(series: Option<&crate::analyze::Aggregates>, locale: Locale) -> Option<Timeline> {
+    use crate::analyze::cells::text;
+    let df = series?.get("linha_do_tempo")?;
+    let mut out = Timeline::new();
+    for i in 0..df.height() {
+        let Some(cnpj) = text(df, "cnpj", i) else { continue };
+        let day = text(df, "data", i).and_then(|d| chrono::NaiveDate::parse_from_str(&d, "%Y-%m-%d").ok());
+        // Amounts of debts, plans and settlements in the reader's money format.
+        let money_table = text(df, "tabela", i)
+            .is_some_and(|t| ["dividas_pgfn", "parcelamentos_rfb", "transacoes_rfb"].contains(&t.as_str()));
+        let value = |name: &str| {
+            let v = text(df, name, i)?;
+            Some(match v.parse::<Decimal>() {
+                Ok(d) if money_table => super::format::money(d, locale),
+                _ => v,
+            })
+        };
+        let event = TimelineEvent {
+            data: day.map(|d| format_day(d, locale)).unwrap_or_default(),
+            fato_datado: text(df, "fato_datado", i).is_some_and(|v| v == "true"),
+            mudanca: text(df, "mudanca", i).unwrap_or_default(),
+            valor_anterior: value("valor_anterior"),
+            valor_novo: value("valor_novo"),
+            snapshot: text(df, "snapshot", i).unwrap_or_default(),
+        };
+        out.entry(cnpj).or_default().push(event);
+    }
+    Some(out)
+}
+
+fn format_day(d: chrono::NaiveDate, locale: Locale) -> String {
+    match locale {
+        Locale::PtBr => d.format("%d/%m/%Y").to_string(),
+        Locale::En => d.format("%Y-%m-%d").to_string(),
+    }
 }
 
 /// Each company's standing from the aggregate `situacao_fiscal_estimada`, by CNPJ (digits).
@@ -222,6 +278,8 @@ pub struct DossierView {
     pub historico_grafico: Option<super::charts::LineChart>,
     /// Whether a store was read (no store: the section says where a history comes from).
     pub historico_consultado: bool,
+    /// With a store: its changes over the snapshots, oldest first.
+    pub linha_do_tempo: Vec<TimelineEvent>,
     /// The estimate the queries make from the active debts (`19_situacao_fiscal_por_retrato`).
     pub situacao_fiscal: Option<Standing>,
     pub inscricoes: usize,
@@ -251,10 +309,7 @@ fn money(s: &Option<String>) -> Option<Decimal> {
 fn date(s: &Option<String>, locale: Locale) -> Option<String> {
     let raw = clean(s)?;
     match parse_registry_date(&raw) {
-        Ok(Some(d)) => Some(match locale {
-            Locale::PtBr => d.format("%d/%m/%Y").to_string(),
-            Locale::En => d.format("%Y-%m-%d").to_string(),
-        }),
+        Ok(Some(d)) => Some(format_day(d, locale)),
         Ok(None) => None,
         Err(_) => Some(raw),
     }
@@ -482,6 +537,7 @@ pub fn dossier_view(
             .collect(),
         historico_grafico,
         historico_consultado: history.is_some(),
+        linha_do_tempo: Vec::new(),
         situacao_fiscal: standing.cloned(),
         inscricoes: dividas.iter().map(|c| c.rows.len()).sum(),
         divida_total: divida_total.to_string(),
@@ -527,7 +583,9 @@ pub fn render_dossiers(
         let standing = judged.standings.get(r.cnpj.as_str());
         let history =
             judged.history.as_ref().map(|h| h.get(r.cnpj.as_str()).map(Vec::as_slice).unwrap_or_default());
-        let view = dossier_view(r, &ctx, standing, history);
+        let mut view = dossier_view(r, &ctx, standing, history);
+        view.linha_do_tempo =
+            judged.timeline.as_ref().and_then(|t| t.get(r.cnpj.as_str())).cloned().unwrap_or_default();
         for (main, ext, hb) in &engines {
             let text = crate::stack::deep(|| hb.render(main, &view)).map_err(|e| ReportError::Render {
                 file: format!("{}/{main}", templates.origin),

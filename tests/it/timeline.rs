@@ -121,6 +121,28 @@ fn four_months_on_a_store_give_each_company_its_timeline_dated_and_oldest_first(
         "{table}"
     );
 
+    // Its dossier, on that store, shows the same changes in its "Linha do tempo", oldest first.
+    let dossiers = tmp.path().join("dossies");
+    let o = bin()
+        .args(["dossie", busiest.as_str(), "--store"])
+        .arg(&store)
+        .arg("--out")
+        .arg(&dossiers)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let page = std::fs::read_to_string(dossiers.join(format!("dossies/{}.md", busiest.as_str()))).unwrap();
+    let start = page.find("## Linha do tempo").expect("the dossier's timeline");
+    let end = page[start + 3..].find("\n## ").map_or(page.len(), |e| start + 3 + e);
+    let section = &page[start..end];
+    let rows: Vec<&str> =
+        section.lines().filter(|l| l.starts_with("| ") && !l.starts_with("| Data")).collect();
+    assert_eq!(rows.len(), theirs.len(), "{section}");
+    for (row, i) in rows.iter().zip(&theirs) {
+        assert!(row.contains(kinds[*i].as_deref().unwrap()), "{row}");
+    }
+    insta::assert_snapshot!("dossier_timeline_md", section);
+
     // A company in no snapshot exits 5, as `store series`.
     let outside = (0..1000).map(|i| at("202609").company_cnpj(i)).find(|c| !portfolio.contains(c)).unwrap();
     let o = timeline(&store, outside.as_str(), "csv");
