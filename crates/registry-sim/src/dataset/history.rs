@@ -14,6 +14,8 @@
 //!   window; about 15% (indebted) had a plan and 6% a transaction that ended inside it;
 //! - an establishment whose cadastral situation is not ATIVA was ATIVA before the date of
 //!   that situation; a Simples or MEI option starts on its date and an exclusion on its own;
+//! - about 1 company in 25 raised its share capital inside the window: before that month it was
+//!   two thirds of today's;
 //! - a person or foreign partner is a partner from `data_entrada_sociedade` on; about 1 company
 //!   in 12 had one more person partner who left inside the window, half of them having entered
 //!   inside it too.
@@ -35,6 +37,7 @@ pub(super) mod stream {
     pub const PLAN_GONE: u64 = 108;
     pub const TRANSACTION_GONE: u64 = 109;
     pub const PARTNER_GONE: u64 = 110;
+    pub const CAPITAL_RAISED: u64 = 111;
 }
 
 /// Last day of month `index` of the window.
@@ -156,4 +159,16 @@ pub(super) fn partner_gone<T>(
     let lo = if per_mille(&mut rng, 500) { window.max(core.inicio) } else { core.inicio };
     let (entered, p) = partner(&mut rng, (lo.min(hi), hi));
     (ds.as_of < left && exists(ds, entered)).then_some(p)
+}
+
+/// The company's share capital at the as-of month, in cents.
+pub(super) fn capital_cents(ds: &Dataset, core: &Core) -> i64 {
+    let mut rng = entity_rng(ds.seed, stream::CAPITAL_RAISED, core.index as u64);
+    if per_mille(&mut rng, 40) && ds.months.len() >= 2 {
+        let raised = between(&mut rng, 1, ds.months.len() as u64 - 1) as usize;
+        if ds.as_of < raised {
+            return core.capital_cents / 3 * 2;
+        }
+    }
+    core.capital_cents
 }

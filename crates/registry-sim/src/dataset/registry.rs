@@ -130,7 +130,7 @@ pub(super) fn empresa_simples(ds: &Dataset, core: &Core) -> (Empresa, Simples) {
     let mut rng = entity_rng(ds.seed, stream::ESTAB, core.index as u64 * 8);
     let rng = &mut rng;
     let mut razao = core.razao.clone();
-    let mut capital = money_comma(core.capital_cents);
+    let mut capital = money_comma(history::capital_cents(ds, core));
     if defect(rng) {
         match below(rng, 3) {
             0 => razao = String::new(),

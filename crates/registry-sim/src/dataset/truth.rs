@@ -148,6 +148,9 @@ pub struct RecordsTruth {
     pub situacao_cadastral: Option<String>,
     pub opcao_pelo_simples: Option<String>,
     pub opcao_pelo_mei: Option<String>,
+    /// The share capital in cents, `None` when the record's text is not an amount.
+    #[serde(default)]
+    pub capital_cents: Option<i64>,
     pub dividas: BTreeMap<String, DebtRecordTruth>,
     /// `adesao_deferimento|valor_parcelado` -> saldo_devedor in cents.
     pub parcelamentos: BTreeMap<String, Option<i64>>,
@@ -198,6 +201,11 @@ pub(super) fn records(ds: &Dataset, cnpj: &Cnpj) -> Option<RecordsTruth> {
         situacao_cadastral: profile.estabelecimento.as_ref().and_then(|e| e.situacao_cadastral.clone()),
         opcao_pelo_simples: profile.simples.as_ref().and_then(|s| s.opcao_pelo_simples.clone()),
         opcao_pelo_mei: profile.simples.as_ref().and_then(|s| s.opcao_pelo_mei.clone()),
+        capital_cents: {
+            let cents = super::history::capital_cents(ds, &core);
+            let raw = profile.empresa.as_ref().and_then(|e| e.capital_social_raw.as_deref());
+            (raw == Some(super::text::money_comma(cents).as_str())).then_some(cents)
+        },
         dividas: dividas_by_numero,
         parcelamentos: parcelamentos(ds, &core).iter().map(|p| (plan_key(&p.item), p.cents)).collect(),
         transacoes: transacoes(ds, &core)
