@@ -75,6 +75,17 @@ pub(super) fn company_changes(cnpj: &str, b: Option<&RecordsTruth>, a: Option<&R
         let (o, n) = (word(&b.situacao_cadastral), word(&a.situacao_cadastral));
         out.push(row("situação cadastral alterada", "empresas", cnpj, o, n, None));
     }
+    if b.capital_cents != a.capital_cents {
+        let amount = |c: Option<i64>| c.map(|c| format!("{}.{:02}", c / 100, c % 100));
+        out.push(row(
+            "capital social alterado",
+            "empresas",
+            cnpj,
+            amount(b.capital_cents),
+            amount(a.capital_cents),
+            None,
+        ));
+    }
     for (name, before, after) in [
         ("Simples", &b.opcao_pelo_simples, &a.opcao_pelo_simples),
         ("MEI", &b.opcao_pelo_mei, &a.opcao_pelo_mei),
