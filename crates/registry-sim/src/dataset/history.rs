@@ -15,7 +15,8 @@
 //! - an establishment whose cadastral situation is not ATIVA was ATIVA before the date of
 //!   that situation; a Simples or MEI option starts on its date and an exclusion on its own;
 //! - about 1 company in 25 raised its share capital inside the window: before that month it was
-//!   two thirds of today's;
+//!   two thirds of today's; about 1 in 40 changed its main CNAE: before, it had the next one of
+//!   the dataset's list;
 //! - a person or foreign partner is a partner from `data_entrada_sociedade` on; about 1 company
 //!   in 12 had one more person partner who left inside the window, half of them having entered
 //!   inside it too.
@@ -38,6 +39,7 @@ pub(super) mod stream {
     pub const TRANSACTION_GONE: u64 = 109;
     pub const PARTNER_GONE: u64 = 110;
     pub const CAPITAL_RAISED: u64 = 111;
+    pub const CNAE_CHANGED: u64 = 112;
 }
 
 /// Last day of month `index` of the window.
@@ -171,4 +173,16 @@ pub(super) fn capital_cents(ds: &Dataset, core: &Core) -> i64 {
         }
     }
     core.capital_cents
+}
+
+/// The company's main CNAE at the as-of month (its index in `vocab::CNAES`).
+pub(super) fn cnae_index(ds: &Dataset, core: &Core) -> usize {
+    let mut rng = entity_rng(ds.seed, stream::CNAE_CHANGED, core.index as u64);
+    if per_mille(&mut rng, 25) && ds.months.len() >= 2 {
+        let changed = between(&mut rng, 1, ds.months.len() as u64 - 1) as usize;
+        if ds.as_of < changed {
+            return (core.cnae + 1) % super::vocab::CNAES.len();
+        }
+    }
+    core.cnae
 }

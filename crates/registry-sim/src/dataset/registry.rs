@@ -87,7 +87,11 @@ pub(super) fn estabelecimento(ds: &Dataset, core: &Core, ordem: u32) -> Estabele
     Estabelecimento {
         bairro: Some(bairro),
         cep: Some(cep(rng, uf)),
-        cnae_fiscal_principal: Some(core.cnae().code.to_string()),
+        // The head office's main CNAE as it stood at the as-of month (a branch keeps today's).
+        cnae_fiscal_principal: Some(
+            if head { super::vocab::CNAES[history::cnae_index(ds, core)].code } else { core.cnae().code }
+                .to_string(),
+        ),
         cnae_fiscal_secundaria: Some(secundarias.join(",")),
         cnpj_basico: Some(s[..8].to_string()),
         cnpj_completo: Some(s.to_string()),

@@ -151,6 +151,9 @@ pub struct RecordsTruth {
     /// The share capital in cents, `None` when the record's text is not an amount.
     #[serde(default)]
     pub capital_cents: Option<i64>,
+    /// The head office's main CNAE, as published.
+    #[serde(default)]
+    pub cnae_principal: Option<String>,
     pub dividas: BTreeMap<String, DebtRecordTruth>,
     /// `adesao_deferimento|valor_parcelado` -> saldo_devedor in cents.
     pub parcelamentos: BTreeMap<String, Option<i64>>,
@@ -206,6 +209,7 @@ pub(super) fn records(ds: &Dataset, cnpj: &Cnpj) -> Option<RecordsTruth> {
             let raw = profile.empresa.as_ref().and_then(|e| e.capital_social_raw.as_deref());
             (raw == Some(super::text::money_comma(cents).as_str())).then_some(cents)
         },
+        cnae_principal: profile.estabelecimento.as_ref().and_then(|e| e.cnae_fiscal_principal.clone()),
         dividas: dividas_by_numero,
         parcelamentos: parcelamentos(ds, &core).iter().map(|p| (plan_key(&p.item), p.cents)).collect(),
         transacoes: transacoes(ds, &core)
