@@ -75,6 +75,10 @@ pub(super) fn company_changes(cnpj: &str, b: Option<&RecordsTruth>, a: Option<&R
         let (o, n) = (word(&b.situacao_cadastral), word(&a.situacao_cadastral));
         out.push(row("situação cadastral alterada", "empresas", cnpj, o, n, None));
     }
+    if word(&b.cnae_principal) != word(&a.cnae_principal) {
+        let (o, n) = (word(&b.cnae_principal), word(&a.cnae_principal));
+        out.push(row("CNAE principal alterado", "empresas", cnpj, o, n, None));
+    }
     if b.capital_cents != a.capital_cents {
         let amount = |c: Option<i64>| c.map(|c| format!("{}.{:02}", c / 100, c % 100));
         out.push(row(
