@@ -16,7 +16,8 @@
 //!   that situation; a Simples or MEI option starts on its date and an exclusion on its own;
 //! - about 1 company in 25 raised its share capital inside the window: before that month it was
 //!   two thirds of today's; about 1 in 40 changed its main CNAE: before, it had the next one of
-//!   the dataset's list;
+//!   the dataset's list; about 1 in 40 moved its head office: before, it was in another
+//!   municipality of the same state;
 //! - a person or foreign partner is a partner from `data_entrada_sociedade` on; about 1 company
 //!   in 12 had one more person partner who left inside the window, half of them having entered
 //!   inside it too.
@@ -40,6 +41,7 @@ pub(super) mod stream {
     pub const PARTNER_GONE: u64 = 110;
     pub const CAPITAL_RAISED: u64 = 111;
     pub const CNAE_CHANGED: u64 = 112;
+    pub const HEAD_OFFICE_MOVED: u64 = 113;
 }
 
 /// Last day of month `index` of the window.
@@ -185,4 +187,21 @@ pub(super) fn cnae_index(ds: &Dataset, core: &Core) -> usize {
         }
     }
     core.cnae
+}
+
+/// The head office's municipality at the as-of month (its index in `geo::MUNICIPIOS`).
+pub(super) fn head_office_municipio(ds: &Dataset, core: &Core) -> usize {
+    use super::geo::MUNICIPIOS;
+    let mut rng = entity_rng(ds.seed, stream::HEAD_OFFICE_MOVED, core.index as u64);
+    if per_mille(&mut rng, 25) && ds.months.len() >= 2 {
+        let moved = between(&mut rng, 1, ds.months.len() as u64 - 1) as usize;
+        let uf = MUNICIPIOS[core.mun].uf;
+        let before = (1..MUNICIPIOS.len())
+            .map(|k| (core.mun + k) % MUNICIPIOS.len())
+            .find(|j| MUNICIPIOS[*j].uf == uf);
+        if let Some(before) = before.filter(|_| ds.as_of < moved) {
+            return before;
+        }
+    }
+    core.mun
 }

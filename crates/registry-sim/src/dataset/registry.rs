@@ -36,7 +36,7 @@ pub(super) fn estabelecimento(ds: &Dataset, core: &Core, ordem: u32) -> Estabele
     let rng = &mut rng;
     let head = ordem == 1;
     let (uf, mun, inicio, situacao) = if head {
-        (core.uf, core.mun, core.inicio, core.situacao)
+        (core.uf, history::head_office_municipio(ds, core), core.inicio, core.situacao)
     } else {
         let uf = if per_mille(rng, 700) { core.uf } else { pick_uf(rng) };
         let mun = pick_municipio(rng, uf, false);

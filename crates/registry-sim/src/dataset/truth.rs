@@ -154,6 +154,9 @@ pub struct RecordsTruth {
     /// The head office's main CNAE, as published.
     #[serde(default)]
     pub cnae_principal: Option<String>,
+    /// The head office's municipality, as published.
+    #[serde(default)]
+    pub municipio: Option<String>,
     pub dividas: BTreeMap<String, DebtRecordTruth>,
     /// `adesao_deferimento|valor_parcelado` -> saldo_devedor in cents.
     pub parcelamentos: BTreeMap<String, Option<i64>>,
@@ -210,6 +213,7 @@ pub(super) fn records(ds: &Dataset, cnpj: &Cnpj) -> Option<RecordsTruth> {
             (raw == Some(super::text::money_comma(cents).as_str())).then_some(cents)
         },
         cnae_principal: profile.estabelecimento.as_ref().and_then(|e| e.cnae_fiscal_principal.clone()),
+        municipio: profile.estabelecimento.as_ref().and_then(|e| e.municipio.clone()),
         dividas: dividas_by_numero,
         parcelamentos: parcelamentos(ds, &core).iter().map(|p| (plan_key(&p.item), p.cents)).collect(),
         transacoes: transacoes(ds, &core)
