@@ -5,7 +5,7 @@
 --   inscrições em dívida ativa novas ou encerradas (como devedora principal, ou como
 --   corresponsável ou solidária: "nova corresponsabilidade"), valor, situação ou ajuizamento alterados;
 --   parcelamentos e transações iniciados, encerrados ou com saldo alterado; situação cadastral e
---   opção pelo Simples ou MEI, CNAE principal e capital social alterados; sócio que entrou ou saiu; situação fiscal estimada que
+--   opção pelo Simples ou MEI, CNAE principal, município da sede e capital social alterados; sócio que entrou ou saiu; situação fiscal estimada que
 --   piorou ou melhorou. data_evento é a data que os arquivos dão ao fato (a entrada do sócio, a
 --   inscrição, a situação cadastral, a opção pelo Simples), vazia quando não dão nenhuma. Uma
 --   empresa nova na carteira é uma linha só. Vazia na
@@ -14,7 +14,8 @@
 --   this one: active-debt inscriptions new or ended (as principal debtor, or as co-responsible or
 --   jointly liable: "nova corresponsabilidade"), their value, situation or court filing
 --   changed; instalment plans and transactions started, ended or with a new balance; cadastral
---   situation, Simples or MEI option, main CNAE and share capital changed; a partner who entered or left; estimated tax
+--   situation, Simples or MEI option, main CNAE, head office's municipality and share capital
+--   changed; a partner who entered or left; estimated tax
 --   standing worse or better. data_evento is the date the files give the event (the partner's
 --   entry, the inscription, the cadastral situation, the Simples option), empty when they give
 --   none. A company new to the portfolio is one row.
@@ -47,6 +48,11 @@ cadastro AS (
     UNION ALL
     SELECT b.cnpj, 'cnae_fiscal_principal' AS campo, 'CNAE principal' AS nome,
            a.cnae_fiscal_principal AS antes, e.cnae_fiscal_principal AS agora,
+           CAST(NULL AS DATE) AS data
+    FROM ambos b JOIN empresas e ON e.cnpj = b.cnpj JOIN empresas_anterior a ON a.cnpj = b.cnpj
+    UNION ALL
+    SELECT b.cnpj, 'municipio' AS campo, 'município da sede' AS nome,
+           a.municipio AS antes, e.municipio AS agora,
            CAST(NULL AS DATE) AS data
     FROM ambos b JOIN empresas e ON e.cnpj = b.cnpj JOIN empresas_anterior a ON a.cnpj = b.cnpj
     UNION ALL
@@ -148,6 +154,7 @@ mudancas AS (
            CASE WHEN campo = 'situacao_cadastral' THEN 'situação cadastral alterada'
                 WHEN campo = 'capital_social' THEN 'capital social alterado'
                 WHEN campo = 'cnae_fiscal_principal' THEN 'CNAE principal alterado'
+                WHEN campo = 'municipio' THEN 'sede mudou de município'
                 WHEN agora = 'S' THEN CONCAT('entrou no ', nome)
                 ELSE CONCAT('saiu do ', nome)
            END AS mudanca,

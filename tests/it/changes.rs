@@ -79,6 +79,10 @@ pub(super) fn company_changes(cnpj: &str, b: Option<&RecordsTruth>, a: Option<&R
         let (o, n) = (word(&b.cnae_principal), word(&a.cnae_principal));
         out.push(row("CNAE principal alterado", "empresas", cnpj, o, n, None));
     }
+    if word(&b.municipio) != word(&a.municipio) {
+        let (o, n) = (word(&b.municipio), word(&a.municipio));
+        out.push(row("sede mudou de município", "empresas", cnpj, o, n, None));
+    }
     if b.capital_cents != a.capital_cents {
         let amount = |c: Option<i64>| c.map(|c| format!("{}.{:02}", c / 100, c % 100));
         out.push(row(

@@ -153,10 +153,10 @@ fn four_months_on_a_store_give_each_company_its_timeline_dated_and_oldest_first(
 /// company whose register changed that way from one month to the next shows it, before and
 /// after, in that month's `mudancas`, equal to the truth's diff.
 #[test]
-fn a_raised_share_capital_and_a_new_main_cnae_show_with_both_values() {
+fn a_new_capital_main_cnae_or_municipality_shows_with_both_values() {
     let datasets: Vec<Dataset> = MONTHS.iter().map(|m| at(m)).collect();
     let latest = &datasets[MONTHS.len() - 1];
-    for kind in ["capital social alterado", "CNAE principal alterado"] {
+    for kind in ["capital social alterado", "CNAE principal alterado", "sede mudou de município"] {
         let (cnpj, month) = (0..latest.company_count())
             .map(|i| latest.company_cnpj(i))
             .find_map(|c| {
