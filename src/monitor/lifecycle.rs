@@ -230,6 +230,26 @@ pub struct Holding {
     inscriptions: Option<HashMap<(String, String), bool>>,
     /// Each company's partners, by `mudancas`' key (document and name).
     partners: Option<HashSet<(String, String)>>,
+    /// Each company's register fields the register rules follow, by `empresas`' column.
+    register: Option<HashMap<(String, &'static str), Option<String>>>,
+}
+
+/// The `empresas` column each register rule follows.
+fn register_column(kind: RuleKind) -> Option<&'static str> {
+    match kind {
+        RuleKind::MudancaCnae => Some("cnae_fiscal_principal"),
+        RuleKind::MudancaEndereco => Some("municipio"),
+        RuleKind::MudancaCapital => Some("capital_social"),
+        _ => None,
+    }
+}
+
+/// The same value, read as amounts when both are (a decimal's text has one spelling per scale).
+fn same_value(a: &str, b: &str) -> bool {
+    match (a.trim().parse::<Decimal>(), b.trim().parse::<Decimal>()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a.trim() == b.trim(),
+    }
 }
 
 impl Holding {
@@ -269,6 +289,22 @@ impl Holding {
             }
             h.situacao = Some(situacoes);
             h.exposure = Some(exposure);
+        }
+        if let Some(scan) = frames.scan(crate::tables::Table::Empresas.name()) {
+            let columns = ["cnae_fiscal_principal", "municipio", "capital_social"];
+            let df = &scan?
+                .select([col("cnpj")].into_iter().chain(columns.map(col)).collect::<Vec<_>>())
+                .collect()?;
+            let cnpj = strings(df, "cnpj")?;
+            let mut register = HashMap::new();
+            for column in columns {
+                for (c, v) in cnpj.iter().zip(strings(df, column)?) {
+                    if let Some(c) = c {
+                        register.insert((c.clone(), column), v);
+                    }
+                }
+            }
+            h.register = Some(register);
         }
         if let Some(scan) = frames.scan(crate::tables::Table::Socios.name()) {
             let df = &scan?
@@ -359,6 +395,14 @@ impl Holding {
                 // An entry holds while the partner stays, an exit while it stays away.
                 let entered = value("mudanca").as_deref() == Some(super::rules::PARTNER_ENTERED);
                 present.is_none_or(|p| p == entered)
+            }
+            RuleKind::MudancaCnae | RuleKind::MudancaEndereco | RuleKind::MudancaCapital => {
+                // Open while the company still has the value it changed to.
+                let (Some(column), Some(new)) = (register_column(rule.kind), value("valor_novo")) else {
+                    return true;
+                };
+                let now = self.register.as_ref().map(|r| r.get(&(cnpj.clone(), column)).cloned().flatten());
+                now.is_none_or(|v| v.is_some_and(|v| same_value(&v, &new)))
             }
             RuleKind::QualquerMudanca => false,
         }

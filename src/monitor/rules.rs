@@ -50,18 +50,27 @@ pub enum RuleKind {
     InscricaoAjuizada,
     /// A partner entered or left the company.
     MudancaSocios,
+    /// The head office's main CNAE changed.
+    MudancaCnae,
+    /// The head office moved to another municipality.
+    MudancaEndereco,
+    /// The share capital changed.
+    MudancaCapital,
     /// Any change at all (for watched lists).
     QualquerMudanca,
 }
 
 impl RuleKind {
-    const ALL: [RuleKind; 7] = [
+    const ALL: [RuleKind; 10] = [
         Self::NovaInscricao,
         Self::AumentoExposicao,
         Self::RegularidadePiorou,
         Self::SaiuDeAtiva,
         Self::InscricaoAjuizada,
         Self::MudancaSocios,
+        Self::MudancaCnae,
+        Self::MudancaEndereco,
+        Self::MudancaCapital,
         Self::QualquerMudanca,
     ];
 
@@ -78,6 +87,9 @@ impl RuleKind {
             Self::SaiuDeAtiva => "saiu_de_ativa",
             Self::InscricaoAjuizada => "inscricao_ajuizada",
             Self::MudancaSocios => "mudanca_socios",
+            Self::MudancaCnae => "mudanca_cnae",
+            Self::MudancaEndereco => "mudanca_endereco",
+            Self::MudancaCapital => "mudanca_capital",
             Self::QualquerMudanca => "qualquer_mudanca",
         }
     }
@@ -92,6 +104,9 @@ impl RuleKind {
             Self::SaiuDeAtiva => Some(&["situação cadastral alterada"]),
             Self::InscricaoAjuizada => Some(&["inscrição ajuizada"]),
             Self::MudancaSocios => Some(&[PARTNER_ENTERED, PARTNER_LEFT]),
+            Self::MudancaCnae => Some(&["CNAE principal alterado"]),
+            Self::MudancaEndereco => Some(&["sede mudou de município"]),
+            Self::MudancaCapital => Some(&["capital social alterado"]),
             Self::AumentoExposicao | Self::QualquerMudanca => None,
         }
     }

@@ -546,3 +546,36 @@ fn a_partner_alert_is_new_once_stays_open_unsent_and_resolves_when_the_partner_l
         );
     }
 }
+
+#[test]
+fn a_head_office_move_alert_is_new_then_stays_open_while_the_company_stays() {
+    let datasets: Vec<Dataset> = MONTHS.iter().map(|m| dataset_at(m)).collect();
+    let latest = &datasets[datasets.len() - 1];
+    let moved = |c: &Cnpj, m: usize| {
+        let at = |k: usize| datasets[k].records_truth(c).and_then(|t| t.municipio);
+        at(m) != at(m - 1)
+    };
+    let (cnpj, month) = (0..latest.company_count())
+        .map(|i| latest.company_cnpj(i))
+        .find_map(|c| (1..MONTHS.len() - 1).find(|m| moved(&c, *m)).map(|m| (c, m)))
+        .expect("a head office that moved before the last month");
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("carteira.txt"), cnpj.as_str()).unwrap();
+    std::fs::write(
+        tmp.path().join("regras.toml"),
+        "[[regra]]\nnome = \"endereco\"\ntipo = \"mudanca_endereco\"\n",
+    )
+    .unwrap();
+    let hook = super::alerts::receiver();
+    for (m, state) in [(month - 1, None), (month, Some("nova")), (month + 1, Some("aberta"))] {
+        let out = run_month(tmp.path(), MONTHS[m], &hook.url);
+        let alerts: Vec<Written> = jsonl(&out).into_iter().filter(|w| w.id.0 == "endereco").collect();
+        assert_eq!(
+            alerts.iter().map(|w| w.estado.as_str()).collect::<Vec<_>>(),
+            state.into_iter().collect::<Vec<_>>(),
+            "{}",
+            MONTHS[m]
+        );
+        assert!(alerts.iter().all(|w| w.aberta_em == MONTHS[month]), "{alerts:?}");
+    }
+}

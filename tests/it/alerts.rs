@@ -114,6 +114,18 @@ nome = "socios"
 tipo = "mudanca_socios"
 
 [[regra]]
+nome = "cnae"
+tipo = "mudanca_cnae"
+
+[[regra]]
+nome = "endereco"
+tipo = "mudanca_endereco"
+
+[[regra]]
+nome = "capital"
+tipo = "mudanca_capital"
+
+[[regra]]
 nome = "observada"
 tipo = "qualquer_mudanca"
 lista = "observadas"
@@ -160,6 +172,14 @@ fn expected_alerts(
             }
             if table == "socios" {
                 want.insert(key("socios", c, kind, record));
+            }
+            let register = [
+                ("CNAE principal alterado", "cnae"),
+                ("sede mudou de município", "endereco"),
+                ("capital social alterado", "capital"),
+            ];
+            if let Some((_, rule)) = register.iter().find(|(k, _)| k == kind) {
+                want.insert(key(rule, c, kind, record));
             }
             if watched.contains(c) {
                 let record = if table == "parcelamentos_rfb" { "" } else { record.as_str() };
