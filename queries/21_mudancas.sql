@@ -7,7 +7,8 @@
 --   parcelamentos e transações iniciados, encerrados ou com saldo alterado; situação cadastral e
 --   opção pelo Simples ou MEI, CNAE principal, município da sede e capital social alterados; sócio que entrou ou saiu; situação fiscal estimada que
 --   piorou ou melhorou. data_evento é a data que os arquivos dão ao fato (a entrada do sócio, a
---   inscrição, a situação cadastral, a opção pelo Simples), vazia quando não dão nenhuma. Uma
+--   inscrição, a situação cadastral, a entrada ou saída do Simples e do MEI), vazia quando não
+--   dão nenhuma. Uma
 --   empresa nova na carteira é uma linha só. Vazia na
 --   primeira execução sobre um armazenamento (não há retrato anterior).
 -- description: One row per change of each portfolio company between the previous snapshot and
@@ -17,8 +18,8 @@
 --   situation, Simples or MEI option, main CNAE, head office's municipality and share capital
 --   changed; a partner who entered or left; estimated tax
 --   standing worse or better. data_evento is the date the files give the event (the partner's
---   entry, the inscription, the cadastral situation, the Simples option), empty when they give
---   none. A company new to the portfolio is one row.
+--   entry, the inscription, the cadastral situation, the Simples or MEI entry or exit), empty
+--   when they give none. A company new to the portfolio is one row.
 --   Empty on a store's first run (there is no previous snapshot).
 -- answers: What changed, company by company, since the previous snapshot?
 -- The *_anterior tables are the previous snapshot's; comparacao has one row (snapshot,
@@ -38,12 +39,12 @@ cadastro AS (
     UNION ALL
     SELECT b.cnpj, 'opcao_pelo_simples' AS campo, 'Simples' AS nome,
            a.opcao_pelo_simples AS antes, e.opcao_pelo_simples AS agora,
-           CASE WHEN e.opcao_pelo_simples = 'S' THEN e.data_opcao_simples END AS data
+           CASE WHEN e.opcao_pelo_simples = 'S' THEN e.data_opcao_simples ELSE e.data_exclusao_simples END AS data
     FROM ambos b JOIN empresas e ON e.cnpj = b.cnpj JOIN empresas_anterior a ON a.cnpj = b.cnpj
     UNION ALL
     SELECT b.cnpj, 'opcao_pelo_mei' AS campo, 'MEI' AS nome,
            a.opcao_pelo_mei AS antes, e.opcao_pelo_mei AS agora,
-           CAST(NULL AS DATE) AS data
+           CASE WHEN e.opcao_pelo_mei = 'S' THEN e.data_opcao_mei ELSE e.data_exclusao_mei END AS data
     FROM ambos b JOIN empresas e ON e.cnpj = b.cnpj JOIN empresas_anterior a ON a.cnpj = b.cnpj
     UNION ALL
     SELECT b.cnpj, 'cnae_fiscal_principal' AS campo, 'CNAE principal' AS nome,

@@ -131,7 +131,10 @@ const EMPRESAS: &[ColumnSpec] = &[
     col("data_inicio_atividade", "estabelecimento_data_inicio_atividade", Date, "Start of activity"),
     col("opcao_pelo_simples", "simples_opcao_pelo_simples", Code, "Opted into Simples Nacional (S/N)"),
     col("data_opcao_simples", "simples_data_opcao_simples", Date, "Date of the Simples option"),
+    col("data_exclusao_simples", "simples_data_exclusao_simples", Date, "Date the company left the Simples"),
     col("opcao_pelo_mei", "simples_opcao_pelo_mei", Code, "Registered as MEI (S/N)"),
+    col("data_opcao_mei", "simples_data_opcao_mei", Date, "Date of the MEI registration"),
+    col("data_exclusao_mei", "simples_data_exclusao_mei", Date, "Date the company left the MEI"),
     col(
         "snapshot_fingerprint",
         "snapshot_fingerprint",

@@ -338,6 +338,34 @@ fn changes_between_two_months_equal_the_diff_of_their_ground_truth() {
         dated += usize::from(iso.is_some());
     }
     assert!(dated > 0, "no partner's entry dated");
+    // Entering or leaving the Simples or the MEI is dated by the option or exclusion date the
+    // profile publishes (all zeros: no date).
+    let iso = |d: Option<String>| {
+        d.filter(|d| d.len() == 8 && d != "00000000" && d.bytes().all(|b| b.is_ascii_digit()))
+            .map(|d| format!("{}-{}-{}", &d[..4], &d[4..6], &d[6..]))
+    };
+    let mut simples_dated = 0;
+    for i in 0..df.height() {
+        let kind = kinds_of[i].as_deref().unwrap_or_default();
+        let Some((regime, entered)) =
+            [("Simples", kind == "entrou no Simples"), ("MEI", kind == "entrou no MEI")]
+                .into_iter()
+                .find(|(r, _)| kind.ends_with(r))
+        else {
+            continue;
+        };
+        let cnpj = Cnpj::parse(cnpjs[i].as_deref().unwrap()).unwrap();
+        let s = after.profile(&cnpj).unwrap().simples.unwrap();
+        let published = match (regime, entered) {
+            ("Simples", true) => s.data_opcao_simples,
+            ("Simples", false) => s.data_exclusao_simples,
+            (_, true) => s.data_opcao_mei,
+            _ => s.data_exclusao_mei,
+        };
+        assert_eq!(dates[i], iso(published), "{cnpj} {kind}");
+        simples_dated += 1;
+    }
+    assert!(simples_dated > 0, "no Simples or MEI change between the two months");
 
     // The report's section, in both formats: with changes at M+1, one line at M (first run).
     let md = |run: &str| {
