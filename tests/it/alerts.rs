@@ -70,9 +70,10 @@ fn receiver_answering(status: &'static str) -> Receiver {
                 }
                 break (head, String::from_utf8_lossy(&buf[end + 4..]).to_string());
             };
+            // Recorded before the answer: a run that got it finds the post here once it exits.
+            sink.lock().unwrap().push((head, body));
             let answer = format!("HTTP/1.1 {status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
             let _ = s.write_all(answer.as_bytes());
-            sink.lock().unwrap().push((head, body));
         }
     });
     Receiver { url, got }
