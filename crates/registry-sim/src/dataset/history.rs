@@ -133,9 +133,7 @@ pub(super) fn records_as_of<T>(
             rows.push(r);
         }
     }
-    let mut rng = entity_rng(ds.seed, list.gone_stream, core.index as u64);
-    if per_mille(&mut rng, list.gone_chance) {
-        let ended = between(&mut rng, 1, ds.months.len() as u64 - 1) as usize;
+    if let Some((ended, mut rng)) = changed_month(ds, list.gone_stream, core, list.gone_chance) {
         let hi = month_end(ds, ended - 1);
         let (start, r) = row(&mut rng, (list.lo.min(hi), hi), GONE_ORDINAL);
         if ds.as_of < ended && exists(ds, start) {
@@ -145,6 +143,21 @@ pub(super) fn records_as_of<T>(
     rows
 }
 
+/// The month inside the window in which `core` had the change of `stream`, when it is one of the
+/// `chance` per mille of companies that had one; with the stream, for the change's own draws.
+fn changed_month(ds: &Dataset, stream: u64, core: &Core, chance: u32) -> Option<(usize, DetRng)> {
+    let mut rng = entity_rng(ds.seed, stream, core.index as u64);
+    if !per_mille(&mut rng, chance) || ds.months.len() < 2 {
+        return None;
+    }
+    Some((between(&mut rng, 1, ds.months.len() as u64 - 1) as usize, rng))
+}
+
+/// Whether the as-of month is before `core`'s change of `stream` (`changed_month`).
+fn before_change(ds: &Dataset, stream: u64, core: &Core, chance: u32) -> bool {
+    changed_month(ds, stream, core, chance).is_some_and(|(month, _)| ds.as_of < month)
+}
+
 /// The partner of `core` who left inside the window, while still a partner at the as-of month:
 /// `partner(rng, entry_range)` draws it with its entry date.
 pub(super) fn partner_gone<T>(
@@ -152,11 +165,7 @@ pub(super) fn partner_gone<T>(
     core: &Core,
     partner: impl FnOnce(&mut DetRng, (Date, Date)) -> (Date, T),
 ) -> Option<T> {
-    let mut rng = entity_rng(ds.seed, stream::PARTNER_GONE, core.index as u64);
-    if !per_mille(&mut rng, 80) || ds.months.len() < 2 {
-        return None;
-    }
-    let left = between(&mut rng, 1, ds.months.len() as u64 - 1) as usize;
+    let (left, mut rng) = changed_month(ds, stream::PARTNER_GONE, core, 80)?;
     let hi = month_end(ds, left - 1);
     let first = ds.months[0];
     let window = Date::new(i32::from(first.year()), u32::from(first.month()), 1);
@@ -167,41 +176,31 @@ pub(super) fn partner_gone<T>(
 
 /// The company's share capital at the as-of month, in cents.
 pub(super) fn capital_cents(ds: &Dataset, core: &Core) -> i64 {
-    let mut rng = entity_rng(ds.seed, stream::CAPITAL_RAISED, core.index as u64);
-    if per_mille(&mut rng, 40) && ds.months.len() >= 2 {
-        let raised = between(&mut rng, 1, ds.months.len() as u64 - 1) as usize;
-        if ds.as_of < raised {
-            return core.capital_cents / 3 * 2;
-        }
+    if before_change(ds, stream::CAPITAL_RAISED, core, 40) {
+        core.capital_cents / 3 * 2
+    } else {
+        core.capital_cents
     }
-    core.capital_cents
 }
 
 /// The company's main CNAE at the as-of month (its index in `vocab::CNAES`).
 pub(super) fn cnae_index(ds: &Dataset, core: &Core) -> usize {
-    let mut rng = entity_rng(ds.seed, stream::CNAE_CHANGED, core.index as u64);
-    if per_mille(&mut rng, 25) && ds.months.len() >= 2 {
-        let changed = between(&mut rng, 1, ds.months.len() as u64 - 1) as usize;
-        if ds.as_of < changed {
-            return (core.cnae + 1) % super::vocab::CNAES.len();
-        }
+    if before_change(ds, stream::CNAE_CHANGED, core, 25) {
+        (core.cnae + 1) % super::vocab::CNAES.len()
+    } else {
+        core.cnae
     }
-    core.cnae
 }
 
 /// The head office's municipality at the as-of month (its index in `geo::MUNICIPIOS`).
 pub(super) fn head_office_municipio(ds: &Dataset, core: &Core) -> usize {
     use super::geo::MUNICIPIOS;
-    let mut rng = entity_rng(ds.seed, stream::HEAD_OFFICE_MOVED, core.index as u64);
-    if per_mille(&mut rng, 25) && ds.months.len() >= 2 {
-        let moved = between(&mut rng, 1, ds.months.len() as u64 - 1) as usize;
-        let uf = MUNICIPIOS[core.mun].uf;
-        let before = (1..MUNICIPIOS.len())
-            .map(|k| (core.mun + k) % MUNICIPIOS.len())
-            .find(|j| MUNICIPIOS[*j].uf == uf);
-        if let Some(before) = before.filter(|_| ds.as_of < moved) {
-            return before;
-        }
+    if !before_change(ds, stream::HEAD_OFFICE_MOVED, core, 25) {
+        return core.mun;
     }
-    core.mun
+    let uf = MUNICIPIOS[core.mun].uf;
+    (1..MUNICIPIOS.len())
+        .map(|k| (core.mun + k) % MUNICIPIOS.len())
+        .find(|j| MUNICIPIOS[*j].uf == uf)
+        .unwrap_or(core.mun)
 }
