@@ -267,8 +267,8 @@ pub struct TimelineArgs {
     pub cnpj: String,
     /// table (for a terminal), csv and json go to standard output unless --out names a file;
     /// parquet needs --out.
-    #[arg(long, value_enum, default_value_t = TimelineFormat::Table)]
-    pub format: TimelineFormat,
+    #[arg(long, value_enum, default_value_t = StoreFormat::Table)]
+    pub format: StoreFormat,
     /// Write the timeline to this file instead of standard output.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
@@ -276,14 +276,6 @@ pub struct TimelineArgs {
     /// present, else built-in).
     #[arg(long, value_name = "DIR")]
     pub queries: Option<PathBuf>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum TimelineFormat {
-    Table,
-    Csv,
-    Json,
-    Parquet,
 }
 
 /// `store series`: what to print or write.
@@ -294,9 +286,10 @@ pub struct SeriesArgs {
     /// One company's series instead of the portfolio's (masked or 14 digits).
     #[arg(long, value_name = "CNPJ")]
     pub cnpj: Option<String>,
-    /// csv and json go to standard output unless --out names a file; parquet needs --out.
-    #[arg(long, value_enum, default_value_t = SeriesFormat::Csv)]
-    pub format: SeriesFormat,
+    /// csv, json and table (for a terminal) go to standard output unless --out names a file;
+    /// parquet needs --out.
+    #[arg(long, value_enum, default_value_t = StoreFormat::Csv)]
+    pub format: StoreFormat,
     /// Write the series to this file instead of standard output.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
@@ -306,8 +299,10 @@ pub struct SeriesArgs {
     pub queries: Option<PathBuf>,
 }
 
+/// How `store series` and `store timeline` print or write their table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SeriesFormat {
+pub enum StoreFormat {
+    Table,
     Csv,
     Json,
     Parquet,

@@ -6,7 +6,7 @@ use anyhow::Result;
 
 use crate::analyze::{default_queries_dir, load_history_queries, load_queries};
 use crate::api::Cnpj;
-use crate::cli::{SeriesArgs, SeriesFormat, StoreArgs, StoreCommand, TimelineArgs, TimelineFormat};
+use crate::cli::{SeriesArgs, StoreArgs, StoreCommand, StoreFormat, TimelineArgs};
 use crate::exit::{Classified, ExitStatus};
 use crate::export::series::{self, write_series};
 use crate::pipeline::series::COMPANY_SERIES;
@@ -25,12 +25,7 @@ pub async fn store(args: StoreArgs) -> Result<ExitStatus> {
 /// One company's timeline; for a terminal, the columns a person reads.
 async fn print_timeline(args: TimelineArgs) -> Result<ExitStatus> {
     let cnpj = parse_cnpj(&args.cnpj)?;
-    let format = match args.format {
-        TimelineFormat::Table => series::SeriesFormat::Table,
-        TimelineFormat::Csv => series::SeriesFormat::Csv,
-        TimelineFormat::Json => series::SeriesFormat::Json,
-        TimelineFormat::Parquet => series::SeriesFormat::Parquet,
-    };
+    let format = output_format(args.format, args.out.as_deref())?;
     let queries = default_queries_dir(args.queries.as_deref());
     let df = crate::pipeline::timeline::company_timeline(&args.dir, &cnpj, queries.as_deref()).await?;
     let df = match format {
@@ -46,16 +41,7 @@ async fn print_timeline(args: TimelineArgs) -> Result<ExitStatus> {
 /// The portfolio's series (`serie_carteira`), or one company's (`serie_exposicao_empresa`).
 async fn print_series(args: SeriesArgs) -> Result<ExitStatus> {
     let cnpj = args.cnpj.as_deref().map(parse_cnpj).transpose()?;
-    let format = match args.format {
-        SeriesFormat::Csv => series::SeriesFormat::Csv,
-        SeriesFormat::Json => series::SeriesFormat::Json,
-        SeriesFormat::Parquet => series::SeriesFormat::Parquet,
-    };
-    if format == series::SeriesFormat::Parquet && args.out.is_none() {
-        return Err(
-            Classified::new(ExitStatus::BadInput, "--format parquet needs a file: add --out FILE").into()
-        );
-    }
+    let format = output_format(args.format, args.out.as_deref())?;
     let dir = default_queries_dir(args.queries.as_deref());
     let queries = load_queries(dir.as_deref())?;
     let history_queries = load_history_queries(dir.as_deref())?;
@@ -105,6 +91,21 @@ async fn print_series(args: SeriesArgs) -> Result<ExitStatus> {
     };
     write_series(&df, format, args.out.as_deref())?;
     Ok(ExitStatus::Ok)
+}
+
+/// `--format`, with `--format parquet` refused without `--out` before the store is read.
+fn output_format(format: StoreFormat, out: Option<&std::path::Path>) -> Result<series::SeriesFormat> {
+    if format == StoreFormat::Parquet && out.is_none() {
+        return Err(
+            Classified::new(ExitStatus::BadInput, "--format parquet needs a file: add --out FILE").into()
+        );
+    }
+    Ok(match format {
+        StoreFormat::Table => series::SeriesFormat::Table,
+        StoreFormat::Csv => series::SeriesFormat::Csv,
+        StoreFormat::Json => series::SeriesFormat::Json,
+        StoreFormat::Parquet => series::SeriesFormat::Parquet,
+    })
 }
 
 /// The history's table `store series` prints for the portfolio (one company's: `COMPANY_SERIES`).
