@@ -107,7 +107,12 @@ pub fn export_report(
         history: history.as_ref(),
     };
     let judged = crate::report::dossier_page::Judged {
-        timeline: crate::report::dossier_page::timeline_of(history.as_ref(), args.folders.locale),
+        // Only the dossiers show it, company by company.
+        timeline: if dossiers.is_empty() {
+            None
+        } else {
+            crate::report::dossier_page::timeline_of(history.as_ref(), args.folders.locale)
+        },
         standings: crate::report::dossier_page::standings_since(&aggregates, history.as_ref()),
         history: dossier_history,
     };
