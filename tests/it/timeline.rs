@@ -24,6 +24,22 @@ fn column(df: &DataFrame, name: &str) -> Vec<Option<String>> {
     c.str().unwrap().iter().map(|v| v.map(str::to_string)).collect()
 }
 
+/// `run` on the embedded registry as of `month` (SP's credits), into `store` and `out`.
+fn run_month(store: &Path, portfolio: &Path, month: &str, out: &Path, extra: &[&str]) {
+    let o = bin()
+        .args(["--quiet", "run", "--uf", "SP", "--as-of", month])
+        .args(extra)
+        .arg("--store")
+        .arg(store)
+        .arg("--cnpjs")
+        .arg(portfolio)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{month}: {}", String::from_utf8_lossy(&o.stderr));
+}
+
 fn timeline(store: &Path, cnpj: &str, format: &str) -> std::process::Output {
     bin().args(["store", "timeline"]).arg(store).args(["--cnpj", cnpj, "--format", format]).output().unwrap()
 }
@@ -36,16 +52,7 @@ fn four_months_on_a_store_give_each_company_its_timeline_dated_and_oldest_first(
     let lines: Vec<String> = portfolio.iter().map(ToString::to_string).collect();
     std::fs::write(&portfolio_file, lines.join("\n")).unwrap();
     for month in MONTHS {
-        let o = bin()
-            .args(["--quiet", "run", "--uf", "SP", "--as-of", month, "--store"])
-            .arg(&store)
-            .arg("--cnpjs")
-            .arg(&portfolio_file)
-            .arg("--out")
-            .arg(tmp.path().join(month))
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{month}: {}", String::from_utf8_lossy(&o.stderr));
+        run_month(&store, &portfolio_file, month, &tmp.path().join(month), &[]);
     }
 
     // The truth: each month's diff with the month before, with the snapshot it shows in.
@@ -174,16 +181,7 @@ fn a_new_capital_main_cnae_or_municipality_shows_with_both_values() {
         let (store, file) = (tmp.path().join("store"), tmp.path().join("carteira.txt"));
         std::fs::write(&file, cnpj.as_str()).unwrap();
         for m in [MONTHS[month - 1], MONTHS[month]] {
-            let o = bin()
-                .args(["--quiet", "run", "--uf", "SP", "--ano-mes", m, "--as-of", m, "--store"])
-                .arg(&store)
-                .arg("--cnpjs")
-                .arg(&file)
-                .arg("--out")
-                .arg(tmp.path().join(m))
-                .output()
-                .unwrap();
-            assert!(o.status.success(), "{m}: {}", String::from_utf8_lossy(&o.stderr));
+            run_month(&store, &file, m, &tmp.path().join(m), &["--ano-mes", m]);
         }
         let (b, a) = (datasets[month - 1].records_truth(&cnpj), datasets[month].records_truth(&cnpj));
         let mut want = company_changes(cnpj.as_str(), b.as_ref(), a.as_ref());
