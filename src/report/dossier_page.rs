@@ -164,9 +164,9 @@ pub fn timeline_of(series: Option<&crate::analyze::Aggregates>, locale: Locale) 
     for i in 0..df.height() {
         let Some(cnpj) = text(df, "cnpj", i) else { continue };
         let day = text(df, "data", i).and_then(|d| chrono::NaiveDate::parse_from_str(&d, "%Y-%m-%d").ok());
-        // Amounts of debts, plans and settlements in the reader's money format.
-        let money_table = text(df, "tabela", i)
-            .is_some_and(|t| ["dividas_pgfn", "parcelamentos_rfb", "transacoes_rfb"].contains(&t.as_str()));
+        // Amounts (of debts, plans, settlements and the share capital) in the reader's format.
+        let kind = text(df, "mudanca", i).unwrap_or_default();
+        let money_table = super::format::change_in_money(&text(df, "tabela", i).unwrap_or_default(), &kind);
         let value = |name: &str| {
             let v = text(df, name, i)?;
             Some(match v.parse::<Decimal>() {
@@ -177,7 +177,7 @@ pub fn timeline_of(series: Option<&crate::analyze::Aggregates>, locale: Locale) 
         let event = TimelineEvent {
             data: day.map(|d| format_day(d, locale)).unwrap_or_default(),
             fato_datado: text(df, "fato_datado", i).is_some_and(|v| v == "true"),
-            mudanca: text(df, "mudanca", i).unwrap_or_default(),
+            mudanca: kind.clone(),
             valor_anterior: value("valor_anterior"),
             valor_novo: value("valor_novo"),
             snapshot: text(df, "snapshot", i).unwrap_or_default(),

@@ -50,6 +50,13 @@ pub fn number(d: Decimal, places: u32, l: Locale) -> String {
 }
 
 /// `R$ 1.234.567,89`.
+/// Whether a change of `mudancas` (its `tabela` and `mudanca`) has amounts in R$ for values:
+/// a debt's, plan's or settlement's, and the share capital's.
+pub fn change_in_money(table: &str, kind: &str) -> bool {
+    ["dividas_pgfn", "parcelamentos_rfb", "transacoes_rfb"].contains(&table)
+        || kind == "capital social alterado"
+}
+
 pub fn money(d: Decimal, l: Locale) -> String {
     let n = number(d.abs(), 2, l);
     if d.is_sign_negative() && !d.is_zero() { format!("-R$ {n}") } else { format!("R$ {n}") }

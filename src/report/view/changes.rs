@@ -98,23 +98,22 @@ pub struct AlertRow {
     pub motivo: Option<String>,
 }
 
-const LIST_TABLES: [Table; 3] = [Table::DividasPgfn, Table::ParcelamentosRfb, Table::TransacoesRfb];
-
 fn change_rows(df: &DataFrame) -> Vec<ChangeRow> {
     rows(df)
         .map(|i| {
             let table = text(df, "tabela", i).unwrap_or_default();
             let (before, after) = (text(df, "valor_anterior", i), text(df, "valor_novo", i));
             let is_amount = |v: &Option<String>| v.as_deref().is_none_or(|v| v.parse::<Decimal>().is_ok());
+            let kind = text(df, "mudanca", i).unwrap_or_default();
             ChangeRow {
                 cnpj: text(df, "cnpj", i).unwrap_or_default(),
                 razao_social: text(df, "razao_social", i),
-                kind: text(df, "mudanca", i).unwrap_or_default(),
-                key: text(df, "chave", i)
-                    .filter(|_| table != Table::Empresas.name() && table != "situacao_fiscal_estimada"),
-                money: LIST_TABLES.iter().any(|t| t.name() == table)
+                money: crate::report::format::change_in_money(&table, &kind)
                     && is_amount(&before)
                     && is_amount(&after),
+                kind,
+                key: text(df, "chave", i)
+                    .filter(|_| table != Table::Empresas.name() && table != "situacao_fiscal_estimada"),
                 before,
                 after,
                 change: dec(df, "variacao", i).map(|d| d.to_string()),
