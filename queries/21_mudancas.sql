@@ -4,23 +4,27 @@
 -- descricao: Uma linha por mudança de cada empresa da carteira entre o retrato anterior e este:
 --   inscrições em dívida ativa novas ou encerradas (como devedora principal, ou como
 --   corresponsável ou solidária: "nova corresponsabilidade"), valor, situação ou ajuizamento alterados;
---   parcelamentos e transações iniciados, encerrados ou com saldo alterado; situação cadastral e
---   opção pelo Simples ou MEI, CNAE principal, município da sede e capital social alterados; sócio que entrou ou saiu; situação fiscal estimada que
---   piorou ou melhorou. data_evento é a data que os arquivos dão ao fato (a entrada do sócio, a
---   inscrição, a situação cadastral, a entrada ou saída do Simples e do MEI), vazia quando não
---   dão nenhuma. Uma
---   empresa nova na carteira é uma linha só. Vazia na
---   primeira execução sobre um armazenamento (não há retrato anterior).
+--   parcelamentos e transações iniciados, encerrados ou com saldo alterado; situação cadastral
+--   (com o motivo), entrada e saída do Simples e do MEI, CNAE principal e secundários, município,
+--   CEP e endereço da sede, capital social, natureza jurídica e porte alterados; sócio que
+--   entrou, saiu ou mudou de qualificação; situação fiscal estimada que piorou ou melhorou.
+--   data_evento é a data que os arquivos dão ao fato (a entrada do sócio, a inscrição, a
+--   situação cadastral, a entrada ou saída do Simples e do MEI), vazia quando não dão nenhuma.
+--   Uma empresa nova na carteira é uma linha só. Vazia na primeira execução sobre um
+--   armazenamento (não há retrato anterior). Um campo que o retrato anterior não guarda (um
+--   armazenamento gravado antes de guardá-lo) não aparece como mudança.
 -- description: One row per change of each portfolio company between the previous snapshot and
 --   this one: active-debt inscriptions new or ended (as principal debtor, or as co-responsible or
 --   jointly liable: "nova corresponsabilidade"), their value, situation or court filing
 --   changed; instalment plans and transactions started, ended or with a new balance; cadastral
---   situation, Simples or MEI option, main CNAE, head office's municipality and share capital
---   changed; a partner who entered or left; estimated tax
---   standing worse or better. data_evento is the date the files give the event (the partner's
---   entry, the inscription, the cadastral situation, the Simples or MEI entry or exit), empty
---   when they give none. A company new to the portfolio is one row.
---   Empty on a store's first run (there is no previous snapshot).
+--   situation (with its reason), Simples and MEI entry and exit, main and secondary CNAEs, head
+--   office's municipality, CEP and street address, share capital, legal nature and size changed;
+--   a partner who entered, left or changed qualification; estimated tax standing worse or
+--   better. data_evento is the date the files give the event (the partner's entry, the
+--   inscription, the cadastral situation, the Simples or MEI entry or exit), empty when they
+--   give none. A company new to the portfolio is one row.
+--   Empty on a store's first run (there is no previous snapshot). A field the previous snapshot
+--   does not hold at all (a store written before it was kept) shows no change.
 -- answers: What changed, company by company, since the previous snapshot?
 -- The *_anterior tables are the previous snapshot's; comparacao has one row (snapshot,
 -- snapshot_anterior) when there is one and none otherwise, so every row below needs it.
@@ -30,35 +34,98 @@ WITH ambos AS (
     FROM empresas e
     JOIN empresas_anterior a ON a.cnpj = e.cnpj
 ),
--- The cadastral situation and the Simples and MEI options, one row per company and field.
+-- Which of the fields kept later the previous snapshot holds at all: a store written before
+-- it kept them reads them empty for every company, and that is not a change.
+anteriores AS (
+    SELECT COUNT(motivo_situacao_cadastral) AS motivos, COUNT(cnae_fiscal_secundaria) AS secundarias,
+           COUNT(cep) AS ceps, COUNT(logradouro) AS logradouros
+    FROM empresas_anterior
+),
+-- The register's fields, one row per company and field: its value before and now as shown,
+-- whether it changed, and the date the files give the change.
 cadastro AS (
-    SELECT b.cnpj, 'situacao_cadastral' AS campo, 'situação cadastral' AS nome,
-           a.situacao_cadastral AS antes, e.situacao_cadastral AS agora,
+    SELECT b.cnpj, 'situação cadastral alterada' AS mudanca,
+           CASE WHEN COALESCE(a.motivo_situacao_cadastral, '00') = '00' THEN a.situacao_cadastral
+                ELSE CONCAT(a.situacao_cadastral, ' (motivo ', a.motivo_situacao_cadastral, ')') END AS antes,
+           CASE WHEN COALESCE(e.motivo_situacao_cadastral, '00') = '00' THEN e.situacao_cadastral
+                ELSE CONCAT(e.situacao_cadastral, ' (motivo ', e.motivo_situacao_cadastral, ')') END AS agora,
+           COALESCE(a.situacao_cadastral, '') <> COALESCE(e.situacao_cadastral, '')
+               OR (k.motivos > 0
+                   AND COALESCE(a.motivo_situacao_cadastral, '') <> COALESCE(e.motivo_situacao_cadastral, ''))
+               AS difere,
            e.data_situacao_cadastral AS data
     FROM ambos b JOIN empresas e ON e.cnpj = b.cnpj JOIN empresas_anterior a ON a.cnpj = b.cnpj
+    CROSS JOIN anteriores k
     UNION ALL
-    SELECT b.cnpj, 'opcao_pelo_simples' AS campo, 'Simples' AS nome,
+    SELECT b.cnpj,
+           CASE WHEN e.opcao_pelo_simples = 'S' THEN 'entrou no Simples' ELSE 'saiu do Simples' END AS mudanca,
            a.opcao_pelo_simples AS antes, e.opcao_pelo_simples AS agora,
+           COALESCE(a.opcao_pelo_simples, '') <> COALESCE(e.opcao_pelo_simples, '') AS difere,
            CASE WHEN e.opcao_pelo_simples = 'S' THEN e.data_opcao_simples ELSE e.data_exclusao_simples END AS data
     FROM ambos b JOIN empresas e ON e.cnpj = b.cnpj JOIN empresas_anterior a ON a.cnpj = b.cnpj
     UNION ALL
-    SELECT b.cnpj, 'opcao_pelo_mei' AS campo, 'MEI' AS nome,
+    SELECT b.cnpj,
+           CASE WHEN e.opcao_pelo_mei = 'S' THEN 'entrou no MEI' ELSE 'saiu do MEI' END AS mudanca,
            a.opcao_pelo_mei AS antes, e.opcao_pelo_mei AS agora,
+           COALESCE(a.opcao_pelo_mei, '') <> COALESCE(e.opcao_pelo_mei, '') AS difere,
            CASE WHEN e.opcao_pelo_mei = 'S' THEN e.data_opcao_mei ELSE e.data_exclusao_mei END AS data
     FROM ambos b JOIN empresas e ON e.cnpj = b.cnpj JOIN empresas_anterior a ON a.cnpj = b.cnpj
     UNION ALL
-    SELECT b.cnpj, 'cnae_fiscal_principal' AS campo, 'CNAE principal' AS nome,
+    SELECT b.cnpj, 'CNAE principal alterado' AS mudanca,
            a.cnae_fiscal_principal AS antes, e.cnae_fiscal_principal AS agora,
+           COALESCE(a.cnae_fiscal_principal, '') <> COALESCE(e.cnae_fiscal_principal, '') AS difere,
            CAST(NULL AS DATE) AS data
     FROM ambos b JOIN empresas e ON e.cnpj = b.cnpj JOIN empresas_anterior a ON a.cnpj = b.cnpj
     UNION ALL
-    SELECT b.cnpj, 'municipio' AS campo, 'município da sede' AS nome,
+    SELECT b.cnpj, 'CNAEs secundários alterados' AS mudanca,
+           a.cnae_fiscal_secundaria AS antes, e.cnae_fiscal_secundaria AS agora,
+           k.secundarias > 0
+               AND COALESCE(a.cnae_fiscal_secundaria, '') <> COALESCE(e.cnae_fiscal_secundaria, '') AS difere,
+           CAST(NULL AS DATE) AS data
+    FROM ambos b JOIN empresas e ON e.cnpj = b.cnpj JOIN empresas_anterior a ON a.cnpj = b.cnpj
+    CROSS JOIN anteriores k
+    UNION ALL
+    SELECT b.cnpj, 'sede mudou de município' AS mudanca,
            a.municipio AS antes, e.municipio AS agora,
+           COALESCE(a.municipio, '') <> COALESCE(e.municipio, '') AS difere,
            CAST(NULL AS DATE) AS data
     FROM ambos b JOIN empresas e ON e.cnpj = b.cnpj JOIN empresas_anterior a ON a.cnpj = b.cnpj
     UNION ALL
-    SELECT b.cnpj, 'capital_social' AS campo, 'capital social' AS nome,
+    SELECT b.cnpj, 'CEP da sede alterado' AS mudanca,
+           a.cep AS antes, e.cep AS agora,
+           k.ceps > 0 AND COALESCE(a.cep, '') <> COALESCE(e.cep, '') AS difere,
+           CAST(NULL AS DATE) AS data
+    FROM ambos b JOIN empresas e ON e.cnpj = b.cnpj JOIN empresas_anterior a ON a.cnpj = b.cnpj
+    CROSS JOIN anteriores k
+    UNION ALL
+    -- The street address as the publisher prints it: "RUA X, 123, SALA 4".
+    SELECT b.cnpj, 'endereço da sede alterado' AS mudanca,
+           CONCAT_WS(', ', CONCAT_WS(' ', a.tipo_logradouro, a.logradouro), a.numero, a.complemento) AS antes,
+           CONCAT_WS(', ', CONCAT_WS(' ', e.tipo_logradouro, e.logradouro), e.numero, e.complemento) AS agora,
+           k.logradouros > 0
+               AND (COALESCE(a.tipo_logradouro, '') <> COALESCE(e.tipo_logradouro, '')
+                    OR COALESCE(a.logradouro, '') <> COALESCE(e.logradouro, '')
+                    OR COALESCE(a.numero, '') <> COALESCE(e.numero, '')
+                    OR COALESCE(a.complemento, '') <> COALESCE(e.complemento, '')) AS difere,
+           CAST(NULL AS DATE) AS data
+    FROM ambos b JOIN empresas e ON e.cnpj = b.cnpj JOIN empresas_anterior a ON a.cnpj = b.cnpj
+    CROSS JOIN anteriores k
+    UNION ALL
+    SELECT b.cnpj, 'capital social alterado' AS mudanca,
            CAST(a.capital_social AS STRING) AS antes, CAST(e.capital_social AS STRING) AS agora,
+           COALESCE(CAST(a.capital_social AS STRING), '') <> COALESCE(CAST(e.capital_social AS STRING), '') AS difere,
+           CAST(NULL AS DATE) AS data
+    FROM ambos b JOIN empresas e ON e.cnpj = b.cnpj JOIN empresas_anterior a ON a.cnpj = b.cnpj
+    UNION ALL
+    SELECT b.cnpj, 'natureza jurídica alterada' AS mudanca,
+           a.natureza_juridica AS antes, e.natureza_juridica AS agora,
+           COALESCE(a.natureza_juridica, '') <> COALESCE(e.natureza_juridica, '') AS difere,
+           CAST(NULL AS DATE) AS data
+    FROM ambos b JOIN empresas e ON e.cnpj = b.cnpj JOIN empresas_anterior a ON a.cnpj = b.cnpj
+    UNION ALL
+    SELECT b.cnpj, 'porte alterado' AS mudanca,
+           a.porte_empresa AS antes, e.porte_empresa AS agora,
+           COALESCE(a.porte_empresa, '') <> COALESCE(e.porte_empresa, '') AS difere,
            CAST(NULL AS DATE) AS data
     FROM ambos b JOIN empresas e ON e.cnpj = b.cnpj JOIN empresas_anterior a ON a.cnpj = b.cnpj
 ),
@@ -104,12 +171,12 @@ saldos_antes AS (
 -- The partners in both snapshots: a partner is its document (a CNPJ, or a masked CPF) and name.
 socios_agora AS (
     SELECT s.cnpj, CONCAT(COALESCE(s.cnpj_cpf_socio, ''), ' ', COALESCE(s.nome_socio_razao_social, '')) AS chave,
-           s.nome_socio_razao_social AS nome, s.data_entrada_sociedade
+           s.nome_socio_razao_social AS nome, s.data_entrada_sociedade, s.qualificacao_socio
     FROM socios s JOIN ambos b ON b.cnpj = s.cnpj
 ),
 socios_antes AS (
     SELECT s.cnpj, CONCAT(COALESCE(s.cnpj_cpf_socio, ''), ' ', COALESCE(s.nome_socio_razao_social, '')) AS chave,
-           s.nome_socio_razao_social AS nome
+           s.nome_socio_razao_social AS nome, s.qualificacao_socio
     FROM socios_anterior s JOIN ambos b ON b.cnpj = s.cnpj
 ),
 -- The estimated tax standing in both snapshots (the rule is in situacao_fiscal_por_retrato).
@@ -152,13 +219,7 @@ mudancas AS (
     WHERE e.cnpj IS NULL
     UNION ALL
     SELECT cnpj,
-           CASE WHEN campo = 'situacao_cadastral' THEN 'situação cadastral alterada'
-                WHEN campo = 'capital_social' THEN 'capital social alterado'
-                WHEN campo = 'cnae_fiscal_principal' THEN 'CNAE principal alterado'
-                WHEN campo = 'municipio' THEN 'sede mudou de município'
-                WHEN agora = 'S' THEN CONCAT('entrou no ', nome)
-                ELSE CONCAT('saiu do ', nome)
-           END AS mudanca,
+           mudanca,
            'empresas' AS tabela,
            cnpj AS chave,
            antes AS valor_anterior,
@@ -166,7 +227,7 @@ mudancas AS (
            CAST(NULL AS DECIMAL(18, 2)) AS variacao,
            data AS data_evento
     FROM cadastro
-    WHERE COALESCE(antes, '') <> COALESCE(agora, '')
+    WHERE difere
     UNION ALL
     SELECT cnpj,
            CASE WHEN gravidade_agora > gravidade_antes THEN 'situação fiscal estimada piorou'
@@ -302,6 +363,18 @@ mudancas AS (
     FROM socios_antes o
     LEFT JOIN socios_agora n ON n.cnpj = o.cnpj AND n.chave = o.chave
     WHERE n.chave IS NULL
+    UNION ALL
+    SELECT n.cnpj AS cnpj,
+           'qualificação do sócio alterada' AS mudanca,
+           'socios' AS tabela,
+           n.chave AS chave,
+           o.qualificacao_socio AS valor_anterior,
+           n.qualificacao_socio AS valor_novo,
+           CAST(NULL AS DECIMAL(18, 2)) AS variacao,
+           CAST(NULL AS DATE) AS data_evento
+    FROM socios_agora n
+    JOIN socios_antes o ON o.cnpj = n.cnpj AND o.chave = n.chave
+    WHERE COALESCE(n.qualificacao_socio, '') <> COALESCE(o.qualificacao_socio, '')
 ),
 nomes AS (
     SELECT cnpj, razao_social FROM empresas

@@ -102,6 +102,17 @@ const EMPRESAS: &[ColumnSpec] = &[
     col("capital_social", "empresa_capital_social_raw", Money, "Share capital in BRL"),
     col("uf", "estabelecimento_uf", Uf, "State of the establishment asked for"),
     col("municipio", "estabelecimento_municipio", Text, "Municipality code of the establishment"),
+    col(
+        "tipo_logradouro",
+        "estabelecimento_tipo_logradouro",
+        Text,
+        "Street type of the establishment (RUA, AVENIDA, ...)",
+    ),
+    col("logradouro", "estabelecimento_logradouro", Text, "Street name of the establishment"),
+    col("numero", "estabelecimento_numero", Text, "Street number (S/N: none)"),
+    col("complemento", "estabelecimento_complemento", Text, "Address complement (room, floor, ...)"),
+    col("bairro", "estabelecimento_bairro", Text, "Neighbourhood"),
+    col("cep", "estabelecimento_cep", Code, "Postal code (8 digits)"),
     col("cnae_fiscal_principal", "estabelecimento_cnae_fiscal_principal", Text, "Main CNAE, 7 digits"),
     col(
         "cnae_secao",
@@ -110,6 +121,12 @@ const EMPRESAS: &[ColumnSpec] = &[
         "CNAE section letter of the main CNAE",
     ),
     col("cnae_secao_descr", "estabelecimento_cnae_fiscal_principal", CnaeSectionName, "CNAE section name"),
+    col(
+        "cnae_fiscal_secundaria",
+        "estabelecimento_cnae_fiscal_secundaria",
+        Text,
+        "Secondary CNAEs, comma-separated (7 digits each)",
+    ),
     col(
         "identificador_matriz_filial",
         "estabelecimento_identificador_matriz_filial",
@@ -127,6 +144,12 @@ const EMPRESAS: &[ColumnSpec] = &[
         "estabelecimento_data_situacao_cadastral",
         Date,
         "Date of the registration status",
+    ),
+    col(
+        "motivo_situacao_cadastral",
+        "estabelecimento_motivo_situacao_cadastral",
+        Code,
+        "Reason for the registration status (code: 00 none, 01 voluntary closure, 63 no filings, ...)",
     ),
     col("data_inicio_atividade", "estabelecimento_data_inicio_atividade", Date, "Start of activity"),
     col("opcao_pelo_simples", "simples_opcao_pelo_simples", Code, "Opted into Simples Nacional (S/N)"),

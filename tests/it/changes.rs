@@ -70,18 +70,44 @@ pub(super) fn company_changes(cnpj: &str, b: Option<&RecordsTruth>, a: Option<&R
         (None, None) => return vec![],
     };
     let mut out = Vec::new();
-    let word = |v: &Option<String>| v.as_deref().map(fold);
-    if word(&b.situacao_cadastral) != word(&a.situacao_cadastral) {
-        let (o, n) = (word(&b.situacao_cadastral), word(&a.situacao_cadastral));
-        out.push(row("situação cadastral alterada", "empresas", cnpj, o, n, None));
+    let word = |v: &Option<String>| v.as_deref().map(fold).filter(|w| !w.is_empty());
+    // The situation is shown with its reason, unless that is 00 (none).
+    let situation = |t: &RecordsTruth| {
+        let code = word(&t.situacao_cadastral);
+        match word(&t.motivo_situacao).filter(|m| m != "00") {
+            Some(m) => code.map(|c| format!("{c} (MOTIVO {m})")),
+            None => code,
+        }
+    };
+    if (word(&b.situacao_cadastral), word(&b.motivo_situacao))
+        != (word(&a.situacao_cadastral), word(&a.motivo_situacao))
+    {
+        out.push(row("situação cadastral alterada", "empresas", cnpj, situation(b), situation(a), None));
     }
-    if word(&b.cnae_principal) != word(&a.cnae_principal) {
-        let (o, n) = (word(&b.cnae_principal), word(&a.cnae_principal));
-        out.push(row("CNAE principal alterado", "empresas", cnpj, o, n, None));
-    }
-    if word(&b.municipio) != word(&a.municipio) {
-        let (o, n) = (word(&b.municipio), word(&a.municipio));
-        out.push(row("sede mudou de município", "empresas", cnpj, o, n, None));
+    // The street address as the publisher prints it: "RUA X, 123, SALA 4".
+    let street = |t: &RecordsTruth| {
+        let present =
+            |parts: &[String]| parts.iter().filter(|p| !p.trim().is_empty()).cloned().collect::<Vec<_>>();
+        let e = &t.endereco;
+        if e.len() < 4 {
+            return None;
+        }
+        let named = present(&e[..2]).join(" ");
+        let whole = present(&[named, e[2].clone(), e[3].clone()]).join(", ");
+        Some(fold(&whole)).filter(|w| !w.is_empty())
+    };
+    for (kind, before, after) in [
+        ("CNAE principal alterado", word(&b.cnae_principal), word(&a.cnae_principal)),
+        ("CNAEs secundários alterados", word(&b.cnaes_secundarios), word(&a.cnaes_secundarios)),
+        ("sede mudou de município", word(&b.municipio), word(&a.municipio)),
+        ("CEP da sede alterado", word(&b.cep), word(&a.cep)),
+        ("endereço da sede alterado", street(b), street(a)),
+        ("natureza jurídica alterada", word(&b.natureza_juridica), word(&a.natureza_juridica)),
+        ("porte alterado", word(&b.porte_empresa), word(&a.porte_empresa)),
+    ] {
+        if before != after {
+            out.push(row(kind, "empresas", cnpj, before, after, None));
+        }
     }
     if b.capital_cents != a.capital_cents {
         let amount = |c: Option<i64>| c.map(|c| format!("{}.{:02}", c / 100, c % 100));
@@ -162,12 +188,21 @@ pub(super) fn company_changes(cnpj: &str, b: Option<&RecordsTruth>, a: Option<&R
             out.push(row(kind, "dividas_pgfn", numero, money(old.valor_cents), None, gone));
         }
     }
-    for (key, (nome, _)) in &a.socios {
-        if !b.socios.contains_key(key) {
-            out.push(row("sócio entrou", "socios", &fold(key), None, Some(fold(nome)), None));
+    for (key, (nome, _, qualificacao)) in &a.socios {
+        match b.socios.get(key) {
+            None => out.push(row("sócio entrou", "socios", &fold(key), None, Some(fold(nome)), None)),
+            Some((_, _, before)) if before != qualificacao => out.push(row(
+                "qualificação do sócio alterada",
+                "socios",
+                &fold(key),
+                Some(fold(before)),
+                Some(fold(qualificacao)),
+                None,
+            )),
+            Some(_) => {}
         }
     }
-    for (key, (nome, _)) in &b.socios {
+    for (key, (nome, _, _)) in &b.socios {
         if !a.socios.contains_key(key) {
             out.push(row("sócio saiu", "socios", &fold(key), Some(fold(nome)), None, None));
         }
@@ -331,7 +366,7 @@ fn changes_between_two_months_equal_the_diff_of_their_ground_truth() {
         let cnpj = Cnpj::parse(cnpjs[i].as_deref().unwrap()).unwrap();
         let truth = after.records_truth(&cnpj).unwrap();
         let key = fold(keys[i].as_deref().unwrap());
-        let (_, published) = truth.socios.iter().find(|(k, _)| fold(k) == key).map(|(_, v)| v).unwrap();
+        let (_, published, _) = truth.socios.iter().find(|(k, _)| fold(k) == key).map(|(_, v)| v).unwrap();
         let iso = (published.len() == 8 && published.bytes().all(|b| b.is_ascii_digit()))
             .then(|| format!("{}-{}-{}", &published[..4], &published[4..6], &published[6..]));
         assert_eq!(dates[i], iso, "{cnpj} {key}: entered {published}");
@@ -436,6 +471,63 @@ print(d.height)
     assert!(stdout.lines().last().is_some_and(|l| l.ends_with(" 0 failed")), "{stdout}");
     let mudancas = stdout.lines().find(|l| l.starts_with("ok   mudancas:")).unwrap_or_default();
     assert!(mudancas.contains(&format!("{} rows", want.len())), "DuckDB's mudancas: {mudancas}");
+}
+
+/// A store an older version wrote, its `empresas` without the street address, the CEP, the
+/// secondary CNAEs and the situation's reason (rewritten here by deltalake as that version left
+/// it): the next month shows no change of those fields, and every other change as the truth has
+/// it.
+#[test]
+fn a_store_written_before_the_address_fields_shows_no_change_of_them() {
+    if !python_with("deltalake") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let store = tmp.path().join("store");
+    run(&tmp.path().join("m"), &store, &["--as-of", "202608"]);
+    let script = r#"
+import json, sys
+from deltalake import DeltaTable, write_deltalake
+store = sys.argv[1]
+table = store + "/empresas"
+t = DeltaTable(table).to_pyarrow_table()
+t = t.drop_columns(["tipo_logradouro", "logradouro", "numero", "complemento", "bairro", "cep",
+                    "cnae_fiscal_secundaria", "motivo_situacao_cadastral"])
+write_deltalake(table, t, mode="overwrite", schema_mode="overwrite", partition_by=["snapshot"])
+run = store + "/runs/000001.json"
+r = json.load(open(run))
+r["tables"]["empresas"] = DeltaTable(table).version()
+json.dump(r, open(run, "w"))
+"#;
+    let o = std::process::Command::new("python3").args(["-c", script]).arg(&store).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    run(&tmp.path().join("m1"), &store, &[]);
+
+    let at = |m: &str| {
+        Dataset::generate(RegistryConfig::DEFAULT_SEED, 1.0).as_of(AnoMes::parse(m).unwrap()).unwrap()
+    };
+    let (before, after) = (at("202608"), at("202609"));
+    let unknown = ["CEP da sede alterado", "endereço da sede alterado", "CNAEs secundários alterados"];
+    let mut want: Vec<Change> = Vec::new();
+    for c in after.demo_portfolio(200) {
+        let (b, a) = (before.records_truth(&c), after.records_truth(&c));
+        let old = b.clone().map(|mut b| {
+            (b.motivo_situacao, b.cep, b.cnaes_secundarios, b.endereco) = (None, None, None, Vec::new());
+            b
+        });
+        let same_situation =
+            b.as_ref().map(|b| &b.situacao_cadastral) == a.as_ref().map(|a| &a.situacao_cadastral);
+        want.extend(
+            company_changes(c.as_str(), old.as_ref(), a.as_ref())
+                .into_iter()
+                .filter(|ch| !unknown.contains(&ch.1.as_str()))
+                .filter(|ch| !(ch.1 == "situação cadastral alterada" && same_situation)),
+        );
+    }
+    want.sort();
+    let (got, _) = changes_of(&tmp.path().join("m1"));
+    assert_eq!(got, want);
+    assert!(got.iter().any(|ch| ch.1 == "situação cadastral alterada"), "no situation changed: {got:?}");
 }
 
 /// The standing the rule of `queries/19_situacao_fiscal_por_retrato.sql` gives a company's

@@ -590,7 +590,14 @@ fn on_a_store_a_release_without_a_system_carries_it_and_ends_none_of_its_inscrip
         a.dividas.retain(|_, d| d.categoria != "fgts");
         a.dividas.extend(b.dividas.into_iter().filter(|(_, d)| d.categoria == "fgts"));
         if in_part.contains(c.basico()) {
+            // Every field the establishments file gives is carried.
             a.situacao_cadastral = b.situacao_cadastral;
+            a.motivo_situacao = b.motivo_situacao;
+            a.cnae_principal = b.cnae_principal;
+            a.cnaes_secundarios = b.cnaes_secundarios;
+            a.municipio = b.municipio;
+            a.cep = b.cep;
+            a.endereco = b.endereco;
         }
         if in_socios_part.contains(c.basico()) {
             a.socios = b.socios;

@@ -160,10 +160,21 @@ fn four_months_on_a_store_give_each_company_its_timeline_dated_and_oldest_first(
 /// company whose register changed that way from one month to the next shows it, before and
 /// after, in that month's `mudancas`, equal to the truth's diff.
 #[test]
-fn a_new_capital_main_cnae_or_municipality_shows_with_both_values() {
+fn each_rare_register_or_partner_change_shows_with_both_values() {
     let datasets: Vec<Dataset> = MONTHS.iter().map(|m| at(m)).collect();
     let latest = &datasets[MONTHS.len() - 1];
-    for kind in ["capital social alterado", "CNAE principal alterado", "sede mudou de município"] {
+    let mut shown = Vec::new();
+    for kind in [
+        "capital social alterado",
+        "CNAE principal alterado",
+        "CNAEs secundários alterados",
+        "sede mudou de município",
+        "CEP da sede alterado",
+        "endereço da sede alterado",
+        "natureza jurídica alterada",
+        "porte alterado",
+        "qualificação do sócio alterada",
+    ] {
         let (cnpj, month) = (0..latest.company_count())
             .map(|i| latest.company_cnpj(i))
             .find_map(|c| {
@@ -189,5 +200,22 @@ fn a_new_capital_main_cnae_or_municipality_shows_with_both_values() {
         got.sort();
         want.sort();
         assert_eq!(got, want, "{kind}");
+        // The company's dossier shows it in its "Linha do tempo", in pt-BR, before and after.
+        let o = bin()
+            .args(["dossie", cnpj.as_str(), "--store"])
+            .arg(&store)
+            .arg("--out")
+            .arg(tmp.path().join("dossie"))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let page =
+            std::fs::read_to_string(tmp.path().join(format!("dossie/dossies/{}.md", cnpj.as_str()))).unwrap();
+        let row = page
+            .lines()
+            .find(|l| l.starts_with("| ") && l.contains(&format!("| {kind} |")))
+            .unwrap_or_else(|| panic!("{kind} not in the dossier's timeline: {page}"));
+        shown.push(format!("{kind}: {}", row.split(" | ").skip(2).take(2).collect::<Vec<_>>().join(" → ")));
     }
+    insta::assert_snapshot!("dossier_register_changes", shown.join("\n"));
 }

@@ -17,7 +17,14 @@
 //! - about 1 company in 25 raised its share capital inside the window: before that month it was
 //!   two thirds of today's; about 1 in 40 changed its main CNAE: before, it had the next one of
 //!   the dataset's list; about 1 in 40 moved its head office: before, it was in another
-//!   municipality of the same state;
+//!   municipality of the same state; about 1 in 25 changed the head office's street address:
+//!   before, it had another street, number and CEP; about 1 in 25 with secondary activities
+//!   added one: before, the list lacked its last CNAE;
+//! - about 1 in 25 small or other-size companies grew: before, they were one size smaller
+//!   (`01` then `03`, `03` then `05`); about 1 in 25 limited companies (`2062`) were sole
+//!   proprietorships (`2135`) before;
+//! - about 1 company in 25 whose first partner is a managing partner (qualification `49`)
+//!   promoted it inside the window: before, it was a plain partner (`22`);
 //! - a person or foreign partner is a partner from `data_entrada_sociedade` on; about 1 company
 //!   in 12 had one more person partner who left inside the window, half of them having entered
 //!   inside it too.
@@ -42,6 +49,11 @@ pub(super) mod stream {
     pub const CAPITAL_RAISED: u64 = 111;
     pub const CNAE_CHANGED: u64 = 112;
     pub const HEAD_OFFICE_MOVED: u64 = 113;
+    pub const PORTE_GREW: u64 = 114;
+    pub const NATUREZA_CHANGED: u64 = 115;
+    pub const ACTIVITY_ADDED: u64 = 116;
+    pub const ADDRESS_CHANGED: u64 = 117;
+    pub const PARTNER_PROMOTED: u64 = 118;
 }
 
 /// Last day of month `index` of the window.
@@ -203,4 +215,42 @@ pub(super) fn head_office_municipio(ds: &Dataset, core: &Core) -> usize {
         .map(|k| (core.mun + k) % MUNICIPIOS.len())
         .find(|j| MUNICIPIOS[*j].uf == uf)
         .unwrap_or(core.mun)
+}
+
+/// The company's size at the as-of month.
+pub(super) fn porte(ds: &Dataset, core: &Core) -> &'static str {
+    match core.porte {
+        "03" if before_change(ds, stream::PORTE_GREW, core, 40) => "01",
+        "05" if before_change(ds, stream::PORTE_GREW, core, 40) => "03",
+        porte => porte,
+    }
+}
+
+/// The company's legal nature at the as-of month.
+pub(super) fn natureza(ds: &Dataset, core: &Core) -> &'static str {
+    if core.natureza == "2062" && before_change(ds, stream::NATUREZA_CHANGED, core, 40) {
+        "2135"
+    } else {
+        core.natureza
+    }
+}
+
+/// The head office's secondary CNAEs at the as-of month, from today's list.
+pub(super) fn secondary_cnaes<'a>(ds: &Dataset, core: &Core, mut today: Vec<&'a str>) -> Vec<&'a str> {
+    if !today.is_empty() && before_change(ds, stream::ACTIVITY_ADDED, core, 40) {
+        today.pop();
+    }
+    today
+}
+
+/// The stream of the head office's earlier street address when the as-of month is before the
+/// company changed it; the caller draws the address and CEP from it.
+pub(super) fn earlier_address(ds: &Dataset, core: &Core) -> Option<DetRng> {
+    changed_month(ds, stream::ADDRESS_CHANGED, core, 40)
+        .and_then(|(month, rng)| (ds.as_of < month).then_some(rng))
+}
+
+/// The first partner's qualification at the as-of month, from today's.
+pub(super) fn first_partner_qualification(ds: &Dataset, core: &Core, today: &'static str) -> &'static str {
+    if today == "49" && before_change(ds, stream::PARTNER_PROMOTED, core, 40) { "22" } else { today }
 }

@@ -56,7 +56,10 @@ pub(super) fn estabelecimento(ds: &Dataset, core: &Core, ordem: u32) -> Estabele
     };
     let [tipo, logradouro, numero, complemento, bairro] = address(rng);
     let municipio = &MUNICIPIOS[mun];
-    let secundarias = secondary_cnaes(rng, core.cnae);
+    let mut secundarias = secondary_cnaes(rng, core.cnae);
+    if head {
+        secundarias = history::secondary_cnaes(ds, core, secundarias);
+    }
     let email = match below(rng, 5) {
         0 | 1 => String::new(),
         2 => format!(
@@ -84,7 +87,7 @@ pub(super) fn estabelecimento(ds: &Dataset, core: &Core, ordem: u32) -> Estabele
     }
     let cnpj = ds.codec.cnpj(core.index, ordem);
     let s = cnpj.as_str();
-    Estabelecimento {
+    let mut record = Estabelecimento {
         bairro: Some(bairro),
         cep: Some(cep(rng, uf)),
         // The head office's main CNAE as it stood at the as-of month (a branch keeps today's).
@@ -121,7 +124,16 @@ pub(super) fn estabelecimento(ds: &Dataset, core: &Core, ordem: u32) -> Estabele
         telefone_2: Some(telefone_2),
         tipo_logradouro: Some(tipo),
         uf: Some(UFS[uf].to_string()),
+    };
+    // Before the head office changed its street address, it had another one.
+    if let Some(mut earlier) = head.then(|| history::earlier_address(ds, core)).flatten() {
+        let [tipo, logradouro, numero, complemento, bairro] = address(&mut earlier);
+        record.cep = Some(cep(&mut earlier, uf));
+        (record.tipo_logradouro, record.logradouro, record.numero) =
+            (Some(tipo), Some(logradouro), Some(numero));
+        (record.complemento, record.bairro) = (Some(complemento), Some(bairro));
     }
+    record
 }
 
 /// Head office first, then branches in ordem order.
@@ -160,8 +172,8 @@ pub(super) fn empresa_simples(ds: &Dataset, core: &Core) -> (Empresa, Simples) {
         cnpj_basico: Some(basico.clone()),
         dataset_month: Some(DATASET_MONTH.to_string()),
         ente_federativo_responsavel: Some(ente),
-        natureza_juridica: Some(core.natureza.to_string()),
-        porte_empresa: Some(core.porte.to_string()),
+        natureza_juridica: Some(history::natureza(ds, core).to_string()),
+        porte_empresa: Some(history::porte(ds, core).to_string()),
         qualificacao_responsavel: Some(qualificacao.to_string()),
         razao_social: Some(razao),
     };
@@ -252,6 +264,11 @@ pub(super) fn socios(ds: &Dataset, core: &Core) -> Vec<Socio> {
                 ("3999" | "3069" | "2143", _) => "16",
                 (_, 0) => "49",
                 _ => pick(rng, &["22", "49"]),
+            };
+            let qualificacao = if j == 0 {
+                history::first_partner_qualification(ds, core, qualificacao)
+            } else {
+                qualificacao
             };
             let entered = Date::between(rng, core.inicio, TODAY);
             let mut entrada = entered.compact();

@@ -157,14 +157,32 @@ pub struct RecordsTruth {
     /// The head office's municipality, as published.
     #[serde(default)]
     pub municipio: Option<String>,
+    /// The reason of the cadastral situation (code), as published.
+    #[serde(default)]
+    pub motivo_situacao: Option<String>,
+    /// Legal nature and size codes, as published.
+    #[serde(default)]
+    pub natureza_juridica: Option<String>,
+    #[serde(default)]
+    pub porte_empresa: Option<String>,
+    /// The head office's secondary CNAEs, comma-separated as published.
+    #[serde(default)]
+    pub cnaes_secundarios: Option<String>,
+    /// The head office's CEP and street address (`tipo_logradouro`, `logradouro`, `numero`,
+    /// `complemento`), as published.
+    #[serde(default)]
+    pub cep: Option<String>,
+    #[serde(default)]
+    pub endereco: Vec<String>,
     pub dividas: BTreeMap<String, DebtRecordTruth>,
     /// `adesao_deferimento|valor_parcelado` -> saldo_devedor in cents.
     pub parcelamentos: BTreeMap<String, Option<i64>>,
     /// `processo` -> saldo_devedor in cents.
     pub transacoes: BTreeMap<String, Option<i64>>,
-    /// `cnpj_cpf_socio nome_socio_razao_social` -> (name, `data_entrada_sociedade` as published).
+    /// `cnpj_cpf_socio nome_socio_razao_social` -> (name, `data_entrada_sociedade`,
+    /// `qualificacao_socio`), as published.
     #[serde(default)]
-    pub socios: BTreeMap<String, (String, String)>,
+    pub socios: BTreeMap<String, (String, String, String)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -214,6 +232,20 @@ pub(super) fn records(ds: &Dataset, cnpj: &Cnpj) -> Option<RecordsTruth> {
         },
         cnae_principal: profile.estabelecimento.as_ref().and_then(|e| e.cnae_fiscal_principal.clone()),
         municipio: profile.estabelecimento.as_ref().and_then(|e| e.municipio.clone()),
+        motivo_situacao: profile.estabelecimento.as_ref().and_then(|e| e.motivo_situacao_cadastral.clone()),
+        natureza_juridica: profile.empresa.as_ref().and_then(|e| e.natureza_juridica.clone()),
+        porte_empresa: profile.empresa.as_ref().and_then(|e| e.porte_empresa.clone()),
+        cnaes_secundarios: profile.estabelecimento.as_ref().and_then(|e| e.cnae_fiscal_secundaria.clone()),
+        cep: profile.estabelecimento.as_ref().and_then(|e| e.cep.clone()),
+        endereco: profile
+            .estabelecimento
+            .as_ref()
+            .map(|e| {
+                [&e.tipo_logradouro, &e.logradouro, &e.numero, &e.complemento]
+                    .map(|v| v.clone().unwrap_or_default())
+                    .to_vec()
+            })
+            .unwrap_or_default(),
         dividas: dividas_by_numero,
         parcelamentos: parcelamentos(ds, &core).iter().map(|p| (plan_key(&p.item), p.cents)).collect(),
         transacoes: transacoes(ds, &core)
@@ -225,7 +257,9 @@ pub(super) fn records(ds: &Dataset, cnpj: &Cnpj) -> Option<RecordsTruth> {
             .map(|s| {
                 let (doc, nome) =
                     (s.cnpj_cpf_socio.unwrap_or_default(), s.nome_socio_razao_social.unwrap_or_default());
-                (format!("{doc} {nome}"), (nome, s.data_entrada_sociedade.unwrap_or_default()))
+                let (entrada, qualificacao) =
+                    (s.data_entrada_sociedade.unwrap_or_default(), s.qualificacao_socio.unwrap_or_default());
+                (format!("{doc} {nome}"), (nome, entrada, qualificacao))
             })
             .collect(),
     })
