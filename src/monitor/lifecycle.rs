@@ -17,14 +17,14 @@
 //! A company that left the portfolio resolves its alerts, and so does a rule taken out of the
 //! file. A run without rules carries the open alerts as they are: it cannot judge them.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use polars::prelude::*;
 use rust_decimal::Decimal;
 use serde::Serialize;
 
 use super::alerts::Alert;
-use super::rules::{Rule, RuleKind, Rules};
+use super::rules::{self, Rule, RuleKind, Rules};
 use crate::analyze::Aggregates;
 use crate::transform::Frames;
 
@@ -92,8 +92,10 @@ pub fn subject(alert: &Alert) -> String {
     match alert.tipo {
         "aumento_exposicao" => "exposicao".into(),
         "qualquer_mudanca" => format!("{}|{}|{}", value("tabela"), value("chave"), value("mudanca")),
-        // A partner's entry and a later exit are two alerts.
-        "mudanca_socios" => format!("{}|{}", value("mudanca"), value("chave")),
+        // A partner's entry and a later exit are two alerts; so are a new CEP and a new street.
+        "mudanca_socios" | "mudanca_cnae" | "mudanca_endereco" | "mudanca_capital" => {
+            format!("{}|{}", value("mudanca"), value("chave"))
+        }
         _ => value("chave"),
     }
 }
@@ -228,27 +230,42 @@ pub struct Holding {
     exposure: Option<HashMap<String, Decimal>>,
     /// Each company's active inscriptions: whether filed in court.
     inscriptions: Option<HashMap<(String, String), bool>>,
-    /// Each company's partners, by `mudancas`' key (document and name).
-    partners: Option<HashSet<(String, String)>>,
-    /// Each company's register fields the register rules follow, by `empresas`' column.
+    /// Each company's partners, by `mudancas`' key (document and name): their qualification.
+    partners: Option<HashMap<(String, String), Option<String>>>,
+    /// Each company's register values the register rules follow, by `mudancas` kind, as
+    /// `mudancas` shows them.
     register: Option<HashMap<(String, &'static str), Option<String>>>,
 }
 
-/// The `empresas` column each register rule follows.
-fn register_column(kind: RuleKind) -> Option<&'static str> {
-    match kind {
-        RuleKind::MudancaCnae => Some("cnae_fiscal_principal"),
-        RuleKind::MudancaEndereco => Some("municipio"),
-        RuleKind::MudancaCapital => Some("capital_social"),
-        _ => None,
-    }
+/// The `empresas` columns a register change of each `mudancas` kind shows, in order (the
+/// street address joins four, as `queries/21_mudancas.sql` prints it).
+const REGISTER: [(&str, &[&str]); 6] = [
+    (rules::MAIN_CNAE, &["cnae_fiscal_principal"]),
+    (rules::SECONDARY_CNAES, &["cnae_fiscal_secundaria"]),
+    (rules::MUNICIPALITY, &["municipio"]),
+    (rules::CEP, &["cep"]),
+    (rules::STREET, &["tipo_logradouro", "logradouro", "numero", "complemento"]),
+    (rules::CAPITAL, &["capital_social"]),
+];
+
+/// The street address as `queries/21_mudancas.sql` prints it: "RUA X, 123, SALA 4".
+fn street_address(parts: &[Option<String>]) -> Option<String> {
+    let present = |p: &[Option<String>]| {
+        p.iter().flatten().filter(|v| !v.trim().is_empty()).cloned().collect::<Vec<_>>()
+    };
+    let named = present(parts.get(..2).unwrap_or_default()).join(" ");
+    let rest = parts.get(2..).unwrap_or_default();
+    let whole = present(&[&[Some(named)], rest].concat()).join(", ");
+    (!whole.is_empty()).then_some(whole)
 }
 
-/// The same value, read as amounts when both are (a decimal's text has one spelling per scale).
+/// The same value, read as amounts when both are (a decimal's text has one spelling per scale),
+/// else as words (runs of spaces alike).
 fn same_value(a: &str, b: &str) -> bool {
+    let words = |v: &str| v.split_whitespace().collect::<Vec<_>>().join(" ");
     match (a.trim().parse::<Decimal>(), b.trim().parse::<Decimal>()) {
         (Ok(x), Ok(y)) => x == y,
-        _ => a.trim() == b.trim(),
+        _ => words(a) == words(b),
     }
 }
 
@@ -291,35 +308,44 @@ impl Holding {
             h.exposure = Some(exposure);
         }
         if let Some(scan) = frames.scan(crate::tables::Table::Empresas.name()) {
-            let columns = ["cnae_fiscal_principal", "municipio", "capital_social"];
-            let df = &scan?
-                .select([col("cnpj")].into_iter().chain(columns.map(col)).collect::<Vec<_>>())
-                .collect()?;
+            let df = &scan?.collect()?;
             let cnpj = strings(df, "cnpj")?;
             let mut register = HashMap::new();
-            for column in columns {
-                for (c, v) in cnpj.iter().zip(strings(df, column)?) {
-                    if let Some(c) = c {
-                        register.insert((c.clone(), column), v);
-                    }
+            for (kind, columns) in REGISTER {
+                let values = columns.iter().map(|c| strings(df, c)).collect::<PolarsResult<Vec<_>>>()?;
+                for (i, c) in cnpj.iter().enumerate() {
+                    let Some(c) = c else { continue };
+                    let parts: Vec<Option<String>> = values.iter().map(|v| v[i].clone()).collect();
+                    let shown = if kind == rules::STREET { street_address(&parts) } else { parts[0].clone() };
+                    register.insert((c.clone(), kind), shown);
                 }
             }
             h.register = Some(register);
         }
         if let Some(scan) = frames.scan(crate::tables::Table::Socios.name()) {
             let df = &scan?
-                .select([col("cnpj"), col("cnpj_cpf_socio"), col("nome_socio_razao_social")])
+                .select([
+                    col("cnpj"),
+                    col("cnpj_cpf_socio"),
+                    col("nome_socio_razao_social"),
+                    col("qualificacao_socio"),
+                ])
                 .collect()?;
-            let (cnpj, doc, nome) = (
+            let (cnpj, doc, nome, qualificacao) = (
                 strings(df, "cnpj")?,
                 strings(df, "cnpj_cpf_socio")?,
                 strings(df, "nome_socio_razao_social")?,
+                strings(df, "qualificacao_socio")?,
             );
             let key = |i: usize| {
                 let text = |v: &Option<String>| v.clone().unwrap_or_default();
                 format!("{} {}", text(&doc[i]), text(&nome[i]))
             };
-            h.partners = Some((0..df.height()).filter_map(|i| Some((cnpj[i].clone()?, key(i)))).collect());
+            h.partners = Some(
+                (0..df.height())
+                    .filter_map(|i| Some(((cnpj[i].clone()?, key(i)), qualificacao[i].clone())))
+                    .collect(),
+            );
         }
         if let Some(scan) = frames.scan(crate::tables::Table::DividasPgfn.name()) {
             let df =
@@ -391,17 +417,28 @@ impl Holding {
             }
             RuleKind::MudancaSocios => {
                 let partner = value("chave").unwrap_or_default();
-                let present = self.partners.as_ref().map(|p| p.contains(&(cnpj.clone(), partner)));
-                // An entry holds while the partner stays, an exit while it stays away.
-                let entered = value("mudanca").as_deref() == Some(super::rules::PARTNER_ENTERED);
-                present.is_none_or(|p| p == entered)
+                let Some(partners) = self.partners.as_ref() else { return true };
+                let now = partners.get(&(cnpj.clone(), partner));
+                // An entry holds while the partner stays, an exit while it stays away, a new
+                // qualification while the partner keeps it.
+                match value("mudanca").as_deref() {
+                    Some(rules::PARTNER_ENTERED) => now.is_some(),
+                    Some(rules::PARTNER_LEFT) => now.is_none(),
+                    _ => now.is_some_and(|q| {
+                        q.as_deref()
+                            .zip(value("valor_novo").as_deref())
+                            .is_some_and(|(q, n)| same_value(q, n))
+                    }),
+                }
             }
             RuleKind::MudancaCnae | RuleKind::MudancaEndereco | RuleKind::MudancaCapital => {
                 // Open while the company still has the value it changed to.
-                let (Some(column), Some(new)) = (register_column(rule.kind), value("valor_novo")) else {
+                let kind =
+                    value("mudanca").and_then(|m| REGISTER.iter().find(|(k, _)| *k == m).map(|(k, _)| *k));
+                let (Some(kind), Some(new)) = (kind, value("valor_novo")) else {
                     return true;
                 };
-                let now = self.register.as_ref().map(|r| r.get(&(cnpj.clone(), column)).cloned().flatten());
+                let now = self.register.as_ref().map(|r| r.get(&(cnpj.clone(), kind)).cloned().flatten());
                 now.is_none_or(|v| v.is_some_and(|v| same_value(&v, &new)))
             }
             RuleKind::QualquerMudanca => false,

@@ -48,11 +48,11 @@ pub enum RuleKind {
     SaiuDeAtiva,
     /// An inscription was filed in court.
     InscricaoAjuizada,
-    /// A partner entered or left the company.
+    /// A partner entered or left the company, or changed qualification.
     MudancaSocios,
-    /// The head office's main CNAE changed.
+    /// The head office's main or secondary CNAEs changed.
     MudancaCnae,
-    /// The head office moved to another municipality.
+    /// The head office moved to another municipality, or its CEP or street address changed.
     MudancaEndereco,
     /// The share capital changed.
     MudancaCapital,
@@ -103,18 +103,28 @@ impl RuleKind {
             Self::RegularidadePiorou => Some(&["situação fiscal estimada piorou"]),
             Self::SaiuDeAtiva => Some(&["situação cadastral alterada"]),
             Self::InscricaoAjuizada => Some(&["inscrição ajuizada"]),
-            Self::MudancaSocios => Some(&[PARTNER_ENTERED, PARTNER_LEFT]),
-            Self::MudancaCnae => Some(&["CNAE principal alterado"]),
-            Self::MudancaEndereco => Some(&["sede mudou de município"]),
-            Self::MudancaCapital => Some(&["capital social alterado"]),
+            Self::MudancaSocios => Some(&[PARTNER_ENTERED, PARTNER_LEFT, PARTNER_REQUALIFIED]),
+            Self::MudancaCnae => Some(&[MAIN_CNAE, SECONDARY_CNAES]),
+            Self::MudancaEndereco => Some(&[MUNICIPALITY, CEP, STREET]),
+            Self::MudancaCapital => Some(&[CAPITAL]),
             Self::AumentoExposicao | Self::QualquerMudanca => None,
         }
     }
 }
 
-/// The `mudancas` kinds of a partner entering and leaving (`mudanca_socios`).
+/// The `mudancas` kinds of a partner entering, leaving and changing qualification
+/// (`mudanca_socios`).
 pub const PARTNER_ENTERED: &str = "sócio entrou";
 pub const PARTNER_LEFT: &str = "sócio saiu";
+pub const PARTNER_REQUALIFIED: &str = "qualificação do sócio alterada";
+/// The `mudancas` kinds of the register rules (`mudanca_cnae`, `mudanca_endereco`,
+/// `mudanca_capital`).
+pub const MAIN_CNAE: &str = "CNAE principal alterado";
+pub const SECONDARY_CNAES: &str = "CNAEs secundários alterados";
+pub const MUNICIPALITY: &str = "sede mudou de município";
+pub const CEP: &str = "CEP da sede alterado";
+pub const STREET: &str = "endereço da sede alterado";
+pub const CAPITAL: &str = "capital social alterado";
 
 /// One checked rule.
 #[derive(Debug, Clone, PartialEq)]

@@ -176,7 +176,10 @@ fn expected_alerts(
             }
             let register = [
                 ("CNAE principal alterado", "cnae"),
+                ("CNAEs secundários alterados", "cnae"),
                 ("sede mudou de município", "endereco"),
+                ("CEP da sede alterado", "endereco"),
+                ("endereço da sede alterado", "endereco"),
                 ("capital social alterado", "capital"),
             ];
             if let Some((_, rule)) = register.iter().find(|(k, _)| k == kind) {
