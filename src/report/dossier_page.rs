@@ -187,6 +187,18 @@ pub fn timeline_of(series: Option<&crate::analyze::Aggregates>, locale: Locale) 
     Some(out)
 }
 
+/// `event` with the names of the codes its values hold (`super::view::changes::with_code_names`).
+fn named_event(event: &TimelineEvent, codes: &CodeTables) -> TimelineEvent {
+    let named = |v: &Option<String>| {
+        v.clone().map(|v| super::view::changes::with_code_names(codes, &event.mudanca, v))
+    };
+    TimelineEvent {
+        valor_anterior: named(&event.valor_anterior),
+        valor_novo: named(&event.valor_novo),
+        ..event.clone()
+    }
+}
+
 fn format_day(d: chrono::NaiveDate, locale: Locale) -> String {
     match locale {
         Locale::PtBr => d.format("%d/%m/%Y").to_string(),
@@ -584,8 +596,12 @@ pub fn render_dossiers(
         let history =
             judged.history.as_ref().map(|h| h.get(r.cnpj.as_str()).map(Vec::as_slice).unwrap_or_default());
         let mut view = dossier_view(r, &ctx, standing, history);
-        view.linha_do_tempo =
-            judged.timeline.as_ref().and_then(|t| t.get(r.cnpj.as_str())).cloned().unwrap_or_default();
+        view.linha_do_tempo = judged
+            .timeline
+            .as_ref()
+            .and_then(|t| t.get(r.cnpj.as_str()))
+            .map(|events| events.iter().map(|e| named_event(e, codes)).collect())
+            .unwrap_or_default();
         for (main, ext, hb) in &engines {
             let text = crate::stack::deep(|| hb.render(main, &view)).map_err(|e| ReportError::Render {
                 file: format!("{}/{main}", templates.origin),

@@ -174,6 +174,7 @@ fn each_rare_register_or_partner_change_shows_with_both_values() {
         "natureza jurídica alterada",
         "porte alterado",
         "qualificação do sócio alterada",
+        "situação cadastral alterada",
     ] {
         let (cnpj, month) = (0..latest.company_count())
             .map(|i| latest.company_cnpj(i))

@@ -10,6 +10,7 @@ use rust_decimal::Decimal;
 use super::super::cells::{dec, float, text};
 use super::rows;
 use crate::analyze::Aggregates;
+use crate::codes::CodeTables;
 use crate::monitor::lifecycle::{Estado, TrackedAlert};
 use crate::tables::Table;
 
@@ -98,7 +99,36 @@ pub struct AlertRow {
     pub motivo: Option<String>,
 }
 
-fn change_rows(df: &DataFrame) -> Vec<ChangeRow> {
+/// The code table whose names a change of `kind` shows beside its codes.
+fn code_table(kind: &str) -> Option<&'static str> {
+    match kind {
+        "situação cadastral alterada" => Some("situacao_cadastral"),
+        "natureza jurídica alterada" => Some("natureza_juridica"),
+        "porte alterado" => Some("porte_empresa"),
+        "CNAE principal alterado" => Some("cnae"),
+        "qualificação do sócio alterada" => Some("qualificacao_socio"),
+        _ => None,
+    }
+}
+
+/// A change's value with the names of its codes beside them: `2062 Sociedade Empresária
+/// Limitada`. A situation with its reason, as `queries/21_mudancas.sql` writes it
+/// (`08 (motivo 01)`), names both. A code the tables do not know stays as it is.
+pub(crate) fn with_code_names(codes: &CodeTables, kind: &str, value: String) -> String {
+    let Some(table) = code_table(kind) else { return value };
+    let name = |table: &str, code: &str| match codes.name(table, code) {
+        Some(n) => format!("{code} {n}"),
+        None => code.to_string(),
+    };
+    match value.strip_suffix(')').and_then(|v| v.split_once(" (motivo ")) {
+        Some((code, motivo)) => {
+            format!("{} (motivo {})", name(table, code), name("motivo_situacao_cadastral", motivo))
+        }
+        None => name(table, &value),
+    }
+}
+
+fn change_rows(df: &DataFrame, codes: &CodeTables) -> Vec<ChangeRow> {
     rows(df)
         .map(|i| {
             let table = text(df, "tabela", i).unwrap_or_default();
@@ -111,11 +141,11 @@ fn change_rows(df: &DataFrame) -> Vec<ChangeRow> {
                 money: crate::report::format::change_in_money(&table, &kind)
                     && is_amount(&before)
                     && is_amount(&after),
-                kind,
                 key: text(df, "chave", i)
                     .filter(|_| table != Table::Empresas.name() && table != "situacao_fiscal_estimada"),
-                before,
-                after,
+                before: before.map(|v| with_code_names(codes, &kind, v)),
+                after: after.map(|v| with_code_names(codes, &kind, v)),
+                kind,
                 change: dec(df, "variacao", i).map(|d| d.to_string()),
             }
         })
@@ -186,9 +216,9 @@ pub(super) fn set_alerts(changes: &mut Changes, alerts: Option<&[TrackedAlert]>)
 }
 
 /// The section, without alerts (`set_alerts` adds them).
-pub(super) fn changes(aggs: &Aggregates) -> Option<Changes> {
+pub(super) fn changes(aggs: &Aggregates, codes: &CodeTables) -> Option<Changes> {
     let mudancas = aggs.get("mudancas")?;
-    let all = change_rows(mudancas);
+    let all = change_rows(mudancas, codes);
     let mut by_kind: BTreeMap<String, (usize, Option<Decimal>)> = BTreeMap::new();
     let mut by_company: BTreeMap<String, CompanyChanges> = BTreeMap::new();
     for r in &all {
@@ -234,4 +264,24 @@ pub(super) fn changes(aggs: &Aggregates) -> Option<Changes> {
         detail_omitted: detail.len().saturating_sub(DETAILED),
         detail: detail.into_iter().take(DETAILED).collect(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_change_names_its_codes_and_a_situation_its_reason() {
+        let codes = CodeTables::load(None).unwrap();
+        let named = |kind: &str, v: &str| with_code_names(&codes, kind, v.to_string());
+        assert_eq!(named("porte alterado", "03"), "03 EMPRESA DE PEQUENO PORTE");
+        assert_eq!(
+            named("situação cadastral alterada", "08 (motivo 01)"),
+            "08 BAIXADA (motivo 01 EXTINCAO POR ENCERRAMENTO LIQUIDACAO VOLUNTARIA)"
+        );
+        assert_eq!(named("situação cadastral alterada", "02"), "02 ATIVA");
+        // Unknown codes and kinds without a table stay as they are.
+        assert_eq!(named("porte alterado", "77"), "77");
+        assert_eq!(named("CEP da sede alterado", "01310100"), "01310100");
+    }
 }

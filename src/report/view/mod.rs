@@ -2,7 +2,7 @@
 //! Money travels as exact decimal text and is formatted by the templates' helpers; a section
 //! whose query is missing is simply absent.
 
-mod changes;
+pub(super) mod changes;
 mod credits;
 mod history;
 mod model;
@@ -187,7 +187,7 @@ pub fn build_view_with(
         movers_up: movers(aggs, "maiores_altas"),
         movers_down: movers(aggs, "maiores_quedas"),
         portfolio: portfolio(aggs, frames, locale),
-        changes: changes::changes(aggs),
+        changes: changes::changes(aggs, codes),
         sources: sources(&manifest.periodos(), t),
         run: run_info(manifest, frames, run_id, locale, t),
         appendix: appendix(aggs, locale),
