@@ -37,26 +37,22 @@ linhas AS (
                 THEN COALESCE(p.valor_total, CAST(0 AS DECIMAL(18, 2))) END AS valor_mes_anterior
     FROM atual a FULL OUTER JOIN anterior p ON p.uf = a.uf
 ),
-total AS (
-    SELECT SUM(valor_total) AS valor_total, SUM(valor_mes_anterior) AS valor_mes_anterior
-    FROM linhas
-),
 tabela AS (
     SELECT l.uf,
            l.valor_total,
-           ROUND(100.0 * CAST(l.valor_total AS DOUBLE) / CAST(NULLIF(t.valor_total, 0) AS DOUBLE), 4) AS participacao_pct,
+           ROUND(100.0 * CAST(l.valor_total AS DOUBLE) / CAST(NULLIF(SUM(l.valor_total) OVER (), 0) AS DOUBLE), 4) AS participacao_pct,
            l.valor_total - l.valor_mes_anterior AS variacao_mes,
            ROUND(100.0 * CAST(l.valor_total - l.valor_mes_anterior AS DOUBLE) / CAST(NULLIF(l.valor_mes_anterior, 0) AS DOUBLE), 4) AS variacao_mes_pct,
            0 AS ordem
-    FROM linhas l CROSS JOIN total t
+    FROM linhas l
     UNION ALL
     SELECT 'TOTAL' AS uf,
-           t.valor_total,
+           SUM(valor_total) AS valor_total,
            100.0 AS participacao_pct,
-           t.valor_total - t.valor_mes_anterior AS variacao_mes,
-           ROUND(100.0 * CAST(t.valor_total - t.valor_mes_anterior AS DOUBLE) / CAST(NULLIF(t.valor_mes_anterior, 0) AS DOUBLE), 4) AS variacao_mes_pct,
+           SUM(valor_total) - SUM(valor_mes_anterior) AS variacao_mes,
+           ROUND(100.0 * CAST(SUM(valor_total) - SUM(valor_mes_anterior) AS DOUBLE) / CAST(NULLIF(SUM(valor_mes_anterior), 0) AS DOUBLE), 4) AS variacao_mes_pct,
            1 AS ordem
-    FROM total t
+    FROM linhas
 )
 SELECT uf, valor_total, participacao_pct, variacao_mes, variacao_mes_pct
 FROM tabela
