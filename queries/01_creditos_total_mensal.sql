@@ -8,13 +8,20 @@
 -- answers: How large is the national stock of active tax credits each month, and how did it
 --   change on the previous month and on the same month a year before?
 -- Feeds the headline cards and the national trend line.
-WITH mensal AS (
+-- The states of a month are counted as its (month, state) groups: COUNT(uf) skips the blank
+-- one as COUNT(DISTINCT uf) would.
+WITH por_uf AS (
+    SELECT ano_mes, ano_mes_anterior, ano_mes_ano_anterior, uf, SUM(valor_total) AS valor_total
+    FROM creditos_ativos
+    GROUP BY ano_mes, ano_mes_anterior, ano_mes_ano_anterior, uf
+),
+mensal AS (
     SELECT ano_mes,
            MAX(ano_mes_anterior) AS ano_mes_anterior,
            MAX(ano_mes_ano_anterior) AS ano_mes_ano_anterior,
            SUM(valor_total) AS valor_total,
-           COUNT(DISTINCT uf) AS ufs
-    FROM creditos_ativos
+           COUNT(uf) AS ufs
+    FROM por_uf
     GROUP BY ano_mes
 )
 SELECT m.ano_mes,
