@@ -232,10 +232,14 @@ pub fn scan_exported_table(dir: &Path, table: &str) -> anyhow::Result<LazyFrame>
     // before `creditos_ativos` was partitioned by month only has `uf=` directories too.
     let parts = path_partition_keys(&root, &files[0]);
     let mut args = ScanArgsParquet { glob: true, ..Default::default() };
+    // A partition key is read as a category, then given to the queries as text: as text at once,
+    // Polars 0.55 builds a string per row and a grouping on the month holds twice the memory
+    // (bench/results/analyze-vs-duckdb.md).
+    let category = DataType::from_categories(Categories::global());
     args.hive_options = if parts.is_empty() {
         HiveOptions::new_disabled()
     } else {
-        let schema: Schema = parts.iter().map(|p| Field::new(p.as_str().into(), DataType::String)).collect();
+        let schema: Schema = parts.iter().map(|p| Field::new(p.as_str().into(), category.clone())).collect();
         HiveOptions {
             enabled: Some(true),
             hive_start_idx: 0,
@@ -244,8 +248,9 @@ pub fn scan_exported_table(dir: &Path, table: &str) -> anyhow::Result<LazyFrame>
         }
     };
     let pattern = format!("{}/**/*.parquet", root.display());
-    LazyFrame::scan_parquet(PlRefPath::new(pattern), args)
-        .map_err(|e| anyhow::anyhow!("reading {}: {e}", root.display()))
+    let scan = LazyFrame::scan_parquet(PlRefPath::new(pattern), args)
+        .map_err(|e| anyhow::anyhow!("reading {}: {e}", root.display()))?;
+    Ok(scan.with_columns(parts.iter().map(|p| col(p.as_str()).cast(DataType::String)).collect::<Vec<_>>()))
 }
 
 /// The hive keys (`k` of each `k=v` directory) between `root` and `file`.
