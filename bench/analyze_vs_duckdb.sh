@@ -28,11 +28,15 @@ measure() { # prints "wall_seconds max_rss_kib" for one run of the command
   cat "$tmp/time"
 }
 median_col() { sort -g -k"$1" | awk -v c="$1" '{a[NR]=$c} END {print a[int((NR+1)/2)]}'; }
+spread_col() { # "min-max" of column $1; $2 divides (KiB -> MiB)
+  sort -g -k"$1" | awk -v c="$1" -v d="${2:-1}" '{a[NR]=$c} END {printf "%g-%g", int(a[1]/d*100)/100, int(a[NR]/d*100)/100}'; }
 
 polars=$(for _ in $(seq "$RUNS"); do measure "$EX" analyze "$tmp/data" "$tmp/q"; done)
 duck=$(for _ in $(seq "$RUNS"); do measure python3 bench/duckdb_analyze.py "$tmp/data" "$tmp/q"; done)
 pw=$(echo "$polars" | median_col 1); pm=$(echo "$polars" | median_col 2)
 dw=$(echo "$duck" | median_col 1); dm=$(echo "$duck" | median_col 2)
+pws=$(echo "$polars" | spread_col 1); pms=$(echo "$polars" | spread_col 2 1024)
+dws=$(echo "$duck" | spread_col 1); dms=$(echo "$duck" | spread_col 2 1024)
 
 out=bench/results/analyze-vs-duckdb.md
 {
@@ -41,11 +45,11 @@ out=bench/results/analyze-vs-duckdb.md
   echo "Measured $(date -u +%Y-%m-%d) on $(nproc) cores; ${rows} credit rows in hive-partitioned Parquet;"
   echo "the $(ls "$tmp/q" | wc -l) credit queries of queries/ run unchanged by both; whole process, median of ${RUNS} runs."
   echo
-  echo "| engine | wall seconds | peak memory (MiB) |"
-  echo "|---|--:|--:|"
-  echo "| fiscal-report (Polars $(grep -m1 -o 'polars = { version = "=[0-9.]*' Cargo.toml | grep -o '[0-9.]*$')) | $pw | $((pm / 1024)) |"
-  echo "| DuckDB $(python3 -c 'import duckdb; print(duckdb.__version__)') (Python) | $dw | $((dm / 1024)) |"
-  echo "| ratio fiscal-report / DuckDB | $(python3 -c "print(f'{$pw / $dw:.2f}')") | $(python3 -c "print(f'{$pm / $dm:.2f}')") |"
+  echo "| engine | wall seconds | (spread) | peak memory (MiB) | (spread) |"
+  echo "|---|--:|--:|--:|--:|"
+  echo "| fiscal-report (Polars $(grep -m1 -o 'polars = { version = "=[0-9.]*' Cargo.toml | grep -o '[0-9.]*$')) | $pw | $pws | $((pm / 1024)) | $pms |"
+  echo "| DuckDB $(python3 -c 'import duckdb; print(duckdb.__version__)') (Python) | $dw | $dws | $((dm / 1024)) | $dms |"
+  echo "| ratio fiscal-report / DuckDB | $(python3 -c "print(f'{$pw / $dw:.2f}')") | | $(python3 -c "print(f'{$pm / $dm:.2f}')") | |"
   echo
   echo "Transform (staged text -> typed frame, exact decimals and dates): ${tput} records/s."
   echo
