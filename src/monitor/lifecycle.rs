@@ -617,6 +617,70 @@ mod tests {
         assert_eq!(gone[0].motivo.as_deref(), Some("regra retirada do arquivo de regras"));
     }
 
+    fn change_alert(tipo: &'static str, cnpj: &str, values: &[(&str, &str)]) -> TrackedAlert {
+        let valores = values.iter().map(|(k, v)| (k.to_string(), serde_json::Value::from(*v))).collect();
+        let alerta = Alert {
+            regra: "r".into(),
+            tipo,
+            cnpj: cnpj.into(),
+            razao_social: None,
+            snapshot: Some("202602".into()),
+            snapshot_anterior: Some("202601".into()),
+            listas: vec![],
+            valores,
+        };
+        TrackedAlert {
+            assunto: subject(&alerta),
+            alerta,
+            estado: Estado::Nova,
+            aberta_em: "202602".into(),
+            resolvida_em: None,
+            motivo: None,
+            carried_from_run: false,
+        }
+    }
+
+    #[test]
+    fn a_new_street_or_qualification_holds_while_the_company_keeps_it() {
+        let c = "11222333000181";
+        let street =
+            |parts: [&str; 4]| street_address(&parts.map(|p| Some(p.to_string()).filter(|p| !p.is_empty())));
+        assert_eq!(street(["RUA", "X", "12", "SALA 4"]).as_deref(), Some("RUA X, 12, SALA 4"));
+        assert_eq!(street(["RUA", "X", "12", ""]).as_deref(), Some("RUA X, 12"));
+        assert_eq!(street(["", "", "", ""]), None);
+        let r = rules("[[regra]]\nnome = \"r\"\ntipo = \"mudanca_endereco\"\n");
+        let moved = change_alert(
+            "mudanca_endereco",
+            c,
+            &[("chave", c), ("mudanca", rules::STREET), ("valor_novo", "RUA X, 12")],
+        );
+        let at = |shown: &str| Holding {
+            present: Some([c.to_string()].into()),
+            register: Some([((c.to_string(), rules::STREET), Some(shown.to_string()))].into()),
+            ..Holding::default()
+        };
+        assert!(at("RUA X,  12").holds(&r.rules[0], &moved), "runs of spaces alike");
+        assert!(!at("RUA Y, 7").holds(&r.rules[0], &moved));
+        let r = rules("[[regra]]\nnome = \"r\"\ntipo = \"mudanca_socios\"\n");
+        let promoted = change_alert(
+            "mudanca_socios",
+            c,
+            &[("chave", "***1** ANA"), ("mudanca", rules::PARTNER_REQUALIFIED), ("valor_novo", "49")],
+        );
+        let with = |q: Option<&str>| Holding {
+            present: Some([c.to_string()].into()),
+            partners: Some(
+                q.map(|q| ((c.to_string(), "***1** ANA".to_string()), Some(q.to_string())))
+                    .into_iter()
+                    .collect(),
+            ),
+            ..Holding::default()
+        };
+        assert!(with(Some("49")).holds(&r.rules[0], &promoted));
+        assert!(!with(Some("22")).holds(&r.rules[0], &promoted), "the qualification changed back");
+        assert!(!with(None).holds(&r.rules[0], &promoted), "the partner left");
+    }
+
     #[test]
     fn an_exposure_alert_holds_while_the_growth_does() {
         let r = rules(

@@ -495,9 +495,11 @@ impl Rules {
     }
 }
 
-/// Whether a `situacao_cadastral` value is ATIVA: the code `02` (as typed) or the word.
+/// Whether a `situacao_cadastral` value is ATIVA: the code `02` (as typed) or the word, with or
+/// without the reason `mudancas` shows after it (`02 (motivo 00)`).
 pub(super) fn is_ativa(v: Option<&str>) -> bool {
-    v.map(str::trim).is_some_and(|v| v == "02" || v == "2" || v.eq_ignore_ascii_case("ATIVA"))
+    v.and_then(|v| v.split_whitespace().next())
+        .is_some_and(|v| v == "02" || v == "2" || v.eq_ignore_ascii_case("ATIVA"))
 }
 
 #[cfg(test)]
@@ -506,6 +508,12 @@ mod tests {
 
     fn parse(text: &str) -> Result<Rules, RulesError> {
         Rules::parse(text, Path::new("regras.toml"))
+    }
+
+    #[test]
+    fn ativa_is_read_with_or_without_its_reason() {
+        assert!(is_ativa(Some("02")) && is_ativa(Some(" ATIVA ")) && is_ativa(Some("02 (motivo 12)")));
+        assert!(!is_ativa(Some("04 (motivo 63)")) && !is_ativa(Some("08")) && !is_ativa(None));
     }
 
     #[test]
