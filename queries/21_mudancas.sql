@@ -34,24 +34,26 @@ WITH ambos AS (
     FROM empresas e
     JOIN empresas_anterior a ON a.cnpj = e.cnpj
 ),
--- Which of the fields kept later the previous snapshot holds at all: a store written before
--- it kept them reads them empty for every company, and that is not a change.
+-- Whether the previous snapshot holds the fields kept from the situation's reason on (the
+-- reason, the secondary CNAEs, the CEP and the street came together): a store written before
+-- reads them empty for every company, and that is not a change.
 anteriores AS (
-    SELECT COUNT(motivo_situacao_cadastral) AS motivos, COUNT(cnae_fiscal_secundaria) AS secundarias,
-           COUNT(cep) AS ceps, COUNT(logradouro) AS logradouros
+    SELECT COUNT(motivo_situacao_cadastral) + COUNT(cep) + COUNT(logradouro) AS novos
     FROM empresas_anterior
 ),
 -- The register's fields, one row per company and field: its value before and now as shown,
 -- whether it changed, and the date the files give the change.
 cadastro AS (
     SELECT b.cnpj, 'situação cadastral alterada' AS mudanca,
-           CASE WHEN COALESCE(a.motivo_situacao_cadastral, '00') = '00' THEN a.situacao_cadastral
+           CASE WHEN COALESCE(a.motivo_situacao_cadastral, '00') = '00' OR a.situacao_cadastral IS NULL
+                THEN a.situacao_cadastral
                 ELSE CONCAT(a.situacao_cadastral, ' (motivo ', a.motivo_situacao_cadastral, ')') END AS antes,
-           CASE WHEN COALESCE(e.motivo_situacao_cadastral, '00') = '00' THEN e.situacao_cadastral
+           CASE WHEN COALESCE(e.motivo_situacao_cadastral, '00') = '00' OR e.situacao_cadastral IS NULL
+                THEN e.situacao_cadastral
                 ELSE CONCAT(e.situacao_cadastral, ' (motivo ', e.motivo_situacao_cadastral, ')') END AS agora,
            COALESCE(a.situacao_cadastral, '') <> COALESCE(e.situacao_cadastral, '')
-               OR (k.motivos > 0
-                   AND COALESCE(a.motivo_situacao_cadastral, '') <> COALESCE(e.motivo_situacao_cadastral, ''))
+               OR (k.novos > 0
+                   AND COALESCE(a.motivo_situacao_cadastral, '00') <> COALESCE(e.motivo_situacao_cadastral, '00'))
                AS difere,
            e.data_situacao_cadastral AS data
     FROM ambos b JOIN empresas e ON e.cnpj = b.cnpj JOIN empresas_anterior a ON a.cnpj = b.cnpj
@@ -79,7 +81,7 @@ cadastro AS (
     UNION ALL
     SELECT b.cnpj, 'CNAEs secundários alterados' AS mudanca,
            a.cnae_fiscal_secundaria AS antes, e.cnae_fiscal_secundaria AS agora,
-           k.secundarias > 0
+           k.novos > 0
                AND COALESCE(a.cnae_fiscal_secundaria, '') <> COALESCE(e.cnae_fiscal_secundaria, '') AS difere,
            CAST(NULL AS DATE) AS data
     FROM ambos b JOIN empresas e ON e.cnpj = b.cnpj JOIN empresas_anterior a ON a.cnpj = b.cnpj
@@ -93,16 +95,19 @@ cadastro AS (
     UNION ALL
     SELECT b.cnpj, 'CEP da sede alterado' AS mudanca,
            a.cep AS antes, e.cep AS agora,
-           k.ceps > 0 AND COALESCE(a.cep, '') <> COALESCE(e.cep, '') AS difere,
+           k.novos > 0 AND COALESCE(a.cep, '') <> COALESCE(e.cep, '') AS difere,
            CAST(NULL AS DATE) AS data
     FROM ambos b JOIN empresas e ON e.cnpj = b.cnpj JOIN empresas_anterior a ON a.cnpj = b.cnpj
     CROSS JOIN anteriores k
     UNION ALL
-    -- The street address as the publisher prints it: "RUA X, 123, SALA 4".
+    -- The street address as the publisher prints it: "RUA X, 123, SALA 4" (empty parts left
+    -- out; none at all, empty).
     SELECT b.cnpj, 'endereço da sede alterado' AS mudanca,
-           CONCAT_WS(', ', CONCAT_WS(' ', a.tipo_logradouro, a.logradouro), a.numero, a.complemento) AS antes,
-           CONCAT_WS(', ', CONCAT_WS(' ', e.tipo_logradouro, e.logradouro), e.numero, e.complemento) AS agora,
-           k.logradouros > 0
+           NULLIF(CONCAT_WS(', ', NULLIF(CONCAT_WS(' ', a.tipo_logradouro, a.logradouro), ''),
+                            a.numero, a.complemento), '') AS antes,
+           NULLIF(CONCAT_WS(', ', NULLIF(CONCAT_WS(' ', e.tipo_logradouro, e.logradouro), ''),
+                            e.numero, e.complemento), '') AS agora,
+           k.novos > 0
                AND (COALESCE(a.tipo_logradouro, '') <> COALESCE(e.tipo_logradouro, '')
                     OR COALESCE(a.logradouro, '') <> COALESCE(e.logradouro, '')
                     OR COALESCE(a.numero, '') <> COALESCE(e.numero, '')
@@ -178,6 +183,19 @@ socios_antes AS (
     SELECT s.cnpj, CONCAT(COALESCE(s.cnpj_cpf_socio, ''), ' ', COALESCE(s.nome_socio_razao_social, '')) AS chave,
            s.nome_socio_razao_social AS nome, s.qualificacao_socio
     FROM socios_anterior s JOIN ambos b ON b.cnpj = s.cnpj
+),
+-- A partner's qualification in each snapshot: one row per partner, its two when the files list
+-- the partner twice with different ones.
+qualificacoes AS (
+    SELECT cnpj, chave, 'agora' AS retrato,
+           CASE WHEN MIN(qualificacao_socio) = MAX(qualificacao_socio) THEN MIN(qualificacao_socio)
+                ELSE CONCAT(MIN(qualificacao_socio), ', ', MAX(qualificacao_socio)) END AS qualificacao
+    FROM socios_agora GROUP BY cnpj, chave
+    UNION ALL
+    SELECT cnpj, chave, 'antes' AS retrato,
+           CASE WHEN MIN(qualificacao_socio) = MAX(qualificacao_socio) THEN MIN(qualificacao_socio)
+                ELSE CONCAT(MIN(qualificacao_socio), ', ', MAX(qualificacao_socio)) END AS qualificacao
+    FROM socios_antes GROUP BY cnpj, chave
 ),
 -- The estimated tax standing in both snapshots (the rule is in situacao_fiscal_por_retrato).
 regularidade AS (
@@ -368,13 +386,14 @@ mudancas AS (
            'qualificação do sócio alterada' AS mudanca,
            'socios' AS tabela,
            n.chave AS chave,
-           o.qualificacao_socio AS valor_anterior,
-           n.qualificacao_socio AS valor_novo,
+           o.qualificacao AS valor_anterior,
+           n.qualificacao AS valor_novo,
            CAST(NULL AS DECIMAL(18, 2)) AS variacao,
            CAST(NULL AS DATE) AS data_evento
-    FROM socios_agora n
-    JOIN socios_antes o ON o.cnpj = n.cnpj AND o.chave = n.chave
-    WHERE COALESCE(n.qualificacao_socio, '') <> COALESCE(o.qualificacao_socio, '')
+    FROM qualificacoes n
+    JOIN qualificacoes o ON o.cnpj = n.cnpj AND o.chave = n.chave
+    WHERE n.retrato = 'agora' AND o.retrato = 'antes'
+      AND COALESCE(n.qualificacao, '') <> COALESCE(o.qualificacao, '')
 ),
 nomes AS (
     SELECT cnpj, razao_social FROM empresas

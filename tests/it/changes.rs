@@ -79,9 +79,8 @@ pub(super) fn company_changes(cnpj: &str, b: Option<&RecordsTruth>, a: Option<&R
             None => code,
         }
     };
-    if (word(&b.situacao_cadastral), word(&b.motivo_situacao))
-        != (word(&a.situacao_cadastral), word(&a.motivo_situacao))
-    {
+    let reason = |t: &RecordsTruth| word(&t.motivo_situacao).unwrap_or_else(|| "00".into());
+    if (word(&b.situacao_cadastral), reason(b)) != (word(&a.situacao_cadastral), reason(a)) {
         out.push(row("situação cadastral alterada", "empresas", cnpj, situation(b), situation(a), None));
     }
     // The street address as the publisher prints it: "RUA X, 123, SALA 4".
