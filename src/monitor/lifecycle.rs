@@ -141,7 +141,7 @@ pub fn track(
         let mut fresh = opened(alert, snapshot);
         now.note_fallen_from(&mut fresh.alerta);
         match open.remove(&fresh.identity()) {
-            Some(was) => out.push(still_open(was, &fresh.alerta)),
+            Some(was) => out.push(matched_again(was, &fresh.alerta)),
             None => out.push(fresh),
         }
     }
@@ -186,6 +186,28 @@ fn still_open(was: TrackedAlert, now: &Alert) -> TrackedAlert {
         ..was.alerta
     };
     TrackedAlert { estado: Estado::Aberta, alerta, ..was }
+}
+
+/// An open alert its rule matched again: still open, with what matched now where its condition
+/// reads the value changed to (a register or partner change that happened again).
+fn matched_again(was: TrackedAlert, now: &Alert) -> TrackedAlert {
+    let follows_value =
+        matches!(now.tipo, "mudanca_socios" | "mudanca_cnae" | "mudanca_endereco" | "mudanca_capital");
+    let mut open = still_open(was, now);
+    if follows_value {
+        open.alerta.valores = now.valores.clone();
+    }
+    open
+}
+
+/// The subject of an alert read back: as stored, but for the register rules, whose subject
+/// names the change's kind since the CEP and the street were followed (a store written before
+/// named only the company).
+pub(super) fn read_subject(alerta: &Alert, stored: String) -> String {
+    match alerta.tipo {
+        "mudanca_cnae" | "mudanca_endereco" | "mudanca_capital" => subject(alerta),
+        _ => stored,
+    }
 }
 
 /// An earlier alert restamped with this run's snapshots.
@@ -257,6 +279,15 @@ fn street_address(parts: &[Option<String>]) -> Option<String> {
     let rest = parts.get(2..).unwrap_or_default();
     let whole = present(&[&[Some(named)], rest].concat()).join(", ");
     (!whole.is_empty()).then_some(whole)
+}
+
+/// Two values that may be empty: both empty, or both there and the same (`same_value`).
+fn same_optional(a: Option<&str>, b: Option<&str>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => same_value(a, b),
+        _ => false,
+    }
 }
 
 /// The same value, read as amounts when both are (a decimal's text has one spelling per scale),
@@ -424,22 +455,19 @@ impl Holding {
                 match value("mudanca").as_deref() {
                     Some(rules::PARTNER_ENTERED) => now.is_some(),
                     Some(rules::PARTNER_LEFT) => now.is_none(),
-                    _ => now.is_some_and(|q| {
-                        q.as_deref()
-                            .zip(value("valor_novo").as_deref())
-                            .is_some_and(|(q, n)| same_value(q, n))
-                    }),
+                    _ => now.is_some_and(|q| same_optional(q.as_deref(), value("valor_novo").as_deref())),
                 }
             }
             RuleKind::MudancaCnae | RuleKind::MudancaEndereco | RuleKind::MudancaCapital => {
                 // Open while the company still has the value it changed to.
                 let kind =
                     value("mudanca").and_then(|m| REGISTER.iter().find(|(k, _)| *k == m).map(|(k, _)| *k));
-                let (Some(kind), Some(new)) = (kind, value("valor_novo")) else {
+                let (Some(kind), Some(register)) = (kind, self.register.as_ref()) else {
                     return true;
                 };
-                let now = self.register.as_ref().map(|r| r.get(&(cnpj.clone(), kind)).cloned().flatten());
-                now.is_none_or(|v| v.is_some_and(|v| same_value(&v, &new)))
+                // A company no longer in the register is judged by `present`, before.
+                let Some(now) = register.get(&(cnpj.clone(), kind)) else { return true };
+                same_optional(now.as_deref(), value("valor_novo").as_deref())
             }
             RuleKind::QualquerMudanca => false,
         }
@@ -529,9 +557,9 @@ pub fn from_frame(df: &DataFrame) -> PolarsResult<Vec<TrackedAlert>> {
         };
         let (resolvida_em, motivo) = (at(7), at(8));
         out.push(TrackedAlert {
+            assunto: read_subject(&alerta, assunto),
             alerta,
             estado,
-            assunto,
             aberta_em,
             resolvida_em,
             motivo,
@@ -679,6 +707,40 @@ mod tests {
         assert!(with(Some("49")).holds(&r.rules[0], &promoted));
         assert!(!with(Some("22")).holds(&r.rules[0], &promoted), "the qualification changed back");
         assert!(!with(None).holds(&r.rules[0], &promoted), "the partner left");
+    }
+
+    #[test]
+    fn a_change_to_nothing_holds_while_nothing_and_a_second_change_is_followed() {
+        let c = "11222333000181";
+        let r = rules("[[regra]]\nnome = \"r\"\ntipo = \"mudanca_cnae\"\n");
+        let at = |shown: Option<&str>| Holding {
+            present: Some([c.to_string()].into()),
+            register: Some([((c.to_string(), rules::SECONDARY_CNAES), shown.map(str::to_string))].into()),
+            ..Holding::default()
+        };
+        // The secondary CNAEs all dropped: no value changed to.
+        let dropped = change_alert("mudanca_cnae", c, &[("chave", c), ("mudanca", rules::SECONDARY_CNAES)]);
+        assert!(at(None).holds(&r.rules[0], &dropped));
+        assert!(!at(Some("4744005")).holds(&r.rules[0], &dropped), "some came back");
+        // Changed again while open: the alert follows the newer value.
+        let first = change_alert(
+            "mudanca_cnae",
+            c,
+            &[("chave", c), ("mudanca", rules::SECONDARY_CNAES), ("valor_novo", "4744005")],
+        );
+        let again = change_alert(
+            "mudanca_cnae",
+            c,
+            &[("chave", c), ("mudanca", rules::SECONDARY_CNAES), ("valor_novo", "4751201")],
+        );
+        let open = track(Some(&r), vec![again.alerta], vec![first], &at(Some("4751201")), "202603");
+        assert_eq!(open.len(), 1);
+        assert!(open[0].estado == Estado::Aberta && at(Some("4751201")).holds(&r.rules[0], &open[0]));
+        // A register alert stored before its subject named the kind is read with today's.
+        let mut stored = to_frame(&open).unwrap();
+        stored.with_column(Column::new("assunto".into(), [c])).unwrap();
+        let back = from_frame(&stored).unwrap();
+        assert_eq!(back[0].assunto, format!("{}|{c}", rules::SECONDARY_CNAES));
     }
 
     #[test]

@@ -93,9 +93,9 @@ fn tracked(line: Line) -> Option<TrackedAlert> {
         valores: line.valores,
     };
     Some(TrackedAlert {
+        assunto: super::lifecycle::read_subject(&alerta, line.assunto),
         alerta,
         estado: Estado::parse(&line.estado)?,
-        assunto: line.assunto,
         aberta_em: line.aberta_em,
         resolvida_em: line.resolvida_em,
         motivo: line.motivo,
