@@ -10,6 +10,7 @@
 WITH por_uf_bruto AS (
     SELECT uf, ano_mes, ano_mes_anterior, SUM(valor_total) AS valor_total
     FROM creditos_ativos
+    WHERE ano_mes IS NOT NULL
     GROUP BY uf, ano_mes, ano_mes_anterior
 ),
 por_uf AS (

@@ -49,7 +49,6 @@ pub fn number(d: Decimal, places: u32, l: Locale) -> String {
     out
 }
 
-/// `R$ 1.234.567,89`.
 /// Whether a change of `mudancas` (its `tabela` and `mudanca`) has amounts in R$ for values:
 /// a debt's, plan's or settlement's, and the share capital's.
 pub fn change_in_money(table: &str, kind: &str) -> bool {
@@ -57,6 +56,7 @@ pub fn change_in_money(table: &str, kind: &str) -> bool {
         || kind == "capital social alterado"
 }
 
+/// `R$ 1.234.567,89`.
 pub fn money(d: Decimal, l: Locale) -> String {
     let n = number(d.abs(), 2, l);
     if d.is_sign_negative() && !d.is_zero() { format!("-R$ {n}") } else { format!("R$ {n}") }
