@@ -3,14 +3,15 @@
 //! service's summaries checked against the records) and turns them into data-quality counts
 //! and, with a rules file, alerts.
 //!
-//! Alerts have a lifecycle (`lifecycle`): new, open while their condition holds, resolved. A
-//! re-render of a run keeps the states the run gave them (`rerender`).
+//! Alerts have a lifecycle (`lifecycle`): new, open while their condition holds (`judge`),
+//! resolved. A re-render of a run keeps the states the run gave them (`rerender`).
 //!
 //! What the changes are is decided in `queries/` (SQL an analyst can read); this stage only
 //! applies the analyst's rules to them. Writing the alerts out and showing them is for the
 //! export and report stages.
 
 pub(crate) mod alerts;
+pub(crate) mod judge;
 pub(crate) mod lifecycle;
 pub(crate) mod reconciliation;
 pub(crate) mod rerender;

@@ -174,12 +174,12 @@ pub(super) fn judge_alerts(
     };
     let fired = rules.map(|r| r.evaluate(aggregates)).unwrap_or_default();
     // The conditions are read only when needed: most runs have no alert open.
-    let now = if lifecycle::needs_conditions(&fired, &before) {
-        lifecycle::Holding::read(aggregates, frames).context("judging the open alerts")?
+    let now = if crate::monitor::judge::needs_conditions(&fired, &before) {
+        crate::monitor::judge::Holding::read(aggregates, frames).context("judging the open alerts")?
     } else {
-        lifecycle::Holding::unread(aggregates)
+        crate::monitor::judge::Holding::unread(aggregates)
     };
-    Ok(lifecycle::track(rules, fired, before, &now, snapshot))
+    Ok(crate::monitor::judge::track(rules, fired, before, &now, snapshot))
 }
 
 /// Commits the assembled snapshot and the changes the analysis found, and returns the
