@@ -128,7 +128,9 @@ impl Holding {
             h.exposure = Some(exposure);
         }
         if let Some(scan) = frames.scan(crate::tables::Table::Empresas.name()) {
-            let df = &scan?.collect()?;
+            let read = REGISTER.iter().flat_map(|(_, columns)| columns.iter().copied());
+            let df =
+                &scan?.select(std::iter::once("cnpj").chain(read).map(col).collect::<Vec<_>>()).collect()?;
             let cnpj = strings(df, "cnpj")?;
             let mut register = HashMap::new();
             for (kind, columns) in REGISTER {
