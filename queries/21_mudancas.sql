@@ -41,10 +41,10 @@ anteriores AS (
     SELECT COUNT(motivo_situacao_cadastral) + COUNT(cep) + COUNT(logradouro) AS novos
     FROM empresas_anterior
 ),
--- The register's fields, one row per company and field: its value before and now as shown,
--- whether it changed, and the date the files give the change.
+-- The register's fields of each company in both snapshots, one row per company and field: its
+-- value before and now as shown, whether it changed, and the date the files give the change.
 cadastro AS (
-    SELECT b.cnpj, 'situação cadastral alterada' AS mudanca,
+    SELECT e.cnpj, 'situação cadastral alterada' AS mudanca,
            CASE WHEN COALESCE(a.motivo_situacao_cadastral, '00') = '00' OR a.situacao_cadastral IS NULL
                 THEN a.situacao_cadastral
                 ELSE CONCAT(a.situacao_cadastral, ' (motivo ', a.motivo_situacao_cadastral, ')') END AS antes,
@@ -56,53 +56,53 @@ cadastro AS (
                    AND COALESCE(a.motivo_situacao_cadastral, '00') <> COALESCE(e.motivo_situacao_cadastral, '00'))
                AS difere,
            e.data_situacao_cadastral AS data
-    FROM ambos b JOIN empresas e ON e.cnpj = b.cnpj JOIN empresas_anterior a ON a.cnpj = b.cnpj
+    FROM empresas e JOIN empresas_anterior a ON a.cnpj = e.cnpj
     CROSS JOIN anteriores k
     UNION ALL
-    SELECT b.cnpj,
+    SELECT e.cnpj,
            CASE WHEN e.opcao_pelo_simples = 'S' THEN 'entrou no Simples' ELSE 'saiu do Simples' END AS mudanca,
            a.opcao_pelo_simples AS antes, e.opcao_pelo_simples AS agora,
            COALESCE(a.opcao_pelo_simples, '') <> COALESCE(e.opcao_pelo_simples, '') AS difere,
            CASE WHEN e.opcao_pelo_simples = 'S' THEN e.data_opcao_simples ELSE e.data_exclusao_simples END AS data
-    FROM ambos b JOIN empresas e ON e.cnpj = b.cnpj JOIN empresas_anterior a ON a.cnpj = b.cnpj
+    FROM empresas e JOIN empresas_anterior a ON a.cnpj = e.cnpj
     UNION ALL
-    SELECT b.cnpj,
+    SELECT e.cnpj,
            CASE WHEN e.opcao_pelo_mei = 'S' THEN 'entrou no MEI' ELSE 'saiu do MEI' END AS mudanca,
            a.opcao_pelo_mei AS antes, e.opcao_pelo_mei AS agora,
            COALESCE(a.opcao_pelo_mei, '') <> COALESCE(e.opcao_pelo_mei, '') AS difere,
            CASE WHEN e.opcao_pelo_mei = 'S' THEN e.data_opcao_mei ELSE e.data_exclusao_mei END AS data
-    FROM ambos b JOIN empresas e ON e.cnpj = b.cnpj JOIN empresas_anterior a ON a.cnpj = b.cnpj
+    FROM empresas e JOIN empresas_anterior a ON a.cnpj = e.cnpj
     UNION ALL
-    SELECT b.cnpj, 'CNAE principal alterado' AS mudanca,
+    SELECT e.cnpj, 'CNAE principal alterado' AS mudanca,
            a.cnae_fiscal_principal AS antes, e.cnae_fiscal_principal AS agora,
            COALESCE(a.cnae_fiscal_principal, '') <> COALESCE(e.cnae_fiscal_principal, '') AS difere,
            CAST(NULL AS DATE) AS data
-    FROM ambos b JOIN empresas e ON e.cnpj = b.cnpj JOIN empresas_anterior a ON a.cnpj = b.cnpj
+    FROM empresas e JOIN empresas_anterior a ON a.cnpj = e.cnpj
     UNION ALL
-    SELECT b.cnpj, 'CNAEs secundários alterados' AS mudanca,
+    SELECT e.cnpj, 'CNAEs secundários alterados' AS mudanca,
            a.cnae_fiscal_secundaria AS antes, e.cnae_fiscal_secundaria AS agora,
            k.novos > 0
                AND COALESCE(a.cnae_fiscal_secundaria, '') <> COALESCE(e.cnae_fiscal_secundaria, '') AS difere,
            CAST(NULL AS DATE) AS data
-    FROM ambos b JOIN empresas e ON e.cnpj = b.cnpj JOIN empresas_anterior a ON a.cnpj = b.cnpj
+    FROM empresas e JOIN empresas_anterior a ON a.cnpj = e.cnpj
     CROSS JOIN anteriores k
     UNION ALL
-    SELECT b.cnpj, 'sede mudou de município' AS mudanca,
+    SELECT e.cnpj, 'sede mudou de município' AS mudanca,
            a.municipio AS antes, e.municipio AS agora,
            COALESCE(a.municipio, '') <> COALESCE(e.municipio, '') AS difere,
            CAST(NULL AS DATE) AS data
-    FROM ambos b JOIN empresas e ON e.cnpj = b.cnpj JOIN empresas_anterior a ON a.cnpj = b.cnpj
+    FROM empresas e JOIN empresas_anterior a ON a.cnpj = e.cnpj
     UNION ALL
-    SELECT b.cnpj, 'CEP da sede alterado' AS mudanca,
+    SELECT e.cnpj, 'CEP da sede alterado' AS mudanca,
            a.cep AS antes, e.cep AS agora,
            k.novos > 0 AND COALESCE(a.cep, '') <> COALESCE(e.cep, '') AS difere,
            CAST(NULL AS DATE) AS data
-    FROM ambos b JOIN empresas e ON e.cnpj = b.cnpj JOIN empresas_anterior a ON a.cnpj = b.cnpj
+    FROM empresas e JOIN empresas_anterior a ON a.cnpj = e.cnpj
     CROSS JOIN anteriores k
     UNION ALL
     -- The street address as the publisher prints it: "RUA X, 123, SALA 4" (empty parts left
     -- out; none at all, empty).
-    SELECT b.cnpj, 'endereço da sede alterado' AS mudanca,
+    SELECT e.cnpj, 'endereço da sede alterado' AS mudanca,
            NULLIF(CONCAT_WS(', ', NULLIF(CONCAT_WS(' ', a.tipo_logradouro, a.logradouro), ''),
                             a.numero, a.complemento), '') AS antes,
            NULLIF(CONCAT_WS(', ', NULLIF(CONCAT_WS(' ', e.tipo_logradouro, e.logradouro), ''),
@@ -113,26 +113,26 @@ cadastro AS (
                     OR COALESCE(a.numero, '') <> COALESCE(e.numero, '')
                     OR COALESCE(a.complemento, '') <> COALESCE(e.complemento, '')) AS difere,
            CAST(NULL AS DATE) AS data
-    FROM ambos b JOIN empresas e ON e.cnpj = b.cnpj JOIN empresas_anterior a ON a.cnpj = b.cnpj
+    FROM empresas e JOIN empresas_anterior a ON a.cnpj = e.cnpj
     CROSS JOIN anteriores k
     UNION ALL
-    SELECT b.cnpj, 'capital social alterado' AS mudanca,
+    SELECT e.cnpj, 'capital social alterado' AS mudanca,
            CAST(a.capital_social AS STRING) AS antes, CAST(e.capital_social AS STRING) AS agora,
            COALESCE(CAST(a.capital_social AS STRING), '') <> COALESCE(CAST(e.capital_social AS STRING), '') AS difere,
            CAST(NULL AS DATE) AS data
-    FROM ambos b JOIN empresas e ON e.cnpj = b.cnpj JOIN empresas_anterior a ON a.cnpj = b.cnpj
+    FROM empresas e JOIN empresas_anterior a ON a.cnpj = e.cnpj
     UNION ALL
-    SELECT b.cnpj, 'natureza jurídica alterada' AS mudanca,
+    SELECT e.cnpj, 'natureza jurídica alterada' AS mudanca,
            a.natureza_juridica AS antes, e.natureza_juridica AS agora,
            COALESCE(a.natureza_juridica, '') <> COALESCE(e.natureza_juridica, '') AS difere,
            CAST(NULL AS DATE) AS data
-    FROM ambos b JOIN empresas e ON e.cnpj = b.cnpj JOIN empresas_anterior a ON a.cnpj = b.cnpj
+    FROM empresas e JOIN empresas_anterior a ON a.cnpj = e.cnpj
     UNION ALL
-    SELECT b.cnpj, 'porte alterado' AS mudanca,
+    SELECT e.cnpj, 'porte alterado' AS mudanca,
            a.porte_empresa AS antes, e.porte_empresa AS agora,
            COALESCE(a.porte_empresa, '') <> COALESCE(e.porte_empresa, '') AS difere,
            CAST(NULL AS DATE) AS data
-    FROM ambos b JOIN empresas e ON e.cnpj = b.cnpj JOIN empresas_anterior a ON a.cnpj = b.cnpj
+    FROM empresas e JOIN empresas_anterior a ON a.cnpj = e.cnpj
 ),
 dividas_agora AS (
     SELECT d.* FROM dividas_pgfn d JOIN ambos b ON b.cnpj = d.cnpj
@@ -186,16 +186,17 @@ socios_antes AS (
 ),
 -- A partner's qualification in each snapshot: one row per partner, its two when the files list
 -- the partner twice with different ones.
-qualificacoes AS (
-    SELECT cnpj, chave, 'agora' AS retrato,
-           CASE WHEN MIN(qualificacao_socio) = MAX(qualificacao_socio) THEN MIN(qualificacao_socio)
-                ELSE CONCAT(MIN(qualificacao_socio), ', ', MAX(qualificacao_socio)) END AS qualificacao
-    FROM socios_agora GROUP BY cnpj, chave
+socios_nos_retratos AS (
+    SELECT cnpj, chave, 'agora' AS retrato, qualificacao_socio FROM socios_agora
     UNION ALL
-    SELECT cnpj, chave, 'antes' AS retrato,
+    SELECT cnpj, chave, 'antes' AS retrato, qualificacao_socio FROM socios_antes
+),
+qualificacoes AS (
+    SELECT cnpj, chave, retrato,
            CASE WHEN MIN(qualificacao_socio) = MAX(qualificacao_socio) THEN MIN(qualificacao_socio)
                 ELSE CONCAT(MIN(qualificacao_socio), ', ', MAX(qualificacao_socio)) END AS qualificacao
-    FROM socios_antes GROUP BY cnpj, chave
+    FROM socios_nos_retratos
+    GROUP BY cnpj, chave, retrato
 ),
 -- The estimated tax standing in both snapshots (the rule is in situacao_fiscal_por_retrato).
 regularidade AS (
