@@ -331,8 +331,7 @@ fn still_open(was: TrackedAlert, now: &Alert) -> TrackedAlert {
 /// An open alert its rule matched again: still open, with what matched now where its condition
 /// reads the value changed to (a register or partner change that happened again).
 fn matched_again(was: TrackedAlert, now: &Alert) -> TrackedAlert {
-    let follows_value =
-        matches!(now.tipo, "mudanca_socios" | "mudanca_cnae" | "mudanca_endereco" | "mudanca_capital");
+    let follows_value = RuleKind::parse(now.tipo).is_some_and(RuleKind::follows_a_change);
     let mut open = still_open(was, now);
     if follows_value {
         open.alerta.valores = now.valores.clone();

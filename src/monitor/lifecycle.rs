@@ -79,13 +79,13 @@ impl TrackedAlert {
 /// `qualquer_mudanca`, the change itself), or the exposure.
 pub fn subject(alert: &Alert) -> String {
     let value = |k: &str| alert.valores.get(k).and_then(|v| v.as_str()).unwrap_or_default().to_string();
-    match alert.tipo {
-        "aumento_exposicao" => "exposicao".into(),
-        "qualquer_mudanca" => format!("{}|{}|{}", value("tabela"), value("chave"), value("mudanca")),
-        // A partner's entry and a later exit are two alerts; so are a new CEP and a new street.
-        "mudanca_socios" | "mudanca_cnae" | "mudanca_endereco" | "mudanca_capital" => {
-            format!("{}|{}", value("mudanca"), value("chave"))
+    match RuleKind::parse(alert.tipo) {
+        Some(RuleKind::AumentoExposicao) => "exposicao".into(),
+        Some(RuleKind::QualquerMudanca) => {
+            format!("{}|{}|{}", value("tabela"), value("chave"), value("mudanca"))
         }
+        // A partner's entry and a later exit are two alerts; so are a new CEP and a new street.
+        Some(kind) if kind.follows_a_change() => format!("{}|{}", value("mudanca"), value("chave")),
         _ => value("chave"),
     }
 }
@@ -130,10 +130,7 @@ pub(super) fn in_order(alerts: &mut [TrackedAlert]) {
 /// names the change's kind since the CEP and the street were followed (a store written before
 /// named only the company).
 pub(super) fn read_subject(alerta: &Alert, stored: String) -> String {
-    match alerta.tipo {
-        "mudanca_cnae" | "mudanca_endereco" | "mudanca_capital" => subject(alerta),
-        _ => stored,
-    }
+    if RuleKind::parse(alerta.tipo).is_some_and(RuleKind::is_register) { subject(alerta) } else { stored }
 }
 
 /// A column as optional strings (whatever its type).

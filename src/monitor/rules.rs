@@ -74,6 +74,18 @@ impl RuleKind {
         Self::QualquerMudanca,
     ];
 
+    /// The register rules: a change of the company's register that stays while the company
+    /// keeps the value it changed to.
+    pub fn is_register(self) -> bool {
+        matches!(self, Self::MudancaCnae | Self::MudancaEndereco | Self::MudancaCapital)
+    }
+
+    /// The rules about one change of one record (a register field, a partner): their alert
+    /// names the change's kind and follows the value it changed to.
+    pub fn follows_a_change(self) -> bool {
+        self.is_register() || self == Self::MudancaSocios
+    }
+
     /// The kind a rules file (or the store's alerts table) names.
     pub fn parse(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|k| k.name() == name)
@@ -101,7 +113,7 @@ impl RuleKind {
             Self::NovaInscricao if only_as_principal => Some(&["nova inscrição"]),
             Self::NovaInscricao => Some(&["nova inscrição", "nova corresponsabilidade"]),
             Self::RegularidadePiorou => Some(&["situação fiscal estimada piorou"]),
-            Self::SaiuDeAtiva => Some(&["situação cadastral alterada"]),
+            Self::SaiuDeAtiva => Some(&[SITUATION]),
             Self::InscricaoAjuizada => Some(&["inscrição ajuizada"]),
             Self::MudancaSocios => Some(&[PARTNER_ENTERED, PARTNER_LEFT, PARTNER_REQUALIFIED]),
             Self::MudancaCnae => Some(&[MAIN_CNAE, SECONDARY_CNAES]),
@@ -117,6 +129,8 @@ impl RuleKind {
 pub const PARTNER_ENTERED: &str = "sócio entrou";
 pub const PARTNER_LEFT: &str = "sócio saiu";
 pub const PARTNER_REQUALIFIED: &str = "qualificação do sócio alterada";
+/// The `mudancas` kind of a new cadastral situation (`saiu_de_ativa`).
+pub const SITUATION: &str = "situação cadastral alterada";
 /// The `mudancas` kinds of the register rules (`mudanca_cnae`, `mudanca_endereco`,
 /// `mudanca_capital`).
 pub const MAIN_CNAE: &str = "CNAE principal alterado";

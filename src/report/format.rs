@@ -52,8 +52,9 @@ pub fn number(d: Decimal, places: u32, l: Locale) -> String {
 /// Whether a change of `mudancas` (its `tabela` and `mudanca`) has amounts in R$ for values:
 /// a debt's, plan's or settlement's, and the share capital's.
 pub fn change_in_money(table: &str, kind: &str) -> bool {
-    ["dividas_pgfn", "parcelamentos_rfb", "transacoes_rfb"].contains(&table)
-        || kind == "capital social alterado"
+    use crate::tables::Table;
+    [Table::DividasPgfn, Table::ParcelamentosRfb, Table::TransacoesRfb].iter().any(|t| t.name() == table)
+        || kind == crate::monitor::rules::CAPITAL
 }
 
 /// `R$ 1.234.567,89`.

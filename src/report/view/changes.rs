@@ -101,12 +101,13 @@ pub struct AlertRow {
 
 /// The code table whose names a change of `kind` shows beside its codes.
 fn code_table(kind: &str) -> Option<&'static str> {
+    use crate::monitor::rules::{MAIN_CNAE, PARTNER_REQUALIFIED, SITUATION};
     match kind {
-        "situação cadastral alterada" => Some("situacao_cadastral"),
+        SITUATION => Some("situacao_cadastral"),
         "natureza jurídica alterada" => Some("natureza_juridica"),
         "porte alterado" => Some("porte_empresa"),
-        "CNAE principal alterado" => Some("cnae"),
-        "qualificação do sócio alterada" => Some("qualificacao_socio"),
+        MAIN_CNAE => Some("cnae"),
+        PARTNER_REQUALIFIED => Some("qualificacao_socio"),
         _ => None,
     }
 }
