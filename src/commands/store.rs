@@ -9,7 +9,7 @@ use crate::api::Cnpj;
 use crate::cli::{SeriesArgs, StoreArgs, StoreCommand, StoreFormat, TimelineArgs};
 use crate::exit::{Classified, ExitStatus};
 use crate::export::series::{self, write_series};
-use crate::pipeline::series::COMPANY_SERIES;
+use crate::pipeline::series::{COMPANY_SERIES, only_company};
 
 pub async fn store(args: StoreArgs) -> Result<ExitStatus> {
     match args.command {
@@ -119,10 +119,4 @@ fn parse_cnpj(raw: &str) -> Result<Cnpj> {
         )
         .into()
     })
-}
-
-fn only_company(df: &polars::prelude::DataFrame, cnpj: &str) -> Result<polars::prelude::DataFrame> {
-    use polars::prelude::*;
-    let keep: BooleanChunked = df.column("cnpj")?.str()?.iter().map(|c| c == Some(cnpj)).collect();
-    Ok(df.filter(&keep)?)
 }

@@ -220,6 +220,12 @@ fn empty_table(table: Table) -> Result<DataFrame> {
     Ok(crate::transform::typing::type_table(table, &staged)?.0)
 }
 
+/// The rows of `df` (a table with a `cnpj` column) of the company `cnpj`.
+pub(crate) fn only_company(df: &DataFrame, cnpj: &str) -> PolarsResult<DataFrame> {
+    let keep: BooleanChunked = df.column("cnpj")?.str()?.iter().map(|c| c == Some(cnpj)).collect();
+    df.filter(&keep)
+}
+
 /// The queries of `all` named `tables` (the analyst's edited copies when --queries gave them).
 pub(super) fn only(all: &[Query], tables: &[&str]) -> Vec<Query> {
     all.iter().filter(|q| tables.contains(&q.table.as_str())).cloned().collect()

@@ -6,7 +6,7 @@ use std::path::Path;
 use anyhow::Result;
 use polars::prelude::*;
 
-use super::series::{CHANGES_BY_SNAPSHOT, TIMELINE, changes_by_snapshot, only};
+use super::series::{CHANGES_BY_SNAPSHOT, TIMELINE, changes_by_snapshot, only, only_company};
 use crate::api::Cnpj;
 use crate::exit::{Classified, ExitStatus};
 use crate::store::StoreReader;
@@ -27,17 +27,20 @@ pub async fn company_timeline(dir: &Path, cnpj: &Cnpj, queries: Option<&Path>) -
         .into());
     }
     let (reader, snapshots) = StoreReader::committed(dir).await?;
-    if !in_some_snapshot(&reader, &snapshots, cnpj).await? {
+    let all = timelines(&reader, &snapshots, &query).await?;
+    let theirs = match all.get(TIMELINE) {
+        Some(df) => only_company(df, cnpj.as_str())?,
+        None => DataFrame::empty(),
+    };
+    // No change at all: a company in some snapshot has an empty timeline, one in none is refused.
+    if theirs.height() == 0 && !in_some_snapshot(&reader, &snapshots, cnpj).await? {
         return Err(Classified::new(
             ExitStatus::NotFound,
             format!("{cnpj} is in no snapshot of the store {}", dir.display()),
         )
         .into());
     }
-    let all = timelines(&reader, &snapshots, &query).await?;
-    let Some(df) = all.get(TIMELINE) else { return Ok(DataFrame::empty()) };
-    let keep: BooleanChunked = df.column("cnpj")?.str()?.iter().map(|c| c == Some(cnpj.as_str())).collect();
-    Ok(df.filter(&keep)?)
+    Ok(theirs)
 }
 
 /// Every company's timeline in the store (`query`: the timeline's, alone).
