@@ -83,7 +83,10 @@ pub async fn dossie(settings: DossieSettings) -> Result<ExitStatus> {
             let history = exposure_history(&reader, &snapshots, &cnpjs, &queries).await?;
             let query = only(&crate::analyze::load_history_queries(folders.queries.as_deref())?, &[TIMELINE]);
             let timelines = super::timeline::timelines(&reader, &snapshots, &query).await?;
-            (Some(history), crate::report::dossier_page::timeline_of(Some(&timelines), folders.locale))
+            (
+                Some(history),
+                crate::report::dossier_page::timeline_of(Some(&timelines), &codes, folders.locale),
+            )
         }
         None => (None, None),
     };

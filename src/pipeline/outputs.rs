@@ -111,7 +111,7 @@ pub fn export_report(
         timeline: if dossiers.is_empty() {
             None
         } else {
-            crate::report::dossier_page::timeline_of(history.as_ref(), args.folders.locale)
+            crate::report::dossier_page::timeline_of(history.as_ref(), &codes, args.folders.locale)
         },
         standings: crate::report::dossier_page::standings_since(&aggregates, history.as_ref()),
         history: dossier_history,

@@ -156,8 +156,13 @@ pub struct TimelineEvent {
 }
 
 /// The timeline of every company from the series' `linha_do_tempo`
-/// (`queries/historico/06_linha_do_tempo.sql`); `None` without it.
-pub fn timeline_of(series: Option<&crate::analyze::Aggregates>, locale: Locale) -> Option<Timeline> {
+/// (`queries/historico/06_linha_do_tempo.sql`), amounts in the reader's format and codes with
+/// their names (`codes`); `None` without it.
+pub fn timeline_of(
+    series: Option<&crate::analyze::Aggregates>,
+    codes: &CodeTables,
+    locale: Locale,
+) -> Option<Timeline> {
     use crate::analyze::cells::text;
     let df = series?.get("linha_do_tempo")?;
     let mut out = Timeline::new();
@@ -171,7 +176,7 @@ pub fn timeline_of(series: Option<&crate::analyze::Aggregates>, locale: Locale) 
             let v = text(df, name, i)?;
             Some(match v.parse::<Decimal>() {
                 Ok(d) if money_table => super::format::money(d, locale),
-                _ => v,
+                _ => super::view::changes::with_code_names(codes, &kind, v),
             })
         };
         let event = TimelineEvent {
@@ -185,18 +190,6 @@ pub fn timeline_of(series: Option<&crate::analyze::Aggregates>, locale: Locale) 
         out.entry(cnpj).or_default().push(event);
     }
     Some(out)
-}
-
-/// `event` with the names of the codes its values hold (`super::view::changes::with_code_names`).
-fn named_event(event: &TimelineEvent, codes: &CodeTables) -> TimelineEvent {
-    let named = |v: &Option<String>| {
-        v.clone().map(|v| super::view::changes::with_code_names(codes, &event.mudanca, v))
-    };
-    TimelineEvent {
-        valor_anterior: named(&event.valor_anterior),
-        valor_novo: named(&event.valor_novo),
-        ..event.clone()
-    }
 }
 
 fn format_day(d: chrono::NaiveDate, locale: Locale) -> String {
@@ -596,12 +589,8 @@ pub fn render_dossiers(
         let history =
             judged.history.as_ref().map(|h| h.get(r.cnpj.as_str()).map(Vec::as_slice).unwrap_or_default());
         let mut view = dossier_view(r, &ctx, standing, history);
-        view.linha_do_tempo = judged
-            .timeline
-            .as_ref()
-            .and_then(|t| t.get(r.cnpj.as_str()))
-            .map(|events| events.iter().map(|e| named_event(e, codes)).collect())
-            .unwrap_or_default();
+        view.linha_do_tempo =
+            judged.timeline.as_ref().and_then(|t| t.get(r.cnpj.as_str())).cloned().unwrap_or_default();
         for (main, ext, hb) in &engines {
             let text = crate::stack::deep(|| hb.render(main, &view)).map_err(|e| ReportError::Render {
                 file: format!("{}/{main}", templates.origin),
