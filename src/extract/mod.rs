@@ -5,12 +5,11 @@
 //! nothing of what that stage does with it.
 
 pub mod accounting;
+pub(crate) mod control;
 pub(crate) mod dossier_records;
 pub(crate) mod fetch_progress;
 pub(crate) mod incremental;
-pub(crate) mod limit;
 pub(crate) mod open_data;
-pub(crate) mod pace;
 pub(crate) mod partner_companies;
 pub(crate) mod plan;
 pub(crate) mod pool;

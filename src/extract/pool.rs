@@ -1,5 +1,5 @@
 //! The one bounded pool every request of a fetch goes through: the in-flight limit and the
-//! pace the service's answers teach (`limit`), under `--concurrency` and `--max-rps`, and
+//! pace the service's answers teach (`control`), under `--concurrency` and `--max-rps`, and
 //! retries with full-jitter backoff that honour Retry-After.
 //!
 //! It fetches single pages and records; walking a list is `api::paginate`, deciding what to
@@ -15,8 +15,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::de::DeserializeOwned;
 
 use super::accounting::Accounting;
-use super::limit::InFlightLimit;
-use super::pace::Pacer;
+use super::control::{Control, Outcome as Seen};
 use crate::api::client::decode;
 use crate::api::models::Envelope;
 use crate::api::shape::ShapeLog;
@@ -106,11 +105,16 @@ impl BackoffBuilder for FullJitter {
     }
 }
 
+/// A refusal: 429, or 503, which gateways answer for their rate limit too. Waited out within
+/// `max_rate_limited`, apart from the faults' budget, and the shared pace is cut.
+fn is_refusal(e: &ApiError) -> bool {
+    matches!(e, ApiError::RateLimited { .. } | ApiError::Server { status: 503, .. })
+}
+
 /// Fetches pages and records through the shared pool, with retries and accounting.
 pub struct PageFetcher {
     client: RegistryClient,
-    limit: InFlightLimit,
-    pace: Pacer,
+    control: Control,
     policy: RetryPolicy,
     pub accounting: Arc<Accounting>,
 }
@@ -123,22 +127,23 @@ impl PageFetcher {
         policy: RetryPolicy,
         accounting: Arc<Accounting>,
     ) -> Self {
-        let limit = InFlightLimit::new(concurrency);
-        accounting.in_flight_ceiling.store(limit.ceiling() as u64, Ordering::Relaxed);
-        accounting.note_limit(limit.current() as u64);
-        Self { client, limit, pace: Pacer::new(max_rps), policy, accounting }
+        let control = Control::new(concurrency, max_rps);
+        let (limit, ceiling) = control.limit();
+        accounting.in_flight_ceiling.store(ceiling as u64, Ordering::Relaxed);
+        accounting.note_limit(limit as u64);
+        Self { client, control, policy, accounting }
     }
 
     /// The most requests it may ever have in flight (`--concurrency`): callers size their own
     /// parallelism to it, since the limit moves.
     pub fn in_flight_ceiling(&self) -> usize {
-        self.limit.ceiling()
+        self.control.limit().1
     }
 
     /// After an answer moved the limit or the pace: what the progress line and the manifest show.
     fn note_limits(&self) {
-        self.accounting.note_limit(self.limit.current() as u64);
-        let pace = self.pace.rate().map_or(0, |r| r.round().max(1.0) as u64);
+        self.accounting.note_limit(self.control.limit().0 as u64);
+        let pace = self.control.pace().map_or(0, |r| r.round().max(1.0) as u64);
         self.accounting.pace_rps.store(pace, Ordering::Relaxed);
     }
 
@@ -157,14 +162,11 @@ impl PageFetcher {
         page: Option<Page>,
         shapes: Option<&ShapeLog>,
     ) -> Result<T, ApiError> {
-        let mut slot = self.limit.acquire().await;
-        self.pace.wait_turn(self.limit.send_gap()).await;
-        slot.sending();
-        let sent = slot.sent();
+        let ticket = self.control.acquire().await;
         let result = self.client.get_raw(op, page).await;
-        // The body is in: the slot goes to the next request while this one is decoded (CPU
+        // The body is in: the place goes to the next request while this one is decoded (CPU
         // work that would otherwise keep fewer requests in flight than asked).
-        let (rtt, in_flight) = self.limit.release(slot);
+        let sample = self.control.release(ticket);
         let name = op.kind().name();
         let outcome = match result {
             Ok(body) => {
@@ -189,26 +191,17 @@ impl PageFetcher {
                 Err(e)
             }
         };
-        match &outcome {
-            Err(e @ ApiError::RateLimited { .. }) => {
-                // The service's wait, within the same reason as a single request's.
-                let wait = e.retry_after().map(|d| d.min(self.policy.max_retry_after));
-                if self.pace.on_refused(sent, wait) {
-                    self.limit.on_refused();
-                }
+        let seen = match &outcome {
+            Ok(_) => Seen::Answered,
+            // The service's wait, within the same reason as a single request's.
+            Err(e) if is_refusal(e) => {
+                Seen::Refused { retry_after: e.retry_after().map(|d| d.min(self.policy.max_retry_after)) }
             }
-            other => {
-                match other {
-                    Ok(_) => self.limit.on_answer(name, rtt, in_flight),
-                    Err(e) if e.is_retryable() => self.limit.on_fault(),
-                    Err(_) => {}
-                }
-                // Past the rate limit, whatever the answer: a fault spent the service's
-                // allowance as an answer does (answers alone read a 400/s limit as 280/s
-                // with 30% faults).
-                self.pace.on_answer(sent);
-            }
-        }
+            // Past any rate limit, whatever it was: a fault spent the service's allowance as an
+            // answer does. Its round trip tells nothing of a queue.
+            Err(_) => Seen::Fault,
+        };
+        self.control.observe(name, sample, seen);
         self.note_limits();
         outcome
     }
@@ -232,7 +225,7 @@ impl PageFetcher {
         (|| self.attempt::<T>(op, page, shapes))
             .retry(backoff)
             .when(|e: &ApiError| {
-                if matches!(e, ApiError::RateLimited { .. }) {
+                if is_refusal(e) {
                     let refused = rate_limited.fetch_add(1, Ordering::Relaxed) + 1;
                     return refused <= self.policy.max_rate_limited;
                 }
@@ -246,7 +239,7 @@ impl PageFetcher {
             })
             .notify(|e: &ApiError, d: Duration| {
                 self.accounting.retries.fetch_add(1, Ordering::Relaxed);
-                if matches!(e, ApiError::RateLimited { .. }) {
+                if is_refusal(e) {
                     self.accounting.rate_limit_waits.fetch_add(1, Ordering::Relaxed);
                 }
                 tracing::debug!(op = %op, error = %e, wait_ms = d.as_millis() as u64, "retrying");
