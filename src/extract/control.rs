@@ -283,6 +283,22 @@ struct Tally {
     since: Option<Instant>,
 }
 
+/// Requests sent, let through and refused since the run began.
+#[derive(Debug, Default, Clone, Copy)]
+struct Totals {
+    sent: u64,
+    through: u64,
+    refused: u64,
+}
+
+/// The requests in flight at the first refusal (`out`), how many came back, how many refused.
+#[derive(Debug, Default, Clone, Copy)]
+struct Judging {
+    out: u64,
+    back: u64,
+    refused: u64,
+}
+
 /// The send rate, none until the first refusal: at `w_max` `back` after the `cut` (RFC 9438's W_max
 /// and K), never under `floor`, one request per the latest Retry-After.
 #[derive(Debug, Default)]
@@ -297,15 +313,16 @@ struct Rate {
     passes: VecDeque<Instant>,
     /// Slow start: from the first cut to the next, the rate doubles each `SECOND`.
     doubling: bool,
-    /// Requests sent, let through and refused in all.
-    totals: [u64; 3],
-    /// After the first refusal: those then in flight, and how many came back and were refused.
-    judging: Option<[u64; 3]>,
+    totals: Totals,
+    /// From the first refusal until the requests then in flight are back.
+    judging: Option<Judging>,
+    /// When the first request left.
     began: Option<Instant>,
 }
 
 impl Rate {
-    /// RFC 9438's W_max (1 + C (t - K)^3), C: back from `BETA` in `RECOVERY`; one per `RECOVERY` least.
+    /// In slow start, `w_max` doubled each `SECOND` since the cut; else RFC 9438's
+    /// W_max (1 + C (t - K)^3), C: back from `BETA` in `RECOVERY`. One per `RECOVERY` at least.
     fn at(&self, now: Instant) -> Option<f64> {
         let t = now.saturating_duration_since(self.cut?).as_secs_f64() - self.back.as_secs_f64();
         let c = (1.0 - BETA) / RECOVERY.as_secs_f64().powi(3);
@@ -325,7 +342,7 @@ impl Rate {
 
     /// A request leaves (before the first cut too: the cut starts the tallies again).
     fn sent(&mut self, at: Instant) {
-        self.totals[0] += 1;
+        self.totals.sent += 1;
         self.began = self.began.or(Some(at));
         let tally = self.tally(at);
         (tally.sent, tally.since) = (tally.sent + 1, tally.since.or(Some(at)));
@@ -333,7 +350,7 @@ impl Rate {
 
     /// A request sent at `sent` got past any rate limit (answered, or a fault).
     fn passed(&mut self, now: Instant, sent: Instant) {
-        self.totals[1] += 1;
+        self.totals.through += 1;
         self.judge(now, sent, false);
         self.passes.push_back(now);
         while self.passes.front().is_some_and(|t| now.saturating_duration_since(*t) > SECOND) {
@@ -352,15 +369,15 @@ impl Rate {
     /// A request sent at `sent` was refused.
     fn refused(&mut self, now: Instant, sent: Instant, retry_after: Option<Duration>) {
         self.floor = retry_after.filter(|d| !d.is_zero()).map_or(self.floor, |d| 1.0 / d.as_secs_f64());
-        self.totals[2] += 1;
+        self.totals.refused += 1;
         self.judge(now, sent, true);
         // The first refusal cuts; one of a request sent before the last cut is that cut's.
         let measured = self.passes.len() as f64 / SECOND.as_secs_f64();
         let Some(cut) = self.cut else {
-            let [sent_all, through, refused] = self.totals;
+            let Totals { sent: sent_all, through, refused } = self.totals;
             self.restart(now, measured, Duration::ZERO);
             let out = sent_all.saturating_sub(through + refused);
-            (self.doubling, self.judging) = (true, Some([out, 0, 0]));
+            (self.doubling, self.judging) = (true, Some(Judging { out, ..Judging::default() }));
             // With none out, all but this one got through: a stray.
             if out == 0 {
                 self.judge(now, sent, false);
@@ -397,21 +414,22 @@ impl Rate {
         }
     }
 
-    /// Tells a limit's first refusal from a stray once the requests then in flight are back: most
-    /// of them refused, the limit is met; else it was a stray, and the pace is what got through.
+    /// Tells a limit's first refusal from a stray once the requests then in flight are back. At
+    /// least a cut's share of them (1 - BETA) refused: the limit is met, and slow start goes on.
+    /// Fewer: it was a stray, and the pace is what got through since the run began.
     fn judge(&mut self, now: Instant, sent: Instant, refused: bool) {
-        let (Some(cut), Some([out, back, no])) = (self.cut, self.judging.as_mut()) else { return };
+        let (Some(cut), Some(j)) = (self.cut, self.judging.as_mut()) else { return };
         if sent < cut {
-            (*back, *no) = (*back + 1, *no + u64::from(refused));
+            (j.back, j.refused) = (j.back + 1, j.refused + u64::from(refused));
         }
-        if *back < *out {
+        if j.back < j.out {
             return;
         }
-        let stray = *out == 0 || (*no as f64) < (1.0 - BETA) * *back as f64;
+        let stray = j.out == 0 || (j.refused as f64) < (1.0 - BETA) * j.back as f64;
         self.judging = None;
         if stray {
             let since = self.began.map_or(1.0, |b| now.saturating_duration_since(b).as_secs_f64());
-            let through = self.totals[1] as f64 / since.max(TICK.as_secs_f64());
+            let through = self.totals.through as f64 / since.max(TICK.as_secs_f64());
             self.restart(now, through, Duration::ZERO);
         }
     }
