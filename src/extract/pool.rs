@@ -24,9 +24,9 @@ use crate::api::{ApiError, Operation, Page, RegistryClient};
 /// Retry settings: per request and per run.
 #[derive(Debug, Clone)]
 pub struct RetryPolicy {
-    /// Attempts per request counting only faults (5xx, resets, cut or invalid bodies).
+    /// Attempts per request counting only faults (5xx but 503, resets, cut or invalid bodies).
     pub max_attempts: usize,
-    /// 429 answers one request may meet on top of those: a rate limit is waited out, not
+    /// Refusals (429, 503) one request may meet on top of those: a rate limit is waited out, not
     /// counted as a fault, but a service that never lets a request through still ends it.
     pub max_rate_limited: usize,
     pub base_delay: Duration,
@@ -103,12 +103,6 @@ impl BackoffBuilder for FullJitter {
         let seed = nanos ^ JITTER_SEQ.fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed);
         FullJitterIter { cfg: self, attempt: 0, rng: ChaCha8Rng::seed_from_u64(seed) }
     }
-}
-
-/// A refusal: 429, or 503, which gateways answer for their rate limit too. Waited out within
-/// `max_rate_limited`, apart from the faults' budget, and the shared pace is cut.
-fn is_refusal(e: &ApiError) -> bool {
-    matches!(e, ApiError::RateLimited { .. } | ApiError::Server { status: 503, .. })
 }
 
 /// Fetches pages and records through the shared pool, with retries and accounting.
@@ -194,7 +188,7 @@ impl PageFetcher {
         let seen = match &outcome {
             Ok(_) => Seen::Answered,
             // The service's wait, within the same reason as a single request's.
-            Err(e) if is_refusal(e) => {
+            Err(e) if e.is_refusal() => {
                 Seen::Refused { retry_after: e.retry_after().map(|d| d.min(self.policy.max_retry_after)) }
             }
             // Past any rate limit, whatever it was: a fault spent the service's allowance as an
@@ -225,7 +219,7 @@ impl PageFetcher {
         (|| self.attempt::<T>(op, page, shapes))
             .retry(backoff)
             .when(|e: &ApiError| {
-                if is_refusal(e) {
+                if e.is_refusal() {
                     let refused = rate_limited.fetch_add(1, Ordering::Relaxed) + 1;
                     return refused <= self.policy.max_rate_limited;
                 }
@@ -239,7 +233,7 @@ impl PageFetcher {
             })
             .notify(|e: &ApiError, d: Duration| {
                 self.accounting.retries.fetch_add(1, Ordering::Relaxed);
-                if is_refusal(e) {
+                if e.is_refusal() {
                     self.accounting.rate_limit_waits.fetch_add(1, Ordering::Relaxed);
                 }
                 tracing::debug!(op = %op, error = %e, wait_ms = d.as_millis() as u64, "retrying");

@@ -335,8 +335,8 @@ impl RegistryClient {
             }
             ApiError::NotFound { path, detail } => ApiError::NotFound { path, detail: clean(detail) },
             ApiError::Refused { status, detail } => ApiError::Refused { status, detail: clean(detail) },
-            ApiError::Server { status, path, detail } => {
-                ApiError::Server { status, path, detail: clean(detail) }
+            ApiError::Server { status, path, detail, retry_after } => {
+                ApiError::Server { status, path, detail: clean(detail), retry_after }
             }
             ApiError::Validation { status, issues } => ApiError::Validation {
                 status,
@@ -484,7 +484,10 @@ pub fn classify_error(status: u16, path: &str, body: &[u8], retry_after: Option<
         401 | 403 => ApiError::KeyRejected { status, detail },
         404 => ApiError::NotFound { path: path.to_string(), detail },
         429 => ApiError::RateLimited { retry_after },
-        500..=599 => ApiError::Server { status, path: path.to_string(), detail },
+        500..=599 => {
+            let retry_after = retry_after.filter(|_| status == 503);
+            ApiError::Server { status, path: path.to_string(), detail, retry_after }
+        }
         _ => match validation {
             Some(v) => ApiError::Validation { status, issues: v.detail },
             None => ApiError::Refused { status, detail },
@@ -523,6 +526,11 @@ mod tests {
         assert!(matches!(classify_error(404, "/x", b"", None), ApiError::NotFound { .. }));
         assert!(matches!(classify_error(400, "/x", b"oops", None), ApiError::Refused { status: 400, .. }));
         assert!(matches!(classify_error(503, "/x", b"<html>", None), ApiError::Server { status: 503, .. }));
+        let wait = Some(Duration::from_secs(7));
+        let e = classify_error(503, "/x", b"", wait);
+        assert!(e.is_refusal() && e.retry_after() == wait, "a 503 is a refusal with its wait: {e:?}");
+        let e = classify_error(500, "/x", b"", wait);
+        assert!(!e.is_refusal() && e.retry_after().is_none(), "a 500 is a fault: {e:?}");
         let e = classify_error(429, "/x", b"", Some(Duration::from_secs(3)));
         assert_eq!(e.retry_after(), Some(Duration::from_secs(3)));
         assert!(e.is_retryable());

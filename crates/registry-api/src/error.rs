@@ -40,8 +40,10 @@ pub enum ApiError {
     #[error("rate limited (HTTP 429){}", .retry_after.map(|d| format!(", Retry-After {}s", d.as_secs())).unwrap_or_default())]
     RateLimited { retry_after: Option<Duration> },
 
+    /// `retry_after`: a 503's Retry-After (RFC 9110 section 10.2.3), which gateways send with
+    /// their rate limit too.
     #[error("server error (HTTP {status}) at {path}: {detail}")]
-    Server { status: u16, path: String, detail: String },
+    Server { status: u16, path: String, detail: String, retry_after: Option<Duration> },
 
     #[error("timed out after {}s waiting for {path}", .after.as_secs_f32())]
     Timeout { path: String, after: Duration },
@@ -84,10 +86,16 @@ impl ApiError {
         )
     }
 
+    /// A refusal: 429, or 503, which gateways answer for their rate limit too. It says to come
+    /// back later, not that the service failed.
+    pub fn is_refusal(&self) -> bool {
+        matches!(self, Self::RateLimited { .. } | Self::Server { status: 503, .. })
+    }
+
     /// The wait the service asked for, if any.
     pub fn retry_after(&self) -> Option<Duration> {
         match self {
-            Self::RateLimited { retry_after } => *retry_after,
+            Self::RateLimited { retry_after } | Self::Server { retry_after, .. } => *retry_after,
             _ => None,
         }
     }
