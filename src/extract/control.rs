@@ -333,6 +333,11 @@ impl Rate {
         Some(w.max(self.floor).max(1.0 / RECOVERY.as_secs_f64()))
     }
 
+    /// What got through in the last `SECOND`, a second's worth.
+    fn measured(&self) -> f64 {
+        self.passes.len() as f64 / SECOND.as_secs_f64()
+    }
+
     fn tally(&mut self, sent: Instant) -> &mut Tally {
         match self.cut {
             Some(cut) if sent < cut + self.back => &mut self.dip,
@@ -357,7 +362,7 @@ impl Rate {
             self.passes.pop_front();
         }
         // In slow start the rate is never under what got through in the last second.
-        let measured = self.passes.len() as f64 / SECOND.as_secs_f64();
+        let measured = self.measured();
         if self.doubling && self.at(now).is_some_and(|r| r < measured) {
             (self.w_max, self.cut) = (measured, Some(now));
         }
@@ -372,7 +377,7 @@ impl Rate {
         self.totals.refused += 1;
         self.judge(now, sent, true);
         // The first refusal cuts; one of a request sent before the last cut is that cut's.
-        let measured = self.passes.len() as f64 / SECOND.as_secs_f64();
+        let measured = self.measured();
         let Some(cut) = self.cut else {
             let Totals { sent: sent_all, through, refused } = self.totals;
             self.restart(now, measured, Duration::ZERO);
