@@ -5,8 +5,6 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use super::TICK;
-
 /// The share of the rate a cut keeps (RFC 9438). Lower: a limit left sooner, more of it wasted.
 const BETA: f64 = 0.7;
 /// The climb back to a cut rate (RFC 9438's K). Longer: fewer probes past a limit, slower growth.
@@ -179,8 +177,11 @@ impl Rate {
         let stray = j.out == 0 || (j.refused as f64) < (1.0 - BETA) * j.back as f64;
         self.judging = None;
         if stray {
-            let since = self.began.map_or(1.0, |b| now.saturating_duration_since(b).as_secs_f64());
-            let through = self.totals.through as f64 / since.max(TICK.as_secs_f64());
+            let since = self.began.map(|b| now.saturating_duration_since(b).as_secs_f64());
+            let through = match since.filter(|s| *s > 0.0) {
+                Some(since) => self.totals.through as f64 / since,
+                None => self.measured(),
+            };
             self.restart(now, through, Duration::ZERO);
         }
     }
