@@ -1,46 +1,51 @@
 //! The send rate: from the first refusal, told from a stray by the requests then in flight,
-//! slow start (RFC 5681) and then CUBIC (RFC 9438), cut once per recovery (RFC 6582) to what got
-//! through (Westwood+), past the climb back only when refusals grow with the rate.
+//! slow start (RFC 5681) and then CUBIC (RFC 9438), cut once per recovery (RFC 6582) when Page's
+//! CUSUM (Biometrika 41, 1954) finds more refusals than the strays', to what got through since
+//! the last such cut (a token bucket's rate, Westwood+).
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-/// The share of the rate a cut keeps (RFC 9438). Lower: a limit left sooner, more of it wasted.
+/// The share of the rate a cut keeps (RFC 9438); a rate 1 / BETA of a limit has 1 - BETA refused,
+/// the change the CUSUM looks for. Lower: a limit left sooner, more of it wasted.
 const BETA: f64 = 0.7;
 /// The climb back to a cut rate (RFC 9438's K). Longer: fewer probes past a limit, slower growth.
 const RECOVERY: Duration = Duration::from_secs(2);
-/// A cut's worth of requests, 1 / (1 - BETA): fewer tell nothing of a rate.
+/// The evidence (a log-likelihood ratio) of refusals above the strays' share that cuts. Higher:
+/// fewer cuts on strays (at 8.6 % strays, one in about 30,000 requests), more refusals at a
+/// limit first.
+const ALARM: f64 = 8.0;
+/// A cut's worth of outcomes, 1 / (1 - BETA): fewer tell nothing of a rate.
 const CUT_WORTH: u32 = (1.0 / (1.0 - BETA)) as u32 + 1;
-/// Standard errors by which refusals past the climb must outnumber those during it to cut.
-/// Higher: fewer cuts on stray refusals, more refusals at a limit first.
-const SURE: f64 = 2.0;
 /// The period rate limits count in: what got through is measured over it, and slow start
 /// doubles the rate once per it.
 const SECOND: Duration = Duration::from_secs(1);
 
-/// Requests sent since the cut, during the climb back (the dip) or after it (the probe).
+/// Outcomes: how many came back, how many of them refused.
 #[derive(Debug, Default, Clone, Copy)]
-struct Tally {
-    sent: u32,
+struct Count {
+    back: u32,
     refused: u32,
-    through: u32,
-    since: Option<Instant>,
 }
 
-/// Requests sent, let through and refused since the run began.
-#[derive(Debug, Default, Clone, Copy)]
-struct Totals {
-    sent: u64,
-    through: u64,
-    refused: u64,
+impl Count {
+    fn add(&mut self, refused: bool) {
+        (self.back, self.refused) = (self.back + 1, self.refused + u32::from(refused));
+    }
+
+    fn through(&self) -> f64 {
+        f64::from(self.back - self.refused)
+    }
 }
 
-/// The requests in flight at the first refusal (`out`), how many came back, how many refused.
-#[derive(Debug, Default, Clone, Copy)]
+/// The requests in flight at the first refusal (`out`): the outcomes of all of them, and of those
+/// sent after the refused one, `from` on (those sent before may have found a limit not yet empty).
+#[derive(Debug, Clone, Copy)]
 struct Judging {
-    out: u64,
-    back: u64,
-    refused: u64,
+    from: Instant,
+    out: u32,
+    all: Count,
+    after: Count,
 }
 
 /// The send rate, none until the first refusal: at `w_max` `back` after the `cut` (RFC 9438's W_max
@@ -51,13 +56,23 @@ pub(super) struct Rate {
     pub(super) cut: Option<Instant>,
     back: Duration,
     floor: f64,
-    dip: Tally,
-    probe: Tally,
-    /// Answers let through in the last `SECOND` (Westwood+'s estimate of what a limit lets by).
+    /// The outcomes of the last climb back that ended without a cut: the strays' share.
+    strays: Count,
+    /// The outcomes since the cut, and those of its climb back.
+    since_cut: Count,
+    climb: Count,
+    /// The cut was the CUSUM's: a limit was then found empty, so what got through since is its rate.
+    found: bool,
+    /// Page's CUSUM of refusals above the strays' share, and the outcomes since it left zero.
+    evidence: f64,
+    change: Count,
+    /// Answers let through in the last `SECOND`.
     passes: VecDeque<Instant>,
     /// Slow start: from the first cut to the next, the rate doubles each `SECOND`.
     doubling: bool,
-    totals: Totals,
+    /// Requests sent since the run began, and their outcomes.
+    sent: u32,
+    outcomes: Count,
     /// From the first refusal until the requests then in flight are back.
     judging: Option<Judging>,
     /// When the first request left.
@@ -82,24 +97,15 @@ impl Rate {
         self.passes.len() as f64 / SECOND.as_secs_f64()
     }
 
-    fn tally(&mut self, sent: Instant) -> &mut Tally {
-        match self.cut {
-            Some(cut) if sent < cut + self.back => &mut self.dip,
-            _ => &mut self.probe,
-        }
-    }
-
-    /// A request leaves (before the first cut too: the cut starts the tallies again).
+    /// A request leaves.
     pub(super) fn sent(&mut self, at: Instant) {
-        self.totals.sent += 1;
+        self.sent += 1;
         self.began = self.began.or(Some(at));
-        let tally = self.tally(at);
-        (tally.sent, tally.since) = (tally.sent + 1, tally.since.or(Some(at)));
     }
 
     /// A request sent at `sent` got past any rate limit (answered, or a fault).
     pub(super) fn passed(&mut self, now: Instant, sent: Instant) {
-        self.totals.through += 1;
+        self.outcomes.add(false);
         self.judge(now, sent, false);
         self.passes.push_back(now);
         while self.passes.front().is_some_and(|t| now.saturating_duration_since(*t) > SECOND) {
@@ -110,86 +116,109 @@ impl Rate {
         if self.doubling && self.at(now).is_some_and(|r| r < measured) {
             (self.w_max, self.cut) = (measured, Some(now));
         }
-        if self.cut.is_some_and(|cut| sent >= cut) {
-            self.tally(sent).through += 1;
-        }
+        self.weigh(now, sent, false);
     }
 
     /// A request sent at `sent` was refused.
     pub(super) fn refused(&mut self, now: Instant, sent: Instant, retry_after: Option<Duration>) {
         self.floor = retry_after.filter(|d| !d.is_zero()).map_or(self.floor, |d| 1.0 / d.as_secs_f64());
-        self.totals.refused += 1;
+        self.outcomes.add(true);
         self.judge(now, sent, true);
-        // The first refusal cuts; one of a request sent before the last cut is that cut's.
-        let measured = self.measured();
         let Some(cut) = self.cut else {
-            let Totals { sent: sent_all, through, refused } = self.totals;
-            self.restart(now, measured, Duration::ZERO);
-            let out = sent_all.saturating_sub(through + refused);
-            (self.doubling, self.judging) = (true, Some(Judging { out, ..Judging::default() }));
+            let out = self.sent.saturating_sub(self.outcomes.back);
+            // What got through in the last second; before any did, a second's worth of those out.
+            self.restart(now, self.measured().max(f64::from(out) / SECOND.as_secs_f64()), Duration::ZERO);
+            let judging = Judging { from: sent, out, all: Count::default(), after: Count::default() };
+            (self.doubling, self.judging) = (true, Some(judging));
             // With none out, all but this one got through: a stray.
             if out == 0 {
                 self.judge(now, sent, false);
             }
             return;
         };
-        if sent < cut {
-            return;
+        // As Reno's slow start ends (RFC 5681): from half the rate that met the limit.
+        match self.doubling && sent >= cut {
+            true => self.restart(now, self.at(sent).unwrap_or(0.0) / 2.0, RECOVERY),
+            false => self.weigh(now, sent, true),
         }
-        if self.doubling {
-            // As Reno's slow start ends (RFC 5681): from half the rate that met the limit.
-            return self.restart(now, self.at(sent).unwrap_or(measured) / 2.0, Duration::ZERO);
+    }
+
+    /// Page's CUSUM on the outcomes of requests sent since the cut (a refusal of one sent before
+    /// is that cut's): the strays' share against it plus a cut's share of the rest.
+    fn weigh(&mut self, now: Instant, sent: Instant, refused: bool) {
+        let Some(cut) = self.cut.filter(|cut| sent >= *cut && !self.doubling) else { return };
+        self.since_cut.add(refused);
+        if sent < cut + self.back {
+            self.climb.add(refused);
+        } else if self.climb.back > 0 {
+            self.strays = std::mem::take(&mut self.climb);
         }
-        self.tally(sent).refused += 1;
-        let (dip, probe) = (self.dip, self.probe);
-        let (through, refused) = (dip.through + probe.through, dip.refused + probe.refused);
-        let rate = self.at(now).unwrap_or(measured);
-        let fast = rate * f64::from(through + 1) / f64::from(through + refused + 1);
-        // No cut climbing back, nor past the climb unless its refused share is surely above the
-        // climb's: a limit's refusals grow with the rate, strays' do not (a two-proportion test).
-        let (n0, n1) = (f64::from(dip.sent.max(1)), f64::from(probe.sent.max(1)));
-        let (p0, p1) = (f64::from(dip.refused) / n0, f64::from(probe.refused) / n1);
-        let noise = (p0 * (1.0 - p0) * (1.0 / n0 + 1.0 / n1)).sqrt();
-        let hold = now < cut + self.back || p1 <= p0 + SURE * noise;
-        // To what got through since, with a cut's worth of answers in (1 / (1 - BETA)); else, or
-        // when most are refused, at once to the share let through.
-        let got = (probe.through >= CUT_WORTH).then_some(probe.since).flatten();
-        let got = got.map(|t| f64::from(probe.through) / now.saturating_duration_since(t).as_secs_f64());
-        match got.filter(|r| r.is_finite()) {
-            _ if refused >= through.max(CUT_WORTH) => self.restart(now, fast, Duration::ZERO),
-            _ if hold => {}
-            Some(got) => self.restart(now, got.min(rate), RECOVERY),
-            None => self.restart(now, fast, Duration::ZERO),
+        // Before a climb back ended uncut (0 / 0), a stray share as high as a cut's.
+        let p0 = (f64::from(self.strays.refused) / f64::from(self.strays.back)).min(1.0 - BETA);
+        let p1 = p0 + (1.0 - BETA) * (1.0 - p0);
+        let llr = if refused { (p1 / p0).ln() } else { ((1.0 - p1) / (1.0 - p0)).ln() };
+        self.evidence = (self.evidence + llr).max(0.0);
+        if self.evidence <= 0.0 {
+            return self.change = Count::default();
         }
+        self.change.add(refused);
+        if self.evidence >= ALARM {
+            self.alarm(now, sent.saturating_duration_since(cut), self.at(sent).unwrap_or(0.0));
+        }
+    }
+
+    /// A limit met: the rate is what got through since the last limit was met (a token bucket
+    /// lets its rate by between two moments it is empty); before one was, the share let through
+    /// since the change of the rate that met it, with a cut's worth of outcomes in; else that rate.
+    fn alarm(&mut self, now: Instant, since: Duration, rate: f64) {
+        let since = since.as_secs_f64();
+        let worth = f64::from(CUT_WORTH);
+        let w_max = match (self.found && self.since_cut.through() >= worth, self.change.back >= CUT_WORTH) {
+            (true, _) => self.since_cut.through() / since,
+            (false, true) => {
+                let share = self.change.through().max(1.0) / f64::from(self.change.back);
+                let span = self.began.map_or(SECOND, |b| now.saturating_duration_since(b).min(SECOND));
+                (rate * share).min(self.passes.len() as f64 / span.as_secs_f64())
+            }
+            (false, false) => rate,
+        };
+        self.restart(now, w_max.min(rate), RECOVERY);
+        self.found = true;
     }
 
     /// Tells a limit's first refusal from a stray once the requests then in flight are back. At
-    /// least a cut's share of them (1 - BETA) refused: the limit is met, and slow start goes on.
-    /// Fewer: it was a stray, and the pace is what got through since the run began.
+    /// least a cut's share (1 - BETA) of it and those sent after it (else all then out) refused:
+    /// the limit is met, and slow start goes on. Fewer: it was a stray, and the pace is what got
+    /// through since the run began.
     fn judge(&mut self, now: Instant, sent: Instant, refused: bool) {
         let (Some(cut), Some(j)) = (self.cut, self.judging.as_mut()) else { return };
         if sent < cut {
-            (j.back, j.refused) = (j.back + 1, j.refused + u64::from(refused));
+            j.all.add(refused);
         }
-        if j.back < j.out {
+        if (j.from..cut).contains(&sent) {
+            j.after.add(refused);
+        }
+        let Judging { out, all, after, .. } = *j;
+        if all.back < out {
             return;
         }
-        let stray = j.out == 0 || (j.refused as f64) < (1.0 - BETA) * j.back as f64;
         self.judging = None;
-        if stray {
-            let since = self.began.map(|b| now.saturating_duration_since(b).as_secs_f64());
-            let through = match since.filter(|s| *s > 0.0) {
-                Some(since) => self.totals.through as f64 / since,
-                None => self.measured(),
-            };
+        let seen = if after.back > 0 { after } else { all };
+        if out == 0 || f64::from(seen.refused + 1) < (1.0 - BETA) * f64::from(seen.back + 1) {
+            let since = self.began.map_or(0.0, |b| now.saturating_duration_since(b).as_secs_f64());
+            let through = if since > 0.0 { self.outcomes.through() / since } else { self.measured() };
             self.restart(now, through, Duration::ZERO);
+            // The first tally of the strays: this one and those it was judged by.
+            self.strays = Count { back: seen.back + 1, refused: seen.refused + 1 };
         }
     }
 
-    /// A new cut: the pace at `w_max` `back` from now; the tallies start again.
+    /// A new cut: the pace at `w_max` `back` from now; the evidence starts again.
     fn restart(&mut self, now: Instant, w_max: f64, back: Duration) {
-        (self.w_max, self.cut, self.back) = (w_max.max(self.floor), Some(now), back);
-        (self.dip, self.probe, self.doubling) = (Tally::default(), Tally::default(), false);
+        let w_max = w_max.max(self.floor).max(1.0 / RECOVERY.as_secs_f64());
+        (self.w_max, self.cut, self.back) = (w_max, Some(now), back);
+        (self.since_cut, self.climb, self.found) = (Count::default(), Count::default(), false);
+        (self.evidence, self.change, self.doubling) = (0.0, Count::default(), false);
     }
 }
 
