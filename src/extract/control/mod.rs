@@ -160,9 +160,9 @@ impl State {
             Outcome::Refused { retry_after } => {
                 // A refusal ends slow start, as a loss does (RFC 5681).
                 self.vegas.slow_start = false;
-                self.rate.refused(now, sample.sent, retry_after);
+                let cut = self.rate.refused(now, sample.sent, retry_after);
                 // A cut's first request waits its gap: the limit has just been found empty.
-                if let Some(rate) = self.rate.at(now).filter(|_| self.rate.cut == Some(now)) {
+                if let Some(rate) = self.rate.at(now).filter(|_| cut) {
                     self.next = self.next.max(now + Duration::from_secs_f64(1.0 / rate));
                 }
             }

@@ -53,7 +53,7 @@ struct Judging {
 #[derive(Debug, Default)]
 pub(super) struct Rate {
     w_max: f64,
-    pub(super) cut: Option<Instant>,
+    cut: Option<Instant>,
     back: Duration,
     floor: f64,
     /// The outcomes of the last climb back that ended without a cut: the strays' share.
@@ -119,8 +119,9 @@ impl Rate {
         self.weigh(now, sent, false);
     }
 
-    /// A request sent at `sent` was refused.
-    pub(super) fn refused(&mut self, now: Instant, sent: Instant, retry_after: Option<Duration>) {
+    /// A request sent at `sent` was refused. Returns whether the rate was cut.
+    pub(super) fn refused(&mut self, now: Instant, sent: Instant, retry_after: Option<Duration>) -> bool {
+        let before = self.cut;
         self.floor = retry_after.filter(|d| !d.is_zero()).map_or(self.floor, |d| 1.0 / d.as_secs_f64());
         self.outcomes.add(true);
         self.judge(now, sent, true);
@@ -134,13 +135,14 @@ impl Rate {
             if out == 0 {
                 self.judge(now, sent, false);
             }
-            return;
+            return true;
         };
         // As Reno's slow start ends (RFC 5681): from half the rate that met the limit.
         match self.doubling && sent >= cut {
             true => self.restart(now, self.at(sent).unwrap_or(0.0) / 2.0, RECOVERY),
             false => self.weigh(now, sent, true),
         }
+        self.cut != before
     }
 
     /// Page's CUSUM on the outcomes of requests sent since the cut (a refusal of one sent before
@@ -295,7 +297,9 @@ mod tests {
         let mut limit = start();
         let cut = limit.cut;
         assert!(limit.at(ms(30)).is_some_and(|r| r <= 10.0), "{:?}", limit.at(ms(30)));
-        (11..20).for_each(|n| limit.refused(ms(31), ms(n), None));
+        (11..20).for_each(|n| {
+            limit.refused(ms(31), ms(n), None);
+        });
         assert_eq!(limit.cut, cut);
         assert!(limit.doubling, "slow start goes on");
         // A stray: the 9 come back answered. The pace is what got through: 19 in 31 ms.
