@@ -127,14 +127,15 @@ impl Rate {
         self.judge(now, sent, true);
         let Some(cut) = self.cut else {
             let out = self.sent.saturating_sub(self.outcomes.back);
+            // With none out, all but this one got through: a stray.
+            if out == 0 {
+                self.stray(now, Count::default());
+                return true;
+            }
             // What got through in the last second; before any did, a second's worth of those out.
             self.restart(now, self.measured().max(f64::from(out) / SECOND.as_secs_f64()), Duration::ZERO);
             let judging = Judging { from: sent, out, all: Count::default(), after: Count::default() };
             (self.doubling, self.judging) = (true, Some(judging));
-            // With none out, all but this one got through: a stray.
-            if out == 0 {
-                self.judge(now, sent, false);
-            }
             return true;
         };
         // As Reno's slow start ends (RFC 5681): from half the rate that met the limit.
@@ -190,8 +191,7 @@ impl Rate {
 
     /// Tells a limit's first refusal from a stray once the requests then in flight are back. At
     /// least a cut's share (1 - BETA) of it and those sent after it (else all then out) refused:
-    /// the limit is met, and slow start goes on. Fewer: it was a stray, and the pace is what got
-    /// through since the run began.
+    /// the limit is met, and slow start goes on. Fewer: a stray.
     fn judge(&mut self, now: Instant, sent: Instant, refused: bool) {
         let (Some(cut), Some(j)) = (self.cut, self.judging.as_mut()) else { return };
         if sent < cut {
@@ -206,13 +206,18 @@ impl Rate {
         }
         self.judging = None;
         let seen = if after.back > 0 { after } else { all };
-        if out == 0 || f64::from(seen.refused + 1) < (1.0 - BETA) * f64::from(seen.back + 1) {
-            let since = self.began.map_or(0.0, |b| now.saturating_duration_since(b).as_secs_f64());
-            let through = if since > 0.0 { self.outcomes.through() / since } else { self.measured() };
-            self.restart(now, through, Duration::ZERO);
-            // The first tally of the strays: this one and those it was judged by.
-            self.strays = Count { back: seen.back + 1, refused: seen.refused + 1 };
+        if f64::from(seen.refused + 1) < (1.0 - BETA) * f64::from(seen.back + 1) {
+            self.stray(now, seen);
         }
+    }
+
+    /// The first refusal was a stray: the pace is what got through since the run began, and the
+    /// first tally of the strays is it and those it was judged by (`seen`).
+    fn stray(&mut self, now: Instant, seen: Count) {
+        let since = self.began.map_or(0.0, |b| now.saturating_duration_since(b).as_secs_f64());
+        let through = if since > 0.0 { self.outcomes.through() / since } else { self.measured() };
+        self.restart(now, through, Duration::ZERO);
+        self.strays = Count { back: seen.back + 1, refused: seen.refused + 1 };
     }
 
     /// A new cut: the pace at `w_max` `back` from now; the evidence starts again.
