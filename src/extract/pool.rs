@@ -135,9 +135,9 @@ impl PageFetcher {
     }
 
     /// After an answer moved the limit or the pace: what the progress line and the manifest show.
-    fn note_limits(&self) {
-        self.accounting.note_limit(self.control.limit().0 as u64);
-        let pace = self.control.pace().map_or(0, |r| r.round().max(1.0) as u64);
+    fn note_limits(&self, (limit, pace): (usize, Option<f64>)) {
+        self.accounting.note_limit(limit as u64);
+        let pace = pace.map_or(0, |r| r.round().max(1.0) as u64);
         self.accounting.pace_rps.store(pace, Ordering::Relaxed);
     }
 
@@ -195,8 +195,7 @@ impl PageFetcher {
             // answer does. Its round trip tells nothing of a queue.
             Err(_) => Seen::Fault,
         };
-        self.control.observe(name, sample, seen);
-        self.note_limits();
+        self.note_limits(self.control.observe(name, sample, seen));
         outcome
     }
 

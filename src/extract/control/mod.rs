@@ -78,11 +78,6 @@ impl Control {
         (s.vegas.limit, s.vegas.ceiling)
     }
 
-    /// The pace the refusals taught, under `--max-rps`; none while neither applies.
-    pub fn pace(&self) -> Option<f64> {
-        [locked(&self.state).rate.at(Instant::now()), self.max_rps].into_iter().flatten().reduce(f64::min)
-    }
-
     /// Waits for a place in flight, then for the turn to leave (a cut while asleep puts it later).
     pub async fn acquire(&self) -> Ticket {
         let permit = self.sem.clone().acquire_owned().await.ok();
@@ -108,12 +103,13 @@ impl Control {
         Sample { rtt: ticket.sample.sent.elapsed(), ..ticket.sample }
     }
 
-    /// What came of a request of `operation`.
-    pub fn observe(&self, operation: &'static str, sample: Sample, outcome: Outcome) {
-        let mut s = locked(&self.state);
+    /// What came of a request of `operation`. Returns the in-flight limit and the pace after it.
+    pub fn observe(&self, operation: &'static str, sample: Sample, outcome: Outcome) -> (usize, Option<f64>) {
+        let (mut s, now) = (locked(&self.state), Instant::now());
         let before = s.vegas.limit;
-        s.observe(Instant::now(), operation, sample, outcome);
+        s.observe(now, operation, sample, outcome);
         self.follow(&mut s, before);
+        (s.vegas.limit, s.taught(now, self.max_rps))
     }
 
     /// Adds or retires permits after the limit moved from `before`.
@@ -141,10 +137,15 @@ struct State {
 }
 
 impl State {
-    /// Requests a second now: the lowest of the rate's, the window's and `--max-rps`.
+    /// The pace the refusals taught, under `--max-rps`; none while neither applies.
+    fn taught(&self, now: Instant, max_rps: Option<f64>) -> Option<f64> {
+        [self.rate.at(now), max_rps].into_iter().flatten().reduce(f64::min)
+    }
+
+    /// Requests a second now: the lowest of the taught pace and the window's.
     fn pace(&self, now: Instant, max_rps: Option<f64>) -> Option<f64> {
         let window = self.srtt.map(|d| PACING_GAIN * self.vegas.limit as f64 / d.max(TICK).as_secs_f64());
-        [self.rate.at(now), window, max_rps].into_iter().flatten().reduce(f64::min)
+        [self.taught(now, max_rps), window].into_iter().flatten().reduce(f64::min)
     }
 
     /// What came, at `now`, of a request of `op`.
@@ -319,7 +320,8 @@ mod tests {
         }
         assert!((95..=105).contains(&taken), "{taken} turns in 100 ms");
         let capped = Control::new(64, Some(50));
-        assert_eq!(capped.pace(), Some(50.0), "--max-rps caps from the start");
+        let taught = locked(&capped.state).taught(Instant::now(), capped.max_rps);
+        assert_eq!(taught, Some(50.0), "--max-rps caps from the start");
     }
 
     #[tokio::test]
