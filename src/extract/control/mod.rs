@@ -199,6 +199,16 @@ mod tests {
         (refused / sends.len().max(1) as f64, (sends.len() as f64 - refused) / (to - from))
     }
 
+    /// Draws whether each request is a stray refusal: `share` of them at random, from `seed`
+    /// (Knuth's MMIX linear congruential generator).
+    pub(super) fn strays(seed: u64, share: f64) -> impl FnMut() -> bool {
+        let mut x = seed;
+        move || {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            ((x >> 11) as f64 / (1u64 << 53) as f64) < share
+        }
+    }
+
     /// nginx's `limit_req` of `rate` a second with `burst` and `nodelay`: whether a request
     /// arriving at `t` s is let through (its excess, one request each, drains at `rate`).
     fn limit_req(rate: f64, burst: f64) -> impl FnMut(f64) -> bool {
@@ -285,10 +295,10 @@ mod tests {
         // The soak's service: a limit of 400 a second, then 8.6 % of what it lets by refused at
         // random (the registry's own 429 and 503 faults).
         for seed in [7u64, 11, 13] {
-            let (mut x, mut limit, limited) = (seed, limit_req(400.0, 400.0), Cell::new(0));
+            let (mut stray, mut limit, limited) =
+                (strays(seed, 0.086), limit_req(400.0, 400.0), Cell::new(0));
             let admit = |t: f64| {
-                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-                let stray = ((x >> 11) as f64 / (1u64 << 53) as f64) < 0.086;
+                let stray = stray();
                 let through = limit(t);
                 limited.set(limited.get() + u32::from(!through));
                 through && !stray

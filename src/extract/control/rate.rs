@@ -234,7 +234,7 @@ mod tests {
     //! Properties, on a simulated clock: no test sleeps.
     use std::collections::VecDeque;
 
-    use super::super::tests::window;
+    use super::super::tests::{strays, window};
     use super::*;
 
     /// Requests leave at the pace, at most `natural` a second (our own work), for `secs`;
@@ -275,11 +275,7 @@ mod tests {
     #[test]
     fn stray_refusals_do_not_bring_the_rate_down() {
         // No limit; 8.6 % of requests refused at random (the soak's 429s and 503s drawn as faults).
-        let mut x = 7u64;
-        let mut stray = move || {
-            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-            ((x >> 11) as f64 / (1u64 << 53) as f64) < 0.086
-        };
+        let mut stray = strays(7, 0.086);
         let (_, log) = drive(60.0, 0.01, 400.0, |_| stray().then_some(Some(Duration::from_secs(1))));
         let (_, served) = window(&log, 5.0, 60.0);
         assert!(served >= 0.85 * 400.0 * (1.0 - 0.086), "{served:.1} served a second");
