@@ -56,13 +56,17 @@ pub(super) struct Rate {
     cut: Option<Instant>,
     back: Duration,
     floor: f64,
-    /// The outcomes of the last climb back that ended without a cut: the strays' share.
+    /// The outcomes of the last climb back that ended without a cut, or with one under a `known`
+    /// rate: the strays' share.
     strays: Count,
     /// The outcomes since the cut, and those of its climb back.
     since_cut: Count,
     climb: Count,
     /// The cut was the CUSUM's: a limit was then found empty, so what got through since is its rate.
     found: bool,
+    /// The cut went to what got through since the last, over at least a `SECOND`: a limit's
+    /// rate, so its climb back meets only strays.
+    known: bool,
     /// Page's CUSUM of refusals above the strays' share, and the outcomes since it left zero.
     evidence: f64,
     change: Count,
@@ -170,13 +174,14 @@ impl Rate {
         }
     }
 
-    /// A limit met: the rate is what got through since the last limit was met (a token bucket
-    /// lets its rate by between two moments it is empty); before one was, the share let through
+    /// A limit met: the rate is what got through since the last limit was met, a `SECOND` ago or
+    /// more (a token bucket lets its rate by between two moments it is empty); before, the share let through
     /// since the change of the rate that met it, with a cut's worth of outcomes in; else that rate.
     fn alarm(&mut self, now: Instant, since: Duration, rate: f64) {
         let since = since.as_secs_f64();
         let worth = f64::from(CUT_WORTH);
-        let w_max = match (self.found && self.since_cut.through() >= worth, self.change.back >= CUT_WORTH) {
+        let known = self.found && self.since_cut.through() >= worth && since >= SECOND.as_secs_f64();
+        let w_max = match (known, self.change.back >= CUT_WORTH) {
             (true, _) => self.since_cut.through() / since,
             (false, true) => {
                 let share = self.change.through().max(1.0) / f64::from(self.change.back);
@@ -186,7 +191,7 @@ impl Rate {
             (false, false) => rate,
         };
         self.restart(now, w_max.min(rate), RECOVERY);
-        self.found = true;
+        (self.found, self.known) = (true, known);
     }
 
     /// Tells a limit's first refusal from a stray once the requests then in flight are back. At
@@ -220,9 +225,15 @@ impl Rate {
         self.strays = Count { back: seen.back + 1, refused: seen.refused + 1 };
     }
 
-    /// A new cut: the pace at `w_max` `back` from now; the evidence starts again.
+    /// A new cut: the pace at `w_max` `back` from now; the evidence starts again. A climb back
+    /// to a `known` rate that this cut ends counts for the strays' share too: else once it read 0,
+    /// every stray would cut, and no climb with a stray in it would ever count.
     fn restart(&mut self, now: Instant, w_max: f64, back: Duration) {
         let w_max = w_max.max(self.floor).max(1.0 / RECOVERY.as_secs_f64());
+        if self.known && self.climb.back > 0 {
+            self.strays = self.climb;
+        }
+        self.known = false;
         (self.w_max, self.cut, self.back) = (w_max, Some(now), back);
         (self.since_cut, self.climb, self.found) = (Count::default(), Count::default(), false);
         (self.evidence, self.change, self.doubling) = (0.0, Count::default(), false);
@@ -241,6 +252,7 @@ mod tests {
     /// `service(t)` refuses one sent at `t` (with its Retry-After) or answers it `latency` later.
     /// Returns the rate and each send as (time, refused).
     fn drive(
+        rate: Rate,
         secs: f64,
         latency: f64,
         natural: f64,
@@ -248,7 +260,7 @@ mod tests {
     ) -> (Rate, Vec<(f64, bool)>) {
         let t0 = Instant::now();
         let at = |t: f64| t0 + Duration::from_secs_f64(t);
-        let (mut rate, mut pending, mut log) = (Rate::default(), VecDeque::new(), Vec::new());
+        let (mut rate, mut pending, mut log) = (rate, VecDeque::new(), Vec::new());
         let mut t = 0.0;
         while t < secs {
             while let Some((_, sent)) = pending.front().copied().filter(|(done, _)| *done <= t) {
@@ -276,8 +288,25 @@ mod tests {
     fn stray_refusals_do_not_bring_the_rate_down() {
         // No limit; 8.6 % of requests refused at random (the soak's 429s and 503s drawn as faults).
         let mut stray = strays(7, 0.086);
-        let (_, log) = drive(60.0, 0.01, 400.0, |_| stray().then_some(Some(Duration::from_secs(1))));
+        let (_, log) =
+            drive(Rate::default(), 60.0, 0.01, 400.0, |_| stray().then_some(Some(Duration::from_secs(1))));
         let (_, served) = window(&log, 5.0, 60.0);
+        assert!(served >= 0.85 * 400.0 * (1.0 - 0.086), "{served:.1} served a second");
+    }
+
+    #[test]
+    fn a_climb_back_with_no_stray_in_it_does_not_make_every_stray_cut() {
+        // A low pace after a cut, and a climb back of 15 requests with no stray in it: the strays'
+        // share reads 0, so the next stray is taken for a limit. No limit; 8.6 % strays.
+        let t0 = Instant::now();
+        let mut rate = Rate::default();
+        rate.sent(t0);
+        rate.restart(t0, 13.0, RECOVERY);
+        rate.strays = Count { back: 15, refused: 0 };
+        let mut stray = strays(11, 0.086);
+        let (_, log) = drive(rate, 60.0, 0.01, 400.0, |_| stray().then_some(Some(Duration::from_secs(1))));
+        // The strays' share is learned again, and the pace climbs back to what the service serves.
+        let (_, served) = window(&log, 40.0, 60.0);
         assert!(served >= 0.85 * 400.0 * (1.0 - 0.086), "{served:.1} served a second");
     }
 
@@ -312,7 +341,8 @@ mod tests {
     #[test]
     fn a_service_refusing_everything_is_waited_out_not_crawled_at() {
         // Every request refused, each asking 10 ms: the rate halves at each, but not below 100 a second.
-        let (rate, log) = drive(5.0, 0.01, 2_000.0, |_| Some(Some(Duration::from_millis(10))));
+        let (rate, log) =
+            drive(Rate::default(), 5.0, 0.01, 2_000.0, |_| Some(Some(Duration::from_millis(10))));
         let t0 = Instant::now();
         assert!(rate.at(t0 + Duration::from_secs(5)).is_some_and(|r| r >= 100.0));
         assert!(log.len() >= 400, "{} sent in 5 s", log.len());
