@@ -41,26 +41,25 @@ fn soak_with_faults_rate_limit_and_latency_loses_nothing() {
     std::fs::write(&portfolio, cnpjs.iter().map(|c| c.to_string()).collect::<Vec<_>>().join("\n")).unwrap();
     let out = dir.path().join("out");
     let started = std::time::Instant::now();
-    let o = bin()
-        .args([
-            "--quiet",
-            "fetch",
-            "--base-url",
-            &srv.base_url(),
-            "--uf",
-            "all",
-            "--ano-mes",
-            "202410:202609",
-        ])
+    // Its progress (a line each 5 s, with the pace) goes to a file, read whether it ends or hangs.
+    let log = dir.path().join("fetch.log");
+    let mut fetch = bin()
+        .args(["fetch", "--base-url", &srv.base_url(), "--uf", "all", "--ano-mes", "202410:202609"])
         .arg("--cnpjs")
         .arg(&portfolio)
         .arg("--out")
         .arg(&out)
         .env("REGISTRY_API_KEY", "soak")
-        .output()
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
         .unwrap();
+    let status = wait_at_most(&mut fetch, std::time::Duration::from_secs(600));
     let wall = started.elapsed().as_secs_f64();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stderr = std::fs::read_to_string(&log).unwrap_or_default();
+    let status =
+        status.unwrap_or_else(|| panic!("the fetch ran 10 minutes (a run takes about 1):\n{stderr}"));
+    assert!(status.success(), "{stderr}");
     let months: Vec<AnoMes> =
         (0..24).map(|k| AnoMes::parse("202410").unwrap().plus_months(k).unwrap()).collect();
     let want = expected_rows(&d, &UFS, &months, &cnpjs);
@@ -102,4 +101,21 @@ fn soak_with_faults_rate_limit_and_latency_loses_nothing() {
     std::fs::write(&path, format!("{text}{history}")).unwrap();
     println!("{text}");
     assert!(share <= 1.0, "{share:.2} % of the requests refused by the rate limit (target: 1 %)");
+}
+
+/// The child's exit status, or `None` after `limit`, the child then killed.
+fn wait_at_most(
+    child: &mut std::process::Child,
+    limit: std::time::Duration,
+) -> Option<std::process::ExitStatus> {
+    let started = std::time::Instant::now();
+    while started.elapsed() < limit {
+        if let Some(status) = child.try_wait().unwrap() {
+            return Some(status);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    None
 }
