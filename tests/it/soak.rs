@@ -13,6 +13,7 @@ use common_fetch::*;
 use fiscal_report::api::{AnoMes, ApiKey, UFS};
 use fiscal_report::export::manifest::Manifest;
 use fiscal_report::simulator::{self, Dataset, FaultConfig, RegistryConfig};
+use wait_timeout::ChildExt;
 
 #[test]
 #[ignore = "several minutes; run on demand"]
@@ -54,8 +55,11 @@ fn soak_with_faults_rate_limit_and_latency_loses_nothing() {
         .stderr(std::fs::File::create(&log).unwrap())
         .spawn()
         .unwrap();
-    let status = wait_at_most(&mut fetch, std::time::Duration::from_secs(600));
+    let status = fetch.wait_timeout(std::time::Duration::from_secs(600)).unwrap();
     let wall = started.elapsed().as_secs_f64();
+    if status.is_none() {
+        fetch.kill().unwrap();
+    }
     let stderr = std::fs::read_to_string(&log).unwrap_or_default();
     let status =
         status.unwrap_or_else(|| panic!("the fetch ran 10 minutes (a run takes about 1):\n{stderr}"));
@@ -101,21 +105,4 @@ fn soak_with_faults_rate_limit_and_latency_loses_nothing() {
     std::fs::write(&path, format!("{text}{history}")).unwrap();
     println!("{text}");
     assert!(share <= 1.0, "{share:.2} % of the requests refused by the rate limit (target: 1 %)");
-}
-
-/// The child's exit status, or `None` after `limit`, the child then killed.
-fn wait_at_most(
-    child: &mut std::process::Child,
-    limit: std::time::Duration,
-) -> Option<std::process::ExitStatus> {
-    let started = std::time::Instant::now();
-    while started.elapsed() < limit {
-        if let Some(status) = child.try_wait().unwrap() {
-            return Some(status);
-        }
-        std::thread::sleep(std::time::Duration::from_millis(200));
-    }
-    child.kill().unwrap();
-    child.wait().unwrap();
-    None
 }
