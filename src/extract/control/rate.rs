@@ -38,6 +38,20 @@ impl Count {
     }
 }
 
+/// What the last cut went to.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum Basis {
+    /// A guess: the first refusal's, slow start's end, a stray's.
+    #[default]
+    Guess,
+    /// The CUSUM's, to an estimate: a limit was found empty then, so what gets through from there on
+    /// is its rate.
+    Limit,
+    /// The CUSUM's, to what got through since the one before, over at least a `SECOND`: a limit's
+    /// rate, so its climb back meets only strays.
+    Rate,
+}
+
 /// The requests in flight at the first refusal (`out`): the outcomes of all of them, and of those
 /// sent after the refused one, `from` on (those sent before may have found a limit not yet empty).
 #[derive(Debug, Clone, Copy)]
@@ -56,17 +70,13 @@ pub(super) struct Rate {
     cut: Option<Instant>,
     back: Duration,
     floor: f64,
-    /// The outcomes of the last climb back that ended without a cut, or with one under a `known`
-    /// rate: the strays' share.
+    /// The outcomes of the last climb back that ended without a cut, or with one to a `Rate`:
+    /// the strays' share.
     strays: Count,
     /// The outcomes since the cut, and those of its climb back.
     since_cut: Count,
     climb: Count,
-    /// The cut was the CUSUM's: a limit was then found empty, so what got through since is its rate.
-    found: bool,
-    /// The cut went to what got through since the last, over at least a `SECOND`: a limit's
-    /// rate, so its climb back meets only strays.
-    known: bool,
+    basis: Basis,
     /// Page's CUSUM of refusals above the strays' share, and the outcomes since it left zero.
     evidence: f64,
     change: Count,
@@ -157,8 +167,8 @@ impl Rate {
         self.since_cut.add(refused);
         if sent < cut + self.back {
             self.climb.add(refused);
-        } else if self.climb.back > 0 {
-            self.strays = std::mem::take(&mut self.climb);
+        } else {
+            self.trust_climb();
         }
         // Before a climb back ended uncut (0 / 0), a stray share as high as a cut's.
         let p0 = (f64::from(self.strays.refused) / f64::from(self.strays.back)).min(1.0 - BETA);
@@ -175,12 +185,14 @@ impl Rate {
     }
 
     /// A limit met: the rate is what got through since the last limit was met, a `SECOND` ago or
-    /// more (a token bucket lets its rate by between two moments it is empty); before, the share let through
-    /// since the change of the rate that met it, with a cut's worth of outcomes in; else that rate.
+    /// more (a token bucket lets its rate by between two moments it is empty); before, the share
+    /// let through since the change of the rate that met it, with a cut's worth of outcomes in;
+    /// else that rate.
     fn alarm(&mut self, now: Instant, since: Duration, rate: f64) {
         let since = since.as_secs_f64();
         let worth = f64::from(CUT_WORTH);
-        let known = self.found && self.since_cut.through() >= worth && since >= SECOND.as_secs_f64();
+        let known =
+            self.basis != Basis::Guess && self.since_cut.through() >= worth && since >= SECOND.as_secs_f64();
         let w_max = match (known, self.change.back >= CUT_WORTH) {
             (true, _) => self.since_cut.through() / since,
             (false, true) => {
@@ -191,7 +203,7 @@ impl Rate {
             (false, false) => rate,
         };
         self.restart(now, w_max.min(rate), RECOVERY);
-        (self.found, self.known) = (true, known);
+        self.basis = if known { Basis::Rate } else { Basis::Limit };
     }
 
     /// Tells a limit's first refusal from a stray once the requests then in flight are back. At
@@ -225,17 +237,23 @@ impl Rate {
         self.strays = Count { back: seen.back + 1, refused: seen.refused + 1 };
     }
 
+    /// The climb back is over, and under a limit: its refused share is the strays'.
+    fn trust_climb(&mut self) {
+        if self.climb.back > 0 {
+            self.strays = std::mem::take(&mut self.climb);
+        }
+    }
+
     /// A new cut: the pace at `w_max` `back` from now; the evidence starts again. A climb back
-    /// to a `known` rate that this cut ends counts for the strays' share too: else once it read 0,
+    /// to a `Rate` that this cut ends counts for the strays' share too: else once it read 0,
     /// every stray would cut, and no climb with a stray in it would ever count.
     fn restart(&mut self, now: Instant, w_max: f64, back: Duration) {
         let w_max = w_max.max(self.floor).max(1.0 / RECOVERY.as_secs_f64());
-        if self.known && self.climb.back > 0 {
-            self.strays = self.climb;
+        if self.basis == Basis::Rate {
+            self.trust_climb();
         }
-        self.known = false;
-        (self.w_max, self.cut, self.back) = (w_max, Some(now), back);
-        (self.since_cut, self.climb, self.found) = (Count::default(), Count::default(), false);
+        (self.w_max, self.cut, self.back, self.basis) = (w_max, Some(now), back, Basis::Guess);
+        (self.since_cut, self.climb) = (Count::default(), Count::default());
         (self.evidence, self.change, self.doubling) = (0.0, Count::default(), false);
     }
 }
