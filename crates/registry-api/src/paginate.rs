@@ -21,9 +21,9 @@ use super::models::{Envelope, Fonte};
 
 /// How often one short page is asked for in all, and how many walks a moving total gets. Fewer
 /// page attempts: a page a flaky service sends short a few times running fails its list (for
-/// `--resume` to retry); at a 4.3 % share of short pages and 18,000 pages a run, 4 attempts lost a
-/// list in about 1 run of 16, 6 in about 1 of 9,000. More: a page that stays short is waited on
-/// longer (1.5 s in all at 6).
+/// `--resume` to retry); with 4.3 % of pages short, a run of 18,000 pages fails one in about 1
+/// run of 16 at 4 attempts, 1 of 9,000 at 6. More: a page that stays short is waited on longer
+/// (1.5 s in all at 6).
 const PAGE_ATTEMPTS: u32 = 6;
 const WALK_ATTEMPTS: u32 = 3;
 /// The pause before asking again grows with the attempt: the service may be mid-update.
