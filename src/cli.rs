@@ -189,9 +189,18 @@ pub struct WatchArgs {
     #[arg(long, value_name = "FILE", env = "FISCAL_REPORT_RULES")]
     pub rules: Option<PathBuf>,
 
-    /// Exit with code 9 when the rules raised alerts (the outputs are still complete).
-    #[arg(long, requires = "rules")]
-    pub fail_on_alert: bool,
+    /// Exit with code 9 when the rules raised new alerts (the outputs are still complete); with
+    /// a severity (`--fail-on-alert=alta`), only for alerts of at least that severity.
+    #[arg(
+        long,
+        requires = "rules",
+        value_name = "SEVERIDADE",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "baixa",
+        value_parser = ["alta", "media", "baixa"]
+    )]
+    pub fail_on_alert: Option<String>,
 
     /// Post a JSON summary of the alerts to this URL when there are any (https, or http to this
     /// machine). Prefer the env var: the URL of a chat webhook is its secret.

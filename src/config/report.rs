@@ -50,7 +50,8 @@ impl Folders {
 #[derive(Debug, Clone, Default)]
 pub struct WatchSettings {
     pub rules: Option<PathBuf>,
-    pub fail_on_alert: bool,
+    /// `--fail-on-alert[=alta|media|baixa]`: the least severity that pages (`baixa` when bare).
+    pub fail_on_alert: Option<String>,
     pub notify_webhook: Option<String>,
     pub webhook_token: Option<String>,
 }
@@ -59,7 +60,7 @@ impl WatchSettings {
     fn from_args(args: &WatchArgs) -> Self {
         Self {
             rules: args.rules.clone(),
-            fail_on_alert: args.fail_on_alert,
+            fail_on_alert: args.fail_on_alert.clone(),
             notify_webhook: args.notify_webhook.clone(),
             webhook_token: args.webhook_token.clone(),
         }

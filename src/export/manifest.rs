@@ -112,6 +112,9 @@ pub struct AlertsNote {
     /// By state: `nova`, `aberta` (still open, not sent again), `resolvida`.
     #[serde(default)]
     pub por_estado: std::collections::BTreeMap<String, usize>,
+    /// By the rule's severity: `alta`, `media`, `baixa`.
+    #[serde(default)]
+    pub por_severidade: std::collections::BTreeMap<String, usize>,
 }
 
 /// The store version a run committed: its snapshot, the credit months it fetched (the others

@@ -1,7 +1,8 @@
 //! Judges a run's alerts (`track`): what the rules fired now against the alerts of the last
-//! snapshot. An alert fired again stays open; one that did not is judged on the new snapshot's
-//! conditions (`Holding`), read from the aggregates and the tables. What keeps each rule kind's
-//! alert open:
+//! snapshot, one per rule and company. An open alert keeps each trigger that fires again or
+//! whose condition still holds on the new snapshot (`Holding`, read from the aggregates and the
+//! tables), takes the triggers that fire for the first time (an update), and is resolved when
+//! none is left. What keeps each rule kind's trigger:
 //! - `nova_inscricao`: the inscription is still active for the company;
 //! - `inscricao_ajuizada`: the inscription is still active and filed in court;
 //! - `saiu_de_ativa`: the cadastral situation is still not ATIVA;
@@ -19,8 +20,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use polars::prelude::*;
 use rust_decimal::Decimal;
 
-use super::alerts::Alert;
-use super::lifecycle::{Estado, TrackedAlert, dedupe, in_order, opened, strings};
+use super::alerts::{Alert, Gatilho};
+use super::lifecycle::{Estado, TrackedAlert, in_order, opened, strings};
 use super::rules::{self, Rule, RuleKind, Rules};
 use crate::analyze::Aggregates;
 use crate::transform::Frames;
@@ -193,22 +194,26 @@ impl Holding {
         Holding { previous_snapshot: aggregates.previous_snapshot.clone(), ..Self::default() }
     }
 
-    /// A `regularidade_piorou` alert opening now keeps the severity its company fell from
+    /// A `regularidade_piorou` trigger first seen now keeps the severity its company fell from
     /// (`gravidade_anterior`): the later runs compare with it.
     pub(super) fn note_fallen_from(&self, alert: &mut Alert) {
-        if alert.tipo == RuleKind::RegularidadePiorou.name()
-            && let Some(g) = self.severity_before.get(&alert.cnpj)
-        {
-            alert.valores.insert("gravidade_anterior".into(), (*g).into());
+        if alert.tipo != RuleKind::RegularidadePiorou.name() {
+            return;
+        }
+        if let Some(g) = self.severity_before.get(&alert.cnpj) {
+            for t in &mut alert.gatilhos {
+                t.valores.insert("gravidade_anterior".into(), (*g).into());
+            }
         }
     }
 
-    /// Whether `alert`'s condition (its rule's kind, above) still holds in this snapshot.
-    pub(super) fn holds(&self, rule: &Rule, alert: &TrackedAlert) -> bool {
-        let cnpj = alert.alerta.cnpj.clone();
-        let value = |k: &str| alert.alerta.valores.get(k).and_then(|v| v.as_str()).map(str::to_string);
+    /// Whether the condition of `trigger`, of an alert of `rule` for `cnpj` (its rule's kind,
+    /// above), still holds in this snapshot.
+    pub(super) fn holds(&self, rule: &Rule, cnpj: &str, trigger: &Gatilho) -> bool {
+        let cnpj = cnpj.to_string();
+        let value = |k: &str| trigger.value(k).map(str::to_string);
         let inscription =
-            || self.inscriptions.as_ref().map(|m| m.get(&(cnpj.clone(), alert.assunto.clone())).copied());
+            || self.inscriptions.as_ref().map(|m| m.get(&(cnpj.clone(), trigger.assunto.clone())).copied());
         match rule.kind {
             RuleKind::NovaInscricao => inscription().is_none_or(|i| i.is_some()),
             RuleKind::InscricaoAjuizada => inscription().is_none_or(|i| i == Some(true)),
@@ -217,8 +222,7 @@ impl Holding {
                 .as_ref()
                 .is_none_or(|m| !super::rules::is_ativa(m.get(&cnpj).cloned().flatten().as_deref())),
             RuleKind::RegularidadePiorou => {
-                let noted =
-                    alert.alerta.valores.get("gravidade_anterior").and_then(serde_json::Value::as_i64);
+                let noted = trigger.valores.get("gravidade_anterior").and_then(serde_json::Value::as_i64);
                 let fell_from = noted.or_else(|| {
                     value("valor_anterior").and_then(|s| self.standing_severity.get(&s).copied())
                 });
@@ -276,9 +280,10 @@ fn still_grown(rule: &Rule, base: Decimal, owed: Decimal) -> bool {
     base.is_zero() || grown * Decimal::ONE_HUNDRED >= percent * base
 }
 
-/// The alerts of this run at `snapshot`: `fired` (what the rules matched now) against `before`
-/// (the alerts of the last snapshot: the open ones may stay open or be resolved), judged on
-/// `now`. `rules` is `None` for a run without rules, which carries the open alerts unjudged.
+/// The alerts of this run at `snapshot`: `fired` (what the rules matched now, one alert per
+/// rule and company) against `before` (the alerts of the last snapshot: the open ones may stay
+/// open, take new triggers or be resolved), judged on `now`. `rules` is `None` for a run
+/// without rules, which carries the open alerts unjudged.
 pub fn track(
     rules: Option<&Rules>,
     fired: Vec<Alert>,
@@ -286,57 +291,103 @@ pub fn track(
     now: &Holding,
     snapshot: &str,
 ) -> Vec<TrackedAlert> {
-    let mut open: BTreeMap<(String, String, String), TrackedAlert> =
+    let mut open: BTreeMap<(String, String), TrackedAlert> =
         before.into_iter().filter(|a| a.estado != Estado::Resolvida).map(|a| (a.identity(), a)).collect();
+    let rule_of =
+        |a: &Alert| rules.and_then(|r| r.rules.iter().find(|r| r.nome == a.regra && r.kind.name() == a.tipo));
     let mut out = Vec::new();
-    for alert in dedupe(fired) {
-        let mut fresh = opened(alert, snapshot);
-        now.note_fallen_from(&mut fresh.alerta);
-        match open.remove(&fresh.identity()) {
-            Some(was) => out.push(matched_again(was, &fresh.alerta)),
-            None => out.push(fresh),
+    for mut alert in fired {
+        now.note_fallen_from(&mut alert);
+        match open.remove(&alert.identity()) {
+            Some(was) => out.push(matched_again(was, alert, rule_of, now)),
+            None => out.push(opened(alert, snapshot)),
         }
     }
     for (_, was) in open {
-        let why_not = match rules {
-            None => None,
-            Some(rules) => reason_resolved(rules, &was, now),
+        let mut alerta = carried(&was.alerta, now, snapshot);
+        let rule = rule_of(&alerta);
+        if let Some(rule) = rule {
+            alerta.severidade = rule.severidade;
+        }
+        // The triggers whose condition still holds (all of them, unjudged, without rules).
+        let still: Vec<Gatilho> = match rule {
+            Some(rule) => {
+                alerta.gatilhos.iter().filter(|t| now.holds(rule, &alerta.cnpj, t)).cloned().collect()
+            }
+            None => alerta.gatilhos.clone(),
         };
-        let restamped = carried(&was.alerta, now, snapshot);
-        out.push(match why_not {
-            None => still_open(was, &restamped),
-            Some(motivo) => TrackedAlert {
-                estado: Estado::Resolvida,
-                resolvida_em: Some(snapshot.to_string()),
-                motivo: Some(motivo.to_string()),
-                alerta: restamped,
-                ..was
-            },
+        let motivo = rules.and_then(|rules| {
+            reason_resolved(rules, &was, now).or(still.is_empty().then_some("a condição deixou de valer"))
+        });
+        let (estado, resolvida_em, motivo) = match motivo {
+            None => {
+                alerta.gatilhos = still;
+                (Estado::Aberta, None, None)
+            }
+            Some(m) => (Estado::Resolvida, Some(snapshot.to_string()), Some(m.to_string())),
+        };
+        out.push(TrackedAlert {
+            alerta,
+            estado,
+            resolvida_em,
+            motivo,
+            atualizacao: None,
+            reenviada: false,
+            ..was
         });
     }
     in_order(&mut out);
     out
 }
 
-/// An open alert in this run: what matched when it opened, this run's snapshots.
-fn still_open(was: TrackedAlert, now: &Alert) -> TrackedAlert {
-    let alerta = Alert {
-        snapshot: now.snapshot.clone(),
-        snapshot_anterior: now.snapshot_anterior.clone(),
-        ..was.alerta
-    };
-    TrackedAlert { estado: Estado::Aberta, alerta, ..was }
-}
-
-/// An open alert its rule matched again: still open, with what matched now where its condition
-/// reads the value changed to (a register or partner change that happened again).
-fn matched_again(was: TrackedAlert, now: &Alert) -> TrackedAlert {
-    let follows_value = RuleKind::parse(now.tipo).is_some_and(RuleKind::follows_a_change);
-    let mut open = still_open(was, now);
-    if follows_value {
-        open.alerta.valores = now.valores.clone();
+/// An open alert its rule holds for again: still open, since when it opened. It keeps each
+/// earlier trigger that fired again (with what matched now where its condition reads the value
+/// changed to, a register or partner change that happened again; else as it was measured) or
+/// whose condition still holds, and takes the triggers new to it: an update, sent again when
+/// its rule asks.
+fn matched_again<'r>(
+    was: TrackedAlert,
+    now_alert: Alert,
+    rule_of: impl Fn(&Alert) -> Option<&'r Rule>,
+    now: &Holding,
+) -> TrackedAlert {
+    let rule = rule_of(&now_alert);
+    let kind = RuleKind::parse(now_alert.tipo);
+    let follows_value = kind.is_some_and(RuleKind::follows_a_change);
+    let earlier: BTreeMap<&str, &Gatilho> =
+        was.alerta.gatilhos.iter().map(|g| (g.assunto.as_str(), g)).collect();
+    let mut gatilhos = Vec::new();
+    let mut new = 0;
+    for t in &now_alert.gatilhos {
+        match earlier.get(t.assunto.as_str()) {
+            Some(e) if follows_value => gatilhos.push(Gatilho { desde: e.desde.clone(), ..t.clone() }),
+            Some(e) => gatilhos.push((*e).clone()),
+            None => {
+                new += 1;
+                gatilhos.push(t.clone());
+            }
+        }
     }
-    open
+    let fired_now: std::collections::BTreeSet<&str> =
+        now_alert.gatilhos.iter().map(|g| g.assunto.as_str()).collect();
+    for e in &was.alerta.gatilhos {
+        if !fired_now.contains(e.assunto.as_str()) && rule.is_none_or(|r| now.holds(r, &now_alert.cnpj, e)) {
+            gatilhos.push(e.clone());
+        }
+    }
+    gatilhos.sort_by(|a, b| a.assunto.cmp(&b.assunto));
+    let atualizacao = (new > 0).then(|| {
+        let (one, many) = kind.map_or(("gatilho", "gatilhos"), RuleKind::trigger_words);
+        format!("+{new} {}", if new == 1 { one } else { many })
+    });
+    let reenviada = atualizacao.is_some() && rule.is_some_and(|r| r.reenviar_atualizacoes);
+    TrackedAlert {
+        estado: Estado::Aberta,
+        alerta: Alert { gatilhos, ..now_alert },
+        atualizacao,
+        reenviada,
+        ..was
+    }
 }
 
 /// An earlier alert restamped with this run's snapshots.
@@ -348,7 +399,8 @@ fn carried(alert: &Alert, now: &Holding, snapshot: &str) -> Alert {
     }
 }
 
-/// Why an open alert no longer holds, or `None` while it does.
+/// Why an open alert is resolved whatever its triggers (its rule gone, its company out of the
+/// rule's list or of the portfolio), or `None`.
 fn reason_resolved(rules: &Rules, alert: &TrackedAlert, now: &Holding) -> Option<&'static str> {
     let Some(rule) =
         rules.rules.iter().find(|r| r.nome == alert.alerta.regra && r.kind.name() == alert.alerta.tipo)
@@ -362,7 +414,7 @@ fn reason_resolved(rules: &Rules, alert: &TrackedAlert, now: &Holding) -> Option
     if now.present.as_ref().is_some_and(|p| !p.contains(cnpj)) {
         return Some("empresa fora da carteira");
     }
-    (!now.holds(rule, alert)).then_some("a condição deixou de valer")
+    None
 }
 
 /// Whether judging these alerts needs the snapshot's conditions (`Holding::read`): some alert
@@ -375,22 +427,30 @@ pub fn needs_conditions(fired: &[Alert], before: &[TrackedAlert]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::monitor::lifecycle::{from_frame, subject, to_frame};
+    use crate::monitor::alerts::Severidade;
+    use crate::monitor::lifecycle::{from_frame, to_frame};
 
     fn rules(text: &str) -> Rules {
         Rules::parse(text, std::path::Path::new("r.toml")).unwrap()
     }
 
-    fn debt_alert(regra: &str, cnpj: &str, numero: &str) -> Alert {
+    fn trigger(kind: RuleKind, values: &[(&str, &str)]) -> Gatilho {
+        let valores = values.iter().map(|(k, v)| (k.to_string(), serde_json::Value::from(*v))).collect();
+        Gatilho::new(kind.subject(&valores), valores, None, None, "202602")
+    }
+
+    /// An alert of rule `regra` for `cnpj`, set off by the inscriptions `numeros`.
+    fn debt_alert(regra: &str, cnpj: &str, numeros: &[&str]) -> Alert {
         Alert {
             regra: regra.into(),
             tipo: "nova_inscricao",
+            severidade: Severidade::Media,
             cnpj: cnpj.into(),
             razao_social: None,
             snapshot: Some("202602".into()),
             snapshot_anterior: Some("202601".into()),
             listas: vec![],
-            valores: [("chave".to_string(), serde_json::Value::from(numero))].into(),
+            gatilhos: numeros.iter().map(|n| trigger(RuleKind::NovaInscricao, &[("chave", n)])).collect(),
         }
     }
 
@@ -406,54 +466,90 @@ mod tests {
         }
     }
 
+    fn subjects(a: &TrackedAlert) -> Vec<&str> {
+        a.alerta.gatilhos.iter().map(|g| g.assunto.as_str()).collect()
+    }
+
     #[test]
-    fn new_then_open_without_firing_then_resolved_then_new_again() {
+    fn new_then_open_with_new_triggers_then_resolved_when_none_holds_then_new_again() {
         let r = rules("[[regra]]\nnome = \"nova\"\ntipo = \"nova_inscricao\"\n");
         let c = "11222333000181";
-        let fired = vec![debt_alert("nova", c, "X1"), debt_alert("nova", c, "X1")];
-        let m2 = track(Some(&r), fired, vec![], &holding(&[(c, "X1")]), "202602");
-        assert_eq!(m2.iter().map(|a| a.estado).collect::<Vec<_>>(), [Estado::Nova], "one alert per identity");
+        let m2 =
+            track(Some(&r), vec![debt_alert("nova", c, &["X1"])], vec![], &holding(&[(c, "X1")]), "202602");
+        assert_eq!(m2.iter().map(|a| a.estado).collect::<Vec<_>>(), [Estado::Nova]);
+        assert!(m2[0].is_sent());
         // The store's round trip keeps what the next run needs.
         let kept = from_frame(&to_frame(&m2).unwrap()).unwrap();
-        assert_eq!((kept[0].assunto.as_str(), kept[0].aberta_em.as_str()), ("X1", "202602"));
-        let m3 = track(Some(&r), vec![], kept, &holding(&[(c, "X1")]), "202603");
+        assert_eq!((subjects(&kept[0]), kept[0].aberta_em.as_str()), (vec!["X1"], "202602"));
+        // Two more inscriptions while open: one alert, an update not sent (the rule does not ask).
+        let mut more = debt_alert("nova", c, &["X2", "X3"]);
+        more.gatilhos.iter_mut().for_each(|g| g.desde = "202603".into());
+        let now = holding(&[(c, "X1"), (c, "X2"), (c, "X3")]);
+        let m3 = track(Some(&r), vec![more.clone()], kept, &now, "202603");
+        assert_eq!(m3.len(), 1);
         assert_eq!((m3[0].estado, m3[0].aberta_em.as_str()), (Estado::Aberta, "202602"));
-        let m4 = track(Some(&r), vec![], m3, &holding(&[]), "202604");
-        assert_eq!((m4[0].estado, m4[0].resolvida_em.as_deref()), (Estado::Resolvida, Some("202604")));
-        assert_eq!(m4[0].motivo.as_deref(), Some("a condição deixou de valer"));
-        let m5 = track(Some(&r), vec![], m4.clone(), &holding(&[]), "202605");
-        assert!(m5.is_empty(), "a resolved alert is not carried");
-        let m5 = track(Some(&r), vec![debt_alert("nova", c, "X1")], m4, &holding(&[(c, "X1")]), "202605");
-        assert_eq!((m5[0].estado, m5[0].aberta_em.as_str()), (Estado::Nova, "202605"));
+        assert_eq!(subjects(&m3[0]), ["X1", "X2", "X3"], "the earlier trigger still holds");
+        assert_eq!(m3[0].atualizacao.as_deref(), Some("+2 inscrições"));
+        assert!(!m3[0].is_sent());
+        let desde: Vec<&str> = m3[0].alerta.gatilhos.iter().map(|g| g.desde.as_str()).collect();
+        assert_eq!(desde, ["202602", "202603", "202603"], "each trigger since its snapshot");
+        // A rule that asks re-sends the update.
+        let loud =
+            rules("[[regra]]\nnome = \"nova\"\ntipo = \"nova_inscricao\"\nreenviar_atualizacoes = true\n");
+        let resent = track(Some(&loud), vec![more], m2.clone(), &now, "202603");
+        assert!(resent[0].reenviada && resent[0].is_sent());
+        // X1 and X3 end: still open on X2, with no update.
+        let m4 = track(Some(&r), vec![], m3, &holding(&[(c, "X2")]), "202604");
+        assert_eq!((m4[0].estado, subjects(&m4[0])), (Estado::Aberta, vec!["X2"]));
+        assert!(m4[0].atualizacao.is_none() && !m4[0].is_sent());
+        let m5 = track(Some(&r), vec![], m4, &holding(&[]), "202605");
+        assert_eq!((m5[0].estado, m5[0].resolvida_em.as_deref()), (Estado::Resolvida, Some("202605")));
+        assert_eq!(m5[0].motivo.as_deref(), Some("a condição deixou de valer"));
+        assert_eq!(subjects(&m5[0]), ["X2"], "a resolved alert shows what held last");
+        let m6 = track(Some(&r), vec![], m5.clone(), &holding(&[]), "202606");
+        assert!(m6.is_empty(), "a resolved alert is not carried");
+        let m6 = track(Some(&r), vec![debt_alert("nova", c, &["X1"])], m5, &holding(&[(c, "X1")]), "202606");
+        assert_eq!((m6[0].estado, m6[0].aberta_em.as_str()), (Estado::Nova, "202606"));
         // Without rules the open alerts are carried as they are; a rule taken out resolves them.
-        let open = track(Some(&r), vec![debt_alert("nova", c, "X1")], vec![], &holding(&[]), "202602");
+        let open = track(Some(&r), vec![debt_alert("nova", c, &["X1"])], vec![], &holding(&[]), "202602");
         assert_eq!(track(None, vec![], open.clone(), &holding(&[]), "202603")[0].estado, Estado::Aberta);
         let other = rules("[[regra]]\nnome = \"outra\"\ntipo = \"nova_inscricao\"\n");
         let gone = track(Some(&other), vec![], open, &holding(&[(c, "X1")]), "202603");
         assert_eq!(gone[0].motivo.as_deref(), Some("regra retirada do arquivo de regras"));
     }
 
+    #[test]
+    fn alerts_are_ranked_by_severity_then_money_at_stake() {
+        let money = |regra: &str, cnpj: &str, severidade, valor: &str| {
+            let mut a = debt_alert(regra, cnpj, &["X"]);
+            a.severidade = severidade;
+            a.gatilhos[0].valor = Some(valor.into());
+            a
+        };
+        let fired = vec![
+            money("a", "11222333000181", Severidade::Baixa, "9000000.00"),
+            money("b", "11222333000181", Severidade::Alta, "10.00"),
+            money("c", "19492317000110", Severidade::Media, "500.00"),
+            money("d", "19492317000110", Severidade::Alta, "-2000.00"),
+        ];
+        let ranked = crate::monitor::lifecycle::all_new(fired, "202602");
+        assert_eq!(ranked.iter().map(|a| a.alerta.regra.as_str()).collect::<Vec<_>>(), ["d", "b", "c", "a"]);
+    }
+
     fn change_alert(tipo: &'static str, cnpj: &str, values: &[(&str, &str)]) -> TrackedAlert {
-        let valores = values.iter().map(|(k, v)| (k.to_string(), serde_json::Value::from(*v))).collect();
+        let kind = RuleKind::parse(tipo).unwrap();
         let alerta = Alert {
             regra: "r".into(),
             tipo,
+            severidade: Severidade::Media,
             cnpj: cnpj.into(),
             razao_social: None,
             snapshot: Some("202602".into()),
             snapshot_anterior: Some("202601".into()),
             listas: vec![],
-            valores,
+            gatilhos: vec![trigger(kind, values)],
         };
-        TrackedAlert {
-            assunto: subject(&alerta),
-            alerta,
-            estado: Estado::Nova,
-            aberta_em: "202602".into(),
-            resolvida_em: None,
-            motivo: None,
-            carried_from_run: false,
-        }
+        crate::monitor::lifecycle::opened(alerta, "202602")
     }
 
     #[test]
@@ -467,9 +563,10 @@ mod tests {
         };
         // The secondary CNAEs all dropped: no value changed to.
         let dropped = change_alert("mudanca_cnae", c, &[("chave", c), ("mudanca", rules::SECONDARY_CNAES)]);
-        assert!(at(None).holds(&r.rules[0], &dropped));
-        assert!(!at(Some("4744005")).holds(&r.rules[0], &dropped), "some came back");
-        // Changed again while open: the alert follows the newer value.
+        let first_trigger = |a: &TrackedAlert| a.alerta.gatilhos[0].clone();
+        assert!(at(None).holds(&r.rules[0], c, &first_trigger(&dropped)));
+        assert!(!at(Some("4744005")).holds(&r.rules[0], c, &first_trigger(&dropped)), "some came back");
+        // Changed again while open: the alert follows the newer value, and it is no update.
         let first = change_alert(
             "mudanca_cnae",
             c,
@@ -482,12 +579,8 @@ mod tests {
         );
         let open = track(Some(&r), vec![again.alerta], vec![first], &at(Some("4751201")), "202603");
         assert_eq!(open.len(), 1);
-        assert!(open[0].estado == Estado::Aberta && at(Some("4751201")).holds(&r.rules[0], &open[0]));
-        // A register alert stored before its subject named the kind is read with today's.
-        let mut stored = to_frame(&open).unwrap();
-        stored.with_column(Column::new("assunto".into(), [c])).unwrap();
-        let back = from_frame(&stored).unwrap();
-        assert_eq!(back[0].assunto, format!("{}|{c}", rules::SECONDARY_CNAES));
+        assert!(open[0].estado == Estado::Aberta && open[0].atualizacao.is_none());
+        assert!(at(Some("4751201")).holds(&r.rules[0], c, &first_trigger(&open[0])));
     }
 
     #[test]
@@ -499,9 +592,8 @@ mod tests {
         assert_eq!(street(["RUA", "X", "12", ""]).as_deref(), Some("RUA X, 12"));
         assert_eq!(street(["", "", "", ""]), None);
         let r = rules("[[regra]]\nnome = \"r\"\ntipo = \"mudanca_endereco\"\n");
-        let moved = change_alert(
-            "mudanca_endereco",
-            c,
+        let moved = trigger(
+            RuleKind::MudancaEndereco,
             &[("chave", c), ("mudanca", rules::STREET), ("valor_novo", "RUA X, 12")],
         );
         let at = |shown: &str| Holding {
@@ -509,12 +601,11 @@ mod tests {
             register: Some([((c.to_string(), rules::STREET), Some(shown.to_string()))].into()),
             ..Holding::default()
         };
-        assert!(at("RUA X,  12").holds(&r.rules[0], &moved), "runs of spaces alike");
-        assert!(!at("RUA Y, 7").holds(&r.rules[0], &moved));
+        assert!(at("RUA X,  12").holds(&r.rules[0], c, &moved), "runs of spaces alike");
+        assert!(!at("RUA Y, 7").holds(&r.rules[0], c, &moved));
         let r = rules("[[regra]]\nnome = \"r\"\ntipo = \"mudanca_socios\"\n");
-        let promoted = change_alert(
-            "mudanca_socios",
-            c,
+        let promoted = trigger(
+            RuleKind::MudancaSocios,
             &[("chave", "***1** ANA"), ("mudanca", rules::PARTNER_REQUALIFIED), ("valor_novo", "49")],
         );
         let with = |q: Option<&str>| Holding {
@@ -526,9 +617,9 @@ mod tests {
             ),
             ..Holding::default()
         };
-        assert!(with(Some("49")).holds(&r.rules[0], &promoted));
-        assert!(!with(Some("22")).holds(&r.rules[0], &promoted), "the qualification changed back");
-        assert!(!with(None).holds(&r.rules[0], &promoted), "the partner left");
+        assert!(with(Some("49")).holds(&r.rules[0], c, &promoted));
+        assert!(!with(Some("22")).holds(&r.rules[0], c, &promoted), "the qualification changed back");
+        assert!(!with(None).holds(&r.rules[0], c, &promoted), "the partner left");
     }
 
     #[test]

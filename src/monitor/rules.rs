@@ -14,7 +14,7 @@ use rust_decimal::Decimal;
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::alerts::Alert;
+use super::alerts::{Alert, Gatilho, Severidade};
 use crate::analyze::Aggregates;
 use crate::analyze::cells::{dec, float, text};
 use crate::api::Cnpj;
@@ -86,6 +86,30 @@ impl RuleKind {
         self.is_register() || self == Self::MudancaSocios
     }
 
+    /// What one trigger of this kind is called, singular and plural, in the words of an update
+    /// ("+3 inscrições").
+    pub fn trigger_words(self) -> (&'static str, &'static str) {
+        match self {
+            Self::NovaInscricao => ("inscrição", "inscrições"),
+            Self::InscricaoAjuizada => ("inscrição ajuizada", "inscrições ajuizadas"),
+            Self::MudancaSocios => ("mudança de sócio", "mudanças de sócios"),
+            _ => ("mudança", "mudanças"),
+        }
+    }
+
+    /// What a trigger of this kind is about, beside its rule and company: the record a change
+    /// names (for `qualquer_mudanca`, the change itself), or the exposure.
+    pub fn subject(self, valores: &BTreeMap<String, serde_json::Value>) -> String {
+        let value = |k: &str| valores.get(k).and_then(|v| v.as_str()).unwrap_or_default().to_string();
+        match self {
+            Self::AumentoExposicao => "exposicao".into(),
+            Self::QualquerMudanca => format!("{}|{}|{}", value("tabela"), value("chave"), value("mudanca")),
+            // A partner's entry and a later exit are two triggers; so are a new CEP and a new street.
+            kind if kind.follows_a_change() => format!("{}|{}", value("mudanca"), value("chave")),
+            _ => value("chave"),
+        }
+    }
+
     /// The kind a rules file (or the store's alerts table) names.
     pub fn parse(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|k| k.name() == name)
@@ -154,6 +178,10 @@ pub struct Rule {
     /// `nova_inscricao` only: only inscriptions the company owes as principal, not the ones it
     /// comes to owe as co-responsible or jointly liable for another debtor.
     pub somente_principal: bool,
+    /// How much its alerts matter (`media` unless the file says).
+    pub severidade: Severidade,
+    /// Whether an open alert that takes new triggers is sent again (`reenviar_atualizacoes`).
+    pub reenviar_atualizacoes: bool,
 }
 
 /// The checked rules file: its rules and its watched lists (label -> CNPJs).
@@ -181,6 +209,8 @@ struct RuleShape {
     percentual_minimo: Option<Spanned<toml::Value>>,
     lista: Option<Spanned<String>>,
     somente_principal: Option<Spanned<bool>>,
+    severidade: Option<Spanned<String>>,
+    reenviar_atualizacoes: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -328,7 +358,26 @@ impl Checker<'_> {
             ));
         }
         let somente_principal = r.somente_principal.as_ref().is_some_and(|f| *f.get_ref());
-        Ok(Rule { nome, kind, valor_minimo, percentual_minimo, lista, somente_principal })
+        let severidade = match &r.severidade {
+            None => Severidade::Media,
+            Some(s) => Severidade::parse(s.get_ref().trim()).ok_or_else(|| {
+                self.invalid(
+                    s.span().start,
+                    format!("rule {nome:?}: severidade {:?} is not one of alta, media, baixa", s.get_ref()),
+                    "write severidade = \"alta\", \"media\" or \"baixa\" (or leave it out: media)",
+                )
+            })?,
+        };
+        Ok(Rule {
+            nome,
+            kind,
+            valor_minimo,
+            percentual_minimo,
+            lista,
+            somente_principal,
+            severidade,
+            reenviar_atualizacoes: r.reenviar_atualizacoes.unwrap_or(false),
+        })
     }
 }
 
@@ -418,38 +467,52 @@ impl Rules {
         rule.lista.as_ref().is_none_or(|l| self.lists.get(l).is_some_and(|c| c.contains(cnpj)))
     }
 
-    /// The alerts the rules raise over this run's changes, in rule order, then company.
+    /// The alerts the rules raise over this run's changes: one per rule and company, holding
+    /// every change (or the exposure) that set it off, in rule order, then company.
     pub fn evaluate(&self, aggregates: &Aggregates) -> Vec<Alert> {
         let mut alerts = Vec::new();
         for rule in &self.rules {
-            let mut found = match rule.kind {
+            let found = match rule.kind {
                 RuleKind::AumentoExposicao => aggregates
                     .get("variacao_exposicao")
-                    .map(|df| self.exposure_alerts(rule, df))
+                    .map(|df| self.exposure_triggers(rule, df))
                     .unwrap_or_default(),
-                _ => aggregates.get("mudancas").map(|df| self.change_alerts(rule, df)).unwrap_or_default(),
+                _ => aggregates.get("mudancas").map(|df| self.change_triggers(rule, df)).unwrap_or_default(),
             };
-            found.sort_by(|a, b| (&a.cnpj, &a.valores_chave()).cmp(&(&b.cnpj, &b.valores_chave())));
-            alerts.extend(found);
+            // One alert per company: its triggers folded under it, one per subject.
+            let mut by_company: BTreeMap<String, Alert> = BTreeMap::new();
+            for (alert, trigger) in found {
+                let held = by_company.entry(alert.cnpj.clone()).or_insert(alert);
+                if !held.gatilhos.iter().any(|g| g.assunto == trigger.assunto) {
+                    held.gatilhos.push(trigger);
+                }
+            }
+            for mut a in by_company.into_values() {
+                a.gatilhos.sort_by(|x, y| x.assunto.cmp(&y.assunto));
+                alerts.push(a);
+            }
         }
         alerts
     }
 
+    /// The alert of `rule` for row `i`'s company, with no trigger yet; `None` when the rule's
+    /// list leaves the company out.
     fn alert(&self, rule: &Rule, df: &DataFrame, i: usize) -> Option<Alert> {
         let cnpj = text(df, "cnpj", i)?;
         self.covers(rule, &cnpj).then(|| Alert {
             regra: rule.nome.clone(),
             tipo: rule.kind.name(),
+            severidade: rule.severidade,
             listas: self.lists_of(&cnpj),
             razao_social: text(df, "razao_social", i),
             snapshot: text(df, "snapshot", i),
             snapshot_anterior: text(df, "snapshot_anterior", i),
             cnpj,
-            valores: BTreeMap::new(),
+            gatilhos: Vec::new(),
         })
     }
 
-    fn change_alerts(&self, rule: &Rule, df: &DataFrame) -> Vec<Alert> {
+    fn change_triggers(&self, rule: &Rule, df: &DataFrame) -> Vec<(Alert, Gatilho)> {
         let mut out = Vec::new();
         for i in 0..df.height() {
             let kind = text(df, "mudanca", i).unwrap_or_default();
@@ -468,20 +531,27 @@ impl Rules {
             if !matches {
                 continue;
             }
-            let Some(mut a) = self.alert(rule, df, i) else { continue };
-            a.valores.insert("mudanca".into(), kind.into());
+            let Some(a) = self.alert(rule, df, i) else { continue };
+            let mut valores = BTreeMap::new();
+            valores.insert("mudanca".to_string(), kind.into());
             for (k, v) in [("tabela", text(df, "tabela", i)), ("chave", text(df, "chave", i))] {
-                a.valores.insert(k.into(), v.into());
+                valores.insert(k.to_string(), v.into());
             }
-            a.valores.insert("valor_anterior".into(), before.into());
-            a.valores.insert("valor_novo".into(), after.into());
-            a.valores.insert("variacao".into(), variacao.map(|d| d.to_string()).into());
-            out.push(a);
+            valores.insert("valor_anterior".into(), before.into());
+            valores.insert("valor_novo".into(), after.into());
+            let trigger = Gatilho::new(
+                rule.kind.subject(&valores),
+                valores,
+                variacao.map(|d| d.to_string()),
+                text(df, "data_evento", i),
+                a.snapshot.as_deref().unwrap_or_default(),
+            );
+            out.push((a, trigger));
         }
         out
     }
 
-    fn exposure_alerts(&self, rule: &Rule, df: &DataFrame) -> Vec<Alert> {
+    fn exposure_triggers(&self, rule: &Rule, df: &DataFrame) -> Vec<(Alert, Gatilho)> {
         let mut out = Vec::new();
         for i in 0..df.height() {
             let Some(variacao) = dec(df, "variacao", i) else { continue };
@@ -497,13 +567,23 @@ impl Rules {
             {
                 continue;
             }
-            let Some(mut a) = self.alert(rule, df, i) else { continue };
+            let Some(a) = self.alert(rule, df, i) else { continue };
+            let mut valores = BTreeMap::new();
             for k in ["exposicao_anterior", "exposicao_atual"] {
-                a.valores.insert(k.into(), dec(df, k, i).map(|d| d.to_string()).into());
+                valores.insert(k.to_string(), dec(df, k, i).map(|d| d.to_string()).into());
             }
-            a.valores.insert("variacao".into(), variacao.to_string().into());
-            a.valores.insert("variacao_percentual".into(), pct.map(|p| (p * 100.0).round() / 100.0).into());
-            out.push(a);
+            valores.insert("variacao_percentual".into(), pct.map(|p| (p * 100.0).round() / 100.0).into());
+            let snapshot = a.snapshot.clone().unwrap_or_default();
+            out.push((
+                a,
+                Gatilho::new(
+                    rule.kind.subject(&valores),
+                    valores,
+                    Some(variacao.to_string()),
+                    None,
+                    &snapshot,
+                ),
+            ));
         }
         out
     }
@@ -545,6 +625,12 @@ mod tests {
         let ok =
             parse("[[regra]]\nnome = \"x\"\ntipo = \"nova_inscricao\"\nvalor_minimo = 100000.10\n").unwrap();
         assert_eq!(ok.rules[0].valor_minimo, Some(Decimal::new(10_000_010, 2)));
+        assert_eq!((ok.rules[0].severidade, ok.rules[0].reenviar_atualizacoes), (Severidade::Media, false));
+        let loud = parse(
+            "[[regra]]\nnome = \"x\"\ntipo = \"saiu_de_ativa\"\nseveridade = \"alta\"\nreenviar_atualizacoes = true\n",
+        )
+        .unwrap();
+        assert_eq!((loud.rules[0].severidade, loud.rules[0].reenviar_atualizacoes), (Severidade::Alta, true));
         let cases = [
             ("[[regra]]\nnome = \"x\"\ntipo = \"nova\"\n", 3, "use one of nova_inscricao"),
             (
@@ -557,6 +643,7 @@ mod tests {
             ("[[lista]]\nrotulo = \"a\"\ncnpjs = [\"11222333000180\"]\n", 3, "14-digit CNPJ"),
             ("[[regra]]\nnome = \"x\"\ntipo = \"saiu_de_ativa\"\nlimite = 3\n", 4, "regras/exemplo.toml"),
             ("[[regra]\n", 1, "regras/exemplo.toml"),
+            ("[[regra]]\nnome = \"x\"\ntipo = \"saiu_de_ativa\"\nseveridade = \"urgente\"\n", 4, "\"baixa\""),
             (
                 "[[regra]]\nnome = \"x\"\ntipo = \"saiu_de_ativa\"\n[[regra]]\nnome = \" x\"\ntipo = \"nova_inscricao\"\n",
                 5,

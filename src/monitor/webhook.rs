@@ -1,5 +1,6 @@
-//! `--notify-webhook URL`: a JSON summary of a run's new and resolved alerts, posted only when
-//! there are some (an alert still open was sent the run it opened: it is counted, not listed).
+//! `--notify-webhook URL`: one JSON message per run with its new and resolved alerts (and the
+//! updates their rules re-send), ranked, each with its triggers; posted only when there are
+//! some (an alert still open was sent the run it opened: it is counted, not listed).
 //!
 //! The URL is treated as a secret (chat webhooks carry their token in the path): it is checked
 //! like the registry's base URL (https, or http to this machine only), redirects are not
@@ -12,7 +13,7 @@ use backon::{ConstantBuilder, Retryable};
 use serde::Serialize;
 use url::Url;
 
-use super::alerts::count_by_rule;
+use super::alerts::{count_by_rule, count_by_severity};
 use super::lifecycle::{Estado, TrackedAlert, count_by_state};
 use crate::api::client::{TransportProblem, http_client_builder, transport_problem};
 
@@ -68,15 +69,37 @@ struct Summary<'a> {
     fonte: &'static str,
     snapshot: Option<&'a str>,
     snapshot_anterior: Option<&'a str>,
-    /// The alerts sent: new and resolved.
+    /// The alerts sent: new, resolved, and the updates their rules re-send.
     total_alertas: usize,
     novos: usize,
     resolvidos: usize,
-    /// Open since an earlier run: not sent again.
+    /// Open since an earlier run: not sent again, unless an update its rule re-sends.
     ainda_abertos: usize,
+    atualizados: usize,
     por_regra: std::collections::BTreeMap<&'a str, usize>,
+    por_severidade: std::collections::BTreeMap<&'static str, usize>,
+    /// The alerts sent in one text, one line each, in order: for a chat that shows `texto`.
+    texto: String,
+    /// The alerts sent, in order (new, updated, resolved; the most severe and the most money
+    /// at stake first), each with its triggers.
     alertas: Vec<&'a TrackedAlert>,
     alertas_omitidos: usize,
+}
+
+/// One line of the message's text: severity, company, rule, how many triggers and the money.
+fn line(a: &TrackedAlert) -> String {
+    let who = a.alerta.razao_social.as_deref().unwrap_or(a.alerta.cnpj.as_str());
+    let n = a.alerta.gatilhos.len();
+    let stake = a.alerta.at_stake();
+    let money = if stake.is_zero() { String::new() } else { format!(", R$ {stake}") };
+    let update = a.atualizacao.as_deref().map(|u| format!(" ({u})")).unwrap_or_default();
+    format!(
+        "[{}] {} {who} ({}): {} — {n} gatilho(s){money}{update}",
+        a.alerta.severidade.name(),
+        a.estado.name(),
+        a.alerta.cnpj,
+        a.alerta.regra
+    )
 }
 
 impl Webhook {
@@ -109,8 +132,7 @@ impl Webhook {
     /// are none. The counts are of all of them. Retries a failed connection or a 5xx/429 answer twice,
     /// with a pause (backon, as the registry client's).
     pub async fn notify(&self, alerts: &[TrackedAlert]) -> Result<Option<usize>, WebhookError> {
-        let sent: Vec<&TrackedAlert> =
-            alerts.iter().filter(|a| a.estado.is_sent() && !a.carried_from_run).collect();
+        let sent: Vec<&TrackedAlert> = alerts.iter().filter(|a| a.is_sent()).collect();
         if sent.is_empty() {
             return Ok(None);
         }
@@ -124,7 +146,10 @@ impl Webhook {
             novos: count(Estado::Nova),
             resolvidos: count(Estado::Resolvida),
             ainda_abertos: count(Estado::Aberta),
+            atualizados: sent.iter().filter(|a| a.estado == Estado::Aberta).count(),
             por_regra: count_by_rule(sent.iter().map(|a| &a.alerta)),
+            por_severidade: count_by_severity(sent.iter().map(|a| &a.alerta)),
+            texto: sent.iter().take(LISTED).map(|a| line(a)).collect::<Vec<_>>().join("\n"),
             alertas_omitidos: sent.len().saturating_sub(LISTED),
             alertas: sent.iter().take(LISTED).copied().collect(),
         };

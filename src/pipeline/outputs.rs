@@ -17,7 +17,7 @@ use crate::export::manifest::{AlertsNote, FileEntry, Manifest};
 use crate::export::partition::BegunTable;
 use crate::export::tables::{write_aggregates, write_dimensions, write_raw};
 use crate::export::{DOSSIER_DIR, FileMetadata};
-use crate::monitor::alerts::count_by_rule;
+use crate::monitor::alerts::{count_by_rule, count_by_severity};
 use crate::monitor::lifecycle::{TrackedAlert, all_new, count_by_state};
 use crate::transform::Frames;
 
@@ -244,7 +244,12 @@ fn raise_alerts(
         .map(|(r, n)| (r.to_string(), n))
         .collect();
     let por_estado = count_by_state(&alerts).into_iter().map(|(e, n)| (e.to_string(), n)).collect();
-    manifest.alertas = Some(AlertsNote { regras: path.clone(), total: alerts.len(), por_regra, por_estado });
+    let por_severidade = count_by_severity(alerts.iter().map(|a| &a.alerta))
+        .into_iter()
+        .map(|(s, n)| (s.to_string(), n))
+        .collect();
+    manifest.alertas =
+        Some(AlertsNote { regras: path.clone(), total: alerts.len(), por_regra, por_estado, por_severidade });
     Ok(Some(alerts))
 }
 

@@ -8,6 +8,7 @@ use anyhow::Result;
 
 use crate::config::WatchSettings;
 use crate::exit::ExitStatus;
+use crate::monitor::alerts::Severidade;
 use crate::monitor::lifecycle::{Estado, TrackedAlert, count_by_state};
 use crate::monitor::rules::Rules;
 use crate::monitor::webhook::Webhook;
@@ -18,7 +19,9 @@ use crate::monitor::webhook::Webhook;
 pub struct Watch {
     pub(super) rules: Option<(String, Rules)>,
     webhook: Option<Webhook>,
-    fail_on_alert: bool,
+    /// `--fail-on-alert[=SEVERIDADE]`: the least severity of a new alert that makes the run
+    /// exit 9 (`baixa`, any alert, when the flag is bare).
+    fail_on_alert: Option<Severidade>,
 }
 
 impl Watch {
@@ -31,7 +34,8 @@ impl Watch {
             Some(url) => Some(Webhook::new(url, args.webhook_token.clone())?),
             None => None,
         };
-        Ok(Self { rules, webhook, fail_on_alert: args.fail_on_alert })
+        let fail_on_alert = args.fail_on_alert.as_deref().map(|s| Severidade::parse(s).unwrap_or_default());
+        Ok(Self { rules, webhook, fail_on_alert })
     }
 
     /// The demo's: the example rules, built in, no webhook (`pipeline::demo`).
@@ -48,7 +52,8 @@ impl Watch {
 
     /// After the outputs are written: posts the new and resolved alerts to the webhook (only
     /// when there are some: an alert still open is not sent again), then gives the run's exit
-    /// status: `done` unless `--fail-on-alert` and new alerts; a PDF that could not be printed is
+    /// status: `done` unless `--fail-on-alert` and new alerts (or updates their rules re-send) of
+    /// at least its severity; a PDF that could not be printed is
     /// said last, once everything else is done.
     pub async fn conclude(&self, outputs: Outputs, done: ExitStatus) -> Result<ExitStatus> {
         let Outputs { alerts, pdf } = outputs;
@@ -69,7 +74,10 @@ impl Watch {
         if let Some(hook) = &self.webhook
             && let Some(posted) = hook.notify(alerts).await?
         {
-            crate::say!("posted {posted} alert(s) (new and resolved) to the webhook at {}", hook.host());
+            crate::say!(
+                "posted {posted} alert(s) (new, updated and resolved) to the webhook at {}",
+                hook.host()
+            );
         }
         let counts = count_by_state(alerts);
         let of = |e: Estado| counts.get(e.name()).copied().unwrap_or(0);
@@ -87,8 +95,12 @@ impl Watch {
             if carried > 0 {
                 crate::say!("{carried} of them as the run that wrote them judged them (not sent again)");
             }
-            let fresh_new = alerts.iter().any(|a| a.estado == Estado::Nova && !a.carried_from_run);
-            if self.fail_on_alert && fresh_new && done == ExitStatus::Ok {
+            let pages = |least: Severidade| {
+                alerts.iter().any(|a| {
+                    a.is_sent() && a.estado != Estado::Resolvida && a.alerta.severidade.at_least(least)
+                })
+            };
+            if self.fail_on_alert.is_some_and(pages) && done == ExitStatus::Ok {
                 return Ok(ExitStatus::Alerts);
             }
         }

@@ -68,9 +68,9 @@ fn summary_lines(view: &ReportView, t: &Strings) -> Vec<SummaryLine> {
         lines.push(line(t.get("mudancas_na_carteira"), vec![n(c.total)]));
         lines.push(line(t.get("mudancas_empresas"), vec![n(c.companies)]));
         if c.rules {
-            lines.push(line(t.get("alertas_novos"), vec![n(c.alerts_new.len())]));
-            lines.push(line(t.get("alertas_abertos"), vec![n(c.alerts_open.len())]));
-            lines.push(line(t.get("alertas_resolvidos"), vec![n(c.alerts_resolved.len())]));
+            lines.push(line(t.get("alertas_novos"), vec![n(c.alerts_new)]));
+            lines.push(line(t.get("alertas_abertos"), vec![n(c.alerts_open)]));
+            lines.push(line(t.get("alertas_resolvidos"), vec![n(c.alerts_resolved)]));
         }
     }
     let run = &view.run;

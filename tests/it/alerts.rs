@@ -3,7 +3,7 @@
 //! `--fail-on-alert` exits 9; `--notify-webhook` posts one summary to a local receiver (none
 //! when nothing fired) holding no key; a broken rules file stops the run before any fetch.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::path::Path;
@@ -20,9 +20,10 @@ const KEY: &str = "registry-key-4f1c9e";
 const TOKEN: &str = "webhook-token-8b2d77";
 const HOOK_PATH: &str = "/hook/T000/B000/hook-secret-3a9f";
 
-/// (rule, cnpj, kind of change, record key): one alert as compared. Plans' keys are left out
-/// (the table writes them as two published values the truth spells differently).
-type AlertKey = (String, String, String, String);
+/// An alert as compared: (rule, cnpj) and the (kind of change, record key) of each of its
+/// triggers. Plans' keys are left out (the table writes them as two published values the truth
+/// spells differently).
+pub(super) type Alerts = BTreeMap<(String, String), BTreeSet<(String, String)>>;
 
 /// A loopback HTTP receiver that records each request's head and body and answers 200.
 pub(super) struct Receiver {
@@ -85,6 +86,7 @@ const RULES: &str = r#"
 nome = "nova acima de 100 mil"
 tipo = "nova_inscricao"
 valor_minimo = 100000
+severidade = "alta"
 
 [[regra]]
 nome = "nova como principal"
@@ -113,6 +115,7 @@ tipo = "inscricao_ajuizada"
 [[regra]]
 nome = "socios"
 tipo = "mudanca_socios"
+severidade = "baixa"
 
 [[regra]]
 nome = "cnae"
@@ -143,83 +146,155 @@ fn is_ativa(v: &Option<String>) -> bool {
     v.as_deref().map(fold).is_some_and(|v| v == "02" || v == "2" || v == "ATIVA")
 }
 
-/// The alerts the rules above must raise between `before` and `after`, from the truth.
-fn expected_alerts(
+/// A rule as the truth applies it, read from a rules file by the test itself.
+pub(super) struct TruthRule {
+    pub(super) nome: String,
+    pub(super) tipo: String,
+    severidade: String,
+    min_cents: i64,
+    pct: i64,
+    principal_only: bool,
+    list: Option<BTreeSet<String>>,
+}
+
+/// Cents of an amount a rules file writes (`100000`, `100000.5`, `"50000.00"`).
+fn file_cents(v: &toml::Value) -> i64 {
+    let text = match v {
+        toml::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let (whole, frac) = text.split_once('.').unwrap_or((&text, ""));
+    whole.parse::<i64>().unwrap() * 100 + format!("{frac:0<2}")[..2].parse::<i64>().unwrap()
+}
+
+/// The rules of a rules file's text, read with `toml` (not the program's reader).
+pub(super) fn truth_rules(text: &str) -> Vec<TruthRule> {
+    let file: toml::Table = toml::from_str(text).unwrap();
+    let digits = |c: &str| c.chars().filter(char::is_ascii_digit).collect::<String>();
+    let lists: BTreeMap<String, BTreeSet<String>> = file
+        .get("lista")
+        .and_then(|l| l.as_array())
+        .into_iter()
+        .flatten()
+        .map(|l| {
+            let cnpjs = l["cnpjs"].as_array().unwrap().iter().map(|c| digits(c.as_str().unwrap())).collect();
+            (l["rotulo"].as_str().unwrap().to_string(), cnpjs)
+        })
+        .collect();
+    file["regra"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| TruthRule {
+            nome: r["nome"].as_str().unwrap().to_string(),
+            tipo: r["tipo"].as_str().unwrap().to_string(),
+            severidade: r.get("severidade").and_then(|s| s.as_str()).unwrap_or("media").to_string(),
+            min_cents: r.get("valor_minimo").map(file_cents).unwrap_or(0),
+            pct: r.get("percentual_minimo").and_then(|p| p.as_integer()).unwrap_or(0),
+            principal_only: r.get("somente_principal").and_then(|p| p.as_bool()).unwrap_or(false),
+            list: r.get("lista").map(|l| lists[l.as_str().unwrap()].clone()),
+        })
+        .collect()
+}
+
+/// The alerts `rules` must raise between `before` and `after` over `portfolio`, from the truth:
+/// one per rule and company whose rule holds, with the changes that set it off.
+pub(super) fn expected_alerts(
+    rules: &[TruthRule],
     before: &Dataset,
     after: &Dataset,
     portfolio: &[Cnpj],
-    watched: &BTreeSet<String>,
-) -> BTreeSet<AlertKey> {
-    let mut want = BTreeSet::new();
-    let key =
-        |r: &str, c: &str, k: &str, x: &str| (r.to_string(), c.to_string(), k.to_string(), x.to_string());
+) -> Alerts {
+    let mut want: Alerts = BTreeMap::new();
     for cnpj in portfolio {
         let c = cnpj.as_str();
         let (b, a) = (before.records_truth(cnpj), after.records_truth(cnpj));
-        for ch in company_changes(c, b.as_ref(), a.as_ref()) {
-            let (kind, table, record, delta) = (&ch.1, &ch.2, &ch.3, ch.6);
-            let new_debt = kind == "nova inscrição" || kind == "nova corresponsabilidade";
-            if new_debt && delta.is_some_and(|d| d >= 10_000_000) {
-                want.insert(key("nova acima de 100 mil", c, kind, record));
-                if kind == "nova inscrição" {
-                    want.insert(key("nova como principal", c, kind, record));
+        let changes = company_changes(c, b.as_ref(), a.as_ref());
+        for rule in rules.iter().filter(|r| r.list.as_ref().is_none_or(|l| l.contains(c))) {
+            let mut fired = BTreeSet::new();
+            let trigger = |k: &str, x: &str| (k.to_string(), x.to_string());
+            for ch in &changes {
+                let (kind, table, record, delta) = (ch.1.as_str(), ch.2.as_str(), ch.3.as_str(), ch.6);
+                let register = |kinds: &[&str]| kinds.contains(&kind);
+                let hit = match rule.tipo.as_str() {
+                    "nova_inscricao" => {
+                        (kind == "nova inscrição"
+                            || (!rule.principal_only && kind == "nova corresponsabilidade"))
+                            && delta.is_some_and(|d| d >= rule.min_cents)
+                    }
+                    "regularidade_piorou" => kind == "situação fiscal estimada piorou",
+                    "inscricao_ajuizada" => kind == "inscrição ajuizada",
+                    "mudanca_socios" => table == "socios",
+                    "mudanca_cnae" => register(&["CNAE principal alterado", "CNAEs secundários alterados"]),
+                    "mudanca_endereco" => register(&[
+                        "sede mudou de município",
+                        "CEP da sede alterado",
+                        "endereço da sede alterado",
+                    ]),
+                    "mudanca_capital" => kind == "capital social alterado",
+                    "qualquer_mudanca" => true,
+                    _ => false,
+                };
+                if hit {
+                    let record = match table {
+                        "parcelamentos_rfb" => "",
+                        "socios" => &fold(record),
+                        _ => record,
+                    };
+                    fired.insert(trigger(kind, record));
                 }
             }
-            if kind == "situação fiscal estimada piorou" {
-                want.insert(key("regularidade piorou", c, kind, c));
+            if let (Some(b), Some(a)) = (&b, &a) {
+                let (was, is) = (exposure_cents(b), exposure_cents(a));
+                let grew = is - was;
+                if rule.tipo == "aumento_exposicao"
+                    && grew > 0
+                    && grew >= rule.min_cents
+                    && (was == 0 || grew * 100 >= rule.pct * was)
+                {
+                    fired.insert(trigger("", ""));
+                }
+                if rule.tipo == "saiu_de_ativa"
+                    && is_ativa(&b.situacao_cadastral)
+                    && !is_ativa(&a.situacao_cadastral)
+                {
+                    fired.insert(trigger("situação cadastral alterada", c));
+                }
             }
-            if kind == "inscrição ajuizada" {
-                want.insert(key("ajuizada", c, kind, record));
+            if !fired.is_empty() {
+                want.insert((rule.nome.clone(), c.to_string()), fired);
             }
-            if table == "socios" {
-                want.insert(key("socios", c, kind, record));
-            }
-            let register = [
-                ("CNAE principal alterado", "cnae"),
-                ("CNAEs secundários alterados", "cnae"),
-                ("sede mudou de município", "endereco"),
-                ("CEP da sede alterado", "endereco"),
-                ("endereço da sede alterado", "endereco"),
-                ("capital social alterado", "capital"),
-            ];
-            if let Some((_, rule)) = register.iter().find(|(k, _)| k == kind) {
-                want.insert(key(rule, c, kind, record));
-            }
-            if watched.contains(c) {
-                let record = if table == "parcelamentos_rfb" { "" } else { record.as_str() };
-                want.insert(key("observada", c, kind, record));
-            }
-        }
-        let (Some(b), Some(a)) = (b, a) else { continue };
-        let (was, is) = (exposure_cents(&b), exposure_cents(&a));
-        let grew = is - was;
-        if grew >= 5_000_000 && (was == 0 || grew * 100 >= 20 * was) {
-            want.insert(key("exposicao +20%", c, "", ""));
-        }
-        if is_ativa(&b.situacao_cadastral) && !is_ativa(&a.situacao_cadastral) {
-            want.insert(key("deixou de ser ativa", c, "situação cadastral alterada", c));
         }
     }
     want
 }
 
-fn alerts_of(out: &Path) -> (BTreeSet<AlertKey>, Vec<serde_json::Value>) {
+/// The severity each rule of `rules` gives its alerts.
+pub(super) fn severities(rules: &[TruthRule]) -> BTreeMap<String, String> {
+    rules.iter().map(|r| (r.nome.clone(), r.severidade.clone())).collect()
+}
+
+/// The alerts of a run's `alertas.jsonl`, as compared, and its lines.
+pub(super) fn alerts_of(out: &Path) -> (Alerts, Vec<serde_json::Value>) {
     let text = std::fs::read_to_string(out.join("alertas.jsonl")).unwrap();
     let rows: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    let keys = rows
-        .iter()
-        .map(|a| {
-            let s = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
-            let v = &a["valores"];
+    let mut got: Alerts = BTreeMap::new();
+    for a in &rows {
+        let s = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
+        let triggers = a["gatilhos"].as_array().expect("an alert lists its triggers").iter().map(|g| {
+            let v = &g["valores"];
             let record = match v["tabela"].as_str() {
                 Some("parcelamentos_rfb") => String::new(),
                 Some("socios") => fold(&s(&v["chave"])),
                 _ => s(&v["chave"]),
             };
-            (s(&a["regra"]), s(&a["cnpj"]), s(&v["mudanca"]), record)
-        })
-        .collect();
-    (keys, rows)
+            (s(&v["mudanca"]), record)
+        });
+        let key = (s(&a["regra"]), s(&a["cnpj"]));
+        assert!(!got.contains_key(&key), "two alerts of one rule and company: {key:?}");
+        got.insert(key, triggers.collect());
+    }
+    (got, rows)
 }
 
 #[test]
@@ -278,18 +353,23 @@ fn each_kind_of_rule_fires_exactly_the_alerts_of_the_truth_and_the_webhook_gets_
     let stderr = String::from_utf8_lossy(&o.stderr).to_string();
     assert_eq!(o.status.code(), Some(9), "--fail-on-alert with alerts: {stderr}");
 
-    let want = expected_alerts(&before, &after, &portfolio, &watched);
+    let rules_text = std::fs::read_to_string(&rules).unwrap();
+    let truth = truth_rules(&rules_text);
+    let want = expected_alerts(&truth, &before, &after, &portfolio);
     let (got, rows) = alerts_of(&tmp.path().join("m1"));
-    assert_eq!(
-        got.difference(&want).collect::<Vec<_>>(),
-        Vec::<&AlertKey>::new(),
-        "alerts the truth does not imply"
+    let missing: Vec<_> = want.iter().filter(|(k, v)| got.get(*k) != Some(*v)).take(5).collect();
+    let extra: Vec<_> = got.iter().filter(|(k, v)| want.get(*k) != Some(*v)).take(5).collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "alerts missing or unlike the truth: {missing:?}; beyond it: {extra:?}"
     );
-    assert_eq!(want.difference(&got).collect::<Vec<_>>(), Vec::<&AlertKey>::new(), "alerts missing");
-    assert_eq!(rows.len(), want.len(), "one alert per match");
+    assert_eq!(rows.len(), want.len(), "one alert per rule and company whose rule holds");
+    let triggers: usize = want.values().map(BTreeSet::len).sum();
+    assert!(triggers > want.len(), "some alert has several triggers: the grouping would prove little");
     // Both kinds of new debt fire the plain rule; the principal-only rule leaves the
     // co-responsibilities out.
-    let of_kind = |rule: &str, kind: &str| want.iter().any(|a| a.0 == rule && a.2 == kind);
+    let of_kind =
+        |rule: &str, kind: &str| want.iter().any(|((r, _), t)| r == rule && t.iter().any(|t| t.0 == kind));
     assert!(of_kind("nova acima de 100 mil", "nova corresponsabilidade"), "no new co-responsibility");
     assert!(!of_kind("nova como principal", "nova corresponsabilidade"));
     for rule in [
@@ -302,28 +382,73 @@ fn each_kind_of_rule_fires_exactly_the_alerts_of_the_truth_and_the_webhook_gets_
         "observada",
     ] {
         assert!(
-            want.iter().any(|a| a.0 == rule),
+            want.keys().any(|(r, _)| r == rule),
             "the demo month gives no {rule:?} alert: the test would prove little"
         );
     }
+    // Each alert has its rule's severity; they are ranked by severity, then money at stake.
+    let severity = severities(&truth);
+    let rank = |s: &str| ["alta", "media", "baixa"].iter().position(|x| *x == s).unwrap();
+    let stake = |a: &serde_json::Value| -> i64 {
+        let cents = |t: &str| {
+            let (sign, t) = t.strip_prefix('-').map_or((1, t), |t| (-1, t));
+            let (w, f) = t.split_once('.').unwrap_or((t, ""));
+            sign * (w.parse::<i64>().unwrap() * 100 + format!("{f:0<2}")[..2].parse::<i64>().unwrap())
+        };
+        a["gatilhos"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|g| g["valor"].as_str())
+            .map(|v| cents(v).abs())
+            .sum()
+    };
+    let ranks: Vec<(usize, i64)> =
+        rows.iter().map(|a| (rank(a["severidade"].as_str().unwrap()), -stake(a))).collect();
+    assert!(ranks.windows(2).all(|w| w[0] <= w[1]), "ranked by severity then money at stake: {ranks:?}");
     for a in &rows {
+        assert_eq!(a["severidade"].as_str(), Some(severity[a["regra"].as_str().unwrap()].as_str()), "{a}");
+        assert_eq!(a["estado"], "nova");
         assert_eq!(
             (a["snapshot"].as_str(), a["snapshot_anterior"].as_str()),
             (Some("202609"), Some("202608"))
         );
         let watched_company = watched.contains(a["cnpj"].as_str().unwrap());
         assert_eq!(a["listas"] == serde_json::json!(["observadas"]), watched_company, "{a}");
+        for g in a["gatilhos"].as_array().unwrap() {
+            assert_eq!(g["desde"], "202609", "{g}");
+        }
     }
+    assert!(ranks.iter().any(|r| r.0 == 0) && ranks.iter().any(|r| r.0 == 2), "every severity shows");
     let manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(tmp.path().join("m1/manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest["alertas"]["total"], rows.len());
+    let by_severity = |s: &str| rows.iter().filter(|a| a["severidade"] == s).count();
+    for s in ["alta", "media", "baixa"] {
+        assert_eq!(
+            manifest["alertas"]["por_severidade"][s].as_u64().unwrap_or(0),
+            by_severity(s) as u64,
+            "{s}"
+        );
+    }
 
-    // The report lists them in its changes section, in both formats.
+    // The report lists them in its changes section, in both formats, grouped by company.
     let first = rows[0]["regra"].as_str().unwrap();
     for f in ["report.html", "report.md"] {
         let text = std::fs::read_to_string(tmp.path().join("m1").join(f)).unwrap();
         assert!(text.contains(first), "{f} lists no alert");
     }
+    let md = std::fs::read_to_string(tmp.path().join("m1/report.md")).unwrap();
+    let start = md.find("### Alertas\n").expect("the alerts block");
+    let block = &md[start..start + md[start..].find("### Maiores aumentos").unwrap()];
+    let companies: BTreeSet<&str> = rows.iter().map(|a| a["cnpj"].as_str().unwrap()).collect();
+    assert_eq!(block.matches("\n**[").count(), companies.len(), "one block per company");
+    assert_eq!(block.matches("\n- **").count(), rows.len(), "one item per alert");
+    assert_eq!(block.matches("\n  - ").count(), triggers, "one line per trigger");
+    // The first companies of the block, and the first alerts of alertas.jsonl, as they read.
+    let head: String = block.split("\n**[").take(4).collect::<Vec<_>>().join("\n**[");
+    insta::assert_snapshot!("alerts_block_md_head", head);
+    insta::assert_snapshot!("alertas_jsonl_head", serde_json::to_string_pretty(&rows[..2]).unwrap());
 
     // One post, with every alert counted and none of the secrets in it.
     let posts = hook.got.lock().unwrap().clone();
@@ -333,6 +458,12 @@ fn each_kind_of_rule_fires_exactly_the_alerts_of_the_truth_and_the_webhook_gets_
     assert!(head.to_ascii_lowercase().contains(&format!("authorization: bearer {TOKEN}")), "{head}");
     let summary: serde_json::Value = serde_json::from_str(body).unwrap();
     assert_eq!(summary["total_alertas"], rows.len());
+    // One message: the alerts in the file's order (ranked), each with its triggers, 50 listed.
+    let listed = summary["alertas"].as_array().unwrap();
+    assert_eq!(listed.len(), rows.len().min(50));
+    assert_eq!(summary["alertas_omitidos"], rows.len().saturating_sub(50));
+    assert_eq!(listed[..], rows[..listed.len()], "the post lists the alerts as alertas.jsonl, in order");
+    assert_eq!(summary["texto"].as_str().unwrap().lines().count(), listed.len());
     for secret in [KEY, TOKEN, "hook-secret-3a9f"] {
         assert!(!body.contains(secret), "the webhook body holds {secret}");
         assert!(
@@ -364,6 +495,17 @@ fn each_kind_of_rule_fires_exactly_the_alerts_of_the_truth_and_the_webhook_gets_
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(alerts_of(&tmp.path().join("m1b")).1.is_empty());
     assert_eq!(hook.got.lock().unwrap().len(), 1, "nothing is posted when no rule fired");
+
+    // --fail-on-alert=SEVERIDADE pages for new alerts of at least that severity only.
+    let media = tmp.path().join("media.toml");
+    std::fs::write(&media, "[[regra]]\nnome = \"nova\"\ntipo = \"nova_inscricao\"\nvalor_minimo = 0\n")
+        .unwrap();
+    for (flag, code) in [("--fail-on-alert=alta", 0), ("--fail-on-alert=media", 9)] {
+        let o = run(&m1, "m1c", &["--rules", media.to_str().unwrap(), flag]);
+        assert_eq!(o.status.code(), Some(code), "{flag}: {}", String::from_utf8_lossy(&o.stderr));
+        let (got, _) = alerts_of(&tmp.path().join("m1c"));
+        assert!(!got.is_empty(), "{flag}: the rule raised alerts");
+    }
 }
 
 #[test]

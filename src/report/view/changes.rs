@@ -11,7 +11,10 @@ use super::super::cells::{dec, float, text};
 use super::rows;
 use crate::analyze::Aggregates;
 use crate::codes::CodeTables;
+use crate::monitor::alerts::Severidade;
 use crate::monitor::lifecycle::{Estado, TrackedAlert};
+use crate::report::format::Locale;
+use crate::report::strings::Strings;
 use crate::tables::Table;
 
 /// Rows in each top list.
@@ -33,12 +36,17 @@ pub struct Changes {
     pub regularity: Vec<ChangeRow>,
     /// Whether `--rules` was given (no rules: no alerts block at all).
     pub rules: bool,
-    /// Every alert of the run, then the same by state: new this run, open since an earlier one
-    /// (not sent again), resolved this run.
-    pub alerts: Vec<AlertRow>,
-    pub alerts_new: Vec<AlertRow>,
-    pub alerts_open: Vec<AlertRow>,
-    pub alerts_resolved: Vec<AlertRow>,
+    /// Alerts of the run, and by state: new this run, open since an earlier one (not sent
+    /// again), resolved this run.
+    pub alerts: usize,
+    pub alerts_new: usize,
+    pub alerts_open: usize,
+    pub alerts_resolved: usize,
+    /// The alerts of each state grouped by company, the companies ranked by their most severe
+    /// alert and then the money at stake.
+    pub companies_new: Vec<AlertCompany>,
+    pub companies_open: Vec<AlertCompany>,
+    pub companies_resolved: Vec<AlertCompany>,
     pub detail: Vec<CompanyChanges>,
     pub detail_omitted: usize,
 }
@@ -81,22 +89,45 @@ pub struct CompanyChanges {
     pub rows: Vec<ChangeRow>,
 }
 
+/// One company's alerts in one state: who it is, its most severe alert's severity, and each
+/// rule that holds with its triggers.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct AlertRow {
-    pub regra: String,
+pub struct AlertCompany {
     pub cnpj: String,
     pub razao_social: Option<String>,
     pub listas: String,
-    /// What matched, in words an analyst reads (kind of change, record, change in R$ or %).
-    pub detalhe: String,
-    pub change: Option<String>,
-    pub change_pct: Option<f64>,
-    /// `nova`, `aberta` or `resolvida`.
-    pub estado: &'static str,
+    /// The most severe of its alerts, in words (`alta`, ...), and its code.
+    pub severidade: String,
+    pub severidade_codigo: &'static str,
+    pub alerts: Vec<AlertRow>,
+}
+
+/// One alert: a rule that holds for the company, and what set it off.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct AlertRow {
+    pub regra: String,
+    pub severidade: String,
+    pub severidade_codigo: &'static str,
+    /// The money at stake (the sum of its triggers' amounts), when any.
+    pub at_stake: Option<String>,
     /// The snapshots (AAAAMM) it opened and was resolved; why it was.
     pub aberta_em: String,
     pub resolvida_em: Option<String>,
     pub motivo: Option<String>,
+    /// New triggers on an open alert ("+3 inscrições").
+    pub atualizacao: Option<String>,
+    pub triggers: Vec<TriggerRow>,
+}
+
+/// One trigger of an alert.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct TriggerRow {
+    /// What matched, in words an analyst reads (kind of change and record).
+    pub detalhe: String,
+    pub change: Option<String>,
+    pub change_pct: Option<f64>,
+    /// The date the files give the event, as the report writes dates.
+    pub data: Option<String>,
 }
 
 /// The code table whose names a change of `kind` shows beside its codes.
@@ -179,41 +210,118 @@ fn exposure_moves(df: &DataFrame, want_increase: bool) -> Vec<ExposureMove> {
     moves.into_iter().take(TOP).map(|(_, m)| m).collect()
 }
 
-pub(super) fn alert_rows(tracked: &[TrackedAlert]) -> Vec<AlertRow> {
-    tracked
+/// A date of the files (AAAA-MM-DD) as the report writes it: 05/02/2026 in pt-BR.
+fn date(d: &str, locale: Locale) -> String {
+    match (locale, d.get(..4), d.get(5..7), d.get(8..10)) {
+        (Locale::PtBr, Some(y), Some(m), Some(day)) => format!("{day}/{m}/{y}"),
+        _ => d.to_string(),
+    }
+}
+
+fn alert_row(t: &TrackedAlert, locale: Locale, words: &Strings) -> AlertRow {
+    let a = &t.alerta;
+    let triggers = a
+        .gatilhos
         .iter()
-        .map(|t| {
-            let a = &t.alerta;
-            let value = |k: &str| a.valores.get(k).and_then(|v| v.as_str()).map(str::to_string);
-            let detalhe = match (value("mudanca"), value("chave")) {
-                (Some(kind), Some(key)) if key != a.cnpj => format!("{kind}: {key}"),
-                (Some(kind), _) => kind,
-                (None, _) => String::new(),
+        .map(|g| {
+            let money = |k: &str| {
+                let d = g.value(k).and_then(|v| v.parse::<Decimal>().ok()).unwrap_or_default();
+                crate::report::format::money(d, locale)
             };
-            AlertRow {
-                regra: a.regra.clone(),
-                cnpj: a.cnpj.clone(),
-                razao_social: a.razao_social.clone(),
-                listas: a.listas.join(", "),
+            let detalhe = match (g.value("mudanca"), g.value("chave")) {
+                (Some(kind), Some(key)) if key != a.cnpj => format!("{kind}: {key}"),
+                (Some(kind), _) => kind.to_string(),
+                // The exposure's growth: from what to what.
+                (None, _) => format!(
+                    "{} {} → {}",
+                    words.get("alerta_exposicao"),
+                    money("exposicao_anterior"),
+                    money("exposicao_atual")
+                ),
+            };
+            TriggerRow {
                 detalhe,
-                change: value("variacao"),
-                change_pct: a.valores.get("variacao_percentual").and_then(serde_json::Value::as_f64),
-                estado: t.estado.name(),
-                aberta_em: t.aberta_em.clone(),
-                resolvida_em: t.resolvida_em.clone(),
-                motivo: t.motivo.clone(),
+                change: g.valor.clone(),
+                change_pct: g.valores.get("variacao_percentual").and_then(serde_json::Value::as_f64),
+                data: g.data.as_deref().map(|d| date(d, locale)),
             }
+        })
+        .collect();
+    let stake = a.at_stake();
+    AlertRow {
+        regra: a.regra.clone(),
+        severidade: severity_words(a.severidade, words),
+        severidade_codigo: a.severidade.name(),
+        at_stake: (!stake.is_zero()).then(|| stake.to_string()),
+        aberta_em: t.aberta_em.clone(),
+        resolvida_em: t.resolvida_em.clone(),
+        motivo: t.motivo.clone(),
+        atualizacao: t.atualizacao.clone(),
+        triggers,
+    }
+}
+
+/// A severity in the report's words.
+pub(super) fn severity_words(s: Severidade, words: &Strings) -> String {
+    words.get(&format!("severidade_{}", s.name()))
+}
+
+/// The alerts of one state grouped by company: the companies ranked by their most severe alert,
+/// then the money at stake over their alerts; each company's alerts in the run's order.
+fn by_company(tracked: &[&TrackedAlert], locale: Locale, words: &Strings) -> Vec<AlertCompany> {
+    let mut groups: Vec<(Severidade, Decimal, AlertCompany)> = Vec::new();
+    for t in tracked {
+        let a = &t.alerta;
+        let at = match groups.iter().position(|g| g.2.cnpj == a.cnpj) {
+            Some(at) => at,
+            None => {
+                groups.push((
+                    a.severidade,
+                    Decimal::ZERO,
+                    AlertCompany {
+                        cnpj: a.cnpj.clone(),
+                        razao_social: a.razao_social.clone(),
+                        listas: a.listas.join(", "),
+                        severidade: String::new(),
+                        severidade_codigo: "",
+                        alerts: Vec::new(),
+                    },
+                ));
+                groups.len() - 1
+            }
+        };
+        let g = &mut groups[at];
+        g.0 = g.0.min(a.severidade);
+        g.1 += a.at_stake();
+        g.2.alerts.push(alert_row(t, locale, words));
+    }
+    groups.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(a.2.cnpj.cmp(&b.2.cnpj)));
+    groups
+        .into_iter()
+        .map(|(s, _, mut c)| {
+            c.severidade = severity_words(s, words);
+            c.severidade_codigo = s.name();
+            c
         })
         .collect()
 }
 
-/// Sets the alerts of `changes` (`None`: no rules were given), all and by state.
-pub(super) fn set_alerts(changes: &mut Changes, alerts: Option<&[TrackedAlert]>) {
+/// Sets the alerts of `changes` (`None`: no rules were given), counted and grouped by state.
+pub(super) fn set_alerts(
+    changes: &mut Changes,
+    alerts: Option<&[TrackedAlert]>,
+    locale: Locale,
+    words: &Strings,
+) {
     changes.rules = alerts.is_some();
-    changes.alerts = alerts.map(alert_rows).unwrap_or_default();
-    let of = |e: Estado| changes.alerts.iter().filter(|a| a.estado == e.name()).cloned().collect::<Vec<_>>();
-    (changes.alerts_new, changes.alerts_open, changes.alerts_resolved) =
-        (of(Estado::Nova), of(Estado::Aberta), of(Estado::Resolvida));
+    let all = alerts.unwrap_or_default();
+    let of = |e: Estado| all.iter().filter(|a| a.estado == e).collect::<Vec<_>>();
+    let (new, open, resolved) = (of(Estado::Nova), of(Estado::Aberta), of(Estado::Resolvida));
+    (changes.alerts, changes.alerts_new, changes.alerts_open, changes.alerts_resolved) =
+        (all.len(), new.len(), open.len(), resolved.len());
+    changes.companies_new = by_company(&new, locale, words);
+    changes.companies_open = by_company(&open, locale, words);
+    changes.companies_resolved = by_company(&resolved, locale, words);
 }
 
 /// The section, without alerts (`set_alerts` adds them).
@@ -258,10 +366,13 @@ pub(super) fn changes(aggs: &Aggregates, codes: &CodeTables) -> Option<Changes> 
         court_filings: pick(&|r| r.kind == "inscrição ajuizada"),
         regularity: pick(&|r| r.kind.starts_with("situação fiscal estimada")),
         rules: false,
-        alerts: Vec::new(),
-        alerts_new: Vec::new(),
-        alerts_open: Vec::new(),
-        alerts_resolved: Vec::new(),
+        alerts: 0,
+        alerts_new: 0,
+        alerts_open: 0,
+        alerts_resolved: 0,
+        companies_new: Vec::new(),
+        companies_open: Vec::new(),
+        companies_resolved: Vec::new(),
         detail_omitted: detail.len().saturating_sub(DETAILED),
         detail: detail.into_iter().take(DETAILED).collect(),
     })

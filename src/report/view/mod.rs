@@ -129,6 +129,7 @@ pub fn build_view_with(
         locale,
         lang: if locale == Locale::PtBr { "pt-BR" } else { "en" },
         headline: headline(aggs),
+        alert_highlights: None,
         trend_national: national_chart(aggs, t.get("serie_brasil")),
         trend_states: aggs.get("creditos_por_uf_mes").and_then(|df| series_chart(df, "uf", 5, None)),
         tiles: tiles(&by_uf),

@@ -22,6 +22,71 @@ pub struct Headline {
     pub companies: Option<i64>,
 }
 
+/// The live alerts (new and open) counted by severity, and the five that matter most.
+#[derive(Debug, Clone, Serialize)]
+pub struct AlertHighlights {
+    pub total: usize,
+    pub alta: usize,
+    pub media: usize,
+    pub baixa: usize,
+    pub top: Vec<TopAlert>,
+}
+
+/// One of the alerts that matter most: the most severe, then the most money at stake.
+#[derive(Debug, Clone, Serialize)]
+pub struct TopAlert {
+    pub cnpj: String,
+    pub razao_social: Option<String>,
+    pub regra: String,
+    pub severidade: String,
+    pub severidade_codigo: &'static str,
+    /// `nova` or `aberta`, in words.
+    pub estado: String,
+    pub triggers: usize,
+    pub at_stake: Option<String>,
+}
+
+/// Alerts in the highlights' top list.
+const TOP_ALERTS: usize = 5;
+
+fn alert_highlights(alerts: &[crate::monitor::lifecycle::TrackedAlert], t: &Strings) -> AlertHighlights {
+    use crate::monitor::alerts::Severidade;
+    use crate::monitor::lifecycle::Estado;
+    let mut live: Vec<_> = alerts.iter().filter(|a| a.estado != Estado::Resolvida).collect();
+    live.sort_by(|a, b| {
+        a.alerta
+            .severidade
+            .cmp(&b.alerta.severidade)
+            .then_with(|| b.alerta.at_stake().cmp(&a.alerta.at_stake()))
+            .then_with(|| a.estado.cmp(&b.estado))
+            .then_with(|| (&a.alerta.cnpj, &a.alerta.regra).cmp(&(&b.alerta.cnpj, &b.alerta.regra)))
+    });
+    let of = |s: Severidade| live.iter().filter(|a| a.alerta.severidade == s).count();
+    AlertHighlights {
+        total: live.len(),
+        alta: of(Severidade::Alta),
+        media: of(Severidade::Media),
+        baixa: of(Severidade::Baixa),
+        top: live
+            .iter()
+            .take(TOP_ALERTS)
+            .map(|a| {
+                let stake = a.alerta.at_stake();
+                TopAlert {
+                    cnpj: a.alerta.cnpj.clone(),
+                    razao_social: a.alerta.razao_social.clone(),
+                    regra: a.alerta.regra.clone(),
+                    severidade: super::changes::severity_words(a.alerta.severidade, t),
+                    severidade_codigo: a.alerta.severidade.name(),
+                    estado: t.get(&format!("alerta_estado_{}", a.estado.name())),
+                    triggers: a.alerta.gatilhos.len(),
+                    at_stake: (!stake.is_zero()).then(|| stake.to_string()),
+                }
+            })
+            .collect(),
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct BreakdownRow {
     pub key: String,
@@ -288,6 +353,9 @@ pub struct ReportView {
     pub locale: Locale,
     pub lang: &'static str,
     pub headline: Option<Headline>,
+    /// The watch rules' alerts in the highlights: the live ones (new and open) by severity, and
+    /// the five that matter most. None without rules.
+    pub alert_highlights: Option<AlertHighlights>,
     pub trend_national: Option<LineChart>,
     pub trend_states: Option<LineChart>,
     pub by_uf: Option<Breakdown>,
@@ -392,10 +460,12 @@ impl ReportView {
         }
     }
 
-    /// The alerts of the watch rules (None: no rules were given), shown in the changes section.
+    /// The alerts of the watch rules (None: no rules were given), shown in the changes section
+    /// and counted in the highlights.
     pub fn set_alerts(&mut self, alerts: Option<&[crate::monitor::lifecycle::TrackedAlert]>) {
         if let Some(c) = &mut self.changes {
-            super::changes::set_alerts(c, alerts);
+            super::changes::set_alerts(c, alerts, self.locale, &self.t);
         }
+        self.alert_highlights = alerts.map(|a| alert_highlights(a, &self.t));
     }
 }
