@@ -617,6 +617,9 @@ mod tests {
         for kind in RuleKind::ALL {
             assert!(rules.rules.iter().any(|r| r.kind == kind), "the example lacks {}", kind.name());
         }
+        for severity in Severidade::ALL {
+            assert!(rules.rules.iter().any(|r| r.severidade == severity), "no {} rule", severity.name());
+        }
         assert!(!rules.lists.is_empty());
     }
 

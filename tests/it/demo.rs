@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use crate::common_bin::bin;
-use fiscal_report::simulator::Dataset;
+use fiscal_report::simulator::{Dataset, RegistryConfig};
 
 fn demo(cwd: &Path, extra: &[&str]) -> (Option<i32>, String) {
     let o = bin().current_dir(cwd).args(["--quiet", "run", "--dossies", "0"]).args(extra).output().unwrap();
@@ -55,9 +55,72 @@ fn the_demo_compares_with_the_month_before_and_shows_changes_alerts_and_every_hi
     assert!(!changes.contains("não há retrato anterior"), "{changes}");
     let mudancas = crate::aggregates_truth::read(&out.join("aggregates/mudancas.parquet"));
     assert!(mudancas.height() > 0, "the demo's month shows changes");
-    let alerts = std::fs::read_to_string(out.join("alertas.jsonl")).unwrap();
-    assert!(alerts.lines().count() > 0, "the example rules raise alerts on the demo");
     assert!(changes.contains("Alertas novos neste retrato"), "{changes}");
+
+    // The example rules give one alert per rule and company whose rule holds, as the dataset's
+    // own records give them, each with exactly its triggers; every kind of rule shows, and the
+    // alerts are few enough to read in a minute.
+    let example =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("regras/exemplo.toml")).unwrap();
+    let rules = crate::alerts::truth_rules(&example);
+    let at = |m| Dataset::generate(RegistryConfig::DEFAULT_SEED, 1.0).as_of(m).unwrap();
+    let (before, after) = (at(previous), at(newest));
+    let portfolio = after.demo_portfolio(200);
+    let want = crate::alerts::expected_alerts(&rules, &before, &after, &portfolio);
+    let (got, rows) = crate::alerts::alerts_of(&out);
+    let unlike: Vec<_> = want.iter().filter(|(k, v)| got.get(*k) != Some(*v)).take(3).collect();
+    let beyond: Vec<_> = got.iter().filter(|(k, v)| want.get(*k) != Some(*v)).take(3).collect();
+    assert!(
+        unlike.is_empty() && beyond.is_empty(),
+        "missing or unlike the truth: {unlike:?}; beyond: {beyond:?}"
+    );
+    assert_eq!(rows.len(), want.len(), "one alert per (rule, company) whose rule holds");
+    assert!(rows.iter().all(|a| a["estado"] == "nova"), "the demo's store is new: every alert is new");
+    // Every kind shows, but a kind whose change the month does not have at all: no portfolio
+    // company changed its share capital, which the truth's changes say.
+    let happened = |kind: &str| {
+        portfolio.iter().any(|c| {
+            super::changes::company_changes(
+                c.as_str(),
+                before.records_truth(c).as_ref(),
+                after.records_truth(c).as_ref(),
+            )
+            .iter()
+            .any(|ch| ch.1 == kind)
+        })
+    };
+    for rule in &rules {
+        let absent = rule.tipo == "mudanca_capital" && !happened("capital social alterado");
+        assert_eq!(
+            want.keys().any(|(r, _)| *r == rule.nome),
+            !absent,
+            "the demo shows no alert of {:?} ({})",
+            rule.nome,
+            rule.tipo
+        );
+    }
+    let triggers: usize = want.values().map(std::collections::BTreeSet::len).sum();
+    assert!(
+        rows.len() <= 40,
+        "{} alerts ({triggers} triggers): more than a person reads in a minute",
+        rows.len()
+    );
+    // The highlights count them by severity and name the five that weigh most.
+    let count = |s: &str| rows.iter().filter(|a| a["severidade"] == s).count();
+    let row =
+        highlights.lines().find(|l| l.starts_with("| Alertas abertos |")).expect("the alerts' highlight");
+    let said = format!(
+        "| {} ({} alta · {} média · {} baixa) |",
+        rows.len(),
+        count("alta"),
+        count("media"),
+        count("baixa")
+    );
+    assert!(row.ends_with(&said), "{row} says {said}");
+    let top = section(&md, "Os cinco alertas que mais pesam:");
+    let listed =
+        top.lines().take_while(|l| l.is_empty() || l.starts_with("- ")).filter(|l| l.starts_with("- "));
+    assert_eq!(listed.count(), rows.len().min(5), "{top}");
 
     // Run again (into another folder of output/: a run's folder holds its staging): the store
     // beside it is made anew, not stacked on the last demo's.
