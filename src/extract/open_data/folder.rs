@@ -83,6 +83,18 @@ pub(super) fn listing(dir: &Path, files: &[Found]) -> Option<String> {
     (!pages.is_empty()).then(|| pages.concat())
 }
 
+/// The year the newest of `files` was written (its modification time): when the copy read was
+/// made, which no date inside it can follow. The clock's year where no file says.
+pub(super) fn written_in(files: &[Found]) -> i32 {
+    use chrono::Datelike;
+    files
+        .iter()
+        .filter_map(|f| std::fs::metadata(&f.path).and_then(|m| m.modified()).ok())
+        .max()
+        .map_or_else(chrono::Utc::now, chrono::DateTime::<chrono::Utc>::from)
+        .year()
+}
+
 pub(super) fn relative(dir: &Path, path: &Path) -> String {
     path.strip_prefix(dir).unwrap_or(path).to_string_lossy().replace('\\', "/")
 }

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use crate::api::Cnpj;
 use crate::api::models::Fonte;
 use crate::api::published::Published;
-use folder::{Found, ZipContents, data_entries, find_files, listing, zip_contents};
+use folder::{Found, ZipContents, data_entries, find_files, listing, written_in, zip_contents};
 use layouts::Kind;
 use read::{Counts, MIB, TableReader, read_file};
 pub use release::ReleasePeriod;
@@ -201,10 +201,8 @@ pub fn read_release(dir: &Path, portfolio: &[Cnpj], partial: bool) -> Result<Rel
         tracing::warn!("{}: {}; read without it (--partial)", dir.display(), g.describe());
     }
     let entries = data_entries(dir, &files, &contents)?;
-    release.period = ReleasePeriod::of(&names, &entries).map_err(|two| OpenDataError::Mixed {
-        dir: dir.to_path_buf(),
-        what: two.what,
-        periods: two.periods,
+    release.period = ReleasePeriod::of(&names, &entries, written_in(&files)).map_err(|two| {
+        OpenDataError::Mixed { dir: dir.to_path_buf(), what: two.what, periods: two.periods }
     })?;
     let broken: HashSet<&str> =
         release.gaps.iter().filter(|g| g.is_broken()).map(|g| g.file.as_str()).collect();

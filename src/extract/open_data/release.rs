@@ -2,7 +2,9 @@
 //! (`2024_trimestre_01/`, or a month in its files' names, `arquivo_lai_SIDA_1_202403.csv`, which
 //! sit inside its zips: a zip saved without its quarter's folder is dated by them), RFB a month
 //! (`2024-05/`, or the date in an entry name, `K3241.K03200Y0.D40511.EMPRECSV`, which dates the
-//! release only where no folder does: the file is written days before it is published).
+//! release only where no folder does: the file is written days before it is published). That
+//! date gives only its year's last digit; the decade comes from when the copy being read was
+//! written (its files' modification time), never from today's clock.
 
 use std::collections::BTreeMap;
 
@@ -34,8 +36,10 @@ fn say(said: &mut Said, period: Option<String>, name: &str) {
 impl ReleasePeriod {
     /// The periods the `names` (paths relative to the folder) and the `entries` (the files
     /// inside its zips, as `zip/entry`) say; `TwoReleases` when they say more than one quarter
-    /// or more than one month.
-    pub fn of(names: &[String], entries: &[String]) -> Result<ReleasePeriod, TwoReleases> {
+    /// or more than one month. `written_in`: the year the copy read was written (its newest
+    /// file's modification time), which dates an entry name's one-digit year.
+    pub fn of(names: &[String], entries: &[String], written_in: i32) -> Result<ReleasePeriod, TwoReleases> {
+        let entry_date = |part: &str| rfb_entry_date(part, written_in);
         let (mut quarters, mut months, mut entry_months) = (Said::new(), Said::new(), Said::new());
         for name in names.iter().chain(entries) {
             for part in name.split(['/', '\\']) {
@@ -44,11 +48,11 @@ impl ReleasePeriod {
         }
         for name in names {
             for part in name.split(['/', '\\']) {
-                say(&mut months, month_folder(part).or_else(|| rfb_entry_date(part)), name);
+                say(&mut months, month_folder(part).or_else(|| entry_date(part)), name);
             }
         }
         for name in entries {
-            say(&mut entry_months, name.rsplit('/').next().and_then(rfb_entry_date), name);
+            say(&mut entry_months, name.rsplit('/').next().and_then(entry_date), name);
         }
         if months.is_empty() {
             months = entry_months;
@@ -116,13 +120,13 @@ fn month_folder(part: &str) -> Option<String> {
 }
 
 /// `K3241.K03200Y0.D40511.EMPRECSV` -> `2024-05` (the file's date: D, the year's last digit,
-/// month, day; the year is the latest ending in that digit up to next year's).
-fn rfb_entry_date(part: &str) -> Option<String> {
-    use chrono::Datelike;
+/// month, day). The year is the latest ending in that digit up to `written_in`, the year the
+/// copy read was written: a file cannot be dated after the copy of it was made.
+fn rfb_entry_date(part: &str, written_in: i32) -> Option<String> {
     let d = part
         .split('.')
         .find(|p| p.len() == 6 && p.starts_with('D') && p[1..].bytes().all(|b| b.is_ascii_digit()))?;
-    let latest = chrono::Utc::now().year() + 1;
+    let latest = written_in;
     let digit = i32::from(d.as_bytes()[1] - b'0');
     let y = latest - (latest - digit).rem_euclid(10);
     Some(format!("{y}-{:02}", month(&d[2..4])?))
@@ -132,18 +136,24 @@ fn rfb_entry_date(part: &str) -> Option<String> {
 mod tests {
     use super::*;
 
+    /// The year the tests' copies were written: pinned, so no test depends on today's clock.
+    const WRITTEN: i32 = 2026;
+
     #[test]
     fn each_publisher_dates_its_release_in_its_own_names() {
         let names =
             ["pgfn/2024_trimestre_01/Dados_abertos_FGTS.zip", "cnpj/2024-05/Empresas0.zip", "cnpj/Cnaes.zip"]
                 .map(String::from);
-        let p = ReleasePeriod::of(&names, &[]).unwrap();
+        let p = ReleasePeriod::of(&names, &[], WRITTEN).unwrap();
         assert_eq!(p.quarter.as_deref(), Some("2024T1"));
         assert_eq!(p.month.as_deref(), Some("2024-05"));
         let names = ["arquivo_lai_SIDA_SP_202012.csv", "K3241.K03200Y0.D40511.EMPRECSV"].map(String::from);
-        let p = ReleasePeriod::of(&names, &[]).unwrap();
+        let p = ReleasePeriod::of(&names, &[], WRITTEN).unwrap();
         assert_eq!((p.quarter.as_deref(), p.month.as_deref()), (Some("2020T4"), Some("2024-05")));
-        assert_eq!(ReleasePeriod::of(&["Empresas0.zip".to_string()], &[]), Ok(ReleasePeriod::default()));
+        assert_eq!(
+            ReleasePeriod::of(&["Empresas0.zip".to_string()], &[], WRITTEN),
+            Ok(ReleasePeriod::default())
+        );
     }
 
     #[test]
@@ -154,33 +164,33 @@ mod tests {
             "2024-05/Empresas0.zip/K3241.K03200Y0.D40511.EMPRECSV",
         ]
         .map(String::from);
-        let p = ReleasePeriod::of(&names, &entries).unwrap();
+        let p = ReleasePeriod::of(&names, &entries, WRITTEN).unwrap();
         assert_eq!((p.quarter.as_deref(), p.month.as_deref()), (Some("2023T2"), Some("2024-05")));
         // In a quarter's folder its files must agree with it: the error names both.
         let names = ["2024_trimestre_01/Dados_abertos_Nao_Previdenciario.zip".to_string()];
         let entries =
             ["2024_trimestre_01/Dados_abertos_Nao_Previdenciario.zip/arquivo_lai_SIDA_1_202306.csv"]
                 .map(String::from);
-        let two = ReleasePeriod::of(&names, &entries).unwrap_err();
+        let two = ReleasePeriod::of(&names, &entries, WRITTEN).unwrap_err();
         assert!(
             two.periods.contains("2023T2 by ") && two.periods.contains("2024T1 by 2024_trimestre_01"),
             "{two:?}"
         );
         // A folder's month stands over the date the files were written.
         let entries = ["2024-06/Empresas0.zip/K3241.K03200Y0.D40530.EMPRECSV".to_string()];
-        let p = ReleasePeriod::of(&["2024-06/Empresas0.zip".to_string()], &entries).unwrap();
+        let p = ReleasePeriod::of(&["2024-06/Empresas0.zip".to_string()], &entries, WRITTEN).unwrap();
         assert_eq!(p.month.as_deref(), Some("2024-06"));
     }
 
     #[test]
-    fn an_entry_date_takes_the_latest_year_of_its_digit() {
-        use chrono::Datelike;
-        let this_year = chrono::Utc::now().year();
-        let digit = this_year % 10;
-        let got = rfb_entry_date(&format!("K3241.K03200Y0.D{digit}0511.EMPRECSV")).unwrap();
-        assert_eq!(got, format!("{this_year}-05"));
-        let before = (this_year - 3) % 10;
-        let got = rfb_entry_date(&format!("K3241.K03200Y0.D{before}0511.EMPRECSV")).unwrap();
-        assert_eq!(got, format!("{}-05", this_year - 3));
+    fn an_entry_date_takes_the_latest_year_of_its_digit_up_to_when_the_copy_was_written() {
+        let date = |name: &str, written_in| rfb_entry_date(name, written_in);
+        assert_eq!(date("K3241.K03200Y0.D40511.EMPRECSV", 2024).as_deref(), Some("2024-05"));
+        assert_eq!(date("K3241.K03200Y0.D40511.EMPRECSV", 2033).as_deref(), Some("2024-05"));
+        assert_eq!(date("K3241.K03200Y0.D40511.EMPRECSV", 2035).as_deref(), Some("2034-05"));
+        assert_eq!(date("K3241.K03200Y0.D61212.EMPRECSV", 2026).as_deref(), Some("2026-12"));
+        assert_eq!(date("K3241.K03200Y0.D71212.EMPRECSV", 2026).as_deref(), Some("2017-12"));
+        assert_eq!(date("K3241.K03200Y0.D41311.EMPRECSV", 2026), None, "month 13");
+        assert_eq!(date("Empresas0.zip", 2026), None);
     }
 }
