@@ -179,11 +179,15 @@ fn the_summaries_that_disagree_with_the_records_are_listed_and_counted() {
         let (whole, frac) = t.split_once('.').unwrap_or((t, ""));
         whole.parse::<i64>().unwrap() * 100 + format!("{frac:0<2}")[..2].parse::<i64>().unwrap()
     };
-    // (cnpj, list, records the summary says, records served, cents it says, cents served)
+    // (cnpj, list, records the summary says, records served, cents it says, cents served),
+    // ordered as the query documents (CNPJ, table, categoria: the list's name sorts the same).
     type Disagreement = (String, String, i64, i64, i64, i64);
     let mut want: BTreeSet<Disagreement> = BTreeSet::new();
+    let mut names: BTreeMap<String, Option<String>> = BTreeMap::new();
     for cnpj in &r.cnpjs {
         let (Some(profile), Some(truth)) = (d.profile(cnpj), d.records_truth(cnpj)) else { continue };
+        let name = profile.empresa.as_ref().and_then(|e| e.razao_social.as_deref()).map(str::trim);
+        names.insert(cnpj.as_str().to_string(), name.filter(|n| !n.is_empty()).map(str::to_string));
         for (key, summary) in profile.resumos.unwrap_or_default() {
             let (count, sum): (usize, i64) = match key.strip_prefix("dividas_pgfn_") {
                 Some(cat) => {
@@ -204,30 +208,54 @@ fn the_summaries_that_disagree_with_the_records_are_listed_and_counted() {
         }
     }
     assert!(!want.is_empty(), "no summary disagrees in this portfolio: the test would prove nothing");
+    // Without these a reversed order or a flipped sign of `diferenca` would pass.
+    assert!(want.len() >= 2, "one disagreement alone cannot check the order");
+    assert!(want.iter().any(|w| w.4 != w.5), "no disagreement in money: diferenca's sign goes unchecked");
 
     let df = read(&r.out.join("aggregates/conciliacao_resumos.parquet"));
     let text = |c: &str, i: usize| df.column(c).unwrap().get(i).unwrap().get_str().map(str::to_string);
     let int = |c: &str, i: usize| {
         df.column(c).unwrap().cast(&DataType::Int64).unwrap().i64().unwrap().get(i).unwrap()
     };
-    let got: BTreeSet<_> = (0..df.height())
+    // Every column, in the row order the query documents: the name the register gives, and the
+    // difference as the summary's amount less the amount received.
+    type Row = (Disagreement, Option<String>, i64);
+    let got: Vec<Row> = (0..df.height())
         .map(|i| {
             let list = match text("categoria", i) {
                 Some(cat) => format!("{}/{cat}", text("tabela", i).unwrap()),
                 None => text("tabela", i).unwrap(),
             };
             let money = |c: &str| i64::try_from(cents(&df, c, i)).unwrap();
-            (
+            let key = (
                 text("cnpj", i).unwrap(),
                 list,
                 int("registros_no_resumo", i),
                 int("registros_recebidos", i),
                 money("valor_no_resumo"),
                 money("valor_recebido"),
-            )
+            );
+            (key, text("razao_social", i), money("diferenca"))
         })
         .collect();
-    assert_eq!(got, want);
+    let want_rows: Vec<Row> = want.iter().map(|w| (w.clone(), names[&w.0].clone(), w.4 - w.5)).collect();
+    assert_eq!(got, want_rows);
+    let columns: Vec<&str> = df.get_column_names().into_iter().map(|c| c.as_str()).collect();
+    assert_eq!(
+        columns,
+        [
+            "cnpj",
+            "razao_social",
+            "tabela",
+            "categoria",
+            "registros_no_resumo",
+            "registros_recebidos",
+            "valor_no_resumo",
+            "valor_recebido",
+            "diferenca"
+        ],
+        "every column is compared above"
+    );
 
     let dq = read(&r.out.join("aggregates/data_quality.parquet"));
     let counted = |column: &str| {

@@ -5,7 +5,7 @@
 //! against the embedded registry's truth, which credits each inscription once from the
 //! generator's cents; every published row is still in the Parquet.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use crate::common_bin::*;
@@ -110,21 +110,21 @@ fn shared_inscriptions_count_once_in_every_total_and_every_row_is_kept() {
         assert_eq!(parts, total, "{table}: rows add up to the total");
     }
 
-    // Each group's portfolio exposure: its members' shares, each inscription once.
+    // Each group's portfolio exposure: its members' shares, each inscription once. The groups
+    // and their members are the dataset's (`groups_truth`), not the run's `grupos_economicos`.
     let groups = read(&out.join("aggregates/grupos_exposicao.parquet"));
-    let members = read(&out.join("grupos_economicos/part-0.parquet"));
-    let mut by_group: BTreeMap<String, i128> = BTreeMap::new();
-    for (g, (cnpj, origem)) in texts(&members, "grupo")
-        .into_iter()
-        .zip(texts(&members, "cnpj").into_iter().zip(texts(&members, "origem")))
-    {
-        if origem == "carteira" {
-            *by_group.entry(g).or_default() += i128::from(truth[&cnpj].counted_cents());
-        }
-    }
+    let linked = d.groups_truth(&cnpjs, 0);
+    let in_group = |g: &fiscal_report::simulator::GroupTruth| -> Vec<String> {
+        let roots: BTreeSet<&str> = g.members.iter().map(String::as_str).collect();
+        cnpjs.iter().filter(|c| roots.contains(c.basico())).map(|c| c.as_str().to_string()).collect()
+    };
     let group_exposure = cents(&groups, "exposicao_carteira");
-    for (i, g) in texts(&groups, "grupo").iter().enumerate() {
-        assert_eq!(group_exposure[i], by_group[g], "group {g}");
+    let ids = texts(&groups, "grupo");
+    assert_eq!(ids.len(), linked.len(), "one row per group of the dataset");
+    for g in &linked {
+        let at = ids.iter().position(|x| *x == g.head).unwrap_or_else(|| panic!("no group {}", g.head));
+        let want: i128 = in_group(g).iter().map(|c| i128::from(truth[c].counted_cents())).sum();
+        assert_eq!(group_exposure[at], want, "group {}", g.head);
     }
     // Inside a group, a holding and the subsidiary it answers for count their shared
     // inscriptions once: the group's exposure is below what its members owe one by one.
@@ -132,20 +132,15 @@ fn shared_inscriptions_count_once_in_every_total_and_every_row_is_kept() {
         let t = &truth[cnpj];
         t.principal_cents + t.co_debtor_cents + t.counted_parcelamentos_cents + t.counted_transacoes_cents
     };
-    let holding = d.company_cnpj(72).as_str().to_string();
-    let group_of = |cnpj: &str| {
-        let at = texts(&members, "cnpj").iter().position(|c| c == cnpj).unwrap();
-        texts(&members, "grupo")[at].clone()
-    };
-    let g = group_of(&holding);
-    let members_own: i64 = texts(&members, "cnpj")
-        .iter()
-        .zip(texts(&members, "grupo"))
-        .filter(|(c, grupo)| *grupo == g && truth.contains_key(*c))
-        .map(|(c, _)| own_of(c))
-        .sum();
-    let at = texts(&groups, "grupo").iter().position(|x| *x == g).unwrap();
-    assert!(group_exposure[at] < i128::from(members_own), "group {g}: shared inscriptions counted once");
+    let holding = d.company_cnpj(72);
+    let g = linked.iter().find(|g| g.members.iter().any(|m| m == holding.basico())).unwrap();
+    let members_own: i64 = in_group(g).iter().map(|c| own_of(c)).sum();
+    let at = ids.iter().position(|x| *x == g.head).unwrap();
+    assert!(
+        group_exposure[at] < i128::from(members_own),
+        "group {}: shared inscriptions counted once",
+        g.head
+    );
 
     // Every published row is kept, once per debtor, with its role.
     let exported = fiscal_report::export::tables::read_exported_table(&out, "dividas_pgfn").unwrap();

@@ -3,7 +3,7 @@
 //! link (and, with `--expand-groups`, fetches the partner companies) and each group's exposure
 //! equals the truth to the cent, each company counted once.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use crate::common_bin::*;
@@ -48,33 +48,64 @@ fn portfolio(d: &Dataset) -> Vec<Cnpj> {
     cnpjs
 }
 
-/// Checks the run in `out` against `truth`: the same groups (as sets of member roots), and per
-/// group its counted members, portfolio CNPJs and exposure.
+/// Checks the run's `grupos_exposicao` in `out` against `truth`, every column and the documented
+/// order (group exposure, largest first, then the group's id), with the groups, their heads and
+/// their members taken from the dataset, never from the run's own `grupos_economicos`.
 fn assert_groups_equal_truth(out: &Path, truth: &[GroupTruth]) {
-    let members = read(&out.join("grupos_economicos/part-0.parquet"));
-    let mut by_group: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for (g, root) in texts(&members, "grupo").into_iter().zip(texts(&members, "cnpj_basico")) {
-        by_group.entry(g).or_default().insert(root);
-    }
+    type Row = (String, Option<String>, i64, i64, i64, i64, i128, i128);
+    let mut want: Vec<Row> = truth
+        .iter()
+        .map(|t| {
+            (
+                t.head.clone(),
+                t.head_name.clone(),
+                t.members.len() as i64,
+                t.portfolio_members as i64,
+                t.counted.len() as i64,
+                t.portfolio_cnpjs as i64,
+                i128::from(t.portfolio_exposure_cents),
+                i128::from(t.exposure_cents),
+            )
+        })
+        .collect();
+    want.sort_by(|a, b| b.7.cmp(&a.7).then_with(|| a.0.cmp(&b.0)));
     let agg = read(&out.join("aggregates/grupos_exposicao.parquet"));
-    assert_eq!(agg.height(), truth.len(), "one row per group");
-    let (ids, exposure) = (texts(&agg, "grupo"), cents(&agg, "exposicao_grupo"));
-    let (companies, with_data, listed) =
-        (ints(&agg, "empresas"), ints(&agg, "empresas_com_dados"), ints(&agg, "cnpjs_na_carteira"));
-    for t in truth {
-        let want: BTreeSet<String> = t.members.iter().cloned().collect();
-        let (id, _) = by_group
-            .iter()
-            .find(|(_, m)| **m == want)
-            .unwrap_or_else(|| panic!("no group with members {want:?}; the run has {by_group:#?}"));
-        let i = ids.iter().position(|g| g == id).unwrap();
-        assert_eq!(exposure[i], i128::from(t.exposure_cents), "group {id} exposure");
-        assert_eq!(companies[i] as usize, t.members.len(), "group {id} members");
-        assert_eq!(with_data[i] as usize, t.counted.len(), "group {id} members with data");
-        assert_eq!(listed[i] as usize, t.portfolio_cnpjs, "group {id} portfolio CNPJs");
-    }
-    // Sorted by exposure, largest first.
-    assert!(exposure.windows(2).all(|w| w[0] >= w[1]));
+    let names: Vec<Option<String>> =
+        agg.column("grupo_nome").unwrap().str().unwrap().iter().map(|v| v.map(str::to_string)).collect();
+    let got: Vec<Row> = (0..agg.height())
+        .map(|i| {
+            (
+                texts(&agg, "grupo")[i].clone(),
+                names[i].clone(),
+                ints(&agg, "empresas")[i],
+                ints(&agg, "empresas_na_carteira")[i],
+                ints(&agg, "empresas_com_dados")[i],
+                ints(&agg, "cnpjs_na_carteira")[i],
+                cents(&agg, "exposicao_carteira")[i],
+                cents(&agg, "exposicao_grupo")[i],
+            )
+        })
+        .collect();
+    assert_eq!(got, want);
+    let columns: Vec<&str> = agg.get_column_names().into_iter().map(|c| c.as_str()).collect();
+    assert_eq!(
+        columns,
+        [
+            "grupo",
+            "grupo_nome",
+            "empresas",
+            "empresas_na_carteira",
+            "empresas_com_dados",
+            "cnpjs_na_carteira",
+            "exposicao_carteira",
+            "exposicao_grupo"
+        ],
+        "every column is compared above"
+    );
+    // Without these a reversed order, or a name or count taken from the wrong member, could pass.
+    assert!(want.windows(2).any(|w| w[0].7 > w[1].7), "no two groups differ in exposure");
+    assert!(want.iter().any(|w| w.3 >= 1 && w.3 < w.2), "no group holds members outside the portfolio");
+    assert!(want.iter().all(|w| w.1.is_some()), "a group without a name");
 }
 
 #[test]

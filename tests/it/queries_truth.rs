@@ -273,6 +273,8 @@ fn credits_by_state_and_month_equal_the_datasets_cells() {
         .zip(money(&df, "valor_total").into_iter().zip(money(&df, "variacao_mes")))
         .collect();
     assert_eq!(got.len(), df.height(), "a (month, state) in two rows");
+    // The documented order: month, then state (both sort as text; a blank state is '?').
+    assert_eq!(keys, cells.keys().cloned().collect::<Vec<Cell>>(), "rows by month, then state");
     let want: BTreeMap<Cell, (Option<i128>, Option<i128>)> =
         cells.iter().map(|(k, v)| (k.clone(), (Some(*v), before(k).map(|b| v - b)))).collect();
     assert_eq!(got, want);

@@ -28,6 +28,16 @@ pub struct GroupTruth {
     /// for the portfolio company credited with it (its principal first), wherever that one's
     /// group is; one only the fetched partner companies owe counts among them the same way.
     pub exposure_cents: i64,
+    /// The member that names the group: the one that is a partner of the most other members
+    /// (its holding, usually), the smaller root on a tie.
+    pub head: String,
+    /// The head's name: its register's when its records were fetched, else the name the first
+    /// partners list that names it gives.
+    pub head_name: Option<String>,
+    /// Members that are companies of the portfolio (a company listed twice is one).
+    pub portfolio_members: usize,
+    /// What the portfolio's members count in the portfolio's totals.
+    pub portfolio_exposure_cents: i64,
 }
 
 /// What counts for each counted company in its group's exposure: the portfolio's CNPJs credited
@@ -70,6 +80,9 @@ pub(super) fn groups(ds: &Dataset, cnpjs: &[Cnpj], depth: usize) -> Vec<GroupTru
     let mut counted = BTreeSet::new();
     let mut in_portfolio: BTreeMap<usize, usize> = BTreeMap::new();
     let mut frontier = Vec::new();
+    // Who each member is a partner of, and the name the first partners list gave it.
+    let mut partner_of: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
+    let mut named: BTreeMap<usize, String> = BTreeMap::new();
     for c in cnpjs {
         if let Some(i) = ds.company_index(c) {
             *in_portfolio.entry(i).or_default() += 1;
@@ -88,6 +101,15 @@ pub(super) fn groups(ds: &Dataset, cnpjs: &[Cnpj], depth: usize) -> Vec<GroupTru
                 // has too few digits to be one.
                 let partner = s.cnpj_cpf_socio.as_deref().and_then(|d| ds.company_of_digits(d));
                 let Some(p) = partner else { continue };
+                if p == i {
+                    continue;
+                }
+                partner_of.entry(p).or_default().insert(i);
+                if let Some(name) =
+                    s.nome_socio_razao_social.as_deref().map(str::trim).filter(|n| !n.is_empty())
+                {
+                    named.entry(p).or_insert_with(|| name.to_string());
+                }
                 let (a, b) = (root(&mut parent, i), root(&mut parent, p));
                 parent.insert(a, b);
                 if step < depth && counted.insert(p) {
@@ -110,11 +132,38 @@ pub(super) fn groups(ds: &Dataset, cnpjs: &[Cnpj], depth: usize) -> Vec<GroupTru
             let counted_members: Vec<usize> =
                 members.iter().copied().filter(|m| counted.contains(m)).collect();
             let exposure_cents = counted_members.iter().filter_map(|m| credited.get(m)).sum();
+            let portfolio_exposure_cents =
+                members.iter().filter(|m| in_portfolio.contains_key(m)).filter_map(|m| credited.get(m)).sum();
+            let portfolio_members = members.iter().filter(|m| in_portfolio.contains_key(m)).count();
+            let inside = |m: &usize| {
+                partner_of.get(m).map_or(0, |of| of.iter().filter(|o| members.contains(o)).count())
+            };
+            let head = members
+                .iter()
+                .max_by(|a, b| inside(a).cmp(&inside(b)).then_with(|| basico(**b).cmp(&basico(**a))))
+                .copied()
+                .unwrap_or_default();
+            let register_name = || {
+                let profile =
+                    counted.contains(&head).then(|| ds.profile(&ds.company_cnpj(head))).flatten()?;
+                let name = profile.empresa?.razao_social?;
+                Some(name.trim().to_string()).filter(|n| !n.is_empty())
+            };
+            let head_name = register_name().or_else(|| named.get(&head).cloned());
             let mut members: Vec<String> = members.into_iter().map(basico).collect();
             members.sort();
             let mut counted: Vec<String> = counted_members.into_iter().map(basico).collect();
             counted.sort();
-            GroupTruth { members, counted, portfolio_cnpjs, exposure_cents }
+            GroupTruth {
+                members,
+                counted,
+                portfolio_cnpjs,
+                exposure_cents,
+                head: basico(head),
+                head_name,
+                portfolio_members,
+                portfolio_exposure_cents,
+            }
         })
         .filter(|g| g.members.len() >= 2 || g.portfolio_cnpjs >= 2)
         .collect();
