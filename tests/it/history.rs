@@ -59,6 +59,16 @@ fn history() -> &'static History {
         assert_eq!(cnpjs.len(), 4, "the dataset has companies whose standing changes");
         let quiet: Vec<Cnpj> = candidates.iter().filter(|c| !cnpjs.contains(c)).take(12).cloned().collect();
         cnpjs.extend(quiet);
+        // A holding with the subsidiaries whose debts it answers for, and a second holding with
+        // one subsidiary (as in debts_counted_once.rs): inscriptions shared inside the
+        // portfolio, so a series that summed each debtor's exposure would not equal the truth.
+        let last = &datasets[MONTHS.len() - 1];
+        for i in [72, 73, 74, 133, 134] {
+            let c = last.company_cnpj(i);
+            if !cnpjs.contains(&c) {
+                cnpjs.push(c);
+            }
+        }
         let text: Vec<String> = cnpjs.iter().map(|c| c.to_string()).collect();
         std::fs::write(dir.join("carteira.txt"), text.join("\n")).unwrap();
         let runs: Vec<PathBuf> =
@@ -149,6 +159,8 @@ fn twelve_monthly_runs_give_series_equal_to_the_truth_at_every_snapshot() {
             .collect();
         let want = vec![nao_prev, prev, fgts, filed, parc, trans, nao_prev + prev + fgts + parc + trans];
         assert_eq!(got, want, "exposure at {m}");
+        let plain: i128 = own_exposures(d, cnpjs).values().map(|o| o.exposicao).sum();
+        assert!(plain > want[6], "{m}: no inscription shared, so a plain sum would pass");
         assert_eq!(cents(&series, "divida_nao_ajuizada", i), nao_prev + prev + fgts - filed, "{m}");
         // Companies per standing, by the rule on the records the dataset holds at that month.
         let truth = standings_truth(d, cnpjs);
@@ -388,6 +400,7 @@ fn the_portfolio_series_holds_each_snapshots_exposure_beside_its_standings() {
     assert_eq!(strs(&df, "snapshot"), MONTHS, "one row per snapshot, oldest first");
     let exposure = read(&h.runs.last().unwrap().join("historico/serie_exposicao_carteira.parquet"));
     assert_eq!(strs(&exposure, "snapshot"), MONTHS, "one row per snapshot, oldest first");
+    let mut shared = 0;
     for (i, ((m, d), companies)) in MONTHS.iter().zip(datasets).zip(&own).enumerate() {
         let [nao_prev, prev, fgts, filed, parc, trans] = exposure_truth(d, &h.cnpjs);
         let amounts = [
@@ -404,6 +417,10 @@ fn the_portfolio_series_holds_each_snapshots_exposure_beside_its_standings() {
         let want = [nao_prev, prev, fgts, filed, nao_prev + prev + fgts - filed, parc, trans];
         assert_eq!(&amounts[..7], &want[..], "exposure at {m}");
         assert_eq!(amounts[7], nao_prev + prev + fgts + parc + trans, "exposicao_total at {m}");
+        // Where companies share inscriptions, each debtor's own exposure summed is larger: the
+        // comparison above tells the counted total from the plain sum there.
+        let plain: i128 = companies.values().map(|o| o.exposicao).sum();
+        shared += usize::from(plain > amounts[7]);
 
         let standings = standings_truth(d, &h.cnpjs);
         let n = |class: &str| standings.values().filter(|s| **s == class).count() as i64;
@@ -427,6 +444,7 @@ fn the_portfolio_series_holds_each_snapshots_exposure_beside_its_standings() {
         let companies_in_exposure = ["empresas_encontradas", "com_divida"].map(|c| count(&exposure, c, i));
         assert_eq!(companies_in_exposure, [want[0], want[1]], "serie_exposicao_carteira: companies at {m}");
     }
+    assert_eq!(shared, MONTHS.len(), "months where the portfolio shares no inscription");
 }
 
 /// `historico/situacao_fiscal_desde` (historico/03) of the last run: each company of the newest

@@ -6,11 +6,11 @@
 
 use std::path::Path;
 
-use fiscal_report::api::{AnoMes, Cnpj};
+use fiscal_report::api::{AnoMes, Categoria, Cnpj};
 use fiscal_report::simulator::{Dataset, RegistryConfig};
 use polars::prelude::*;
 
-use super::changes::{Change, changes_in, company_changes};
+use super::changes::{Change, changes_in, company_changes, fold};
 use super::common_bin::bin;
 
 const MONTHS: [&str; 4] = ["202606", "202607", "202608", "202609"];
@@ -44,6 +44,47 @@ fn timeline(store: &Path, cnpj: &str, format: &str) -> std::process::Output {
     bin().args(["store", "timeline"]).arg(store).args(["--cnpj", cnpj, "--format", format]).output().unwrap()
 }
 
+/// A published date as `YYYY-MM-DD`: `YYYYMMDD` (the register) or `DD/MM/YYYY` (PGFN's debts).
+/// Blank, `null`, zeros and the impossible years the dataset writes (202, 4100) are no date.
+fn published_date(v: Option<&str>) -> Option<String> {
+    let t = v.map(str::trim).filter(|t| !t.is_empty())?;
+    let (y, m, d) = match t.split('/').collect::<Vec<_>>()[..] {
+        [d, m, y] => (y, m, d),
+        _ if t.len() == 8 && t.is_ascii() => (&t[..4], &t[4..6], &t[6..]),
+        _ => return None,
+    };
+    let year: i32 = y.parse().ok().filter(|y| (1800..=2100).contains(y))?;
+    let date = chrono::NaiveDate::from_ymd_opt(year, m.parse().ok()?, d.parse().ok()?)?;
+    Some(date.format("%Y-%m-%d").to_string())
+}
+
+/// The date the published records of `d` (the change's month) give `change`'s event: a
+/// partner's entry, an inscription's date, the register's situation date, a Simples or MEI
+/// option or exclusion. `None` for the changes the files do not date.
+fn event_date(d: &Dataset, cnpj: &Cnpj, change: &Change) -> Option<String> {
+    let profile = d.profile(cnpj).unwrap_or_default();
+    let (s, x) = (profile.estabelecimento.unwrap_or_default(), profile.simples.unwrap_or_default());
+    match change.1.as_str() {
+        "sócio entrou" => {
+            let socios = d.records_truth(cnpj)?.socios;
+            let (_, (_, entry, _)) = socios.iter().find(|(k, _)| fold(k) == change.3)?;
+            published_date(Some(entry))
+        }
+        "nova inscrição" | "nova corresponsabilidade" => {
+            let rows = Categoria::ALL.into_iter().flat_map(|c| d.dividas(cnpj, c).unwrap_or_default());
+            let row =
+                rows.into_iter().find(|r| r.numero_inscricao.as_deref().map(str::trim) == Some(&change.3))?;
+            published_date(row.data_inscricao.as_deref())
+        }
+        "situação cadastral alterada" => published_date(s.data_situacao_cadastral.as_deref()),
+        "entrou no Simples" => published_date(x.data_opcao_simples.as_deref()),
+        "saiu do Simples" => published_date(x.data_exclusao_simples.as_deref()),
+        "entrou no MEI" => published_date(x.data_opcao_mei.as_deref()),
+        "saiu do MEI" => published_date(x.data_exclusao_mei.as_deref()),
+        _ => None,
+    }
+}
+
 #[test]
 fn four_months_on_a_store_give_each_company_its_timeline_dated_and_oldest_first() {
     let tmp = tempfile::tempdir().unwrap();
@@ -73,7 +114,7 @@ fn four_months_on_a_store_give_each_company_its_timeline_dated_and_oldest_first(
     let file = tmp.path().join("202609/historico/linha_do_tempo.parquet");
     let (rows, df) = changes_in(&file);
     let snapshots = column(&df, "snapshot");
-    let got: Vec<(String, Change)> = snapshots.iter().map(|s| s.clone().unwrap()).zip(rows).collect();
+    let got: Vec<(String, Change)> = snapshots.iter().map(|s| s.clone().unwrap()).zip(rows.clone()).collect();
     let (cnpjs, kinds) = (column(&df, "cnpj"), column(&df, "mudanca"));
     let mut got = got;
     got.sort();
@@ -84,20 +125,43 @@ fn four_months_on_a_store_give_each_company_its_timeline_dated_and_oldest_first(
     let kinds_seen: std::collections::BTreeSet<&str> = want.iter().map(|(_, c)| c.1.as_str()).collect();
     assert!(kinds_seen.contains("sócio entrou") && kinds_seen.contains("nova inscrição"), "{kinds_seen:?}");
 
-    // Dated: the event's date where the files give one, else the snapshot's month; oldest first.
+    // Each row's date and name against the truth: the date the published records give the event
+    // (read here by this module's own rules), else the first day of the snapshot's month; the
+    // name the register gives the company that month. In the documented order: CNPJ, date,
+    // snapshot, table, key, change.
     let (dates, facts) = (column(&df, "data"), column(&df, "fato_datado"));
-    for i in 0..df.height() {
-        let (date, snapshot) = (dates[i].clone().unwrap(), snapshots[i].clone().unwrap());
-        if facts[i].as_deref() == Some("false") {
-            assert_eq!(date, format!("{}-{}-01", &snapshot[..4], &snapshot[4..]), "row {i}");
-        }
-        if kinds[i].as_deref() == Some("sócio entrou") {
-            assert_eq!(facts[i].as_deref(), Some("true"), "a partner's entry is dated: row {i}");
-        }
-        if i > 0 && cnpjs[i] == cnpjs[i - 1] {
-            assert!(dates[i - 1] <= dates[i], "oldest first: rows {} and {i}", i - 1);
-        }
+    let names = column(&df, "razao_social");
+    let by_month: std::collections::BTreeMap<&str, &Dataset> =
+        MONTHS.iter().copied().zip(&datasets).collect();
+    let mut dated = 0;
+    let mut order = Vec::new();
+    for (i, change) in rows.iter().enumerate() {
+        let snapshot = snapshots[i].clone().unwrap();
+        let (d, cnpj) = (by_month[snapshot.as_str()], Cnpj::parse(&change.0).unwrap());
+        let before = by_month[MONTHS[MONTHS.iter().position(|m| *m == snapshot).unwrap() - 1]];
+        let event = event_date(d, &cnpj, change);
+        let want_date = event.clone().unwrap_or_else(|| format!("{}-{}-01", &snapshot[..4], &snapshot[4..]));
+        assert_eq!(dates[i].as_deref(), Some(want_date.as_str()), "row {i}: {change:?}");
+        assert_eq!(facts[i].as_deref(), Some(if event.is_some() { "true" } else { "false" }), "row {i}");
+        dated += usize::from(event.is_some());
+        let register = d.records_truth(&cnpj).or_else(|| before.records_truth(&cnpj));
+        let name =
+            register.and_then(|r| r.razao_social).map(|n| n.trim().to_string()).filter(|n| !n.is_empty());
+        assert_eq!(names[i], name, "row {i}: razao_social");
+        order.push((
+            change.0.clone(),
+            want_date,
+            snapshot,
+            change.2.clone(),
+            change.3.clone(),
+            change.1.clone(),
+        ));
     }
+    assert!(dated >= 2, "the timeline dates only {dated} rows by their event");
+    let mut sorted = order.clone();
+    sorted.sort();
+    assert_eq!(order, sorted, "rows by CNPJ, date, snapshot, table, key, change");
+    assert!(order.windows(2).any(|w| w[0].0 == w[1].0 && w[0].1 < w[1].1), "no company with two dates");
 
     // `store timeline` prints the same rows for one company, oldest first.
     let busiest = portfolio
