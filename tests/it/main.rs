@@ -45,6 +45,7 @@ mod soak;
 mod sources_dates;
 mod store;
 mod timeline;
+mod truth_table;
 mod typed_staging;
 mod wire_types;
 mod workbook;
