@@ -35,6 +35,7 @@ mod open_data;
 mod queries_truth;
 mod queries_truth_credits;
 mod query_semantics;
+mod query_views;
 mod real_data;
 mod report_explore;
 mod report_language;
