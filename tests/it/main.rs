@@ -43,6 +43,7 @@ mod report_pdf;
 mod report_render;
 mod schema_drift;
 mod soak;
+mod spark;
 mod sources_dates;
 mod store;
 mod timeline;
