@@ -86,7 +86,9 @@ def submit(args: list[str]) -> tuple[int, str, float]:
         capture_output=True, text=True,
         env={**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable},
     )
-    shown = [line for line in p.stderr.splitlines() if " INFO " not in line and " WARN " not in line]
+    # The job's own error (a query Spark cannot run, say) is on either stream.
+    lines = (p.stderr + p.stdout).splitlines()
+    shown = [line for line in lines if " INFO " not in line and " WARN " not in line]
     return p.returncode, "\n".join(shown[-40:]), time.monotonic() - started
 
 
