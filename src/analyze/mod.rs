@@ -275,6 +275,12 @@ pub struct Aggregates {
     pub results: Vec<(Query, DataFrame)>,
     /// The snapshot these were compared with (`comparacao`), when there was one.
     pub previous_snapshot: Option<String>,
+    /// The tables the queries read that are neither a table of the frames nor a query's result:
+    /// the previous snapshot's (`<table>_anterior`, `comparacao`), the inscriptions already
+    /// counted (`inscricoes_da_carteira`) and, without `--expand-groups`, the partner companies'
+    /// empty exposure (`socias_exposicao`). The export writes them beside the raw tables, so
+    /// another engine running the same files reads what these queries read.
+    pub inputs: BTreeMap<String, DataFrame>,
 }
 
 impl Aggregates {
@@ -329,7 +335,10 @@ fn run_queries_here(
     if let Ok(dq) = frames.data_quality() {
         tables.insert("data_quality".to_string(), dq.lazy());
     }
-    tables.entry(INSCRICOES_DA_CARTEIRA.to_string()).or_insert_with(|| no_inscriptions().lazy());
+    let mut inputs: BTreeMap<String, DataFrame> = BTreeMap::new();
+    if !tables.contains_key(INSCRICOES_DA_CARTEIRA) {
+        inputs.insert(INSCRICOES_DA_CARTEIRA.to_string(), no_inscriptions());
+    }
     // The tables a query streams over: those on disk, and those too large to run over at once
     // on every core (a store run holds its credits and debts, and the previous snapshot's, in
     // memory).
@@ -350,7 +359,7 @@ fn run_queries_here(
         if before.height() > small {
             streamed.insert(format!("{name}_anterior"));
         }
-        tables.insert(format!("{name}_anterior"), before.lazy());
+        inputs.insert(format!("{name}_anterior"), before);
     }
     let (now, before): (Vec<String>, Vec<String>) =
         previous.map(|p| (vec![p.current.clone()], vec![p.snapshot.clone()])).unwrap_or_default();
@@ -359,7 +368,8 @@ fn run_queries_here(
         vec![Column::new("snapshot".into(), now), Column::new("snapshot_anterior".into(), before)],
     )
     .map_err(|e| AnalyzeError::Previous { table: "comparacao".into(), message: e.to_string() })?;
-    tables.insert("comparacao".to_string(), comparacao.lazy());
+    inputs.insert("comparacao".to_string(), comparacao);
+    tables.extend(inputs.iter().map(|(name, df)| (name.clone(), df.clone().lazy())));
     // A query waits only for the queries whose tables it names: the others of its wave run
     // beside it, one per core (26 small queries, each mostly planning, ran one after another).
     let stage = crate::progress::begin("analyze", "queries", queries.len() as u64);
@@ -407,6 +417,7 @@ fn run_queries_here(
             // query reads their exposure as an empty table of the portfolio exposure's columns.
             if q.table == CARTEIRA_EXPOSICAO && !tables.contains_key(SOCIAS_EXPOSICAO) {
                 tables.insert(SOCIAS_EXPOSICAO.to_string(), df.clear().lazy());
+                inputs.insert(SOCIAS_EXPOSICAO.to_string(), df.clear());
             }
             tables.insert(q.table.clone(), df.clone().lazy());
             done[i] = Some(df);
@@ -414,7 +425,7 @@ fn run_queries_here(
     }
     let results = queries.iter().cloned().zip(done).filter_map(|(q, df)| Some((q, df?))).collect();
     drop(stage);
-    Ok(Aggregates { results, previous_snapshot: previous.map(|p| p.snapshot.clone()) })
+    Ok(Aggregates { results, previous_snapshot: previous.map(|p| p.snapshot.clone()), inputs })
 }
 
 /// The portfolio exposure's table: the partner companies' exposure takes its columns.

@@ -176,10 +176,25 @@ pub fn data_dictionary(
     );
     let _ = writeln!(
         s,
-        "## `socias_exposicao`\n\nOnly with `run --expand-groups`: what each partner company the expansion fetched owes, \
+        "## `socias_exposicao`\n\nWith `run --expand-groups`: what each partner company the expansion fetched owes, \
          as `queries/14_carteira_exposicao.sql` computes it for the portfolio (same columns as \
-         `aggregates/carteira_exposicao.parquet`). Those companies are not in the portfolio's tables.\n\n\
+         `aggregates/carteira_exposicao.parquet`). Those companies are not in the portfolio's tables. Without \
+         the expansion it is written empty, in those columns.\n\n\
          Files: `socias_exposicao/part-0.parquet`\n"
+    );
+    let _ = writeln!(
+        s,
+        "## The other tables the queries read\n\nWritten beside the raw tables so that every table a query reads is \
+         a file (another engine runs the same `queries/` over the run's folder), one `part-0.parquet` each (a \
+         `dividas_pgfn_anterior` with rows is laid out as `dividas_pgfn`).\n\n\
+         | table | what it holds |\n|---|---|\n\
+         | `<table>_anterior` | For `empresas`, `dividas_pgfn`, `parcelamentos_rfb`, `transacoes_rfb` and `socios`: the \
+         previous snapshot's rows, in this run's columns; empty without a store or on its first snapshot |\n\
+         | `comparacao` | One row (`snapshot`, `snapshot_anterior`) when the run compared with a previous snapshot, \
+         none otherwise |\n\
+         | `inscricoes_da_carteira` | The inscriptions (`categoria`, `numero_inscricao`) counted before the \
+         exposure query's companies: empty over the portfolio (only the partner companies of \
+         `--expand-groups` have some: the portfolio's) |\n"
     );
     let _ = writeln!(s, "{COUNTED_ONCE}");
     let _ = writeln!(

@@ -16,8 +16,10 @@ use super::parquet::{
 };
 use crate::tables::Table;
 
-/// Partition columns of each raw table (dropped from the files, as hive layout expects).
+/// Partition columns of each raw table (dropped from the files, as hive layout expects). The
+/// previous snapshot's copy of a table (`<table>_anterior`) is laid out as the table.
 pub fn partition_columns(table: &str) -> &'static [&'static str] {
+    let table = table.strip_suffix("_anterior").unwrap_or(table);
     // By month only: a month of one state is a few thousand rows, and 27 files a month cost
     // every reader more opening files than reading rows (bench/results/export-layout.md). `uf`
     // stays in the files, which are sorted by it.

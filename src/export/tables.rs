@@ -191,6 +191,25 @@ pub fn write_aggregates(
     Ok(files)
 }
 
+/// Writes each table the analysis made for its queries (`Aggregates::inputs`: the previous
+/// snapshot's, `comparacao`, ...) to `out/<name>/`, laid out as a raw table, so that every view
+/// a query reads is a file another engine can read.
+pub fn write_query_inputs(
+    aggs: &Aggregates,
+    out: &Path,
+    meta: &FileMetadata,
+) -> Result<Vec<FileEntry>, ExportError> {
+    let mut files = Vec::new();
+    for (name, df) in &aggs.inputs {
+        let dir = out.join(name);
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir).map_err(|source| ExportError::Io { path: dir.clone(), source })?;
+        }
+        files.extend(write_raw_table(name, df, out, meta)?);
+    }
+    Ok(files)
+}
+
 // ---------------------------------------------------------------------------------------------
 // Reading back what was written
 // ---------------------------------------------------------------------------------------------

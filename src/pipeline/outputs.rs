@@ -15,7 +15,7 @@ use crate::config::ReportSettings;
 use crate::exit::OutputError;
 use crate::export::manifest::{AlertsNote, FileEntry, Manifest};
 use crate::export::partition::BegunTable;
-use crate::export::tables::{write_aggregates, write_dimensions, write_raw};
+use crate::export::tables::{write_aggregates, write_dimensions, write_query_inputs, write_raw};
 use crate::export::{DOSSIER_DIR, FileMetadata};
 use crate::monitor::alerts::{count_by_rule, count_by_severity};
 use crate::monitor::lifecycle::{TrackedAlert, all_new, count_by_state};
@@ -181,6 +181,7 @@ fn write_derived_tables(
     meta: &FileMetadata,
 ) -> Result<Vec<FileEntry>> {
     let mut files = write_aggregates(aggregates, quality, out, meta).context("writing the aggregates")?;
+    files.extend(write_query_inputs(aggregates, out, meta).context("writing the queries' other tables")?);
     crate::progress::step("aggregates");
     files.extend(write_dimensions(codes, out, meta).context("writing the code tables")?);
     crate::progress::step("dimensoes");

@@ -7,8 +7,9 @@
    against the manifest (listed once, rows, bytes, sha256) and against the declared types
    (money columns decimal128 scale 2, dates date32, keys and *_raw text, hive partition
    columns only in the path). Parquet files on disk that the manifest omits are failures too.
-2. DuckDB: one view per raw table over its (hive-partitioned) Parquet, partition columns read as
-   VARCHAR, then every QUERIES_DIR/*.sql in file-name order, text unchanged; each result is
+2. DuckDB: one view per table of the run over its (hive-partitioned) Parquet, partition columns
+   read as VARCHAR (the raw tables and those the run wrote for its queries beside them: the
+   previous snapshot's `<table>_anterior`, `comparacao`, ...; nothing is made up here), then every QUERIES_DIR/*.sql in file-name order, text unchanged; each result is
    kept as a table named after the query (NN_name.sql -> name) so later queries can read it.
 3. Each DuckDB result is compared with RUN_DIR/aggregates/<name>.parquet, which Polars SQL
    wrote: column names and order, row count and order, value by value (decimals exactly,
@@ -159,7 +160,8 @@ def show(v: Any) -> str:
 
 
 def type_problems(rel_path: str, schema: pa.Schema) -> list[str]:
-    aggregate = rel_path.startswith("aggregates/")
+    # The partner companies' exposure has the exposure query's columns, sums included.
+    aggregate = rel_path.startswith(("aggregates/", "socias_exposicao/"))
     problems = []
     for f in schema:
         name, t = f.name, f.type
@@ -299,13 +301,7 @@ def table_select(run: Path, table: str, keys: list[str]) -> str:
     return f"SELECT {projection} FROM {read_parquet_sql(run, table, keys)}"
 
 
-def snapshot_of(run: Path) -> str:
-    """The store snapshot a run committed (its manifest's), else its last month."""
-    m = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
-    return (m.get("store") or {}).get("snapshot") or m["plan"]["months"][-1]
-
-
-def create_views(con: duckdb.DuckDBPyConnection, run: Path, previous: Path | None = None) -> list[Check]:
+def create_views(con: duckdb.DuckDBPyConnection, run: Path) -> list[Check]:
     checks = []
     views = raw_tables(run)
     for table, keys in views.items():
@@ -324,40 +320,8 @@ def create_views(con: duckdb.DuckDBPyConnection, run: Path, previous: Path | Non
         c.info = f"{rows} rows" + (f", partitions {', '.join(keys)} as VARCHAR" if keys else "")
         if keys:
             c.problems.extend(partition_value_problems(con, run, table, keys))
-    # What a store adds beside a run's tables (the previous snapshot's, `<table>_anterior`, and
-    # `comparacao`): the tables of the run before (`--previous`), or none, as on a first run.
-    before = raw_tables(previous) if previous else {}
-    for table in COMPARED:
-        if table not in views:
-            continue
-        name = sql_ident(table + "_anterior")
-        if isinstance(before.get(table), list):
-            # In this run's columns, as the job conforms the previous snapshot to them.
-            now = con.execute(f"SELECT * FROM {sql_ident(table)} LIMIT 0").description
-            cols = ", ".join(sql_ident(d[0]) for d in now)
-            con.execute(f"CREATE VIEW {name} AS SELECT {cols} FROM ({table_select(previous, table, before[table])})")
-        else:
-            con.execute(f"CREATE VIEW {name} AS SELECT * FROM {sql_ident(table)} WHERE false")
-    if previous:
-        con.execute(
-            f"CREATE VIEW comparacao AS SELECT {sql_string(snapshot_of(run))} AS snapshot, "
-            f"{sql_string(snapshot_of(previous))} AS snapshot_anterior"
-        )
-    else:
-        con.execute(
-            "CREATE VIEW comparacao AS SELECT CAST(NULL AS VARCHAR) AS snapshot, "
-            "CAST(NULL AS VARCHAR) AS snapshot_anterior WHERE false"
-        )
-    # As the job does over the portfolio: the inscriptions already counted elsewhere (only
-    # filled when query 14 runs over the partner companies of the economic groups) are none.
-    con.execute(
-        "CREATE VIEW inscricoes_da_carteira AS SELECT CAST(NULL AS VARCHAR) AS categoria, "
-        "CAST(NULL AS VARCHAR) AS numero_inscricao WHERE false"
-    )
     return checks
 
-
-COMPARED = ["empresas", "dividas_pgfn", "parcelamentos_rfb", "transacoes_rfb", "socios"]
 
 
 def partition_value_problems(con, run: Path, table: str, keys: list[str]) -> list[str]:
@@ -493,10 +457,6 @@ def run_queries(
             # Materialised under the query's name so later queries (carteira_*) can read it;
             # DuckDB keeps insertion order, so the table scans back in the ORDER BY order.
             rel.create(name)
-            # As the job does: without `--expand-groups` no partner company was fetched, and
-            # the groups query reads their exposure as an empty table of this one's columns.
-            if name == "carteira_exposicao" and not (run / "socias_exposicao").is_dir():
-                con.execute(f"CREATE TABLE socias_exposicao AS SELECT * FROM {sql_ident(name)} WHERE false")
             result = con.sql(f"SELECT * FROM {sql_ident(name)}")
             columns, types, rows = result.columns, [str(t) for t in result.types], result.fetchall()
         except duckdb.Error as e:
@@ -563,12 +523,6 @@ def parse_args(argv: list[str] | None, description: str) -> tuple[argparse.Names
     ap.add_argument("run_dir", type=Path, help="a finished run's output directory")
     ap.add_argument("queries_dir", type=Path, help="the folder of NN_name.sql files")
     ap.add_argument("--json", action="store_true", help="print a JSON summary instead of text")
-    ap.add_argument(
-        "--previous",
-        type=Path,
-        help="the run before RUN_DIR on the same store: its tables are the previous snapshot "
-        "the change queries compare with (without it, a first run's: none)",
-    )
     args = ap.parse_args(argv)
     run, queries = args.run_dir, args.queries_dir
     if not run.is_dir() or not queries.is_dir():
@@ -601,7 +555,7 @@ def main(argv: list[str] | None = None) -> int:
 
     file_checks, file_notes = check_files(run, manifest)
     con = duckdb.connect(":memory:")
-    view_checks = create_views(con, run, args.previous)
+    view_checks = create_views(con, run)
     query_checks = run_queries(con, run, queries, manifest)
     con.close()
 

@@ -1,16 +1,22 @@
 #!/usr/bin/env python3
-"""The Spark job of deploy/spark/ run with spark-submit (local[2]) on a finished run, its results
-compared with the run's Polars aggregates.
+"""The Spark job of deploy/spark/ run with spark-submit (local[2]), its results compared cell for
+cell with what the Rust run wrote.
 
-    python3 check_spark_job.py RUN_DIR QUERIES_DIR
+    python3 check_spark_job.py run RUN_DIR QUERIES_DIR
+    python3 check_spark_job.py store STORE RUN_DIR QUERIES_DIR
 
-Runs `spark-submit deploy/spark/fiscal_report_queries.py RUN_DIR --queries QUERIES_DIR --out TMP`,
-then, for every result `_queries.json` names: TMP/<name> (read by pyarrow) against
-RUN_DIR/aggregates/<name>.parquet, by check_engines.py's rules (column names and order, row
-count and order, values exactly; decimals of the same scale). Also checks that every query of
-QUERIES_DIR has a result. Prints one line per result and `N passed, M failed`; exit status 0
-only if M == 0. Needs pyspark (with its spark-submit) and Java 17+, pyarrow, and
-check_engines.py next to this file.
+`run`: `spark-submit fiscal_report_queries.py RUN_DIR --queries QUERIES_DIR --out TMP`, each
+result against RUN_DIR/aggregates/<name>.parquet; every query of QUERIES_DIR must have a result
+and every aggregate a query (but data_quality, which no query makes).
+`store`: `spark-submit fiscal_report_queries.py --store STORE --queries QUERIES_DIR --out TMP`,
+each result against RUN_DIR/historico/<name>.parquet, RUN_DIR being the last run on STORE;
+every QUERIES_DIR/historico/*.sql must have a result and every series a query.
+
+Both read with pyarrow, by check_engines.py's rules: column names and order, row count and
+order, values exactly (decimals as Python Decimal, of the same scale; floats within 1e-9).
+Prints the versions, one line per result and `N of M results equal`; exit status 0 only if
+N == M. Needs pyspark (with its spark-submit), Java 17+, pyarrow, and check_engines.py next to
+this file.
 """
 
 from __future__ import annotations
@@ -41,12 +47,12 @@ LOCAL = [
     "--conf", "spark.ui.showConsoleProgress=false",
     "--conf", "spark.driver.host=127.0.0.1",
     "--conf", "spark.driver.bindAddress=127.0.0.1",
-    "--conf", "spark.sql.shuffle.partitions=8",
+    "--conf", "spark.sql.shuffle.partitions=2",
     "--conf", "spark.log.level=ERROR",
 ]
 
 
-def compare(name: str, got, want) -> list[str]:
+def compare(got, want) -> list[str]:
     problems = []
     if got.column_names != want.column_names:
         problems.append(f"columns differ: Spark {got.column_names}, Polars {want.column_names}")
@@ -66,45 +72,68 @@ def compare(name: str, got, want) -> list[str]:
     return problems
 
 
+def versions() -> str:
+    import pyspark
+
+    java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()
+    return f"PySpark {pyspark.__version__}, {java[0] if java else 'java: unknown'}"
+
+
+def submit(args: list[str]) -> tuple[int, str, float]:
+    started = time.monotonic()
+    p = subprocess.run(
+        ["spark-submit", *LOCAL, str(JOB), *args],
+        capture_output=True, text=True,
+        env={**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable},
+    )
+    # The job's own error (a query Spark cannot run, say) is on either stream.
+    lines = (p.stderr + p.stdout).splitlines()
+    shown = [line for line in lines if " INFO " not in line and " WARN " not in line]
+    return p.returncode, "\n".join(shown[-40:]), time.monotonic() - started
+
+
 def main(argv: list[str]) -> int:
-    run, queries = Path(argv[0]).resolve(), Path(argv[1]).resolve()
+    if len(argv) == 3 and argv[0] == "run":
+        run, queries = Path(argv[1]).resolve(), Path(argv[2]).resolve()
+        job_args, truth, sql_dir = [str(run)], run / "aggregates", queries
+    elif len(argv) == 4 and argv[0] == "store":
+        store, run, queries = (Path(a).resolve() for a in argv[1:])
+        job_args, truth, sql_dir = ["--store", str(store)], run / "historico", queries / "historico"
+    else:
+        print(__doc__, file=sys.stderr)
+        return 2
+    print(f"== {versions()}")
     with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "aggregates_spark"
-        started = time.monotonic()
-        p = subprocess.run(
-            ["spark-submit", *LOCAL, str(JOB), str(run), "--queries", str(queries), "--out", str(out)],
-            capture_output=True, text=True,
-            env={**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable},
-        )
-        wall = time.monotonic() - started
-        print(f"== spark-submit {JOB.name}: exit {p.returncode} in {wall:.1f} s")
-        if p.returncode != 0:
-            shown = [line for line in p.stderr.splitlines() if " INFO " not in line]
-            print("\n".join(shown[-40:]))
-            print("0 passed, 1 failed")
+        out = Path(tmp) / "spark"
+        code, log, wall = submit([*job_args, "--queries", str(queries), "--out", str(out)])
+        print(f"== spark-submit {JOB.name} {argv[0]}: exit {code} in {wall:.1f} s")
+        if code != 0 or not (out / "_queries.json").is_file():
+            print(log)
+            print("0 of 1 results equal")
             return 1
-        summary = json.loads((out / "_queries.json").read_text())
-        results = summary["results"]
-        passed = failed = 0
-        expected = {ce.table_name(f) for f in queries.glob("*.sql")}
-        for name in sorted(expected - set(results)):
-            failed += 1
-            print(f"FAIL {name}: no result")
-        for name, info in sorted(results.items(), key=lambda r: r[1]["sql"]):
-            agg = run / "aggregates" / f"{name}.parquet"
-            got = pq.read_table(out / name)
-            problems = compare(name, got, pq.read_table(agg, partitioning=None)) if agg.is_file() else [
-                f"no aggregates/{name}.parquet to compare with"]
-            if info["rows"] != got.num_rows:
-                problems.append(f"_queries.json says {info['rows']} rows, the folder holds {got.num_rows}")
+        results = json.loads((out / "_queries.json").read_text())["results"]
+        expected = {ce.table_name(f) for f in sql_dir.glob("*.sql")}
+        written = {p.stem for p in truth.glob("*.parquet")} - ce.NOT_FROM_A_QUERY
+        names = sorted(expected | written | set(results))
+        equal = 0
+        for name in names:
+            problems = []
+            if name not in results:
+                problems.append("no Spark result")
+            if not (truth / f"{name}.parquet").is_file():
+                problems.append(f"no {truth.name}/{name}.parquet to compare with")
+            if not problems:
+                got = pq.read_table(out / name)
+                problems = compare(got, pq.read_table(truth / f"{name}.parquet", partitioning=None))
+                if results[name]["rows"] != got.num_rows:
+                    problems.append(f"_queries.json says {results[name]['rows']} rows, the folder holds {got.num_rows}")
             if problems:
-                failed += 1
                 print(f"FAIL {name}: " + "; ".join(problems))
             else:
-                passed += 1
+                equal += 1
                 print(f"ok   {name}: {got.num_rows} rows x {got.num_columns} columns equal")
-    print(f"{passed} passed, {failed} failed")
-    return 0 if failed == 0 else 1
+    print(f"{equal} of {len(names)} results equal")
+    return 0 if equal == len(names) else 1
 
 
 if __name__ == "__main__":
