@@ -40,7 +40,7 @@ fn status_of(cause: &(dyn std::error::Error + 'static)) -> Option<ExitStatus> {
         ReportError,
         crate::store::StoreError,
         crate::monitor::rules::RulesError,
-        crate::monitor::webhook::WebhookError,
+        crate::deliver::webhook::WebhookError,
         crate::export::workbook::WorkbookError,
         crate::report::pdf::PdfError,
         crate::export::remote::RemoteError,

@@ -7,11 +7,11 @@ use std::path::Path;
 use anyhow::Result;
 
 use crate::config::WatchSettings;
+use crate::deliver::webhook::Webhook;
 use crate::exit::ExitStatus;
 use crate::monitor::alerts::Severidade;
 use crate::monitor::lifecycle::{Estado, TrackedAlert, count_by_state};
 use crate::monitor::rules::Rules;
-use crate::monitor::webhook::Webhook;
 
 /// The watch rules and where their alerts go: read and checked before anything is fetched,
 /// so a broken rules file costs nothing.

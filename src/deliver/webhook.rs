@@ -13,9 +13,9 @@ use backon::{ConstantBuilder, Retryable};
 use serde::Serialize;
 use url::Url;
 
-use super::alerts::{count_by_rule, count_by_severity};
-use super::lifecycle::{Estado, TrackedAlert, count_by_state};
 use crate::api::client::{TransportProblem, http_client_builder, transport_problem};
+use crate::monitor::alerts::{count_by_rule, count_by_severity};
+use crate::monitor::lifecycle::{Estado, TrackedAlert, count_by_state};
 
 /// Alerts listed in the body; the rest are counted (all are in `alertas.jsonl`).
 const LISTED: usize = 50;
