@@ -9,7 +9,7 @@
 
 use std::time::Duration;
 
-use backon::{ConstantBuilder, Retryable};
+use backon::Retryable;
 use serde::Serialize;
 use url::Url;
 
@@ -19,8 +19,6 @@ use crate::monitor::lifecycle::{Estado, TrackedAlert, count_by_state};
 
 /// Alerts listed in the body; the rest are counted (all are in `alertas.jsonl`).
 const LISTED: usize = 50;
-/// Tries of one post, half a second apart.
-const ATTEMPTS: usize = 3;
 const TIMEOUT: Duration = Duration::from_secs(20);
 
 #[derive(Debug, thiserror::Error)]
@@ -171,9 +169,10 @@ impl Webhook {
                 Err(e) => Err(Failed { reason: connection_problem(&e), retry: true }),
             }
         };
-        let pauses =
-            ConstantBuilder::default().with_delay(Duration::from_millis(500)).with_max_times(ATTEMPTS - 1);
-        post.retry(pauses).when(|f: &Failed| f.retry).await.map_err(|f| post_err(f.reason))?;
+        post.retry(super::retry::pauses())
+            .when(|f: &Failed| f.retry)
+            .await
+            .map_err(|f| post_err(f.reason))?;
         Ok(Some(body.total_alertas))
     }
 }
