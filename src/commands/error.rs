@@ -41,6 +41,7 @@ fn status_of(cause: &(dyn std::error::Error + 'static)) -> Option<ExitStatus> {
         crate::store::StoreError,
         crate::monitor::rules::RulesError,
         crate::deliver::webhook::WebhookError,
+        crate::deliver::mail::MailError,
         crate::export::workbook::WorkbookError,
         crate::report::pdf::PdfError,
         crate::export::remote::RemoteError,
