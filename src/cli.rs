@@ -136,6 +136,41 @@ pub struct RunArgs {
         env = "FISCAL_REPORT_EXPAND_GROUPS"
     )]
     pub expand_groups: Option<bool>,
+    #[command(flatten)]
+    pub email: EmailArgs,
+}
+
+/// `run` mails its report once the outputs are written. Each flag has its config key (the
+/// name with `_`) and its FISCAL_REPORT_* variable; the SMTP password only the variable
+/// FISCAL_REPORT_SMTP_PASSWORD or a file (`--smtp-password-file`).
+#[derive(Debug, Clone, Default, Args)]
+pub struct EmailArgs {
+    /// Mail the report to these addresses (comma-separated), once per month.
+    #[arg(long, value_name = "ADDRESSES")]
+    pub email_to: Option<String>,
+    /// The mail server, as lettre writes it: smtp://user@host:587?tls=required (STARTTLS),
+    /// smtps://user@host:465 (TLS), smtp://host:25 (a relay on the same network). No password.
+    #[arg(long, value_name = "URL")]
+    pub smtp_url: Option<String>,
+    /// The sender's address.
+    #[arg(long, value_name = "ADDRESS")]
+    pub email_from: Option<String>,
+    /// Where the report is read (its URL), linked in the message.
+    #[arg(long, value_name = "URL")]
+    pub report_url: Option<String>,
+    /// What to attach: none, pdf, html, xlsx or all (comma-separated). Default: report.pdf when
+    /// made, else report.html, and report.xlsx.
+    #[arg(long, value_name = "FILES")]
+    pub email_attach: Option<String>,
+    /// Attachments above this size in all are linked instead (default 20).
+    #[arg(long, value_name = "MB")]
+    pub email_max_mb: Option<u64>,
+    /// A file holding the SMTP password (or set FISCAL_REPORT_SMTP_PASSWORD).
+    #[arg(long, value_name = "FILE")]
+    pub smtp_password_file: Option<PathBuf>,
+    /// Mail the report even if this month's was already mailed from this output folder.
+    #[arg(long)]
+    pub email_again: bool,
 }
 
 /// The folders an analyst edits and the language of what is rendered; shared by `run`,

@@ -33,6 +33,8 @@ pub enum ExitStatus {
     NotifyFailed = 10,
     /// `--pdf` and report.pdf could not be printed (no browser, or it failed); every other output is written.
     PdfUnavailable = 11,
+    /// `--email-to` and the report could not be mailed (after 3 tries); every output is written.
+    EmailFailed = 12,
     /// Interrupted (Ctrl-C / SIGTERM); `--resume` continues.
     Interrupted = 130,
     /// A bug: please report it.

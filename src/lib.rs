@@ -1,7 +1,7 @@
 //! fiscal-report: monthly fiscal reports and Parquet datasets from the business-registry API.
 //!
 //! Data flows one way: cli -> commands -> extract -> transform -> (store) -> analyze -> monitor ->
-//! export -> report.
+//! export -> report -> deliver.
 //! `commands` reads each subcommand's settings and maps its outcome to an exit status;
 //! `pipeline` wires the stages for it; a stage takes the previous stage's output and knows
 //! nothing of the later ones; `tables` (the raw tables' names and rows), `periods`
@@ -18,6 +18,7 @@ pub mod cli;
 pub mod codes;
 pub mod commands;
 pub(crate) mod config;
+pub(crate) mod deliver;
 pub(crate) mod environment;
 pub mod exit;
 pub mod export;

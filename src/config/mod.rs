@@ -7,6 +7,7 @@
 //! Every rule lives here, so a bad value gets the same message whichever source gave it. It
 //! does not read the portfolio file (extract does) and knows nothing of later stages.
 
+mod email;
 mod report;
 mod source;
 
@@ -73,6 +74,15 @@ pub struct Settings {
     pub full: Option<bool>,
     /// `run` also writes report.pdf (the `--pdf` flag, or FISCAL_REPORT_PDF=true).
     pub pdf: Option<bool>,
+    /// `run` mails the report (`config::email`): recipients, comma-separated.
+    pub email_to: Option<String>,
+    pub smtp_url: Option<String>,
+    pub email_from: Option<String>,
+    pub report_url: Option<String>,
+    pub email_attach: Option<String>,
+    pub email_max_mb: Option<u64>,
+    /// A file holding the SMTP password alone (the password itself is never a key).
+    pub smtp_password_file: Option<PathBuf>,
 }
 
 /// Where a value came from, for error messages.
@@ -236,6 +246,8 @@ pub struct RunSettings {
     pub dossies: Option<usize>,
     /// `--expand-groups` (`None`: on for the demo run, else off).
     pub expand_groups: Option<bool>,
+    /// `--email-to` and its settings: the report mailed once the outputs are written.
+    pub email: Option<crate::deliver::mail::MailSettings>,
 }
 
 impl RunSettings {
@@ -246,6 +258,7 @@ impl RunSettings {
             report: ReportSettings::resolve(&args.report, file.pdf)?,
             dossies: args.dossies,
             expand_groups: args.expand_groups,
+            email: email::resolve(&args.email, &file)?,
         };
         settings.report.folders.refuse_missing()?;
         Ok(settings)

@@ -81,6 +81,28 @@ pub struct Manifest {
     /// `alertas.jsonl`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alertas: Option<AlertsNote>,
+    /// With `--email-to`: the last message this folder's report was mailed in (its month, to
+    /// whom, what it carried). Carried from run to run in the same folder, so a re-run of a
+    /// month already mailed does not mail again (unless `--email-again`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub email: Option<EmailNote>,
+}
+
+/// A message the report was sent in (`run --email-to`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EmailNote {
+    /// The month reported (AAAAMM): a run of the same month does not mail again.
+    pub mes: String,
+    pub run_id: Option<String>,
+    /// When the server accepted it (UTC, RFC 3339).
+    pub enviado_em: String,
+    pub para: Vec<String>,
+    pub assunto: String,
+    /// The files attached, as the manifest names them.
+    pub anexos: Vec<String>,
+    /// The files too large to attach, sent as a link (or only named, without one).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nao_anexados: Vec<String>,
 }
 
 /// One stage's wall time.
@@ -150,6 +172,7 @@ impl Manifest {
             open_data: None,
             carteira: None,
             alertas: None,
+            email: None,
         }
     }
 

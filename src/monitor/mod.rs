@@ -8,7 +8,7 @@
 //!
 //! What the changes are is decided in `queries/` (SQL an analyst can read); this stage only
 //! applies the analyst's rules to them. Writing the alerts out and showing them is for the
-//! export and report stages.
+//! export and report stages; sending them, for the deliver stage.
 
 pub(crate) mod alerts;
 pub(crate) mod judge;
@@ -16,4 +16,3 @@ pub(crate) mod lifecycle;
 pub(crate) mod reconciliation;
 pub(crate) mod rerender;
 pub(crate) mod rules;
-pub(crate) mod webhook;

@@ -134,12 +134,13 @@ fn baseline_config(cfg: &RunConfig, previous: AnoMes, store: &Path, scratch: &Pa
     before
 }
 
-/// No dossiers, no partner companies, no PDF: the month before is only compared with.
+/// No dossiers, no partner companies, no PDF, no e-mail: the month before is only compared with.
 fn baseline(settings: &RunSettings) -> RunSettings {
     let mut before = settings.clone();
     before.dossies = Some(0);
     before.expand_groups = Some(false);
     before.report.pdf = false;
+    before.email = None;
     before
 }
 

@@ -381,7 +381,11 @@ fn write_fetch_manifest(
     carteira: Option<portfolio::PortfolioNote>,
     out: &std::path::Path,
 ) -> Result<Manifest> {
+    // What the folder's report was last mailed as: kept, so a re-run of that month does not
+    // mail it again (`pipeline::mail`).
+    let mailed = Manifest::read(out).ok().and_then(|m| m.email);
     let mut manifest = Manifest::for_fetch(spec, &outcome.summary);
+    manifest.email = mailed;
     manifest.carteira = carteira;
     manifest.open_data = release.zip(cfg.open_data.as_deref()).map(|(r, dir)| r.note(dir));
     // Written only for freeze: evolve is what a manifest without it means.

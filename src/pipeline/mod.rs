@@ -14,6 +14,7 @@ pub mod dossie;
 mod early_credits;
 pub mod fetch;
 mod fetched;
+mod mail;
 pub mod merge;
 mod outputs;
 pub mod registry;

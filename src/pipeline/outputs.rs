@@ -116,12 +116,13 @@ pub fn export_report(
         standings: crate::report::dossier_page::standings_since(&aggregates, history.as_ref()),
         history: dossier_history,
     };
-    files.extend(render_report(&inputs, &dossiers, &judged, args, out)?);
+    let (rendered, digest) = render_report(&inputs, &dossiers, &judged, args, out)?;
+    files.extend(rendered);
     drop(stage);
     manifest.time_stage("report", started);
     let pdf = print_pdf_if_asked(args, out, manifest, &mut files);
     write_run_manifest(manifest, files, run_id, &queries, out)?;
-    Ok(Outputs { alerts: alerts.unwrap_or_default(), pdf })
+    Ok(Outputs { alerts: alerts.unwrap_or_default(), pdf, digest: Some(digest) })
 }
 
 /// A run that committed to a store gives its outputs the id its store version carries.
@@ -254,15 +255,16 @@ fn raise_alerts(
     Ok(Some(alerts))
 }
 
-/// report.html, report.md and report.xlsx, then the dossiers' pages.
+/// report.html, report.md and report.xlsx, then the dossiers' pages; and what a message about
+/// the report repeats of it.
 fn render_report(
     inputs: &crate::report::ReportInputs<'_>,
     dossiers: &[crate::extract::dossier_records::DossierRecords],
     judged: &crate::report::dossier_page::Judged,
     args: &ReportSettings,
     out: &Path,
-) -> Result<Vec<FileEntry>> {
-    let mut files = crate::report::render_reports(inputs, &args.folders.report_options(), out)?;
+) -> Result<(Vec<FileEntry>, crate::report::digest::Digest)> {
+    let (mut files, digest) = crate::report::render_reports(inputs, &args.folders.report_options(), out)?;
     let source = (!inputs.manifest.demo).then_some(inputs.manifest.plan.base_url.as_str());
     files.extend(crate::report::dossier_page::render_dossiers(
         dossiers,
@@ -274,7 +276,7 @@ fn render_report(
         out,
     )?);
     crate::progress::step("dossies");
-    Ok(files)
+    Ok((files, digest))
 }
 
 /// The PDF last: a missing browser must not cost any other output (the manifest included).

@@ -50,6 +50,13 @@ async fn run_resolved(
     let (on_credits, early) = super::early_credits::begin_on_credits(on_store, early_queries).unzip();
     // The report's templates compiled while the service answers; taken by the render.
     let options = settings.report.folders.report_options();
+    // Where a bucket `--out` puts the outputs, for the e-mail's link.
+    let folder_url = settings
+        .fetch
+        .out
+        .as_deref()
+        .filter(|o| crate::bucket::is_remote(o))
+        .map(|o| o.display().to_string());
     let templates = std::thread::Builder::new()
         .name("templates".into())
         .spawn(move || crate::report::compile_ahead(&options))
@@ -108,7 +115,12 @@ async fn run_resolved(
     )?;
     super::fetch::publish(&fetched).await?;
     let done = summarize(&fetched)?;
-    watch.conclude(outputs, done).await
+    // Mailed after every output is written; a failure is said once the alerts are posted.
+    let mailed =
+        super::mail::mail_report(settings.email.as_ref(), &mut fetched, outputs.digest.as_ref(), folder_url)
+            .await;
+    let status = watch.conclude(outputs, done).await?;
+    mailed.map(|()| status)
 }
 
 /// With a store, the portfolio's series over every snapshot, read after the commit: they end

@@ -7,11 +7,11 @@ use std::path::Path;
 use anyhow::Result;
 
 use crate::config::WatchSettings;
+use crate::deliver::webhook::Webhook;
 use crate::exit::ExitStatus;
 use crate::monitor::alerts::Severidade;
 use crate::monitor::lifecycle::{Estado, TrackedAlert, count_by_state};
 use crate::monitor::rules::Rules;
-use crate::monitor::webhook::Webhook;
 
 /// The watch rules and where their alerts go: read and checked before anything is fetched,
 /// so a broken rules file costs nothing.
@@ -56,7 +56,7 @@ impl Watch {
     /// at least its severity; a PDF that could not be printed is
     /// said last, once everything else is done.
     pub async fn conclude(&self, outputs: Outputs, done: ExitStatus) -> Result<ExitStatus> {
-        let Outputs { alerts, pdf } = outputs;
+        let Outputs { alerts, pdf, .. } = outputs;
         let status = self.conclude_alerts(&alerts, done).await?;
         match pdf {
             // Exit 11 only says "PDF missing": a status that asks for more (failed tasks,
@@ -108,10 +108,13 @@ impl Watch {
     }
 }
 
-/// What the later stages leave for the end of a run: the alerts the watch rules raised, and why
-/// report.pdf could not be printed (when `--pdf` was asked and the browser was missing or failed).
+/// What the later stages leave for the end of a run: the alerts the watch rules raised, why
+/// report.pdf could not be printed (when `--pdf` was asked and the browser was missing or
+/// failed), and the report's digest for the e-mail.
 #[derive(Debug, Default)]
 pub struct Outputs {
     pub alerts: Vec<TrackedAlert>,
     pub pdf: Option<crate::report::pdf::PdfError>,
+    /// What a message about the report repeats of it (the e-mail), once the report is rendered.
+    pub digest: Option<crate::report::digest::Digest>,
 }

@@ -8,6 +8,7 @@
 
 pub use crate::analyze::cells;
 pub(crate) mod charts;
+pub mod digest;
 pub(crate) mod dossier_page;
 pub mod format;
 pub(crate) mod helpers;
@@ -294,12 +295,13 @@ fn render_company_rows(
     Ok(())
 }
 
-/// Renders `report.html`, `report.md` and `report.xlsx` into `out`; returns their manifest entries.
+/// Renders `report.html`, `report.md` and `report.xlsx` into `out`; returns their manifest
+/// entries and what a message about the report repeats of it (`digest`).
 pub fn render_reports(
     inputs: &ReportInputs<'_>,
     options: &ReportOptions,
     out: &Path,
-) -> Result<Vec<FileEntry>, ReportError> {
+) -> Result<(Vec<FileEntry>, digest::Digest), ReportError> {
     let ReportInputs {
         frames,
         aggregates: aggs,
@@ -324,6 +326,7 @@ pub fn render_reports(
     view.script = Some(templates.script());
     view.history = history.and_then(|h| view::history(h, options.locale, &strings));
     render_company_rows(&engines[0].2, &mut view, &templates)?;
+    let digest = digest::Digest::of(&view);
     tracing::debug!("report's view built{}", crate::memory::peak_note());
     // The page, the text and the workbook made at once, one per core (0.06 s one after
     // another for 300 companies, after the fetch), and written in that order.
@@ -351,7 +354,7 @@ pub fn render_reports(
         entries.push(FileEntry::of_content(file, rows, &bytes));
         crate::progress::step(file);
     }
-    Ok(entries)
+    Ok((entries, digest))
 }
 
 /// Renders both formats to strings (tests and snapshot checks).

@@ -112,7 +112,8 @@ fn no_module_imports_one_that_imports_it_back() {
 }
 
 /// The stages in the order the data flows through them (README, "Layout").
-const STAGES: [&str; 7] = ["extract", "transform", "store", "analyze", "monitor", "export", "report"];
+const STAGES: [&str; 8] =
+    ["extract", "transform", "store", "analyze", "monitor", "export", "report", "deliver"];
 
 #[test]
 fn stages_import_nothing_from_the_command_line_or_the_commands() {

@@ -2,7 +2,7 @@
 //! Money travels as exact decimal text and is formatted by the templates' helpers; a section
 //! whose query is missing is simply absent.
 
-pub(super) mod changes;
+pub mod changes;
 mod credits;
 mod history;
 mod model;

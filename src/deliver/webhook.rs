@@ -9,18 +9,16 @@
 
 use std::time::Duration;
 
-use backon::{ConstantBuilder, Retryable};
+use backon::Retryable;
 use serde::Serialize;
 use url::Url;
 
-use super::alerts::{count_by_rule, count_by_severity};
-use super::lifecycle::{Estado, TrackedAlert, count_by_state};
 use crate::api::client::{TransportProblem, http_client_builder, transport_problem};
+use crate::monitor::alerts::{count_by_rule, count_by_severity};
+use crate::monitor::lifecycle::{Estado, TrackedAlert, count_by_state};
 
 /// Alerts listed in the body; the rest are counted (all are in `alertas.jsonl`).
 const LISTED: usize = 50;
-/// Tries of one post, half a second apart.
-const ATTEMPTS: usize = 3;
 const TIMEOUT: Duration = Duration::from_secs(20);
 
 #[derive(Debug, thiserror::Error)]
@@ -171,9 +169,10 @@ impl Webhook {
                 Err(e) => Err(Failed { reason: connection_problem(&e), retry: true }),
             }
         };
-        let pauses =
-            ConstantBuilder::default().with_delay(Duration::from_millis(500)).with_max_times(ATTEMPTS - 1);
-        post.retry(pauses).when(|f: &Failed| f.retry).await.map_err(|f| post_err(f.reason))?;
+        post.retry(super::retry::pauses())
+            .when(|f: &Failed| f.retry)
+            .await
+            .map_err(|f| post_err(f.reason))?;
         Ok(Some(body.total_alertas))
     }
 }
