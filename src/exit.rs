@@ -33,6 +33,8 @@ pub enum ExitStatus {
     NotifyFailed = 10,
     /// `--pdf` and report.pdf could not be printed (no browser, or it failed); every other output is written.
     PdfUnavailable = 11,
+    /// `download`: a file failed its check (size or zip CRC) after its retries; it was not kept.
+    DownloadFailed = 12,
     /// Interrupted (Ctrl-C / SIGTERM); `--resume` continues.
     Interrupted = 130,
     /// A bug: please report it.

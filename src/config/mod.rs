@@ -7,9 +7,11 @@
 //! Every rule lives here, so a bad value gets the same message whichever source gave it. It
 //! does not read the portfolio file (extract does) and knows nothing of later stages.
 
+mod download;
 mod report;
 mod source;
 
+pub use download::resolve_download;
 pub use report::{DossieSettings, ReportSettings, WatchSettings};
 pub use source::SourceSettings;
 
@@ -73,6 +75,12 @@ pub struct Settings {
     pub full: Option<bool>,
     /// `run` also writes report.pdf (the `--pdf` flag, or FISCAL_REPORT_PDF=true).
     pub pdf: Option<bool>,
+    /// `download`'s settings (config/download.rs).
+    pub rfb_url: Option<String>,
+    pub rfb_month: Option<String>,
+    pub pgfn_url: Option<String>,
+    pub pgfn_quarter: Option<String>,
+    pub stall_secs: Option<u64>,
 }
 
 /// Where a value came from, for error messages.
