@@ -62,6 +62,10 @@ pub enum Command {
     /// construction works, active debts, instalment plans and transactions.
     #[command(after_help = DOSSIE_EXAMPLES)]
     Dossie(DossieArgs),
+    /// Download the publishers' latest release (RFB's month, PGFN's quarter) into a folder:
+    /// resumed, each file checked before it takes its name, for `run --open-data DIR`.
+    #[command(after_help = DOWNLOAD_EXAMPLES)]
+    Download(DownloadArgs),
 }
 
 // Each command's help ends with a few examples: what a newcomer types first. Lines stay under
@@ -88,9 +92,45 @@ const STORE_EXAMPLES: &str = "Examples:
 const REPORT_EXAMPLES: &str = "Examples:
   fiscal-report report --from output/202509-202609   # after editing queries/
   fiscal-report report --from output/202509-202609 --locale en --pdf";
+const DOWNLOAD_EXAMPLES: &str = "Examples:
+  fiscal-report download --to dados/            # the latest month and quarter
+  fiscal-report download --to dados/ --rfb-month 2026-01 --pgfn-quarter 2025_trimestre_04";
 const DOSSIE_EXAMPLES: &str = "Examples:
   fiscal-report dossie 33.683.111/0002-80 --out out/   # out/dossies/<cnpj>.html
   fiscal-report dossie 33.683.111/0002-80 --store store/";
+
+#[derive(Debug, Clone, Args)]
+pub struct DownloadArgs {
+    /// The folder the releases go to (`cnpj/YYYY-MM/`, `pgfn/YYYY_trimestre_NN/`, and
+    /// `download.json`, the record of what is there).
+    #[arg(long, value_name = "DIR")]
+    pub to: PathBuf,
+
+    /// RFB's month: `latest` (default) or YYYY-MM.
+    #[arg(long, value_name = "YYYY-MM|latest")]
+    pub rfb_month: Option<String>,
+
+    /// PGFN's quarter: `latest` (default) or YYYY_trimestre_NN.
+    #[arg(long, value_name = "YYYY_trimestre_NN|latest")]
+    pub pgfn_quarter: Option<String>,
+
+    /// RFB's files: a public share link (…/index.php/s/TOKEN) or an Apache listing of month
+    /// folders (default: today's share).
+    #[arg(long, value_name = "URL")]
+    pub rfb_url: Option<String>,
+
+    /// PGFN's Apache listing of quarter folders (default: https://dadosabertos.pgfn.gov.br/).
+    #[arg(long, value_name = "URL")]
+    pub pgfn_url: Option<String>,
+
+    /// A transfer with no byte for this many seconds is cut and resumed (default 60).
+    #[arg(long, value_name = "SECS")]
+    pub stall_secs: Option<u64>,
+
+    /// TOML file with the same keys as the flags (flags beat env beat file).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
 
 #[derive(Debug, Clone, Args)]
 pub struct DossieArgs {

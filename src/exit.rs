@@ -35,6 +35,8 @@ pub enum ExitStatus {
     PdfUnavailable = 11,
     /// `--email-to` and the report could not be mailed (after 3 tries); every output is written.
     EmailFailed = 12,
+    /// `download`: a file failed its check (size or zip CRC) after its retries; it was not kept.
+    DownloadFailed = 13,
     /// Interrupted (Ctrl-C / SIGTERM); `--resume` continues.
     Interrupted = 130,
     /// A bug: please report it.

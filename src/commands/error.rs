@@ -46,6 +46,7 @@ fn status_of(cause: &(dyn std::error::Error + 'static)) -> Option<ExitStatus> {
         crate::report::pdf::PdfError,
         crate::export::remote::RemoteError,
         crate::extract::open_data::OpenDataError,
+        crate::extract::download::DownloadError,
     );
     // A bare I/O error decides only when the machine refused (a full disk, a permission);
     // otherwise a deeper cause may know better.

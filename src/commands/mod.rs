@@ -2,6 +2,7 @@
 //! outcome into an exit status. This is the top of the library's layers: nothing below uses it. Output for people goes to stderr; data (JSON of `get`) goes to stdout.
 
 mod dossie;
+mod download;
 pub mod error;
 mod fetch;
 mod get;
@@ -29,6 +30,7 @@ pub async fn run(cli: Cli) -> Result<ExitStatus> {
         Command::Store(args) => store::store(args).await,
         Command::Dossie(args) => dossie::dossie(args).await,
         Command::Report(args) => report::report(args).await,
+        Command::Download(args) => download::download(args).await,
     }
 }
 

@@ -7,10 +7,12 @@
 //! Every rule lives here, so a bad value gets the same message whichever source gave it. It
 //! does not read the portfolio file (extract does) and knows nothing of later stages.
 
+mod download;
 mod email;
 mod report;
 mod source;
 
+pub use download::resolve_download;
 pub use report::{DossieSettings, ReportSettings, WatchSettings};
 pub use source::SourceSettings;
 
@@ -83,6 +85,12 @@ pub struct Settings {
     pub email_max_mb: Option<u64>,
     /// A file holding the SMTP password alone (the password itself is never a key).
     pub smtp_password_file: Option<PathBuf>,
+    /// `download`'s settings (config/download.rs).
+    pub rfb_url: Option<String>,
+    pub rfb_month: Option<String>,
+    pub pgfn_url: Option<String>,
+    pub pgfn_quarter: Option<String>,
+    pub stall_secs: Option<u64>,
 }
 
 /// Where a value came from, for error messages.

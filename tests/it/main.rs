@@ -21,6 +21,7 @@ mod demo;
 mod deploy_examples;
 mod docs_links;
 mod dossier;
+mod download;
 mod email;
 mod exit_codes;
 mod exits_and_signals;

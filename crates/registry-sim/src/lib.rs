@@ -7,6 +7,7 @@
 pub mod dataset;
 mod delay;
 pub mod faults;
+pub mod mirror;
 pub mod open_data;
 mod published;
 pub mod real;

@@ -105,7 +105,8 @@ pub(super) fn read_file(
     })
 }
 
-fn sha256_of(path: &Path) -> std::io::Result<String> {
+/// The file's sha256, in hex (also the download's record of each file).
+pub(crate) fn sha256_of(path: &Path) -> std::io::Result<String> {
     use sha2::Digest;
     let mut file = std::fs::File::open(path)?;
     let mut hasher = sha2::Sha256::new();

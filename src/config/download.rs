@@ -1,0 +1,128 @@
+//! `download`'s settings: where to (`--to`), which releases (`rfb_month`, `pgfn_quarter`), from
+//! where (`rfb_url`, `pgfn_url`, today's addresses by default) and how patiently
+//! (`stall_secs`), each a flag, a `FISCAL_REPORT_*` variable or a config file key, so a moved
+//! publisher or a mirror is a configuration change.
+
+use std::time::Duration;
+
+use super::{ConfigError, Settings, env_parsed, env_var, invalid, pick, read_settings_file};
+use crate::cli::DownloadArgs;
+use crate::extract::download::{PGFN_URL, Pick, RFB_URL, Request};
+
+/// Transfers at once to one host at first: the loaders' 4, which repeated stalls lower.
+const PER_HOST: usize = 4;
+
+/// `download`'s request, every setting checked.
+pub fn resolve_download(args: &DownloadArgs) -> Result<Request, ConfigError> {
+    let file = match &args.config {
+        Some(p) => read_settings_file(p)?,
+        None => Settings::default(),
+    };
+    let text = |name: &'static str, flag: &Option<String>, key: &Option<String>| {
+        pick(flag.clone(), env_var(name), key.clone())
+    };
+    let rfb_month = month_pick(
+        "rfb_month",
+        text("rfb_month", &args.rfb_month, &file.rfb_month),
+        |m| {
+            let b = m.as_bytes();
+            b.len() == 7 && b[4] == b'-' && b.iter().enumerate().all(|(i, c)| i == 4 || c.is_ascii_digit())
+        },
+        "latest or YYYY-MM, like 2026-01",
+    )?;
+    let pgfn_quarter = month_pick(
+        "pgfn_quarter",
+        text("pgfn_quarter", &args.pgfn_quarter, &file.pgfn_quarter),
+        |q| {
+            q.split_once("_trimestre_").is_some_and(|(y, n)| {
+                y.len() == 4
+                    && matches!(n, "01" | "02" | "03" | "04")
+                    && y.bytes().all(|c| c.is_ascii_digit())
+            })
+        },
+        "latest or YYYY_trimestre_NN, like 2025_trimestre_04",
+    )?;
+    let rfb_url = address("rfb_url", text("rfb_url", &args.rfb_url, &file.rfb_url), RFB_URL)?;
+    let pgfn_url = address("pgfn_url", text("pgfn_url", &args.pgfn_url, &file.pgfn_url), PGFN_URL)?;
+    let stall = match pick(args.stall_secs, env_parsed("stall_secs")?, file.stall_secs) {
+        Some(s) if s.value == 0 => return Err(invalid("stall_secs", 0, s.source, "it must be at least 1")),
+        Some(s) => s.value,
+        None => 60,
+    };
+    Ok(Request {
+        to: args.to.clone(),
+        rfb_url,
+        rfb_month,
+        pgfn_url,
+        pgfn_quarter,
+        stall: Duration::from_secs(stall),
+        per_host: PER_HOST,
+    })
+}
+
+fn month_pick(
+    setting: &'static str,
+    given: Option<super::Sourced<String>>,
+    valid: fn(&str) -> bool,
+    rule: &str,
+) -> Result<Pick, ConfigError> {
+    match given {
+        None => Ok(Pick::Latest),
+        Some(g) if g.value.trim().eq_ignore_ascii_case("latest") => Ok(Pick::Latest),
+        Some(g) if valid(g.value.trim()) => Ok(Pick::Named(g.value.trim().to_string())),
+        Some(g) => Err(invalid(setting, &g.value, g.source, format!("write it as {rule}"))),
+    }
+}
+
+fn address(
+    setting: &'static str,
+    given: Option<super::Sourced<String>>,
+    default: &str,
+) -> Result<String, ConfigError> {
+    let Some(g) = given else { return Ok(default.to_string()) };
+    match url::Url::parse(g.value.trim()) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some() => {
+            Ok(g.value.trim().to_string())
+        }
+        _ => Err(invalid(
+            setting,
+            super::without_userinfo(&g.value),
+            g.source,
+            "write it as an http(s) address, like https://arquivos.receitafederal.gov.br/index.php/s/TOKEN",
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn args(argv: &[&str]) -> DownloadArgs {
+        let cli =
+            crate::cli::Cli::parse_from([&["fiscal-report", "download", "--to", "d"][..], argv].concat());
+        match cli.command {
+            crate::cli::Command::Download(a) => a,
+            _ => unreachable!("a download"),
+        }
+    }
+
+    #[test]
+    fn the_defaults_are_todays_addresses_and_the_latest_releases() {
+        let r = resolve_download(&args(&[])).unwrap();
+        assert_eq!((r.rfb_url.as_str(), r.pgfn_url.as_str()), (RFB_URL, PGFN_URL));
+        assert_eq!((r.rfb_month, r.pgfn_quarter), (Pick::Latest, Pick::Latest));
+    }
+
+    #[test]
+    fn a_month_or_quarter_not_in_its_form_is_refused_naming_the_form() {
+        let e = resolve_download(&args(&["--rfb-month", "2026/01"])).unwrap_err().to_string();
+        assert!(e.contains("rfb_month") && e.contains("YYYY-MM"), "{e}");
+        let e = resolve_download(&args(&["--pgfn-quarter", "2026_trimestre_5"])).unwrap_err().to_string();
+        assert!(e.contains("YYYY_trimestre_NN"), "{e}");
+        let r = resolve_download(&args(&["--rfb-month", "2026-01", "--pgfn-quarter", "2025_trimestre_04"]))
+            .unwrap();
+        assert_eq!(r.rfb_month, Pick::Named("2026-01".into()));
+        assert_eq!(r.pgfn_quarter, Pick::Named("2025_trimestre_04".into()));
+    }
+}

@@ -1,0 +1,229 @@
+//! `download`: the publishers' release fetched into a folder, whole and verified: RFB's month
+//! (a Nextcloud share listed over WebDAV, or the 2024-25 Apache listing) and PGFN's quarter (an
+//! Apache listing of quarter folders). Each file is written to `NAME.part`, resumed with Range,
+//! checked (its exact size, then every zip entry's CRC) before it takes its name, and recorded
+//! in `DIR/download.json`; a file recorded complete whose ETag or Last-Modified has not moved is
+//! not sent again.
+//!
+//! It owns finding the release (`listing`), moving the bytes politely (`transfer`), checking
+//! them (`verify`) and recording them (`record`). Reading the folder afterwards is
+//! `open_data`'s, and the files land where it finds them: `cnpj/YYYY-MM/`,
+//! `pgfn/YYYY_trimestre_NN/`.
+
+mod listing;
+mod record;
+mod transfer;
+mod verify;
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use futures::StreamExt;
+
+use crate::exit::{ExitStatus, HasExitStatus};
+pub use record::{FileRecord, Record};
+
+/// Today's addresses: RFB's public share (month folders at its root) and PGFN's listing.
+pub const RFB_URL: &str = "https://arquivos.receitafederal.gov.br/index.php/s/YggdBLfdninEJX9";
+pub const PGFN_URL: &str = "https://dadosabertos.pgfn.gov.br/";
+
+/// Which release of a publisher: its latest, or one by its folder's name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pick {
+    Latest,
+    Named(String),
+}
+
+/// What to download, and how patiently.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub to: PathBuf,
+    /// A share link (`…/index.php/s/TOKEN`) or an Apache listing of month folders.
+    pub rfb_url: String,
+    pub rfb_month: Pick,
+    /// An Apache listing of quarter folders.
+    pub pgfn_url: String,
+    pub pgfn_quarter: Pick,
+    /// A transfer with no byte for this long is cut and resumed.
+    pub stall: Duration,
+    /// Transfers at once to one host, at first (fewer after repeated stalls).
+    pub per_host: usize,
+}
+
+/// What a download did.
+#[derive(Debug, Clone)]
+pub struct Downloaded {
+    pub rfb_month: String,
+    pub pgfn_quarter: String,
+    /// Files of the two releases.
+    pub files: usize,
+    /// Of them, fetched now (the others were complete already).
+    pub fetched: usize,
+    /// File bytes received now, resumed and restarted transfers included.
+    pub received: u64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum DownloadError {
+    #[error("{url}: {problem}; expected {expected}")]
+    Layout { url: String, problem: String, expected: String },
+    #[error("{url} has no {what} {asked}; it has {listed}")]
+    NoRelease { url: String, what: &'static str, asked: String, listed: String },
+    #[error(
+        "{file} ({url}) failed its check: {what}; it was not kept: run the download again, and if it fails \
+         again the publisher's file is broken"
+    )]
+    Check { file: String, url: String, what: String },
+    #[error(
+        "{url}: {why}, {tries} times with no byte received; run the download again later (what arrived is kept)"
+    )]
+    Unreachable { url: String, why: String, tries: u32 },
+    #[error("cannot write {}: {source}", path.display())]
+    Write { path: PathBuf, source: std::io::Error },
+}
+
+impl HasExitStatus for DownloadError {
+    fn exit_status(&self) -> ExitStatus {
+        match self {
+            Self::Layout { .. } | Self::NoRelease { .. } => ExitStatus::BadInput,
+            Self::Check { .. } => ExitStatus::DownloadFailed,
+            Self::Unreachable { .. } => ExitStatus::ServiceUnavailable,
+            Self::Write { source, .. } => crate::exit::io_status(source),
+        }
+    }
+}
+
+fn write_error(path: &Path) -> impl FnOnce(std::io::Error) -> DownloadError + '_ {
+    move |source| DownloadError::Write { path: path.to_path_buf(), source }
+}
+
+/// One file of a release, as its listing names it.
+#[derive(Debug, Clone)]
+pub(crate) struct Remote {
+    pub url: url::Url,
+    /// The share's token, sent as HTTP Basic `TOKEN:`.
+    pub token: Option<String>,
+    /// Its path under the folder: `cnpj/2026-09/Empresas0.zip`.
+    pub rel: String,
+    /// The release's month or quarter.
+    pub release: String,
+    pub size: Option<u64>,
+    pub etag: Option<String>,
+    pub last_modified: Option<String>,
+}
+
+impl Remote {
+    fn name(&self) -> &str {
+        self.rel.rsplit('/').next().unwrap_or(&self.rel)
+    }
+}
+
+/// Gets RFB's and PGFN's releases into `req.to`.
+pub async fn download(req: &Request) -> Result<Downloaded, DownloadError> {
+    let http = transfer::client();
+    let rfb = listing::rfb(&http, &req.rfb_url, &req.rfb_month, req.stall).await?;
+    let pgfn = listing::pgfn(&http, &req.pgfn_url, &req.pgfn_quarter, req.stall).await?;
+    std::fs::create_dir_all(&req.to).map_err(write_error(&req.to))?;
+    let mut record = record::load(&req.to);
+    record.rfb_month = Some(rfb.period.clone());
+    record.pgfn_quarter = Some(pgfn.period.clone());
+    let job = Job {
+        to: &req.to,
+        transfer: transfer::Transfer::new(&http, req.stall, req.per_host),
+        record: Mutex::new(record),
+    };
+    let files: Vec<Remote> = rfb.files.into_iter().chain(pgfn.files).collect();
+    let count = files.len();
+    let outcomes: Vec<Result<Option<u64>, DownloadError>> =
+        futures::stream::iter(files.into_iter().map(|f| job.one(f))).buffer_unordered(16).collect().await;
+    let mut done = Downloaded {
+        rfb_month: rfb.period,
+        pgfn_quarter: pgfn.period,
+        files: count,
+        fetched: 0,
+        received: 0,
+    };
+    let mut first_error = None;
+    for outcome in outcomes {
+        match outcome {
+            Ok(Some(received)) => {
+                done.fetched += 1;
+                done.received += received;
+            }
+            Ok(None) => {}
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    let record = job.record.into_inner().unwrap_or_else(|p| p.into_inner());
+    record::save(&req.to, &record).map_err(write_error(&req.to.join(record::FILE)))?;
+    match first_error {
+        Some(e) => Err(e),
+        None => Ok(done),
+    }
+}
+
+struct Job<'a> {
+    to: &'a Path,
+    transfer: transfer::Transfer<'a>,
+    record: Mutex<Record>,
+}
+
+impl Job<'_> {
+    /// One file fetched, checked and named: the bytes received, or `None` when it was complete.
+    async fn one(&self, mut remote: Remote) -> Result<Option<u64>, DownloadError> {
+        if remote.size.is_none() {
+            self.transfer.head(&mut remote).await?;
+        }
+        let size = remote.size.unwrap_or(0);
+        let dest = self.to.join(&remote.rel);
+        let part = dest.with_file_name(format!("{}.part", remote.name()));
+        if self.record.lock().is_ok_and(|r| r.complete(&remote, &dest)) {
+            return Ok(None);
+        }
+        if let Some(dir) = dest.parent() {
+            std::fs::create_dir_all(dir).map_err(write_error(dir))?;
+        }
+        // A file of an earlier version of the release is not this one's: never left as finished.
+        remove_if_there(&dest)?;
+        let mut received = 0;
+        for attempt in 1..=2 {
+            received += self.transfer.fetch(&remote, &part, size).await?;
+            let (checked, name) = (part.clone(), remote.name().to_string());
+            let verdict = tokio::task::spawn_blocking(move || verify::check(&checked, &name, size))
+                .await
+                .unwrap_or_else(|e| Err(format!("the check stopped: {e}")));
+            match verdict {
+                Ok(sha256) => {
+                    std::fs::rename(&part, &dest).map_err(write_error(&dest))?;
+                    tracing::info!(file = %remote.rel, bytes = size, "downloaded and checked");
+                    let mut record = self.record.lock().unwrap_or_else(|p| p.into_inner());
+                    record.insert(&remote, size, sha256);
+                    record::save(self.to, &record).map_err(write_error(&self.to.join(record::FILE)))?;
+                    return Ok(Some(received));
+                }
+                Err(what) => {
+                    remove_if_there(&part)?;
+                    tracing::warn!(file = %remote.rel, attempt, "failed its check: {what}");
+                    if attempt == 2 {
+                        return Err(DownloadError::Check {
+                            file: remote.rel.clone(),
+                            url: remote.url.to_string(),
+                            what,
+                        });
+                    }
+                }
+            }
+        }
+        Ok(Some(received))
+    }
+}
+
+fn remove_if_there(path: &Path) -> Result<(), DownloadError> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(write_error(path)(e)),
+        _ => Ok(()),
+    }
+}
