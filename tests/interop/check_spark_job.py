@@ -43,6 +43,9 @@ JOB = Path(__file__).resolve().parents[2] / "deploy" / "spark" / "fiscal_report_
 LOCAL = [
     "--master", "local[2]",
     "--driver-memory", "2g",
+    # No broadcast joins: with the other tests running beside it, building a broadcast table ran
+    # the driver out of memory once; a sort-merge join gives the same rows.
+    "--conf", "spark.sql.autoBroadcastJoinThreshold=-1",
     "--conf", "spark.ui.enabled=false",
     "--conf", "spark.ui.showConsoleProgress=false",
     "--conf", "spark.driver.host=127.0.0.1",
