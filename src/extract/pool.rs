@@ -86,22 +86,37 @@ impl Iterator for FullJitterIter {
         if self.attempt as usize >= self.cfg.times {
             return None;
         }
-        let step = self.cfg.base.saturating_mul(1u32 << self.attempt.min(20)).min(self.cfg.cap);
+        let step = exponential_step(self.cfg.base, self.cfg.cap, self.attempt);
         self.attempt += 1;
         Some(step.mul_f64(self.rng.random::<f64>()))
     }
 }
 
+/// Try `attempt`'s (0-based) ceiling: `base` doubling, at most `cap`.
+fn exponential_step(base: Duration, cap: Duration, attempt: u32) -> Duration {
+    base.saturating_mul(1u32 << attempt.min(20)).min(cap)
+}
+
+/// One full-jitter wait (AWS Architecture Blog, "Exponential Backoff And Jitter", 2015): a
+/// uniform draw below try `attempt`'s (0-based) ceiling. For the fetches that count their own
+/// tries, as the release download does, outside this pool's retry loop.
+pub(crate) fn full_jitter_wait(base: Duration, cap: Duration, attempt: u32) -> Duration {
+    exponential_step(base, cap, attempt).mul_f64(jitter_rng().random::<f64>())
+}
+
 static JITTER_SEQ: AtomicU64 = AtomicU64::new(0);
+
+/// A generator seeded apart for each caller, so tasks that failed together do not wait alike.
+fn jitter_rng() -> ChaCha8Rng {
+    let nanos =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+    ChaCha8Rng::seed_from_u64(nanos ^ JITTER_SEQ.fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed))
+}
 
 impl BackoffBuilder for FullJitter {
     type Backoff = FullJitterIter;
     fn build(self) -> Self::Backoff {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64);
-        let seed = nanos ^ JITTER_SEQ.fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed);
-        FullJitterIter { cfg: self, attempt: 0, rng: ChaCha8Rng::seed_from_u64(seed) }
+        FullJitterIter { cfg: self, attempt: 0, rng: jitter_rng() }
     }
 }
 

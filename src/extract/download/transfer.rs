@@ -21,8 +21,11 @@ pub(super) const TRIES: u32 = 8;
 
 /// The wait before try `n` (1-based) after one that got nothing: 0.5 s doubling, at most 2 min.
 pub(super) fn backoff(n: u32) -> Duration {
-    Duration::from_millis(500u64.saturating_mul(1 << n.min(8).saturating_sub(1)))
-        .min(Duration::from_secs(120))
+    crate::extract::pool::full_jitter_wait(
+        Duration::from_millis(500),
+        Duration::from_secs(120),
+        n.saturating_sub(1),
+    )
 }
 
 /// The client: our User-Agent, no redirect followed, no overall time limit (a release's file
