@@ -625,6 +625,19 @@ pub struct ServeArgs {
     pub portfolio_size: usize,
 
     /// With --dump-portfolio: pick the companies so that this share of them (0..1) changed
+    /// Serve the release folder DIR (as --write-open-data writes it) as the publishers' mirror
+    /// instead of the registry: RFB's share over WebDAV (/index.php/s/TOKEN) and its 2024-25
+    /// Apache listing, PGFN's Apache listing, with HEAD, Range, ETag and Last-Modified; the
+    /// addresses `download` takes are printed. Until Ctrl-C.
+    #[arg(long, value_name = "DIR")]
+    pub mirror: Option<PathBuf>,
+
+    /// With --mirror, a fault of the real servers (repeatable): cut (each file's first answer
+    /// cut half-way), stall (one answer stops sending), 503 (the first three answers),
+    /// ignore-range (each file's first Range answered whole).
+    #[arg(long, value_name = "FAULT", requires = "mirror", value_parser = ["cut", "stall", "503", "ignore-range"])]
+    pub mirror_fault: Vec<String>,
+
     /// between the month before the as-of month and the as-of month (a new company, or a moved
     /// fingerprint or summary): the churn an incremental `--store` run meets.
     #[arg(long, value_name = "SHARE", requires = "dump_portfolio")]

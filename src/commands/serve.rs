@@ -14,6 +14,10 @@ use crate::simulator::{self, FaultConfig, RegistryConfig};
 
 pub async fn serve(args: ServeArgs) -> Result<ExitStatus> {
     let (cfg, addr) = registry_config(&args)?;
+    if let Some(dir) = &args.mirror {
+        serve_mirror(dir, &args.mirror_fault, addr).await?;
+        return Ok(ExitStatus::Ok);
+    }
     crate::pipeline::registry::run_registry(&cfg, job(args, addr)).await?;
     Ok(ExitStatus::Ok)
 }
@@ -102,4 +106,28 @@ fn real_debts(values: &[String]) -> Result<Vec<(Categoria, Vec<DividaPgfn>)>> {
             Ok((categoria, rows))
         })
         .collect()
+}
+
+/// `--mirror DIR`: the release folder served as the publishers serve theirs, until a signal.
+async fn serve_mirror(dir: &std::path::Path, faults: &[String], addr: SocketAddr) -> Result<()> {
+    use simulator::mirror::{MirrorFaults, SHARE_TOKEN};
+    let has = |f: &str| faults.iter().any(|g| g == f);
+    let faults = MirrorFaults {
+        cut: has("cut"),
+        stall: has("stall"),
+        unavailable: if has("503") { 3 } else { 0 },
+        ignore_range: has("ignore-range"),
+        ..MirrorFaults::default()
+    };
+    let mirror = simulator::mirror::start(dir, faults, addr)
+        .await
+        .map_err(|e| Classified::new(ExitStatus::BadInput, format!("--addr {addr}: cannot listen: {e}")))?;
+    // On stdout, for scripts that asked for port 0: the two addresses `download` takes.
+    println!("rfb-url {}", mirror.share_link(SHARE_TOKEN));
+    println!("pgfn-url {}/", mirror.base_url());
+    use std::io::Write as _;
+    let _ = std::io::stdout().flush();
+    crate::say!("publishers' mirror of {} on {}; Ctrl-C stops", dir.display(), mirror.base_url());
+    crate::shutdown::wait_for_signal().await;
+    Ok(())
 }
