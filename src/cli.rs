@@ -106,6 +106,18 @@ pub struct DownloadArgs {
     #[arg(long, value_name = "DIR")]
     pub to: PathBuf,
 
+    #[command(flatten)]
+    pub release: ReleaseArgs,
+
+    /// TOML file with the same keys as the flags (flags beat env beat file).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
+/// Which releases to download, from where, and how many to keep: `download`'s, and `run
+/// --download`'s.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ReleaseArgs {
     /// RFB's month: `latest` (default) or YYYY-MM.
     #[arg(long, value_name = "YYYY-MM|latest")]
     pub rfb_month: Option<String>,
@@ -127,9 +139,10 @@ pub struct DownloadArgs {
     #[arg(long, value_name = "SECS")]
     pub stall_secs: Option<u64>,
 
-    /// TOML file with the same keys as the flags (flags beat env beat file).
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
+    /// Keep the last N months of RFB and the last N quarters of PGFN in the folder once the
+    /// download is whole, removing older ones (default: keep every release).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub keep: Option<u32>,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -178,6 +191,13 @@ pub struct RunArgs {
     pub expand_groups: Option<bool>,
     #[command(flatten)]
     pub email: EmailArgs,
+    /// With --open-data DIR: first download the publishers' latest release into DIR (as
+    /// `download --to DIR` does, resumed and checked), then run over it: the monthly schedule's
+    /// one command.
+    #[arg(long, requires = "open_data")]
+    pub download: bool,
+    #[command(flatten)]
+    pub release: ReleaseArgs,
 }
 
 /// `run` mails its report once the outputs are written. Each flag has its config key (the
@@ -605,6 +625,19 @@ pub struct ServeArgs {
     #[arg(long, value_name = "AAAAMM")]
     pub as_of: Option<String>,
 
+    /// Serve the release folder DIR (as --write-open-data writes it) as the publishers' mirror
+    /// instead of the registry: RFB's share over WebDAV (/index.php/s/TOKEN) and its 2024-25
+    /// Apache listing, PGFN's Apache listing, with HEAD, Range, ETag and Last-Modified; the
+    /// addresses `download` takes are printed. Until Ctrl-C.
+    #[arg(long, value_name = "DIR")]
+    pub mirror: Option<PathBuf>,
+
+    /// With --mirror, a fault of the real servers (repeatable): cut (each file's first answer
+    /// cut half-way), stall (one answer stops sending), 503 (the first three answers),
+    /// ignore-range (each file's first Range answered whole).
+    #[arg(long, value_name = "FAULT", requires = "mirror", value_parser = ["cut", "stall", "503", "ignore-range"])]
+    pub mirror_fault: Vec<String>,
+
     /// Write the dataset's ground truth (JSON) to FILE and exit.
     #[arg(long, value_name = "FILE")]
     pub dump_truth: Option<PathBuf>,
@@ -625,19 +658,6 @@ pub struct ServeArgs {
     pub portfolio_size: usize,
 
     /// With --dump-portfolio: pick the companies so that this share of them (0..1) changed
-    /// Serve the release folder DIR (as --write-open-data writes it) as the publishers' mirror
-    /// instead of the registry: RFB's share over WebDAV (/index.php/s/TOKEN) and its 2024-25
-    /// Apache listing, PGFN's Apache listing, with HEAD, Range, ETag and Last-Modified; the
-    /// addresses `download` takes are printed. Until Ctrl-C.
-    #[arg(long, value_name = "DIR")]
-    pub mirror: Option<PathBuf>,
-
-    /// With --mirror, a fault of the real servers (repeatable): cut (each file's first answer
-    /// cut half-way), stall (one answer stops sending), 503 (the first three answers),
-    /// ignore-range (each file's first Range answered whole).
-    #[arg(long, value_name = "FAULT", requires = "mirror", value_parser = ["cut", "stall", "503", "ignore-range"])]
-    pub mirror_fault: Vec<String>,
-
     /// between the month before the as-of month and the as-of month (a new company, or a moved
     /// fingerprint or summary): the churn an incremental `--store` run meets.
     #[arg(long, value_name = "SHARE", requires = "dump_portfolio")]

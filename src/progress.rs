@@ -54,6 +54,12 @@ pub fn init(quiet: bool) {
     *lock() = Some(Display { mode, stage: None, other: None });
 }
 
+/// How progress is shown: `None` with `--quiet` (or before `init`), `Some(true)` as bars on a
+/// terminal, `Some(false)` as log lines. For the parts that draw their own display.
+pub fn bars() -> Option<bool> {
+    lock().as_ref().map(|d| d.mode == Mode::Bar)
+}
+
 fn lock() -> std::sync::MutexGuard<'static, Option<Display>> {
     DISPLAY.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }

@@ -9,14 +9,6 @@ use crate::exit::ExitStatus;
 pub async fn download(args: DownloadArgs) -> Result<ExitStatus> {
     let request = crate::config::resolve_download(&args)?;
     let done = crate::extract::download::download(&request).await?;
-    crate::logging::say(&format!(
-        "RFB {} and PGFN {} are in {}: {} files, {} fetched now ({:.1} MB received)",
-        done.rfb_month,
-        done.pgfn_quarter,
-        request.to.display(),
-        done.files,
-        done.fetched,
-        done.received as f64 / 1e6,
-    ));
+    crate::logging::say(&done.summary(&request.to));
     Ok(ExitStatus::Ok)
 }

@@ -1,12 +1,14 @@
 //! `download`'s settings: where to (`--to`), which releases (`rfb_month`, `pgfn_quarter`), from
 //! where (`rfb_url`, `pgfn_url`, today's addresses by default) and how patiently
-//! (`stall_secs`), each a flag, a `FISCAL_REPORT_*` variable or a config file key, so a moved
-//! publisher or a mirror is a configuration change.
+//! (`stall_secs`) and how many to keep (`keep`), each a flag, a `FISCAL_REPORT_*` variable or a config file key, so a moved
+//! publisher or a mirror is a configuration change. `run --download` (`download` key) takes the
+//! same settings, into its `--open-data` folder.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use super::{ConfigError, Settings, env_parsed, env_var, invalid, pick, read_settings_file};
-use crate::cli::DownloadArgs;
+use crate::cli::{DownloadArgs, ReleaseArgs, RunArgs};
 use crate::extract::download::{PGFN_URL, Pick, RFB_URL, Request};
 
 /// Transfers at once to one host at first: the loaders' 4, which repeated stalls lower.
@@ -18,28 +20,46 @@ pub fn resolve_download(args: &DownloadArgs) -> Result<Request, ConfigError> {
         Some(p) => read_settings_file(p)?,
         None => Settings::default(),
     };
+    resolve_release(args.to.clone(), &args.release, &file)
+}
+
+/// `run --download`'s request (into the `--open-data` folder), or `None` when not asked by the
+/// flag, `FISCAL_REPORT_DOWNLOAD` or the file's `download` key.
+pub(super) fn resolve_run_download(args: &RunArgs, file: &Settings) -> Result<Option<Request>, ConfigError> {
+    let asked = match pick(args.download.then_some(true), env_parsed("download")?, file.download) {
+        Some(s) => s.value,
+        None => false,
+    };
+    if !asked {
+        return Ok(None);
+    }
+    let open_data =
+        pick(args.fetch.open_data.clone(), env_var("open_data").map(Into::into), file.open_data.clone());
+    let Some(to) = open_data else {
+        return Err(invalid(
+            "download",
+            true,
+            "the settings",
+            "it downloads into the --open-data folder: give --open-data DIR too",
+        ));
+    };
+    resolve_release(to.value, &args.release, file).map(Some)
+}
+
+fn resolve_release(to: PathBuf, args: &ReleaseArgs, file: &Settings) -> Result<Request, ConfigError> {
     let text = |name: &'static str, flag: &Option<String>, key: &Option<String>| {
         pick(flag.clone(), env_var(name), key.clone())
     };
     let rfb_month = month_pick(
         "rfb_month",
         text("rfb_month", &args.rfb_month, &file.rfb_month),
-        |m| {
-            let b = m.as_bytes();
-            b.len() == 7 && b[4] == b'-' && b.iter().enumerate().all(|(i, c)| i == 4 || c.is_ascii_digit())
-        },
+        crate::extract::download::is_month,
         "latest or YYYY-MM, like 2026-01",
     )?;
     let pgfn_quarter = month_pick(
         "pgfn_quarter",
         text("pgfn_quarter", &args.pgfn_quarter, &file.pgfn_quarter),
-        |q| {
-            q.split_once("_trimestre_").is_some_and(|(y, n)| {
-                y.len() == 4
-                    && matches!(n, "01" | "02" | "03" | "04")
-                    && y.bytes().all(|c| c.is_ascii_digit())
-            })
-        },
+        crate::extract::download::is_quarter,
         "latest or YYYY_trimestre_NN, like 2025_trimestre_04",
     )?;
     let rfb_url = address("rfb_url", text("rfb_url", &args.rfb_url, &file.rfb_url), RFB_URL)?;
@@ -49,14 +69,21 @@ pub fn resolve_download(args: &DownloadArgs) -> Result<Request, ConfigError> {
         Some(s) => s.value,
         None => 60,
     };
+    let keep = match pick(args.keep, env_parsed("keep")?, file.keep) {
+        Some(k) if k.value == 0 => {
+            return Err(invalid("keep", 0, k.source, "it must be at least 1: the release just downloaded"));
+        }
+        other => other.map(|k| k.value as usize),
+    };
     Ok(Request {
-        to: args.to.clone(),
+        to,
         rfb_url,
         rfb_month,
         pgfn_url,
         pgfn_quarter,
         stall: Duration::from_secs(stall),
         per_host: PER_HOST,
+        keep,
     })
 }
 
@@ -112,6 +139,33 @@ mod tests {
         let r = resolve_download(&args(&[])).unwrap();
         assert_eq!((r.rfb_url.as_str(), r.pgfn_url.as_str()), (RFB_URL, PGFN_URL));
         assert_eq!((r.rfb_month, r.pgfn_quarter), (Pick::Latest, Pick::Latest));
+    }
+
+    #[test]
+    fn run_download_goes_into_the_open_data_folder_and_needs_it() {
+        let cli = crate::cli::Cli::parse_from([
+            "fiscal-report",
+            "run",
+            "--open-data",
+            "d",
+            "--download",
+            "--keep",
+            "2",
+        ]);
+        let crate::cli::Command::Run(run) = cli.command else { unreachable!("a run") };
+        let r = resolve_run_download(&run, &Settings::default()).unwrap().expect("asked for");
+        assert_eq!((r.to, r.keep), (PathBuf::from("d"), Some(2)));
+        let file = Settings { download: Some(true), ..Settings::default() };
+        let cli = crate::cli::Cli::parse_from(["fiscal-report", "run", "--open-data", "d"]);
+        let crate::cli::Command::Run(run) = cli.command else { unreachable!("a run") };
+        assert!(resolve_run_download(&run, &file).unwrap().is_some(), "the file's key asks for it too");
+        let e =
+            crate::cli::Cli::try_parse_from(["fiscal-report", "run", "--download"]).unwrap_err().to_string();
+        assert!(e.contains("--open-data"), "{e}");
+        assert!(
+            crate::cli::Cli::try_parse_from(["fiscal-report", "download", "--to", "d", "--keep", "0"])
+                .is_err()
+        );
     }
 
     #[test]

@@ -91,6 +91,9 @@ pub struct Settings {
     pub pgfn_url: Option<String>,
     pub pgfn_quarter: Option<String>,
     pub stall_secs: Option<u64>,
+    pub keep: Option<u32>,
+    /// `run`: download the release into `open_data` first.
+    pub download: Option<bool>,
 }
 
 /// Where a value came from, for error messages.
@@ -256,6 +259,8 @@ pub struct RunSettings {
     pub expand_groups: Option<bool>,
     /// `--email-to` and its settings: the report mailed once the outputs are written.
     pub email: Option<crate::deliver::mail::MailSettings>,
+    /// `--download`: the publishers' release completed into the `--open-data` folder first.
+    pub download: Option<crate::extract::download::Request>,
 }
 
 impl RunSettings {
@@ -267,6 +272,7 @@ impl RunSettings {
             dossies: args.dossies,
             expand_groups: args.expand_groups,
             email: email::resolve(&args.email, &file)?,
+            download: download::resolve_run_download(args, &file)?,
         };
         settings.report.folders.refuse_missing()?;
         Ok(settings)

@@ -21,6 +21,11 @@ use crate::transform::staged::frames_from_staging;
 pub async fn run(mut settings: RunSettings, quiet: bool) -> Result<ExitStatus> {
     // The rules file is checked before anything is fetched, the demo's month before included.
     let mut watch = Watch::load(&settings.report.watch)?;
+    // `--download`: the release completed into the --open-data folder, then read as any.
+    if let Some(request) = settings.download.take() {
+        let done = crate::extract::download::download(&request).await?;
+        crate::logging::say(&done.summary(&request.to));
+    }
     // The plain demo runs the month before first, into a store of its own, to compare with,
     // and then watches with the example rules.
     let mut compared_with = None;

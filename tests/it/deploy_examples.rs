@@ -12,7 +12,7 @@ fn deploy(file: &str) -> String {
     std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy").join(file)).unwrap()
 }
 
-const FILES: [&str; 7] = [
+const FILES: [&str; 8] = [
     "cron.txt",
     "systemd/fiscal-report.service",
     "systemd/fiscal-report.timer",
@@ -20,12 +20,13 @@ const FILES: [&str; 7] = [
     "kubernetes/indexed-job.yaml",
     "kubernetes/indexed-job-bucket.yaml",
     "airflow/fiscal_report_dag.py",
+    "airflow/fiscal_report_open_data_dag.py",
 ];
 
 #[test]
 fn every_flag_used_exists_and_no_key_is_on_a_command_line() {
     let mut known = String::new();
-    for cmd in ["run", "fetch", "merge"] {
+    for cmd in ["run", "fetch", "merge", "download"] {
         let o = bin().args([cmd, "--help"]).output().unwrap();
         known.push_str(&String::from_utf8_lossy(&o.stdout));
     }
@@ -92,6 +93,7 @@ print("ok")
         .arg(dir.join("kubernetes/indexed-job.yaml"))
         .arg(dir.join("kubernetes/indexed-job-bucket.yaml"))
         .arg(dir.join("airflow/fiscal_report_dag.py"))
+        .arg(dir.join("airflow/fiscal_report_open_data_dag.py"))
         .arg(dir.join("spark/fiscal_report_queries.py"))
         .output()
         .unwrap();

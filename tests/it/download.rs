@@ -18,11 +18,11 @@ use fiscal_report::simulator::mirror::{
 };
 use fiscal_report::simulator::{Dataset, RegistryConfig, open_data};
 
-const SCALE: f64 = 0.05;
+pub(crate) const SCALE: f64 = 0.05;
 
 /// The mirror's folder: the dataset's release of its latest month and of a month a quarter
 /// before, as `serve --write-open-data` writes them.
-fn served() -> &'static Path {
+pub(crate) fn served() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap().keep();
@@ -37,7 +37,7 @@ fn served() -> &'static Path {
 }
 
 /// The newest folder of `publisher` in the mirror's folder, and the others.
-fn folders(publisher: &str) -> (String, Vec<String>) {
+pub(crate) fn folders(publisher: &str) -> (String, Vec<String>) {
     let mut names: Vec<String> = std::fs::read_dir(served().join(publisher))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -49,7 +49,7 @@ fn folders(publisher: &str) -> (String, Vec<String>) {
 }
 
 /// The latest release's files as served: path under the folder -> bytes.
-fn latest_release() -> BTreeMap<String, Vec<u8>> {
+pub(crate) fn latest_release() -> BTreeMap<String, Vec<u8>> {
     let mut out = BTreeMap::new();
     for publisher in ["cnpj", "pgfn"] {
         let (latest, _) = folders(publisher);
@@ -63,13 +63,13 @@ fn latest_release() -> BTreeMap<String, Vec<u8>> {
 }
 
 /// A mirror with `faults` on a runtime of its own (kept alive beside it).
-fn mirror(faults: MirrorFaults) -> (tokio::runtime::Runtime, RunningMirror) {
+pub(crate) fn mirror(faults: MirrorFaults) -> (tokio::runtime::Runtime, RunningMirror) {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let m = rt.block_on(mirror::start(served(), faults, "127.0.0.1:0".parse().unwrap())).unwrap();
     (rt, m)
 }
 
-fn download(to: &Path, rfb_url: &str, pgfn_url: &str, extra: &[&str]) -> (Option<i32>, String) {
+pub(crate) fn download(to: &Path, rfb_url: &str, pgfn_url: &str, extra: &[&str]) -> (Option<i32>, String) {
     let o = bin()
         .args(["download", "--to"])
         .arg(to)
@@ -81,7 +81,7 @@ fn download(to: &Path, rfb_url: &str, pgfn_url: &str, extra: &[&str]) -> (Option
 }
 
 /// `to` holds exactly `release`, byte for byte (besides download.json), and no `.part`.
-fn holds_exactly(to: &Path, release: &BTreeMap<String, Vec<u8>>) {
+pub(crate) fn holds_exactly(to: &Path, release: &BTreeMap<String, Vec<u8>>) {
     let mut found = BTreeMap::new();
     for file in files_below(to) {
         let rel = file.strip_prefix(to).unwrap().to_string_lossy().replace('\\', "/");

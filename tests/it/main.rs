@@ -22,6 +22,7 @@ mod deploy_examples;
 mod docs_links;
 mod dossier;
 mod download;
+mod download_schedule;
 mod email;
 mod exit_codes;
 mod exits_and_signals;

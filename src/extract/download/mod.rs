@@ -10,7 +10,9 @@
 //! `open_data`'s, and the files land where it finds them: `cnpj/YYYY-MM/`,
 //! `pgfn/YYYY_trimestre_NN/`.
 
+mod keep;
 mod listing;
+mod progress;
 mod record;
 mod transfer;
 mod verify;
@@ -22,7 +24,8 @@ use std::time::Duration;
 use futures::StreamExt;
 
 use crate::exit::{ExitStatus, HasExitStatus};
-pub use record::{FileRecord, Record};
+pub use keep::{is_month, is_quarter};
+pub use record::{FileRecord, Record, current_release};
 
 /// Today's addresses: RFB's public share (month folders at its root) and PGFN's listing.
 pub const RFB_URL: &str = "https://arquivos.receitafederal.gov.br/index.php/s/YggdBLfdninEJX9";
@@ -49,6 +52,8 @@ pub struct Request {
     pub stall: Duration,
     /// Transfers at once to one host, at first (fewer after repeated stalls).
     pub per_host: usize,
+    /// Once the release is whole: keep the last N months and quarters, remove older ones.
+    pub keep: Option<usize>,
 }
 
 /// What a download did.
@@ -62,6 +67,27 @@ pub struct Downloaded {
     pub fetched: usize,
     /// File bytes received now, resumed and restarted transfers included.
     pub received: u64,
+    /// Older releases removed (`keep`): their folders under `to`.
+    pub removed: Vec<String>,
+}
+
+impl Downloaded {
+    /// What it did, in a sentence for stderr.
+    pub fn summary(&self, to: &Path) -> String {
+        let removed = match self.removed.is_empty() {
+            true => String::new(),
+            false => format!("; removed the older {}", self.removed.join(", ")),
+        };
+        format!(
+            "RFB {} and PGFN {} are in {}: {} files, {} fetched now ({:.1} MB received){removed}",
+            self.rfb_month,
+            self.pgfn_quarter,
+            to.display(),
+            self.files,
+            self.fetched,
+            self.received as f64 / 1e6,
+        )
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -81,6 +107,11 @@ pub enum DownloadError {
     Unreachable { url: String, why: String, tries: u32 },
     #[error("cannot write {}: {source}", path.display())]
     Write { path: PathBuf, source: std::io::Error },
+    #[error(
+        "the download into {} was stopped; what arrived is kept: the same command resumes it",
+        to.display()
+    )]
+    Interrupted { to: PathBuf },
 }
 
 impl HasExitStatus for DownloadError {
@@ -90,6 +121,7 @@ impl HasExitStatus for DownloadError {
             Self::Check { .. } => ExitStatus::DownloadFailed,
             Self::Unreachable { .. } => ExitStatus::ServiceUnavailable,
             Self::Write { source, .. } => crate::exit::io_status(source),
+            Self::Interrupted { .. } => ExitStatus::Interrupted,
         }
     }
 }
@@ -119,8 +151,16 @@ impl Remote {
     }
 }
 
-/// Gets RFB's and PGFN's releases into `req.to`.
+/// Gets RFB's and PGFN's releases into `req.to`. Ctrl-C or SIGTERM stops it at once (exit
+/// 130): every file finished is recorded and every `.part` kept, so the next download resumes.
 pub async fn download(req: &Request) -> Result<Downloaded, DownloadError> {
+    tokio::select! {
+        done = download_whole(req) => done,
+        () = crate::shutdown::wait_for_signal() => Err(DownloadError::Interrupted { to: req.to.clone() }),
+    }
+}
+
+async fn download_whole(req: &Request) -> Result<Downloaded, DownloadError> {
     let http = transfer::client();
     let rfb = listing::rfb(&http, &req.rfb_url, &req.rfb_month, req.stall).await?;
     let pgfn = listing::pgfn(&http, &req.pgfn_url, &req.pgfn_quarter, req.stall).await?;
@@ -128,13 +168,17 @@ pub async fn download(req: &Request) -> Result<Downloaded, DownloadError> {
     let mut record = record::load(&req.to);
     record.rfb_month = Some(rfb.period.clone());
     record.pgfn_quarter = Some(pgfn.period.clone());
+    // Saved before any file moves, so a run never reads the folder as the older release while
+    // this one is under way: its unfinished files make the folder a partial release.
+    record::save(&req.to, &record).map_err(write_error(&req.to.join(record::FILE)))?;
+    let files: Vec<Remote> = rfb.files.into_iter().chain(pgfn.files).collect();
+    let count = files.len();
     let job = Job {
         to: &req.to,
         transfer: transfer::Transfer::new(&http, req.stall, req.per_host),
         record: Mutex::new(record),
+        progress: progress::Progress::start(&files),
     };
-    let files: Vec<Remote> = rfb.files.into_iter().chain(pgfn.files).collect();
-    let count = files.len();
     let outcomes: Vec<Result<Option<u64>, DownloadError>> =
         futures::stream::iter(files.into_iter().map(|f| job.one(f))).buffer_unordered(16).collect().await;
     let mut done = Downloaded {
@@ -143,6 +187,7 @@ pub async fn download(req: &Request) -> Result<Downloaded, DownloadError> {
         files: count,
         fetched: 0,
         received: 0,
+        removed: Vec::new(),
     };
     let mut first_error = None;
     for outcome in outcomes {
@@ -157,7 +202,13 @@ pub async fn download(req: &Request) -> Result<Downloaded, DownloadError> {
             }
         }
     }
-    let record = job.record.into_inner().unwrap_or_else(|p| p.into_inner());
+    job.progress.finish();
+    let mut record = job.record.into_inner().unwrap_or_else(|p| p.into_inner());
+    if first_error.is_none()
+        && let Some(n) = req.keep
+    {
+        done.removed = keep::older_than_last(&req.to, n, &mut record)?;
+    }
     record::save(&req.to, &record).map_err(write_error(&req.to.join(record::FILE)))?;
     match first_error {
         Some(e) => Err(e),
@@ -169,6 +220,7 @@ struct Job<'a> {
     to: &'a Path,
     transfer: transfer::Transfer<'a>,
     record: Mutex<Record>,
+    progress: progress::Progress,
 }
 
 impl Job<'_> {
@@ -181,6 +233,7 @@ impl Job<'_> {
         let dest = self.to.join(&remote.rel);
         let part = dest.with_file_name(format!("{}.part", remote.name()));
         if self.record.lock().is_ok_and(|r| r.complete(&remote, &dest)) {
+            self.progress.complete(&remote.rel, size);
             return Ok(None);
         }
         if let Some(dir) = dest.parent() {
@@ -190,7 +243,8 @@ impl Job<'_> {
         remove_if_there(&dest)?;
         let mut received = 0;
         for attempt in 1..=2 {
-            received += self.transfer.fetch(&remote, &part, size).await?;
+            let bar = self.progress.file(&remote.rel, size, std::fs::metadata(&part).map_or(0, |m| m.len()));
+            received += self.transfer.fetch(&remote, &part, size, &bar).await?;
             let (checked, name) = (part.clone(), remote.name().to_string());
             let verdict = tokio::task::spawn_blocking(move || verify::check(&checked, &name, size))
                 .await

@@ -45,6 +45,14 @@ pub(super) fn load(dir: &Path) -> Record {
     })
 }
 
+/// The release a download last went for in `dir` (its RFB month and PGFN quarter, as its
+/// `download.json` names them), or `None` for a folder no download manages. A run reads that
+/// release: the folders of older ones are kept (`--keep`), not read.
+pub fn current_release(dir: &Path) -> Option<(String, String)> {
+    let record: Record = serde_json::from_str(&std::fs::read_to_string(dir.join(FILE)).ok()?).ok()?;
+    Some((record.rfb_month?, record.pgfn_quarter?))
+}
+
 /// Written whole to a temporary name, then renamed: a reader never sees half a record.
 pub(super) fn save(dir: &Path, record: &Record) -> std::io::Result<()> {
     let text = serde_json::to_string_pretty(record).map_err(std::io::Error::other)?;

@@ -14,12 +14,14 @@ use reqwest::header;
 use tokio::io::AsyncWriteExt;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+use super::progress::FileBar;
 use super::{DownloadError, Remote, write_error};
 
 /// Tries in a row that received no byte before a file, or a listing, is given up.
 pub(super) const TRIES: u32 = 8;
 
-/// The wait before try `n` (1-based) after one that got nothing: 0.5 s doubling, at most 2 min.
+/// The wait before try `n` (1-based) after one that got nothing: a full-jitter draw below 0.5 s
+/// doubling, at most 2 min, as the service fetch waits, so stalled downloads do not retry in step.
 pub(super) fn backoff(n: u32) -> Duration {
     crate::extract::pool::full_jitter_wait(
         Duration::from_millis(500),
@@ -179,7 +181,13 @@ impl<'a> Transfer<'a> {
     }
 
     /// `remote` into `part` until it holds `size` bytes: the bytes received.
-    pub(super) async fn fetch(&self, remote: &Remote, part: &Path, size: u64) -> Result<u64, DownloadError> {
+    pub(super) async fn fetch(
+        &self,
+        remote: &Remote,
+        part: &Path,
+        size: u64,
+        bar: &FileBar<'_>,
+    ) -> Result<u64, DownloadError> {
         let (mut received, mut empty_tries) = (0, 0);
         loop {
             let have = std::fs::metadata(part).map_or(0, |m| m.len());
@@ -191,7 +199,7 @@ impl<'a> Transfer<'a> {
                 continue;
             }
             let permit = self.permit(&remote.url).await;
-            let outcome = self.try_once(remote, part, have, size).await?;
+            let outcome = self.try_once(remote, part, have, size, bar).await?;
             drop(permit);
             let (got, why, wait) = match outcome {
                 Try::Got(n, why) => (n, why, None),
@@ -222,6 +230,7 @@ impl<'a> Transfer<'a> {
         part: &Path,
         have: u64,
         size: u64,
+        bar: &FileBar<'_>,
     ) -> Result<Try, DownloadError> {
         let mut request = self.request(reqwest::Method::GET, remote);
         if have > 0 {
@@ -295,6 +304,7 @@ impl<'a> Transfer<'a> {
                     }
                     file.write_all(&bytes).await.map_err(write_error(part))?;
                     got += bytes.len() as u64;
+                    bar.at(start + got);
                 }
             }
         };

@@ -1,6 +1,7 @@
 //! The files of a release folder: every file under it, the kind each name says, what each zip
 //! holds (from its directory: nothing is decompressed), the saved pages of the release's
-//! listing, and the data tables found twice.
+//! listing, and the data tables found twice. In a folder the download manages, the older
+//! releases it keeps are not read.
 //!
 //! A month the publisher shares as a folder (RFB since 2026) arrives, downloaded whole, as one
 //! archive holding its zips (`2026-05.zip` holding `Empresas0.zip`, ...). Each zip inside is
@@ -128,13 +129,16 @@ pub(super) type Listing = (Vec<Found>, Vec<(String, String)>);
 pub(super) fn find_files(dir: &Path) -> Result<Listing, OpenDataError> {
     let mut out = Vec::new();
     let mut pending = vec![dir.to_path_buf()];
+    let kept = kept_releases(dir);
     while let Some(d) = pending.pop() {
         let entries =
             std::fs::read_dir(&d).map_err(|source| OpenDataError::Dir { dir: d.clone(), source })?;
         for entry in entries {
             let entry = entry.map_err(|source| OpenDataError::Dir { dir: d.clone(), source })?;
             let path = entry.path();
-            if path.is_dir() {
+            if path.is_dir() && kept(&path) {
+                tracing::debug!("{}: an older release the download keeps; not read", path.display());
+            } else if path.is_dir() {
                 pending.push(path);
             } else {
                 let name = entry.file_name().to_string_lossy().to_lowercase();
@@ -147,6 +151,24 @@ pub(super) fn find_files(dir: &Path) -> Result<Listing, OpenDataError> {
     }
     out.sort();
     Ok(expand(dir, out))
+}
+
+/// In a folder the download manages (`download.json`), whether a folder is an older release
+/// kept beside the current one (`cnpj/YYYY-MM/`, `pgfn/YYYY_trimestre_NN/` of another month or
+/// quarter): the run reads the release the download last went for, not a mix of releases.
+fn kept_releases(dir: &Path) -> impl Fn(&Path) -> bool {
+    use crate::extract::download::{current_release, is_month, is_quarter};
+    let current = current_release(dir);
+    let (cnpj, pgfn) = (dir.join("cnpj"), dir.join("pgfn"));
+    move |path: &Path| {
+        let Some((month, quarter)) = &current else { return false };
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        match path.parent() {
+            Some(p) if p == cnpj => is_month(&name) && name != *month,
+            Some(p) if p == pgfn => is_quarter(&name) && name != *quarter,
+            _ => false,
+        }
+    }
 }
 
 /// `files` with each archive of zips replaced by the files it holds, and the zips no name says

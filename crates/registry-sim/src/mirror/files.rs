@@ -4,6 +4,7 @@
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::time::Duration;
 
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, Method, StatusCode, header};
@@ -129,9 +130,17 @@ fn body(s: Arc<MirrorState>, key: String, data: Bytes, send: Send) -> Body {
     };
     let chunks: Vec<Bytes> =
         (0..stop).step_by(CHUNK).map(|at| data.slice(at..(at + CHUNK).min(stop))).collect();
-    let counted = futures::stream::iter(chunks).map(move |chunk| {
-        s.counters.add_sent(&key, chunk.len() as u64);
-        Ok::<Bytes, std::io::Error>(chunk)
+    let pace = s.faults.pace.filter(|p| *p > 0);
+    let counted = futures::stream::iter(chunks).then(move |chunk| {
+        let s = s.clone();
+        let key = key.clone();
+        async move {
+            if let Some(per_second) = pace {
+                tokio::time::sleep(Duration::from_secs_f64(chunk.len() as f64 / per_second as f64)).await;
+            }
+            s.counters.add_sent(&key, chunk.len() as u64);
+            Ok::<Bytes, std::io::Error>(chunk)
+        }
     });
     let tail: BoxStream<'static, Result<Bytes, std::io::Error>> = match send {
         Send::Whole => futures::stream::empty().boxed(),

@@ -55,6 +55,9 @@ pub struct MirrorFaults {
     pub html_webdav: bool,
     /// Every listing lists nothing.
     pub empty_listings: bool,
+    /// Each answer's body is sent at this many bytes per second at most (a slow server), so a
+    /// test can stop a download part-way.
+    pub pace: Option<u64>,
 }
 
 /// What the mirror sent, for the tests to compare with what the download says it fetched.
