@@ -405,6 +405,29 @@ mod tests {
         );
     }
 
+    /// RFB's own Apache listings of 2024, saved from its server (tests/fixtures/real/SOURCES.md):
+    /// the month folders of the root, and the 37 files of a month.
+    #[test]
+    fn rfbs_real_listings_of_2024_give_the_month_folders_and_the_months_files() {
+        let real = |name: &str| {
+            std::fs::read_to_string(
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/real").join(name),
+            )
+            .unwrap()
+        };
+        // Saved under /CNPJ/dados_abertos_cnpj/, the path the pages' own links use.
+        let root = Url::parse("https://arquivos.receitafederal.gov.br/CNPJ/dados_abertos_cnpj/").unwrap();
+        let months = entries_below(&root, &real("rfb_listing_months_2024.html"));
+        assert_eq!(months, ["2024-06/", "2024-07/", "2024-08/"]);
+        assert!(months.iter().all(|m| is_month(m.trim_end_matches('/'))));
+        let files = entries_below(&root.join("2024-08/").unwrap(), &real("rfb_listing_2024-08.html"));
+        assert_eq!(files.len(), 37, "{files:?}");
+        for part in ["Empresas", "Estabelecimentos", "Socios"] {
+            assert_eq!(files.iter().filter(|f| f.starts_with(part)).count(), 10, "{part}0..9");
+        }
+        assert!(files.iter().all(|f| f.ends_with(".zip")) && files.contains(&"Simples.zip".to_string()));
+    }
+
     #[test]
     fn an_apache_index_gives_its_folders_and_files_not_its_sort_or_parent_links() {
         let html = r#"<a href="?C=N;O=D">Name</a><a href="/dados/cnpj/">Parent Directory</a><a href="2024-08/">2024-08/</a><a href="/dados/cnpj/dados_abertos_cnpj/2024-09/">2024-09/</a><a href="regime_tributario/">x</a><a href="Cnaes.zip">Cnaes.zip</a><a href="https://elsewhere.example/x.zip">x</a>"#;
