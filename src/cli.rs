@@ -143,6 +143,24 @@ pub struct ReleaseArgs {
     /// download is whole, removing older ones (default: keep every release).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub keep: Option<u32>,
+    /// Also fetch the public lists into listas/: CGU's CEIS, CNEP, CEPIM and Acordos de
+    /// Leniência of the latest day, the labour ministry's Cadastro de Empregadores and IBAMA's
+    /// embargoes.
+    #[arg(long)]
+    pub lists: bool,
+
+    /// With --lists: Portal da Transparência's download pages (default:
+    /// https://portaldatransparencia.gov.br/download-de-dados/).
+    #[arg(long, value_name = "URL")]
+    pub cgu_url: Option<String>,
+
+    /// With --lists: the Cadastro de Empregadores file (default: its address on gov.br).
+    #[arg(long, value_name = "URL")]
+    pub mte_url: Option<String>,
+
+    /// With --lists: IBAMA's termo_de_embargo.csv (default: its address in IBAMA's open data).
+    #[arg(long, value_name = "URL")]
+    pub ibama_url: Option<String>,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -92,6 +92,10 @@ pub struct Settings {
     pub pgfn_quarter: Option<String>,
     pub stall_secs: Option<u64>,
     pub keep: Option<u32>,
+    pub lists: Option<bool>,
+    pub cgu_url: Option<String>,
+    pub mte_url: Option<String>,
+    pub ibama_url: Option<String>,
     /// `run`: download the release into `open_data` first.
     pub download: Option<bool>,
 }

@@ -248,3 +248,92 @@ fn layouts_not_understood_are_refused_naming_the_address_and_what_was_expected()
         &[format!("{}/public.php/webdav/", m.base_url()).as_str(), "401", "wrongToken123", "--rfb-url"],
     );
 }
+
+/// A mirror folder with the release (the served one's, linked) and the public lists in
+/// `listas/`: CGU's four lists of two days, the older of CEIS only, and the two single files.
+fn served_with_lists() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap().keep();
+        for publisher in ["cnpj", "pgfn"] {
+            std::os::unix::fs::symlink(served().join(publisher), dir.join(publisher)).unwrap();
+        }
+        let listas = dir.join("listas");
+        std::fs::create_dir_all(&listas).unwrap();
+        let zip = |name: &str, csv: &str| {
+            let mut w = zip::ZipWriter::new(std::fs::File::create(listas.join(name)).unwrap());
+            w.start_file(csv, zip::write::SimpleFileOptions::default()).unwrap();
+            std::io::Write::write_all(&mut w, format!("\"CADASTRO\";\"{csv}\"\r\n").repeat(500).as_bytes())
+                .unwrap();
+            w.finish().unwrap();
+        };
+        zip("20261129_CEIS.zip", "20261129_CEIS.csv");
+        for stem in ["CEIS", "CNEP", "CEPIM", "Acordos"] {
+            zip(&format!("20261130_{stem}.zip"), &format!("20261130_{stem}.csv"));
+        }
+        std::fs::write(listas.join("cadastro_de_empregadores.csv"), "ID;Ano da ação fiscal\r\n".repeat(300))
+            .unwrap();
+        std::fs::write(listas.join("termo_de_embargo.csv"), "\u{feff}SEQ_TAD;NUM_TAD\n".repeat(300)).unwrap();
+        dir
+    })
+}
+
+#[test]
+fn the_public_lists_arrive_from_their_real_address_forms_one_day_of_each() {
+    let root = served_with_lists();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let m =
+        rt.block_on(mirror::start(root, MirrorFaults::default(), "127.0.0.1:0".parse().unwrap())).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let to = tmp.path().join("dados");
+    // A day kept from an earlier download: replaced by the latest.
+    std::fs::create_dir_all(to.join("listas")).unwrap();
+    std::fs::write(to.join("listas/20261128_CEIS.zip"), b"an older day").unwrap();
+    let base = m.base_url();
+    let lists = [
+        "--lists",
+        "--cgu-url",
+        &format!("{base}/download-de-dados/"),
+        "--mte-url",
+        &format!(
+            "{base}/trabalho-e-emprego/pt-br/assuntos/inspecao-do-trabalho/areas-de-atuacao/cadastro_de_empregadores.csv"
+        ),
+        "--ibama-url",
+        &format!("{base}/dados-abertos/dados/TERMOS_DE_EMBARGO/TERMO_EMBARGO/termo_de_embargo.csv"),
+    ];
+    let (code, err) = download(&to, &m.share_link(SHARE_TOKEN), &format!("{base}/"), &lists);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("with 6 public lists"), "{err}");
+
+    let mut expected: Vec<String> =
+        ["CEIS", "CNEP", "CEPIM", "Acordos"].map(|s| format!("20261130_{s}.zip")).into();
+    expected.extend(["cadastro_de_empregadores.csv".into(), "termo_de_embargo.csv".into()]);
+    expected.sort();
+    let mut found: Vec<String> = std::fs::read_dir(to.join("listas"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    found.sort();
+    assert_eq!(found, expected, "the latest day of each list, and nothing older");
+    for name in &expected {
+        let (got, served) = (
+            std::fs::read(to.join("listas").join(name)).unwrap(),
+            std::fs::read(root.join("listas").join(name)).unwrap(),
+        );
+        assert!(got == served, "{name} differs from the served file");
+    }
+    let sent = m.state.counters.bytes_by_file();
+    assert!(!sent.keys().any(|k| k.contains("20261129")), "the older day was not fetched: {sent:?}");
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(to.join("download.json")).unwrap()).unwrap();
+    let ceis = &record["files"]["listas/20261130_CEIS.zip"];
+    assert!(ceis["url"].as_str().unwrap().ends_with("/saida/ceis/20261130_CEIS.zip"), "{ceis}");
+    assert_eq!(ceis["release"], "20261130");
+    assert!(record["files"].get("listas/20261128_CEIS.zip").is_none());
+
+    // The portal's page refuses a request with no User-Agent, as the real one does.
+    // (reqwest sends no User-Agent unless told to.)
+    let page = format!("{base}/download-de-dados/ceis");
+    let bare = rt.block_on(async { reqwest::get(&page).await.unwrap().status().as_u16() });
+    assert_eq!(bare, 403);
+}

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use super::{DownloadError, Record, write_error};
+use super::{DownloadError, Record, is_month, is_quarter, write_error};
 
 /// Removes the releases older than the last `n` under `to`: their folders, relative to `to`.
 pub(super) fn older_than_last(
@@ -57,19 +57,6 @@ fn releases(dir: &Path, is_release: fn(&str) -> bool) -> Vec<String> {
         .collect();
     out.sort();
     out
-}
-
-/// `YYYY-MM`.
-pub fn is_month(name: &str) -> bool {
-    let b = name.as_bytes();
-    b.len() == 7 && b[4] == b'-' && b.iter().enumerate().all(|(i, c)| i == 4 || c.is_ascii_digit())
-}
-
-/// `YYYY_trimestre_NN`.
-pub fn is_quarter(name: &str) -> bool {
-    name.split_once("_trimestre_").is_some_and(|(y, n)| {
-        y.len() == 4 && matches!(n, "01" | "02" | "03" | "04") && y.bytes().all(|c| c.is_ascii_digit())
-    })
 }
 
 #[cfg(test)]

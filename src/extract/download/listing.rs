@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use url::Url;
 
-use super::{DownloadError, Pick, Remote};
+use super::{DownloadError, Pick, Remote, is_month, is_quarter};
 
 /// A release found: its month or quarter, the listing it came from, its files.
 pub(super) struct Release {
@@ -18,17 +18,6 @@ pub(super) struct Release {
 
 /// Where the nested share keeps its month folders.
 const NESTED: &str = "Dados/Cadastros/CNPJ/";
-
-fn is_month(name: &str) -> bool {
-    let b = name.as_bytes();
-    b.len() == 7 && b[4] == b'-' && b.iter().enumerate().all(|(i, c)| i == 4 || c.is_ascii_digit())
-}
-
-fn is_quarter(name: &str) -> bool {
-    name.split_once("_trimestre_").is_some_and(|(y, q)| {
-        y.len() == 4 && q.len() == 2 && y.bytes().chain(q.bytes()).all(|c| c.is_ascii_digit())
-    })
-}
 
 fn layout(url: &str, problem: impl Into<String>, expected: &str) -> DownloadError {
     DownloadError::Layout { url: url.to_string(), problem: problem.into(), expected: expected.to_string() }
@@ -88,7 +77,7 @@ pub(super) async fn pgfn(
 
 /// An answer's status and body, read within `stall`; a refusal or a server that cannot be
 /// reached is an error naming `url`.
-async fn fetch_text(
+pub(super) async fn fetch_text(
     request: reqwest::RequestBuilder,
     url: &str,
     stall: Duration,

@@ -5,6 +5,9 @@
 //! in `DIR/download.json`; a file recorded complete whose ETag or Last-Modified has not moved is
 //! not sent again.
 //!
+//! With `--lists` it also fetches the public lists (CGU's, the labour ministry's, IBAMA's) into
+//! `listas/` (`lists`).
+//!
 //! It owns finding the release (`listing`), moving the bytes politely (`transfer`), checking
 //! them (`verify`) and recording them (`record`). Reading the folder afterwards is
 //! `open_data`'s, and the files land where it finds them: `cnpj/YYYY-MM/`,
@@ -12,6 +15,7 @@
 
 mod keep;
 mod listing;
+mod lists;
 mod progress;
 mod record;
 mod transfer;
@@ -24,12 +28,25 @@ use std::time::Duration;
 use futures::StreamExt;
 
 use crate::exit::{ExitStatus, HasExitStatus};
-pub use keep::{is_month, is_quarter};
+pub use lists::{CGU_URL, IBAMA_URL, ListSources, MTE_URL};
 pub use record::{FileRecord, Record, current_release};
 
 /// Today's addresses: RFB's public share (month folders at its root) and PGFN's listing.
 pub const RFB_URL: &str = "https://arquivos.receitafederal.gov.br/index.php/s/YggdBLfdninEJX9";
 pub const PGFN_URL: &str = "https://dadosabertos.pgfn.gov.br/";
+
+/// An RFB month folder's name: `YYYY-MM`.
+pub fn is_month(name: &str) -> bool {
+    let b = name.as_bytes();
+    b.len() == 7 && b[4] == b'-' && b.iter().enumerate().all(|(i, c)| i == 4 || c.is_ascii_digit())
+}
+
+/// A PGFN quarter folder's name: `YYYY_trimestre_NN`.
+pub fn is_quarter(name: &str) -> bool {
+    name.split_once("_trimestre_").is_some_and(|(y, n)| {
+        y.len() == 4 && matches!(n, "01" | "02" | "03" | "04") && y.bytes().all(|c| c.is_ascii_digit())
+    })
+}
 
 /// Which release of a publisher: its latest, or one by its folder's name.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,6 +71,8 @@ pub struct Request {
     pub per_host: usize,
     /// Once the release is whole: keep the last N months and quarters, remove older ones.
     pub keep: Option<usize>,
+    /// `--lists`: the public lists too, into `listas/`.
+    pub lists: Option<ListSources>,
 }
 
 /// What a download did.
@@ -69,6 +88,8 @@ pub struct Downloaded {
     pub received: u64,
     /// Older releases removed (`keep`): their folders under `to`.
     pub removed: Vec<String>,
+    /// The public lists' files among `files` (`--lists`).
+    pub lists: usize,
 }
 
 impl Downloaded {
@@ -78,8 +99,12 @@ impl Downloaded {
             true => String::new(),
             false => format!("; removed the older {}", self.removed.join(", ")),
         };
+        let lists = match self.lists {
+            0 => String::new(),
+            n => format!(" with {n} public lists"),
+        };
         format!(
-            "RFB {} and PGFN {} are in {}: {} files, {} fetched now ({:.1} MB received){removed}",
+            "RFB {} and PGFN {}{lists} are in {}: {} files, {} fetched now ({:.1} MB received){removed}",
             self.rfb_month,
             self.pgfn_quarter,
             to.display(),
@@ -171,7 +196,13 @@ async fn download_whole(req: &Request) -> Result<Downloaded, DownloadError> {
     // Saved before any file moves, so a run never reads the folder as the older release while
     // this one is under way: its unfinished files make the folder a partial release.
     record::save(&req.to, &record).map_err(write_error(&req.to.join(record::FILE)))?;
-    let files: Vec<Remote> = rfb.files.into_iter().chain(pgfn.files).collect();
+    let lists = match &req.lists {
+        Some(sources) => lists::files(&http, sources, req.stall).await?,
+        None => Vec::new(),
+    };
+    let cgu: Vec<String> = lists.iter().filter(|f| f.release != "latest").map(|f| f.rel.clone()).collect();
+    let list_count = lists.len();
+    let files: Vec<Remote> = rfb.files.into_iter().chain(pgfn.files).chain(lists).collect();
     let count = files.len();
     let job = Job {
         to: &req.to,
@@ -188,6 +219,7 @@ async fn download_whole(req: &Request) -> Result<Downloaded, DownloadError> {
         fetched: 0,
         received: 0,
         removed: Vec::new(),
+        lists: list_count,
     };
     let mut first_error = None;
     for outcome in outcomes {
@@ -204,10 +236,11 @@ async fn download_whole(req: &Request) -> Result<Downloaded, DownloadError> {
     }
     job.progress.finish();
     let mut record = job.record.into_inner().unwrap_or_else(|p| p.into_inner());
-    if first_error.is_none()
-        && let Some(n) = req.keep
-    {
-        done.removed = keep::older_than_last(&req.to, n, &mut record)?;
+    if first_error.is_none() {
+        lists::older_days(&req.to, &cgu, &mut record)?;
+        if let Some(n) = req.keep {
+            done.removed = keep::older_than_last(&req.to, n, &mut record)?;
+        }
     }
     record::save(&req.to, &record).map_err(write_error(&req.to.join(record::FILE)))?;
     match first_error {

@@ -8,6 +8,10 @@
 //!   [`SHARE_TOKEN`] holds the month folders at its root, [`NESTED_TOKEN`] under
 //!   `Dados/Cadastros/CNPJ/`.
 //!
+//! - the public lists, from the folder's `listas/`: CGU's Portal da Transparência pages and
+//!   day redirects (`/download-de-dados/ceis/YYYYMMDD` -> `YYYYMMDD_CEIS.zip`), the labour
+//!   ministry's and IBAMA's files (`lists`).
+//!
 //! Files answer HEAD and Range with ETag and Last-Modified, and meet the faults the publishers'
 //! users report ([`MirrorFaults`]). It counts the file bytes it sends, by file.
 //!
@@ -15,6 +19,7 @@
 
 mod files;
 mod listing;
+mod lists;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -185,6 +190,8 @@ enum Target {
     Dav { inside: String },
     /// A file of the share: the token in the path and the path inside the share.
     DavFile { token: String, inside: String },
+    /// A public list's page, day or file (`lists`).
+    List(lists::ListTarget),
 }
 
 fn target(path: &str) -> Option<Target> {
@@ -197,6 +204,9 @@ fn target(path: &str) -> Option<Target> {
     if let Some(rest) = path.strip_prefix("/public.php/dav/files/") {
         let (token, inside) = rest.split_once('/').unwrap_or((rest, ""));
         return Some(Target::DavFile { token: token.to_string(), inside: inside.to_string() });
+    }
+    if let Some(list) = lists::target(path) {
+        return Some(Target::List(list));
     }
     if let Some(rest) = path.strip_prefix(RFB_LISTING) {
         return Some(Target::Apache(format!("cnpj/{rest}")));
@@ -263,5 +273,12 @@ async fn answer(State(s): State<Shared>, req: Request) -> Response {
             files::file_or_listing(&s, &method, &headers, &path, &under_root).await
         }
         Target::Apache(_) => StatusCode::METHOD_NOT_ALLOWED.into_response(),
+        Target::List(list) => match (lists::answer(&s, &headers, &list), list) {
+            (Some(response), _) => response,
+            (None, lists::ListTarget::File(name)) => {
+                files::file_or_listing(&s, &method, &headers, &path, &format!("listas/{name}")).await
+            }
+            (None, _) => StatusCode::NOT_FOUND.into_response(),
+        },
     }
 }
