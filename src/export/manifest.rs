@@ -103,6 +103,9 @@ pub struct EmailNote {
     /// The files too large to attach, sent as a link (or only named, without one).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub nao_anexados: Vec<String>,
+    /// The recipients the server refused, each with what it said: the others got it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub recusados: Vec<String>,
 }
 
 /// One stage's wall time.

@@ -310,8 +310,13 @@ fn the_demo_report_is_mailed_once_a_month_with_its_files_and_figures() {
     assert_eq!(received(&server).len(), 2, "--email-again mails it again");
 }
 
-/// A run whose mail fails: the documented code, every output written, the reason said.
-fn failed_run(python: &str, to: &str, password: &str) -> (PathBuf, String, tempfile::TempDir, usize) {
+/// A run whose mail fails: the documented code, every output written, the reason said; its
+/// output folder, its stderr, its temp dir, its manifest, and the server (still running).
+fn failed_run(
+    python: &str,
+    to: &str,
+    password: &str,
+) -> (PathBuf, String, tempfile::TempDir, serde_json::Value, Server) {
     let tmp = tempfile::tempdir().unwrap();
     let server = start_server(python, tmp.path());
     let cwd = tmp.path().join("run");
@@ -327,26 +332,44 @@ fn failed_run(python: &str, to: &str, password: &str) -> (PathBuf, String, tempf
         let listed = manifest["files"].as_array().unwrap().iter().any(|f| f["path"] == file);
         assert!(listed && out.join(file).is_file(), "{file} written before the mail");
     }
-    assert!(manifest.get("email").is_none(), "nothing recorded as sent");
-    let n = received(&server).len();
-    (out, stderr.to_string(), tmp, n)
+    (out, stderr.to_string(), tmp, manifest, server)
 }
 
 #[test]
 fn a_wrong_password_exits_12_after_every_output_naming_the_login() {
     let Some(python) = tools() else { return };
     let wrong = "not-the-password";
-    let (out, stderr, _tmp, n) = failed_run(python, TO, wrong);
-    assert_eq!(n, 0, "nothing delivered");
+    let (out, stderr, _tmp, manifest, server) = failed_run(python, TO, wrong);
+    assert!(manifest.get("email").is_none(), "nothing recorded as sent");
+    assert_eq!(received(&server).len(), 0, "nothing delivered");
     assert!(stderr.contains("refused the login") && stderr.contains(USER), "{stderr}");
     password_in_no_file(&out, wrong);
 }
 
+/// One recipient refused among two: the other gets the report, the run exits 12 naming the
+/// refused one, and once the address is corrected a re-run mails the corrected one alone.
 #[test]
-fn a_refused_recipient_exits_12_after_every_output_naming_it() {
+fn a_refused_recipient_exits_12_naming_it_and_the_others_get_the_report() {
     let Some(python) = tools() else { return };
-    let (out, stderr, _tmp, n) = failed_run(python, &format!("analista@example.com,{REFUSED}"), PASSWORD);
-    assert_eq!(n, 0, "a message refused for one recipient is not delivered to the others");
-    assert!(stderr.contains(&format!("refused the recipient {REFUSED}")), "{stderr}");
+    let good = "analista@example.com";
+    let (out, stderr, tmp, manifest, server) = failed_run(python, &format!("{good},{REFUSED}"), PASSWORD);
+    assert!(stderr.contains(REFUSED) && stderr.contains("refused"), "{stderr}");
+    let got = received(&server);
+    assert_eq!(got.len(), 1, "one message, to the recipient the server took");
+    assert_eq!(got[0]["rcpt_tos"], serde_json::json!([good]));
+    assert_eq!(manifest["email"]["para"], serde_json::json!([good]));
+    let refused = manifest["email"]["recusados"].as_array().unwrap();
+    assert!(refused.len() == 1 && refused[0].as_str().unwrap().contains(REFUSED), "{refused:?}");
     password_in_no_file(&out, PASSWORD);
+
+    // The address corrected: the re-run mails the corrected recipient, and nobody twice.
+    let corrected = "gestora@example.com";
+    let o = demo_mailed(&tmp.path().join("run"), &server, &format!("{good},{corrected}"), PASSWORD, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let got = received(&server);
+    assert_eq!(got.len(), 2, "one more message");
+    assert_eq!(got[1]["rcpt_tos"], serde_json::json!([corrected]));
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["email"]["para"], serde_json::json!([good, corrected]));
 }

@@ -34,6 +34,13 @@ pub enum MailError {
          next run of this month mails it (or run again with --email-again)"
     )]
     Send { server: String, reason: String },
+    #[error(
+        "the report was mailed to {}, but {server} refused {}; every output is written: correct \
+         the address and run again, and only those not yet mailed this month get it",
+        delivered.join(", "),
+        refused.join("; ")
+    )]
+    Refused { server: String, delivered: Vec<String>, refused: Vec<String> },
     #[error("the e-mail could not be made: {0}")]
     Build(String),
     #[error("cannot read {path} to attach it: {source}")]
@@ -43,7 +50,7 @@ pub enum MailError {
 impl crate::exit::HasExitStatus for MailError {
     fn exit_status(&self) -> crate::exit::ExitStatus {
         match self {
-            Self::Send { .. } => crate::exit::ExitStatus::EmailFailed,
+            Self::Send { .. } | Self::Refused { .. } => crate::exit::ExitStatus::EmailFailed,
             Self::Read { source, .. } => crate::exit::io_status(source),
             Self::Build(_) => crate::exit::ExitStatus::Internal,
         }
@@ -247,8 +254,14 @@ pub struct Report<'a> {
     pub folder_url: Option<String>,
 }
 
-/// Mails `report` as `settings` say (retrying as `retry` does) and returns what was sent.
-pub async fn send(settings: &MailSettings, report: &Report<'_>) -> Result<EmailNote, MailError> {
+/// Mails `report` as `settings` say to `recipients` (retrying as `retry` does) and returns what
+/// was sent, and to whom: a recipient the server refuses does not keep the others from theirs
+/// (`EmailNote::recusados`). An error when nobody got it.
+pub async fn send(
+    settings: &MailSettings,
+    report: &Report<'_>,
+    recipients: &[Mailbox],
+) -> Result<EmailNote, MailError> {
     let cap = settings.cap_mb.saturating_mul(1_000_000);
     let link =
         settings.report_url.clone().or_else(|| report.folder_url.as_ref().map(|f| beside(f, "report.html")));
@@ -280,16 +293,23 @@ pub async fn send(settings: &MailSettings, report: &Report<'_>) -> Result<EmailN
         body = body.singlepart(part);
     }
     let email = builder.multipart(body).map_err(|e| MailError::Build(e.to_string()))?;
-    deliver(settings, &email).await?;
+    let delivered = deliver(settings, &email, recipients).await?;
     Ok(EmailNote {
         mes: report.month.to_string(),
         run_id: report.run_id.map(str::to_string),
         enviado_em: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-        para: settings.to.iter().map(|m| m.email.to_string()).collect(),
+        para: delivered.to,
         assunto: composed.subject,
         anexos: carried.attached,
         nao_anexados: carried.left_out.into_iter().map(|(f, _)| f).collect(),
+        recusados: delivered.refused,
     })
+}
+
+/// Who has the message, and each recipient the server refused, with what it said.
+struct Delivered {
+    to: Vec<String>,
+    refused: Vec<String>,
 }
 
 /// `file` in the folder of `url` (the report's own URL, or the folder's).
@@ -300,8 +320,16 @@ fn beside(url: &str, file: &str) -> String {
     }
 }
 
-/// Sends `email` through the server, with the password when the URL names a user.
-async fn deliver(settings: &MailSettings, email: &Message) -> Result<(), MailError> {
+/// Sends `email` through the server, with the password when the URL names a user: one message
+/// to all of `recipients`. A server refuses that whole transaction for one bad recipient, and one
+/// typo in the list must not keep the report from the others, so when a recipient is refused
+/// each is sent its own envelope. A failure that is no recipient's (the server, the login)
+/// stops it, as it would for all.
+async fn deliver(
+    settings: &MailSettings,
+    email: &Message,
+    recipients: &[Mailbox],
+) -> Result<Delivered, MailError> {
     let server = settings.server.shown();
     let fail = |reason: String| MailError::Send { server: server.clone(), reason };
     let mut transport = AsyncSmtpTransport::<Tokio1Executor>::from_url(settings.server.url.as_str())
@@ -311,21 +339,63 @@ async fn deliver(settings: &MailSettings, email: &Message) -> Result<(), MailErr
         transport = transport.credentials(Credentials::new(user, password.0.clone()));
     }
     let transport = transport.build();
-    let (envelope, raw) = (email.envelope().clone(), email.formatted());
-    let send = || async { transport.send_raw(&envelope, &raw).await };
-    match send.retry(super::retry::pauses()).await {
-        Ok(_) => Ok(()),
-        Err(e) => Err(fail(why(&e, settings))),
+    let raw = email.formatted();
+    let send_to = |to: Vec<lettre::Address>| {
+        let (transport, raw) = (&transport, &raw);
+        async move {
+            let envelope = lettre::address::Envelope::new(Some(settings.from.email.clone()), to)
+                .map_err(|e| MailError::Build(e.to_string()))?;
+            let send = || async { transport.send_raw(&envelope, raw).await };
+            // A refusal is the server's answer, not a fault: asking again gets the same.
+            Ok::<_, MailError>(send.retry(super::retry::pauses()).when(|e| !e.is_permanent()).await)
+        }
+    };
+    let all: Vec<lettre::Address> = recipients.iter().map(|m| m.email.clone()).collect();
+    match send_to(all).await? {
+        Ok(_) => {
+            return Ok(Delivered {
+                to: recipients.iter().map(|m| m.email.to_string()).collect(),
+                refused: vec![],
+            });
+        }
+        Err(e) if refuses_the_recipient(&e) && recipients.len() > 1 => {
+            tracing::warn!("a recipient was refused ({}): sending to each apart", said(&e, settings));
+        }
+        Err(e) => return Err(fail(why(&e, settings))),
+    }
+    let mut delivered = Delivered { to: Vec::new(), refused: Vec::new() };
+    for to in recipients {
+        match send_to(vec![to.email.clone()]).await? {
+            Ok(_) => delivered.to.push(to.email.to_string()),
+            Err(e) if refuses_the_recipient(&e) => {
+                delivered.refused.push(format!("{} ({})", to.email, said(&e, settings)));
+            }
+            Err(e) => return Err(fail(why(&e, settings))),
+        }
+    }
+    if delivered.to.is_empty() {
+        return Err(fail(format!("it refused every recipient: {}", delivered.refused.join("; "))));
+    }
+    Ok(delivered)
+}
+
+/// A permanent 55x answer: a mailbox refused (550 unknown, 551, 552 full, 553 bad address).
+fn refuses_the_recipient(e: &lettre::transport::smtp::Error) -> bool {
+    e.is_permanent() && e.status().is_some_and(|c| c.to_string().starts_with("55"))
+}
+
+/// The server's words, the password masked if it ever echoes it.
+fn said(e: &lettre::transport::smtp::Error, settings: &MailSettings) -> String {
+    let said = e.to_string();
+    match &settings.password {
+        Some(p) if !p.0.is_empty() => said.replace(&p.0, "***"),
+        _ => said,
     }
 }
 
 /// What the server said, in words that name a refused recipient or login and never the password.
 fn why(e: &lettre::transport::smtp::Error, settings: &MailSettings) -> String {
-    let said = e.to_string();
-    let said = match &settings.password {
-        Some(p) if !p.0.is_empty() => said.replace(&p.0, "***"),
-        _ => said,
-    };
+    let said = said(e, settings);
     let refused: Vec<String> = settings
         .to
         .iter()
