@@ -129,5 +129,8 @@ async fn serve_mirror(dir: &std::path::Path, faults: &[String], addr: SocketAddr
     let _ = std::io::stdout().flush();
     crate::say!("publishers' mirror of {} on {}; Ctrl-C stops", dir.display(), mirror.base_url());
     crate::shutdown::wait_for_signal().await;
+    // What it sent, counted on the server's side: a bench's truth for the bytes a download cost.
+    let counters = &mirror.state.counters;
+    crate::say!("mirror: sent {} file bytes in {} requests", counters.bytes_sent(), counters.requests());
     Ok(())
 }
