@@ -260,7 +260,19 @@ Files: `listas/part-0.parquet`\n\n\
 | `data_lista` | date | The list's date: CGU's in its file's name, the MTE's in its text lines, IBAMA's in its name or the day its file was written | |\n\
 | `fonte` | string | The file (relative to the folder; `zip/entry`) and the list's date | |\n\
 | `linha` | int64 | The line of the file the row starts at | |\n\
-| `registro` | int64 | The record's number in the run (what `sancoes` matches per record) | |\n\n";
+| `registro` | int64 | The record's number in the run (what `sancoes` matches per record) | |\n\n\
+`aggregates/sancoes.parquet` (`queries/27_sancoes.sql`) has one row per portfolio company and record of `listas` \
+that reaches it:\n\n\
+| column | type | meaning |\n|---|---|---|\n\
+| `cnpj` | string | The portfolio company |\n\
+| `lista` | string | As `listas.lista` |\n\
+| `vinculo` | string | How the record reaches it, the closest way when several hold: `cnpj` (its own CNPJ), `raiz` (another \
+establishment of its root), `socio` (a partner whose whole CNPJ the list gives, or a whole CPF whose six middle digits and \
+name are a person partner's), `socio_possivel` (a masked CPF with a partner's name: him or a namesake), `grupo` (a company \
+of its economic group, as `grupos_economicos` has it) |\n\
+| `vigente` | boolean | In force on the list's date: started and not ended (an empty end is open); CEPIM and MTE while \
+listed (an MTE period with an end is over); an IBAMA embargo until lifted or cancelled |\n\
+| `sancionado`, `nome`, `categoria`, `orgao`, `inicio`, `fim`, `valor_multa`, `fonte` | as in `listas` | The record's |\n\n";
 
 const LOADING: &str = r#"## Loading
 
