@@ -138,3 +138,63 @@ fn list_quality(lists: &Lists) -> Vec<QualityCount> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract::open_data::lists::List;
+    use chrono::NaiveDate;
+
+    fn record(lista: List, multa: Option<Decimal>) -> ListRecord {
+        let day = NaiveDate::from_ymd_opt(2026, 9, 28);
+        ListRecord {
+            lista,
+            sancionado: "12345678000195".into(),
+            documento: Some("12345678000195".into()),
+            tipo_pessoa: Some("J".into()),
+            nome: Some("ALFA SA".into()),
+            categoria: None,
+            orgao: None,
+            inicio: NaiveDate::from_ymd_opt(2024, 1, 10),
+            fim: None,
+            valor_multa: multa,
+            area: None,
+            cancelado: false,
+            arquivo: "20260928_CNEP.zip/20260928_CNEP.csv".into(),
+            data_lista: day.unwrap_or_default(),
+            linha: 2,
+        }
+    }
+
+    #[test]
+    fn listas_is_typed_and_counts_what_it_cannot_hold_or_read() {
+        let exact = Decimal::new(123_456_789, 2);
+        let records = [record(List::Cnep, Some(exact)), record(List::Cnep, Some(Decimal::new(1_005, 3)))];
+        let lists = Lists {
+            records: records.to_vec(),
+            malformed: vec!["x.csv:7".into()],
+            placeholders: vec!["EXBILFINGER".into()],
+            ..Lists::default()
+        };
+        let mut frames = Frames::default();
+        attach_lists(&mut frames, Some(&lists)).unwrap();
+        let df = frames.get(LISTAS).unwrap();
+        assert_eq!(df.column("valor_multa").unwrap().dtype(), &DataType::Decimal(18, 2));
+        assert_eq!(df.column("inicio").unwrap().dtype(), &DataType::Date);
+        assert_eq!(df.column("cancelado").unwrap().dtype(), &DataType::Boolean);
+        let multa = df.column("valor_multa").unwrap().cast(&DataType::String).unwrap();
+        assert_eq!(multa.str().unwrap().get(0), Some("1234567.89"));
+        assert_eq!(multa.str().unwrap().get(1), None, "1.005 is no amount in cents");
+        let fonte = df.column("fonte").unwrap();
+        assert_eq!(fonte.str().unwrap().get(0), Some("20260928_CNEP.zip/20260928_CNEP.csv (28/09/2026)"));
+        let by_column = |c: &str| frames.quality.iter().find(|q| q.table == LISTAS && q.column == c).cloned();
+        assert_eq!(by_column("valor_multa").map(|q| q.failures), Some(1));
+        assert_eq!(by_column("linha").map(|q| q.examples), Some(vec!["x.csv:7".to_string()]));
+        assert_eq!(by_column("sancionado").map(|q| (q.failures, q.placeholders)), Some((0, 1)));
+
+        let mut empty = Frames::default();
+        attach_lists(&mut empty, None).unwrap();
+        let none = empty.get(LISTAS).unwrap();
+        assert_eq!((none.height(), none.schema()), (0, df.schema()), "no lists: the same columns, empty");
+    }
+}

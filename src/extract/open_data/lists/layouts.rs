@@ -243,20 +243,22 @@ impl Row<'_> {
         columns.iter().find_map(|c| self.cell(c))
     }
 
-    fn date(&self, column: &'static str, sink: Sink<'_>) -> Option<NaiveDate> {
+    /// The date in `column`; one in no form the lists use is noted under `listas`' column `to`.
+    fn date(&self, column: &str, to: &'static str, sink: Sink<'_>) -> Option<NaiveDate> {
         let text = self.cell(column)?;
         let parsed = parse_date(&text);
         if parsed.is_none() {
-            sink.push((column, format!("{}: {text}", self.at)));
+            sink.push((to, format!("{}: {text}", self.at)));
         }
         parsed
     }
 
-    fn amount(&self, column: &'static str, sink: Sink<'_>) -> Option<Decimal> {
+    /// The amount in `column`, as `date`.
+    fn amount(&self, column: &str, to: &'static str, sink: Sink<'_>) -> Option<Decimal> {
         let text = self.cell(column)?;
         let parsed = parse_amount(&text);
         if parsed.is_none() {
-            sink.push((column, format!("{}: {text}", self.at)));
+            sink.push((to, format!("{}: {text}", self.at)));
         }
         parsed
     }
@@ -271,10 +273,10 @@ fn records_of(list: List, row: &Row, mut r: ListRecord, sink: Sink<'_>) -> Vec<L
             r.nome = row.any(&["NOME DO SANCIONADO", "RAZÃO SOCIAL - CADASTRO RECEITA"]);
             r.categoria = row.cell("CATEGORIA DA SANÇÃO");
             r.orgao = row.cell("ÓRGÃO SANCIONADOR");
-            r.inicio = row.date("DATA INÍCIO SANÇÃO", sink);
-            r.fim = row.date("DATA FINAL SANÇÃO", sink);
+            r.inicio = row.date("DATA INÍCIO SANÇÃO", "inicio", sink);
+            r.fim = row.date("DATA FINAL SANÇÃO", "fim", sink);
             if list == List::Cnep {
-                r.valor_multa = row.amount("VALOR DA MULTA", sink);
+                r.valor_multa = row.amount("VALOR DA MULTA", "valor_multa", sink);
             }
         }
         List::Cepim => {
@@ -290,8 +292,8 @@ fn records_of(list: List, row: &Row, mut r: ListRecord, sink: Sink<'_>) -> Vec<L
             r.nome = row.any(&LENIENCIA_NAME);
             r.categoria = row.cell(LENIENCIA_STATUS);
             r.orgao = row.cell("ÓRGÃO SANCIONADOR");
-            r.inicio = row.date("DATA DE INÍCIO DO ACORDO", sink);
-            r.fim = row.date("DATA DE FIM DO ACORDO", sink);
+            r.inicio = row.date("DATA DE INÍCIO DO ACORDO", "inicio", sink);
+            r.fim = row.date("DATA DE FIM DO ACORDO", "fim", sink);
         }
         List::TrabalhoEscravo => {
             r.sancionado = row.cell("CNPJ/CPF").unwrap_or_default();
@@ -311,9 +313,9 @@ fn records_of(list: List, row: &Row, mut r: ListRecord, sink: Sink<'_>) -> Vec<L
             r.nome = row.any(&IBAMA_NAME);
             r.categoria = Some("Embargo".into());
             r.orgao = Some("IBAMA".into());
-            r.inicio = row.date("DAT_EMBARGO", sink);
-            r.fim = row.date("DAT_DESEMBARGO", sink);
-            r.area = row.amount("QTD_AREA_EMBARGADA", sink);
+            r.inicio = row.date("DAT_EMBARGO", "inicio", sink);
+            r.fim = row.date("DAT_DESEMBARGO", "fim", sink);
+            r.area = row.amount("QTD_AREA_EMBARGADA", "area_embargada", sink);
             r.cancelado = row.cell("SIT_CANCELADO").is_some_and(|s| s.eq_ignore_ascii_case("S"));
         }
     }
@@ -334,7 +336,7 @@ fn periods(cell: &str, at: &str, sink: Sink<'_>) -> Vec<(Option<NaiveDate>, Opti
     let mut date = |text: &str| {
         let parsed = parse_date(text);
         if parsed.is_none() {
-            sink.push(("INCLUSÃO NO CADASTRO DE EMPREGADORES", format!("{at}: {text}")));
+            sink.push(("inicio", format!("{at}: {text}")));
         }
         parsed
     };

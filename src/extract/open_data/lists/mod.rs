@@ -128,8 +128,8 @@ pub struct Lists {
     pub malformed: Vec<String>,
     /// Leniência's CNPJ cells that are no CNPJ, each as written.
     pub placeholders: Vec<String>,
-    /// Cells that could not be read (column, `file:line: text`): a date or amount in no form
-    /// the list uses.
+    /// Cells that could not be read (the `listas` column, `file:line: text`): a date or amount
+    /// in no form the list uses.
     pub unreadable: Vec<(&'static str, String)>,
 }
 
