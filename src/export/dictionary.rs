@@ -182,6 +182,7 @@ pub fn data_dictionary(
          the expansion it is written empty, in those columns.\n\n\
          Files: `socias_exposicao/part-0.parquet`\n"
     );
+    s.push_str(LISTAS);
     let _ = writeln!(
         s,
         "## The other tables the queries read\n\nWritten beside the raw tables so that every table a query reads is \
@@ -233,6 +234,45 @@ pub fn data_dictionary(
     s.push_str(LOADING);
     s
 }
+
+/// The public lists' table (`transform::listas`).
+const LISTAS: &str = "## `listas`\n\n\
+The public lists read from the `--open-data` folder (CGU's CEIS, CNEP, CEPIM and Acordos de Leniência, the \
+labour ministry's Cadastro de Empregadores, IBAMA's embargoes), one row per record (an MTE row holding several \
+periods is one record per period); empty, in these columns, when the folder holds none or the run has no \
+folder. `aggregates/sancoes.parquet` matches them to the portfolio. Rows out of their layout are counted in \
+`data_quality` (`coluna` `linha`, each example `file:line`), and so are Leniência's placeholders that are no \
+CNPJ (`sancionado`, as markers).\n\n\
+Files: `listas/part-0.parquet`\n\n\
+| column | type | meaning | example |\n|---|---|---|---|\n\
+| `lista` | string | `CEIS`, `CNEP`, `CEPIM`, `LENIENCIA`, `TRABALHO_ESCRAVO` (MTE) or `IBAMA` | `CEIS` |\n\
+| `sancionado` | string | The party's document as the list wrote it (a masked CPF `***921012**`, a punctuated CNPJ, a placeholder) | |\n\
+| `documento` | string | Its digits when they are a whole CNPJ (14) or CPF (11); null for a masked CPF or a placeholder | |\n\
+| `tipo_pessoa` | string | `J` or `F` (as listed, else by the document's length) | `J` |\n\
+| `nome` | string | The party's name as listed | |\n\
+| `categoria` | string | The sanction's category (CEIS, CNEP), the reason (CEPIM), the agreement's status (Leniência), `Embargo` (IBAMA) | |\n\
+| `orgao` | string | The authority that sanctioned (the granting body for CEPIM) | |\n\
+| `inicio` | date | When the sanction, agreement, period on the MTE list or embargo began; null when the list says `Sem informação` | |\n\
+| `fim` | date | When it ends or ended (IBAMA: the embargo lifted); null when open | |\n\
+| `valor_multa` | decimal(18,2) | CNEP's fine, exact | |\n\
+| `area_embargada` | decimal(18,4) | IBAMA's area embargoed, in hectares | |\n\
+| `cancelado` | boolean | IBAMA's term cancelled (`SIT_CANCELADO = S`) | `false` |\n\
+| `data_lista` | date | The list's date: CGU's in its file's name, the MTE's in its text lines, IBAMA's in its name or the day its file was written | |\n\
+| `fonte` | string | The file (relative to the folder; `zip/entry`) and the list's date | |\n\
+| `linha` | int64 | The line of the file the row starts at | |\n\
+| `registro` | int64 | The record's number in the run (what `sancoes` matches per record) | |\n\n\
+`aggregates/sancoes.parquet` (`queries/27_sancoes.sql`) has one row per portfolio company and record of `listas` \
+that reaches it:\n\n\
+| column | type | meaning |\n|---|---|---|\n\
+| `cnpj` | string | The portfolio company |\n\
+| `lista` | string | As `listas.lista` |\n\
+| `vinculo` | string | How the record reaches it, the closest way when several hold: `cnpj` (its own CNPJ), `raiz` (another \
+establishment of its root), `socio` (a partner whose whole CNPJ the list gives, or a whole CPF whose six middle digits and \
+name are a person partner's), `socio_possivel` (a masked CPF with a partner's name: him or a namesake), `grupo` (a company \
+of its economic group, as `grupos_economicos` has it) |\n\
+| `vigente` | boolean | In force on the list's date: started and not ended (an empty end is open); CEPIM and MTE while \
+listed (an MTE period with an end is over); an IBAMA embargo until lifted or cancelled |\n\
+| `sancionado`, `nome`, `categoria`, `orgao`, `inicio`, `fim`, `valor_multa`, `fonte` | as in `listas` | The record's |\n\n";
 
 const LOADING: &str = r#"## Loading
 

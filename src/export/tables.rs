@@ -286,14 +286,16 @@ pub fn frames_from_export(dir: &Path) -> anyhow::Result<Frames> {
     let (mut tables, mut disk) = (BTreeMap::new(), BTreeMap::new());
     let mut quality = Vec::new();
     use crate::transform::economic_groups::{GRUPOS_ECONOMICOS, SOCIAS_EXPOSICAO};
+    use crate::transform::listas::LISTAS;
     let names: Vec<&'static str> = Table::ALL
         .iter()
         .map(|t| t.name())
-        .chain([RESUMOS, CARTEIRA, GRUPOS_ECONOMICOS, SOCIAS_EXPOSICAO])
+        .chain([RESUMOS, CARTEIRA, GRUPOS_ECONOMICOS, SOCIAS_EXPOSICAO, LISTAS])
         .collect();
     // Absent from run dirs written before partners were fetched (the groups are then made
-    // again from what is there), or from runs without `--expand-groups`.
-    let optional = [Table::Socios.name(), GRUPOS_ECONOMICOS, SOCIAS_EXPOSICAO];
+    // again from what is there), or from runs without `--expand-groups`; the public lists
+    // from run dirs written before they were read (made again empty).
+    let optional = [Table::Socios.name(), GRUPOS_ECONOMICOS, SOCIAS_EXPOSICAO, LISTAS];
     for name in names {
         if optional.contains(&name) && !dir.join(name).is_dir() {
             continue;

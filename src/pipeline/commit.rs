@@ -24,7 +24,7 @@ use crate::transform::Frames;
 /// fetch and the store, and committed after the analysis with the changes it found.
 pub(super) async fn analyze_and_commit(
     fetched: &mut Fetched,
-    frames: Frames,
+    mut frames: Frames,
     queries: Result<Vec<Query>>,
     expand_groups: bool,
     rules: Option<&Rules>,
@@ -33,6 +33,7 @@ pub(super) async fn analyze_and_commit(
     // Read before the fetch, said here when they could not be: the expansion prices the partner
     // companies with the run's own exposure query.
     let queries = queries?;
+    crate::transform::listas::attach_lists(&mut frames, fetched.public_lists.take().as_ref())?;
     match assemble(fetched, frames).await? {
         Ok(mut assembled) => {
             if expand_groups {

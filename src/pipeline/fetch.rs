@@ -279,6 +279,7 @@ pub(super) async fn fetch_stage(
         fetcher,
         remote,
         typer,
+        public_lists: release.as_mut().map(|r| std::mem::take(&mut r.lists)),
     })))
 }
 

@@ -33,6 +33,8 @@ pub(super) struct Fetched {
     /// The pool the fetch ran through: `--expand-groups` fetches through it too, with its
     /// retries, rate limit and accounting.
     pub fetcher: Arc<PageFetcher>,
+    /// With `--open-data`: the public lists its folder holds (taken by the analysis).
+    pub public_lists: Option<crate::extract::open_data::lists::Lists>,
 }
 
 /// A run on a store: the store, how the fetch decided each company's lists (with what the store

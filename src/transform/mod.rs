@@ -6,6 +6,7 @@ pub mod disk;
 pub(crate) mod dossier_tables;
 pub(crate) mod economic_groups;
 pub mod frames;
+pub mod listas;
 pub mod parse;
 pub(crate) mod pretype;
 pub(crate) mod resumos;

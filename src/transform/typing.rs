@@ -86,7 +86,7 @@ pub fn staged_frame(table: Table, rows: &[crate::tables::Row]) -> PolarsResult<D
     DataFrame::new(rows.len(), columns)
 }
 
-fn days_since_epoch(d: NaiveDate) -> i32 {
+pub(super) fn days_since_epoch(d: NaiveDate) -> i32 {
     d.num_days_from_ce() - 719_163
 }
 

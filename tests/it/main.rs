@@ -44,6 +44,7 @@ mod report_explore;
 mod report_language;
 mod report_pdf;
 mod report_render;
+mod sancoes;
 mod schema_drift;
 mod soak;
 mod sources_dates;

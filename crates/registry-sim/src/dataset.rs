@@ -85,6 +85,8 @@ mod groups;
 mod groups_truth;
 #[path = "dataset/history.rs"]
 mod history;
+#[path = "dataset/lists.rs"]
+mod lists;
 #[path = "dataset/obras.rs"]
 mod obras;
 #[path = "dataset/profile.rs"]
@@ -113,6 +115,7 @@ mod vocab;
 
 pub use counted::DebtRolesTruth;
 pub use groups_truth::GroupTruth;
+pub use lists::{Day, ListTruth, Listed, PLACEHOLDER, PublicLists, by_list};
 pub use truth::{
     CompanyTruth, CreditCellTruth, DebtRecordTruth, DebtTruth, MoneyTruth, PortfolioTruth, RecordsTruth,
     Truth,
@@ -546,6 +549,17 @@ impl Dataset {
     /// found at the step before.
     pub fn groups_truth(&self, cnpjs: &[Cnpj], depth: usize) -> Vec<GroupTruth> {
         groups_truth::groups(self, cnpjs, depth)
+    }
+
+    /// The public lists (CEIS, CNEP, CEPIM, Leniência, MTE, IBAMA) as of the latest month.
+    pub fn public_lists(&self) -> PublicLists {
+        lists::lists(self)
+    }
+
+    /// Which list records touch each company of `portfolio`, how, and whether in force, from
+    /// the dataset's own partners and groups (see `lists::truth`).
+    pub fn lists_truth(&self, portfolio: &[Cnpj]) -> Vec<ListTruth> {
+        lists::truth(self, &lists::lists(self), portfolio)
     }
 
     /// One company's records in cents at the as-of month (`None` when it is not in the data).

@@ -2,8 +2,11 @@
 //! --write-open-data DIR`): PGFN's three dívida ativa zips (a `;`-separated Latin-1 CSV with a
 //! header each, one row per debtor) and RFB's Empresas, Estabelecimentos and Socios in ten parts
 //! each (a company's rows in one part, the parts not sorted by CNPJ, as RFB's are) and Simples
-//! in one zip (headerless, every field quoted), in the folders the publishers date them by. A
-//! run over these files can then be checked against a run over the service, record for record.
+//! in one zip (headerless, every field quoted), in the folders the publishers date them by; and
+//! the public lists beside them (`lists`). A run over these files can then be checked
+//! against a run over the service, record for record.
+
+mod lists;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -53,7 +56,7 @@ fn pgfn_names(categoria: Categoria) -> (&'static str, &'static str) {
 }
 
 /// Text as the publishers encode it: Latin-1, a character it cannot hold written as `?`.
-fn latin1(text: &str) -> Vec<u8> {
+pub(crate) fn latin1(text: &str) -> Vec<u8> {
     text.chars().map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?')).collect()
 }
 
@@ -142,6 +145,7 @@ pub fn write_open_data(ds: &Dataset, dir: &Path) -> std::io::Result<Written> {
         }
         joined(rfb.join())?;
         written.files.extend(rfb_files.iter().map(|(path, _)| path.clone()));
+        written.files.extend(lists::write_lists(&ds.public_lists(), dir)?);
         Ok(written)
     })
 }

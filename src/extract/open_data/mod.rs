@@ -12,6 +12,7 @@
 mod code_tables;
 mod folder;
 pub mod layouts;
+pub mod lists;
 mod read;
 mod release;
 mod rfb_rows;
@@ -60,6 +61,11 @@ pub enum OpenDataError {
     Partial { dir: PathBuf, gaps: String },
     #[error("{path}: {problem}; remove the file from the folder or replace it with the publisher's file")]
     Layout { path: PathBuf, problem: String },
+    #[error(
+        "{file}: the header of the {list} list changed, it lacks the columns {missing}; the list is not read \
+         with a layout it does not have: replace the file with the publisher's, or remove it from the folder"
+    )]
+    ListHeader { file: String, list: &'static str, missing: String },
     #[error(
         "{dir} holds the data file {name} twice ({first} and {second}): its rows would be counted twice; \
          keep one of them (a zip or the file unpacked from it, not both; a download saved twice as \"(1)\")"
@@ -181,6 +187,8 @@ pub struct Release {
     /// the snapshot it is carried from.
     pub carried: BTreeMap<String, String>,
     pub read_ms: u64,
+    /// The public lists the folder holds beside the tax files (`lists`).
+    pub lists: lists::Lists,
 }
 
 /// Reads the open-data files under `dir` for `portfolio`. A release with gaps (a part or a
@@ -189,9 +197,10 @@ pub struct Release {
 pub fn read_release(dir: &Path, portfolio: &[Cnpj], partial: bool) -> Result<Release, OpenDataError> {
     let started = std::time::Instant::now();
     let (files, unreadable) = find_files(dir)?;
+    let lists = lists::read_lists(dir, &files)?;
     let roots: HashSet<[u8; 8]> =
         portfolio.iter().filter_map(|c| c.basico().as_bytes().try_into().ok()).collect();
-    let mut release = Release::default();
+    let mut release = Release { lists, ..Release::default() };
     let names: Vec<String> = files.iter().map(|f| f.name(dir)).collect();
     let contents = zip_contents(dir, &files, unreadable);
     (release.gaps, release.renewed) = gaps_of(dir, &files, &names, &contents);
@@ -218,6 +227,7 @@ pub fn read_release(dir: &Path, portfolio: &[Cnpj], partial: bool) -> Result<Rel
                 Some((table, codes)) => {
                     release.codes.insert(table.to_string(), (path, codes));
                 }
+                None if lists::is_list_file(&path) => {}
                 None => release.ignored.push(path),
             }
             continue;

@@ -1,0 +1,391 @@
+//! Each list's published layout: the columns its header must hold (spelt as published, CGU's
+//! typos included), where the header is (the MTE puts text lines before it and after the rows),
+//! and how one row becomes `ListRecord`s (one per period of an MTE inclusion cell).
+
+use std::collections::HashMap;
+use std::str::FromStr;
+
+use chrono::NaiveDate;
+use rust_decimal::Decimal;
+
+use super::decode::says_nothing;
+use super::{List, ListRecord, Lists};
+use crate::extract::open_data::OpenDataError;
+
+/// The columns each list's header must hold: the ones read. CNEP is CEIS's plus the fine.
+fn required(list: List) -> Vec<&'static str> {
+    const CGU: [&str; 7] = [
+        "TIPO DE PESSOA",
+        "CPF OU CNPJ DO SANCIONADO",
+        "NOME DO SANCIONADO",
+        "CATEGORIA DA SANÇÃO",
+        "DATA INÍCIO SANÇÃO",
+        "DATA FINAL SANÇÃO",
+        "ÓRGÃO SANCIONADOR",
+    ];
+    match list {
+        List::Ceis => CGU.to_vec(),
+        List::Cnep => CGU.into_iter().chain(["VALOR DA MULTA"]).collect(),
+        List::Cepim => vec!["CNPJ ENTIDADE", "NOME ENTIDADE", "ÓRGÃO CONCEDENTE", "MOTIVO DO IMPEDIMENTO"],
+        List::Leniencia => vec![
+            "CNPJ DO SANCIONADO",
+            "DATA DE INÍCIO DO ACORDO",
+            "DATA DE FIM DO ACORDO",
+            LENIENCIA_STATUS,
+            "ÓRGÃO SANCIONADOR",
+        ],
+        List::TrabalhoEscravo => vec!["ID", "EMPREGADOR", "CNPJ/CPF", "INCLUSÃO NO CADASTRO DE EMPREGADORES"],
+        List::Ibama => {
+            vec!["SEQ_TAD", "DAT_EMBARGO", "QTD_AREA_EMBARGADA", "SIT_CANCELADO", "DAT_DESEMBARGO"]
+        }
+    }
+}
+
+/// Leniência's status, spelt as CGU publishes it.
+const LENIENCIA_STATUS: &str = "SITUAÇÃO DO ACORDO DE LENIÊNICA";
+
+/// IBAMA's party, under the names its layouts gave it (the older first).
+const IBAMA_DOCUMENT: [&str; 3] = ["CPF_CNPJ_EMBARGADO", "CPF_CNPJ_INFRATOR", "NUM_CPF_CNPJ"];
+const IBAMA_NAME: [&str; 3] = ["NOME_PESSOA_EMBARGADA", "NOME_EMBARGADO", "NOME_INFRATOR"];
+/// Leniência's company name, under the names CGU's files give it.
+const LENIENCIA_NAME: [&str; 3] =
+    ["RAZÃO SOCIAL - CADASTRO RECEITA", "RAZÃO SOCIAL  CADASTRO RECEITA", "NOME DO SANCIONADO"];
+/// The header of Leniência's second file (the agreements' effects): not a list of parties.
+const LENIENCIA_EFFECTS: &str = "EFEITO DO ACORDO DE LENIÊNCIA";
+
+/// A header's columns by name (trimmed, upper-cased).
+struct Header(HashMap<String, usize>);
+
+impl Header {
+    fn of(fields: &csv::StringRecord) -> Header {
+        let name = |f: &str| f.trim().trim_start_matches('\u{feff}').trim_matches('"').trim().to_uppercase();
+        Header(fields.iter().enumerate().map(|(i, f)| (name(f), i)).collect())
+    }
+
+    fn has(&self, column: &str) -> bool {
+        self.0.contains_key(column)
+    }
+
+    fn first_of(&self, columns: &[&'static str]) -> Option<&'static str> {
+        columns.iter().copied().find(|c| self.has(c))
+    }
+
+    fn missing(&self, list: List) -> Vec<&'static str> {
+        let mut missing: Vec<&'static str> =
+            required(list).iter().copied().filter(|c| !self.has(c)).collect();
+        if list == List::Ibama && self.first_of(&IBAMA_DOCUMENT).is_none() {
+            missing.push(IBAMA_DOCUMENT[0]);
+        }
+        missing
+    }
+}
+
+/// Reads one list's text (`entry`: its file, relative to the folder) into `lists`; `date`: the
+/// list's date unless its text says one (the MTE's text lines).
+pub(super) fn read_text(
+    list: List,
+    entry: &str,
+    text: &str,
+    date: NaiveDate,
+    lists: &mut Lists,
+) -> Result<(), OpenDataError> {
+    let (skipped, body) = header_at(list, text);
+    let mut reader = csv::ReaderBuilder::new()
+        .delimiter(b';')
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(body.as_bytes());
+    let mut records = reader.records();
+    let header = match records.next() {
+        Some(Ok(fields)) => Header::of(&fields),
+        _ => Header(HashMap::new()),
+    };
+    if list == List::Leniencia && header.has(LENIENCIA_EFFECTS) && !header.has(LENIENCIA_STATUS) {
+        return Ok(());
+    }
+    let missing = header.missing(list);
+    if !missing.is_empty() {
+        return Err(OpenDataError::ListHeader {
+            file: entry.to_string(),
+            list: list.code(),
+            missing: missing.join(", "),
+        });
+    }
+    let date = if list == List::TrabalhoEscravo { text_date(text).unwrap_or(date) } else { date };
+    let width = header.0.len();
+    let mut rows = 0;
+    let mut lines = Lines { text: body.as_bytes(), byte: 0, line: skipped + 1 };
+    for record in records {
+        let byte = match &record {
+            Ok(r) => r.position().map(csv::Position::byte),
+            Err(e) => e.position().map(csv::Position::byte),
+        };
+        let line = lines.at(byte.unwrap_or(0));
+        let at = format!("{entry}:{line}");
+        let Ok(fields) = record else {
+            lists.malformed.push(at);
+            continue;
+        };
+        if fields.iter().all(|f| f.trim().is_empty()) || (list == List::TrabalhoEscravo && fields.len() == 1)
+        {
+            // A blank line, or one of the MTE's text lines after its rows.
+            continue;
+        }
+        if fields.len() != width {
+            lists.malformed.push(at);
+            continue;
+        }
+        rows += 1;
+        let row = Row { header: &header, fields: &fields, at: &at };
+        let base = ListRecord {
+            lista: list,
+            sancionado: String::new(),
+            documento: None,
+            tipo_pessoa: None,
+            nome: None,
+            categoria: None,
+            orgao: None,
+            inicio: None,
+            fim: None,
+            valor_multa: None,
+            area: None,
+            cancelado: false,
+            arquivo: entry.to_string(),
+            data_lista: date,
+            linha: line,
+        };
+        lists.records.extend(records_of(list, &row, base, &mut lists.unreadable));
+        if list == List::Leniencia
+            && let Some(last) =
+                lists.records.last().filter(|r| r.documento.is_none() && !r.sancionado.is_empty())
+        {
+            lists.placeholders.push(last.sancionado.clone());
+        }
+    }
+    lists.files.push(super::ListFile { path: entry.to_string(), lista: list, data_lista: date, rows });
+    Ok(())
+}
+
+/// Where the cells that could not be read are noted (`Lists::unreadable`).
+type Sink<'a> = &'a mut Vec<(&'static str, String)>;
+
+/// The physical line a record starts at, counted as the reader moves on: the CSV reader's own
+/// count is off after a CRLF, and a record's position may be the line end before it.
+struct Lines<'a> {
+    text: &'a [u8],
+    byte: usize,
+    line: u64,
+}
+
+impl Lines<'_> {
+    fn at(&mut self, byte: u64) -> u64 {
+        let mut to = usize::try_from(byte).unwrap_or(usize::MAX).min(self.text.len());
+        while self.text.get(to).is_some_and(|b| matches!(b, b'\r' | b'\n')) {
+            to += 1;
+        }
+        if to > self.byte {
+            self.line += memchr::memchr_iter(b'\n', &self.text[self.byte..to]).count() as u64;
+            self.byte = to;
+        }
+        self.line
+    }
+}
+
+/// How many lines come before the header, and the text from it on: the MTE's header is the
+/// first line whose first field is `ID`; every other list's is its first line.
+fn header_at(list: List, text: &str) -> (u64, &str) {
+    if list != List::TrabalhoEscravo {
+        return (0, text);
+    }
+    let mut offset = 0;
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        let first = line.split(';').next().unwrap_or("");
+        if line.contains(';')
+            && first.trim().trim_start_matches('\u{feff}').trim_matches('"').eq_ignore_ascii_case("ID")
+        {
+            return (i as u64, &text[offset..]);
+        }
+        offset += line.len();
+    }
+    (0, "")
+}
+
+/// The first `DD/MM/YYYY` in the text lines (lines without a `;`) of the MTE's file: the date
+/// it says its list stands at.
+fn text_date(text: &str) -> Option<NaiveDate> {
+    text.lines().filter(|l| !l.contains(';')).find_map(|l| {
+        l.char_indices().find_map(|(i, _)| {
+            let w = l.get(i..i + 10)?;
+            let shape = w
+                .bytes()
+                .enumerate()
+                .all(|(k, b)| if k == 2 || k == 5 { b == b'/' } else { b.is_ascii_digit() });
+            shape.then(|| NaiveDate::parse_from_str(w, "%d/%m/%Y").ok()).flatten()
+        })
+    })
+}
+
+/// A row's cells by column name.
+struct Row<'a> {
+    header: &'a Header,
+    fields: &'a csv::StringRecord,
+    at: &'a str,
+}
+
+impl Row<'_> {
+    /// The cell's text, trimmed; `None` when empty or `Sem informação`.
+    fn cell(&self, column: &str) -> Option<String> {
+        let i = *self.header.0.get(column)?;
+        self.fields.get(i).filter(|t| !says_nothing(t)).map(|t| t.trim().to_string())
+    }
+
+    fn any(&self, columns: &[&'static str]) -> Option<String> {
+        columns.iter().find_map(|c| self.cell(c))
+    }
+
+    /// The date in `column`; one in no form the lists use is noted under `listas`' column `to`.
+    fn date(&self, column: &str, to: &'static str, sink: Sink<'_>) -> Option<NaiveDate> {
+        let text = self.cell(column)?;
+        let parsed = parse_date(&text);
+        if parsed.is_none() {
+            sink.push((to, format!("{}: {text}", self.at)));
+        }
+        parsed
+    }
+
+    /// The amount in `column`, as `date`.
+    fn amount(&self, column: &str, to: &'static str, sink: Sink<'_>) -> Option<Decimal> {
+        let text = self.cell(column)?;
+        let parsed = parse_amount(&text);
+        if parsed.is_none() {
+            sink.push((to, format!("{}: {text}", self.at)));
+        }
+        parsed
+    }
+}
+
+/// The records of one row of `list`.
+fn records_of(list: List, row: &Row, mut r: ListRecord, sink: Sink<'_>) -> Vec<ListRecord> {
+    match list {
+        List::Ceis | List::Cnep => {
+            r.sancionado = row.cell("CPF OU CNPJ DO SANCIONADO").unwrap_or_default();
+            r.tipo_pessoa = row.cell("TIPO DE PESSOA");
+            r.nome = row.any(&["NOME DO SANCIONADO", "RAZÃO SOCIAL - CADASTRO RECEITA"]);
+            r.categoria = row.cell("CATEGORIA DA SANÇÃO");
+            r.orgao = row.cell("ÓRGÃO SANCIONADOR");
+            r.inicio = row.date("DATA INÍCIO SANÇÃO", "inicio", sink);
+            r.fim = row.date("DATA FINAL SANÇÃO", "fim", sink);
+            if list == List::Cnep {
+                r.valor_multa = row.amount("VALOR DA MULTA", "valor_multa", sink);
+            }
+        }
+        List::Cepim => {
+            r.sancionado = row.cell("CNPJ ENTIDADE").unwrap_or_default();
+            r.tipo_pessoa = Some("J".into());
+            r.nome = row.cell("NOME ENTIDADE");
+            r.categoria = row.cell("MOTIVO DO IMPEDIMENTO");
+            r.orgao = row.cell("ÓRGÃO CONCEDENTE");
+        }
+        List::Leniencia => {
+            r.sancionado = row.cell("CNPJ DO SANCIONADO").unwrap_or_default();
+            r.tipo_pessoa = Some("J".into());
+            r.nome = row.any(&LENIENCIA_NAME);
+            r.categoria = row.cell(LENIENCIA_STATUS);
+            r.orgao = row.cell("ÓRGÃO SANCIONADOR");
+            r.inicio = row.date("DATA DE INÍCIO DO ACORDO", "inicio", sink);
+            r.fim = row.date("DATA DE FIM DO ACORDO", "fim", sink);
+        }
+        List::TrabalhoEscravo => {
+            r.sancionado = row.cell("CNPJ/CPF").unwrap_or_default();
+            r.nome = row.cell("EMPREGADOR");
+            r.categoria = Some("Trabalho análogo ao de escravo".into());
+            r.orgao = Some("Ministério do Trabalho e Emprego".into());
+            r.documento = document_digits(&r.sancionado);
+            r.tipo_pessoa = person_type(r.documento.as_deref());
+            let cell = row.cell("INCLUSÃO NO CADASTRO DE EMPREGADORES").unwrap_or_default();
+            return periods(&cell, row.at, sink)
+                .into_iter()
+                .map(|(inicio, fim)| ListRecord { inicio, fim, ..r.clone() })
+                .collect();
+        }
+        List::Ibama => {
+            r.sancionado = row.any(&IBAMA_DOCUMENT).unwrap_or_default();
+            r.nome = row.any(&IBAMA_NAME);
+            r.categoria = Some("Embargo".into());
+            r.orgao = Some("IBAMA".into());
+            r.inicio = row.date("DAT_EMBARGO", "inicio", sink);
+            r.fim = row.date("DAT_DESEMBARGO", "fim", sink);
+            r.area = row.amount("QTD_AREA_EMBARGADA", "area_embargada", sink);
+            r.cancelado = row.cell("SIT_CANCELADO").is_some_and(|s| s.eq_ignore_ascii_case("S"));
+        }
+    }
+    r.documento = document_digits(&r.sancionado);
+    if r.tipo_pessoa.is_none() {
+        r.tipo_pessoa = person_type(r.documento.as_deref());
+    }
+    vec![r]
+}
+
+/// The periods of an MTE inclusion cell (`05/10/2022 a 13/01/2023, 11/11/2024`): each a start
+/// and, when the employer left the list, an end. An empty cell is one period with no dates.
+fn periods(cell: &str, at: &str, sink: Sink<'_>) -> Vec<(Option<NaiveDate>, Option<NaiveDate>)> {
+    let parts: Vec<&str> = cell.split(',').map(str::trim).filter(|p| !p.is_empty()).collect();
+    if parts.is_empty() {
+        return vec![(None, None)];
+    }
+    let mut date = |text: &str| {
+        let parsed = parse_date(text);
+        if parsed.is_none() {
+            sink.push(("inicio", format!("{at}: {text}")));
+        }
+        parsed
+    };
+    parts
+        .into_iter()
+        .map(|p| match p.split_once(" a ") {
+            Some((from, to)) => (date(from.trim()), date(to.trim())),
+            None => (date(p), None),
+        })
+        .collect()
+}
+
+/// A date as the lists write it: `DD/MM/YYYY`, `YYYY-MM-DD`, or IBAMA's `YYYY-MM-DD HH:MM:SS`.
+pub(super) fn parse_date(text: &str) -> Option<NaiveDate> {
+    let t = text.trim();
+    let day = match t.split_once(' ') {
+        Some((day, time)) if time.contains(':') => day,
+        _ => t,
+    };
+    NaiveDate::parse_from_str(day, "%d/%m/%Y").or_else(|_| NaiveDate::parse_from_str(day, "%Y-%m-%d")).ok()
+}
+
+/// An amount as the lists write it, exactly: a decimal comma (`1.234.567,89`, `12,5`) or a
+/// decimal point with no comma (`1234.56`); `R$` and spaces ignored.
+pub(super) fn parse_amount(text: &str) -> Option<Decimal> {
+    let t: String = text.trim().trim_start_matches("R$").chars().filter(|c| !c.is_whitespace()).collect();
+    let plain = if t.contains(',') { t.replace('.', "").replace(',', ".") } else { t };
+    if plain.is_empty() || !plain.bytes().all(|b| b.is_ascii_digit() || b == b'.' || b == b'-') {
+        return None;
+    }
+    Decimal::from_str(&plain).ok()
+}
+
+/// The digits of a whole CNPJ (14) or CPF (11), punctuated or not; `None` for a masked CPF
+/// (`***921012**`), a placeholder or anything else no document can equal.
+pub(super) fn document_digits(text: &str) -> Option<String> {
+    let t = text.trim();
+    if t.is_empty() || !t.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | '/' | ' ')) {
+        return None;
+    }
+    let digits: String = t.chars().filter(char::is_ascii_digit).collect();
+    matches!(digits.len(), 11 | 14).then_some(digits)
+}
+
+/// `J` for a CNPJ, `F` for a CPF.
+fn person_type(documento: Option<&str>) -> Option<String> {
+    match documento.map(str::len) {
+        Some(14) => Some("J".into()),
+        Some(11) => Some("F".into()),
+        _ => None,
+    }
+}

@@ -1,0 +1,209 @@
+//! The public lists counterparty checks use, read from the `--open-data` folder beside the tax
+//! files: CGU's CEIS, CNEP, CEPIM and Acordos de Leniência (daily zips `YYYYMMDD_CEIS.zip`
+//! holding `YYYYMMDD_CEIS.csv`, or the CSV alone), the labour ministry's Cadastro de
+//! Empregadores (`cadastro_de_empregadores.csv`) and IBAMA's embargoes (`termo_de_embargo.csv`),
+//! each in any subfolder.
+//!
+//! It owns telling each list apart (by its file name, then its header), decoding it (`decode`),
+//! dating it, and reading every row into a `ListRecord` (`layouts`): a header that changed is
+//! refused, naming the file and the columns missing; a row that breaks its layout is counted
+//! with its line, and so is a Leniência placeholder that is no CNPJ (kept, never matched).
+//! Which portfolio company a record touches is the queries' business (`queries/27_sancoes.sql`).
+
+mod decode;
+mod layouts;
+#[cfg(test)]
+mod tests;
+
+use std::io::Read;
+use std::path::Path;
+
+use chrono::NaiveDate;
+use rust_decimal::Decimal;
+
+use super::OpenDataError;
+use super::folder::{Found, relative};
+
+/// One of the lists, as `sancoes.lista` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum List {
+    Ceis,
+    Cnep,
+    Cepim,
+    Leniencia,
+    TrabalhoEscravo,
+    Ibama,
+}
+
+impl List {
+    pub const ALL: [List; 6] =
+        [Self::Ceis, Self::Cnep, Self::Cepim, Self::Leniencia, Self::TrabalhoEscravo, Self::Ibama];
+
+    pub fn code(self) -> &'static str {
+        match self {
+            Self::Ceis => "CEIS",
+            Self::Cnep => "CNEP",
+            Self::Cepim => "CEPIM",
+            Self::Leniencia => "LENIENCIA",
+            Self::TrabalhoEscravo => "TRABALHO_ESCRAVO",
+            Self::Ibama => "IBAMA",
+        }
+    }
+
+    /// The list a file's name says (`20261130_CEIS.zip`, `cadastro_de_empregadores.csv`,
+    /// `termo_de_embargo.csv`, ...), or `None`.
+    pub fn of_name(name: &str) -> Option<List> {
+        let lower = name.to_lowercase();
+        let base = lower.rsplit(['/', '\\']).next().unwrap_or(&lower);
+        let stem = base.strip_suffix(".zip").or_else(|| base.strip_suffix(".csv"))?;
+        if stem.starts_with("cadastro_de_empregadores") {
+            return Some(Self::TrabalhoEscravo);
+        }
+        if stem.starts_with("termo_de_embargo") {
+            return Some(Self::Ibama);
+        }
+        // CGU's `YYYYMMDD_` before the list's name.
+        let name = match cgu_date(stem) {
+            Some(_) => &stem[9..],
+            None => stem,
+        };
+        match name {
+            "ceis" => Some(Self::Ceis),
+            "cnep" => Some(Self::Cnep),
+            "cepim" => Some(Self::Cepim),
+            "acordos" | "leniencia" | "acordos_leniencia" | "acordos-leniencia" => Some(Self::Leniencia),
+            _ => None,
+        }
+    }
+}
+
+/// The date CGU puts before a file's name (`20261130_CEIS`).
+fn cgu_date(stem: &str) -> Option<NaiveDate> {
+    let (date, _) = stem.split_once('_')?;
+    (date.len() == 8).then(|| NaiveDate::parse_from_str(date, "%Y%m%d").ok())?
+}
+
+/// One record of a list: one row, or for the MTE one period of a row's inclusion cell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListRecord {
+    pub lista: List,
+    /// The document as the list wrote it (a masked CPF, a punctuated CNPJ, a placeholder).
+    pub sancionado: String,
+    /// Its digits when they are a whole CNPJ (14) or CPF (11); `None` for a masked CPF or a
+    /// placeholder, which no document can equal.
+    pub documento: Option<String>,
+    pub tipo_pessoa: Option<String>,
+    pub nome: Option<String>,
+    pub categoria: Option<String>,
+    pub orgao: Option<String>,
+    pub inicio: Option<NaiveDate>,
+    pub fim: Option<NaiveDate>,
+    pub valor_multa: Option<Decimal>,
+    /// IBAMA's area embargoed, in hectares.
+    pub area: Option<Decimal>,
+    /// IBAMA's term cancelled (`SIT_CANCELADO = S`).
+    pub cancelado: bool,
+    /// The file (relative to the folder), and the list's own date.
+    pub arquivo: String,
+    pub data_lista: NaiveDate,
+    /// The physical line of the file the row starts at.
+    pub linha: u64,
+}
+
+/// One list file read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListFile {
+    pub path: String,
+    pub lista: List,
+    pub data_lista: NaiveDate,
+    pub rows: u64,
+}
+
+/// Everything read of the lists in a folder.
+#[derive(Debug, Default)]
+pub struct Lists {
+    pub records: Vec<ListRecord>,
+    pub files: Vec<ListFile>,
+    /// Rows whose fields do not fit their layout, each as `file:line`.
+    pub malformed: Vec<String>,
+    /// Leniência's CNPJ cells that are no CNPJ, each as written.
+    pub placeholders: Vec<String>,
+    /// Cells that could not be read (the `listas` column, `file:line: text`): a date or amount
+    /// in no form the list uses.
+    pub unreadable: Vec<(&'static str, String)>,
+}
+
+/// Whether a file of the folder is one of the lists.
+pub fn is_list_file(name: &str) -> bool {
+    List::of_name(name).is_some()
+}
+
+/// Reads every list among `files` (the folder's, as `folder::find_files` lists them).
+pub(super) fn read_lists(dir: &Path, files: &[Found]) -> Result<Lists, OpenDataError> {
+    let mut lists = Lists::default();
+    for found in files.iter().filter(|f| f.inner.is_none()) {
+        let name = relative(dir, &found.path);
+        let Some(list) = List::of_name(&name) else { continue };
+        for (entry, bytes) in texts_of(&found.path, &name)? {
+            let date = list_date(list, &found.path, &entry);
+            layouts::read_text(list, &entry, &decode::decode(&bytes), date, &mut lists)?;
+        }
+    }
+    Ok(lists)
+}
+
+/// The CSVs of a list file: itself, or every `.csv` inside its zip, each named `zip/entry`.
+fn texts_of(path: &Path, name: &str) -> Result<Vec<(String, Vec<u8>)>, OpenDataError> {
+    let io = |e: std::io::Error| super::layout(path, format!("cannot be read: {e}"));
+    if !name.to_lowercase().ends_with(".zip") {
+        return Ok(vec![(name.to_string(), std::fs::read(path).map_err(io)?)]);
+    }
+    let zip_err =
+        |e: zip::result::ZipError| OpenDataError::Zip { path: path.to_path_buf(), message: e.to_string() };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let mut archive = zip::ZipArchive::new(std::io::BufReader::new(file)).map_err(zip_err)?;
+    let mut out = Vec::new();
+    for i in 0..archive.len() {
+        let mut entry = archive.by_index(i).map_err(zip_err)?;
+        let inner = entry.name().map_err(zip_err)?.to_string();
+        if entry.is_dir() || !inner.to_lowercase().ends_with(".csv") {
+            continue;
+        }
+        let mut bytes = Vec::with_capacity(usize::try_from(entry.size()).unwrap_or(0));
+        entry.read_to_end(&mut bytes).map_err(io)?;
+        out.push((format!("{name}/{inner}"), bytes));
+    }
+    Ok(out)
+}
+
+/// The date a list stands at when the text does not say it: CGU's date before the file's name
+/// (the zip's or the CSV's), else any `YYYYMMDD` in the name, else the day the file was written.
+/// The MTE's own date, in the text lines around its header, is `layouts`' to read.
+fn list_date(list: List, path: &Path, entry: &str) -> NaiveDate {
+    let from_name = entry.split('/').rev().find_map(|part| {
+        let lower = part.to_lowercase();
+        let stem = lower.split('.').next().unwrap_or(&lower).to_string();
+        cgu_date(&stem).or_else(|| (list == List::Ibama).then(|| date_in(&stem)).flatten())
+    });
+    from_name.unwrap_or_else(|| written_on(path))
+}
+
+/// The first run of eight digits in `text` that is a date `YYYYMMDD`.
+fn date_in(text: &str) -> Option<NaiveDate> {
+    let b = text.as_bytes();
+    (0..b.len().saturating_sub(7)).find_map(|i| {
+        let w = text.get(i..i + 8)?;
+        let whole = w.bytes().all(|c| c.is_ascii_digit())
+            && (i == 0 || !b[i - 1].is_ascii_digit())
+            && b.get(i + 8).is_none_or(|c| !c.is_ascii_digit());
+        whole.then(|| NaiveDate::parse_from_str(w, "%Y%m%d").ok()).flatten()
+    })
+}
+
+/// The day `path` was last written (UTC), or today.
+fn written_on(path: &Path) -> NaiveDate {
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .map_or_else(|_| chrono::Utc::now(), chrono::DateTime::<chrono::Utc>::from)
+        .date_naive()
+}

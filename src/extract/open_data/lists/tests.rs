@@ -1,0 +1,259 @@
+//! Each list in its published layout, quirks included, read from a folder as a run reads it.
+
+use std::io::Write;
+use std::path::Path;
+
+use chrono::NaiveDate;
+use rust_decimal::Decimal;
+
+use super::{List, ListRecord, Lists, read_lists};
+use crate::extract::open_data::OpenDataError;
+use crate::extract::open_data::folder::find_files;
+
+const CEIS_HEADER: &str = "\"CADASTRO\";\"CÓDIGO DA SANÇÃO\";\"TIPO DE PESSOA\";\"CPF OU CNPJ DO SANCIONADO\";\
+\"NOME DO SANCIONADO\";\"NOME INFORMADO PELO ÓRGÃO SANCIONADOR\";\"RAZÃO SOCIAL - CADASTRO RECEITA\";\
+\"NOME FANTASIA - CADASTRO RECEITA\";\"NÚMERO DO PROCESSO\";\"CATEGORIA DA SANÇÃO\";\"DATA INÍCIO SANÇÃO\";\
+\"DATA FINAL SANÇÃO\";\"DATA PUBLICAÇÃO\";\"PUBLICAÇÃO\";\"DETALHAMENTO DO MEIO DE PUBLICAÇÃO\";\
+\"DATA DO TRÂNSITO EM JULGADO\";\"ABRAGÊNCIA DA SANÇÃO\";\"ÓRGÃO SANCIONADOR\";\"UF ÓRGÃO SANCIONADOR\";\
+\"ESFERA ÓRGÃO SANCIONADOR\";\"FUNDAMENTAÇÃO LEGAL\";\"DATA ORIGEM INFORMAÇÃO\";\"ORIGEM INFORMAÇÕES\";\"OBSERVAÇÕES\"";
+
+/// A CGU row: `cadastro`, then the fields after the sanction's code, every one quoted.
+fn cgu_row(
+    cadastro: &str,
+    tipo: &str,
+    doc: &str,
+    nome: &str,
+    inicio: &str,
+    fim: &str,
+    multa: Option<&str>,
+) -> String {
+    let mut fields = vec![
+        cadastro,
+        "77",
+        tipo,
+        doc,
+        nome,
+        nome,
+        nome,
+        "",
+        "0001/2024",
+        "Impedimento/proibição de contratar",
+        inicio,
+        fim,
+        "01/02/2024",
+        "DOU",
+        "Seção 3",
+        "Sem informação",
+        "Todas as Esferas em todos os Poderes",
+        "Prefeitura de São Paulo",
+        "SP",
+        "MUNICIPAL",
+        "Lei 14.133",
+        "02/02/2024",
+        "Prefeitura",
+        "",
+    ];
+    if let Some(m) = multa {
+        fields.insert(10, m);
+    }
+    fields.iter().map(|f| format!("\"{f}\"")).collect::<Vec<_>>().join(";")
+}
+
+fn latin1(text: &str) -> Vec<u8> {
+    text.chars().map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?')).collect()
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) {
+    let path = dir.join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, bytes).unwrap();
+}
+
+fn zip_with(dir: &Path, name: &str, entries: &[(&str, Vec<u8>)]) {
+    let file = std::fs::File::create(dir.join(name)).unwrap();
+    let mut zip = zip::ZipWriter::new(file);
+    for (entry, bytes) in entries {
+        zip.start_file(*entry, zip::write::SimpleFileOptions::default()).unwrap();
+        zip.write_all(bytes).unwrap();
+    }
+    zip.finish().unwrap();
+}
+
+fn read(dir: &Path) -> Result<Lists, OpenDataError> {
+    let (files, _) = find_files(dir).unwrap();
+    read_lists(dir, &files)
+}
+
+fn day(d: u32, m: u32, y: i32) -> NaiveDate {
+    NaiveDate::from_ymd_opt(y, m, d).unwrap()
+}
+
+fn of(lists: &Lists, list: List) -> Vec<&ListRecord> {
+    lists.records.iter().filter(|r| r.lista == list).collect()
+}
+
+#[test]
+fn ceis_in_its_zip_latin1_crlf_typos_masked_cpfs_and_sem_informacao() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = [
+        CEIS_HEADER.to_string(),
+        cgu_row("CEIS", "J", "12345678000195", "CONSTRUTORA AÇAÍ LTDA", "10/01/2024", "Sem informação", None),
+        cgu_row("CEIS", "F", "***921012**", "JOSÉ DA SILVA", "01/03/2023", "01/03/2025", None),
+        cgu_row("CEIS", "", "98765432000110", "SEM TIPO SA", "Sem informação", "", None),
+    ]
+    .join("\r\n")
+        + "\r\n";
+    zip_with(tmp.path(), "20261130_CEIS.zip", &[("20261130_CEIS.csv", latin1(&text))]);
+    let lists = read(tmp.path()).unwrap();
+    let ceis = of(&lists, List::Ceis);
+    assert_eq!(ceis.len(), 3, "{lists:?}");
+    let company = ceis[0];
+    assert_eq!(company.documento.as_deref(), Some("12345678000195"));
+    assert_eq!(company.nome.as_deref(), Some("CONSTRUTORA AÇAÍ LTDA"), "Latin-1 decoded");
+    assert_eq!(company.categoria.as_deref(), Some("Impedimento/proibição de contratar"));
+    assert_eq!(company.orgao.as_deref(), Some("Prefeitura de São Paulo"));
+    assert_eq!((company.inicio, company.fim), (Some(day(10, 1, 2024)), None), "Sem informação is no end");
+    assert_eq!(company.data_lista, day(30, 11, 2026), "dated by CGU's name");
+    assert_eq!(company.arquivo, "20261130_CEIS.zip/20261130_CEIS.csv");
+    assert_eq!(company.linha, 2);
+    let person = ceis[1];
+    assert_eq!((person.sancionado.as_str(), person.documento.as_deref()), ("***921012**", None));
+    assert_eq!(person.tipo_pessoa.as_deref(), Some("F"));
+    assert_eq!(ceis[2].tipo_pessoa.as_deref(), Some("J"), "an empty type is the document's");
+    assert_eq!(ceis[2].inicio, None);
+    assert!(lists.malformed.is_empty() && lists.unreadable.is_empty(), "{lists:?}");
+    assert_eq!(lists.files[0].rows, 3);
+}
+
+#[test]
+fn cnep_fines_are_exact_decimals_and_a_row_out_of_layout_is_counted_with_its_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let header = CEIS_HEADER.replace("\"DATA INÍCIO SANÇÃO\"", "\"VALOR DA MULTA\";\"DATA INÍCIO SANÇÃO\"");
+    let text = [
+        header,
+        cgu_row("CNEP", "J", "12345678000195", "ALFA SA", "05/05/2019", "05/05/2024", Some("1.234.567,89")),
+        "\"CNEP\";\"78\";\"J\"".to_string(),
+        cgu_row("CNEP", "J", "11222333000181", "BETA SA", "31/02/2020", "", Some("0,10")),
+    ]
+    .join("\n");
+    write(tmp.path(), "cgu/20261130_CNEP.csv", &latin1(&text));
+    let lists = read(tmp.path()).unwrap();
+    let cnep = of(&lists, List::Cnep);
+    assert_eq!(cnep.len(), 2);
+    assert_eq!(cnep[0].valor_multa, Some(Decimal::new(123_456_789, 2)));
+    assert_eq!(cnep[1].valor_multa, Some(Decimal::new(10, 2)));
+    assert_eq!(lists.malformed, vec!["cgu/20261130_CNEP.csv:3".to_string()]);
+    assert_eq!(cnep[1].inicio, None, "no 31 February");
+    assert_eq!(lists.unreadable, vec![("inicio", "cgu/20261130_CNEP.csv:4: 31/02/2020".to_string())]);
+}
+
+#[test]
+fn cepim_has_no_dates_and_leniencia_keeps_its_placeholders_out_of_matching() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cepim = "\"CNPJ ENTIDADE\";\"NOME ENTIDADE\";\"NÚMERO CONVÊNIO\";\"ÓRGÃO CONCEDENTE\";\"MOTIVO DO IMPEDIMENTO\"\r\n\
+                 \"11222333000181\";\"ASSOCIAÇÃO BENEFICENTE\";\"555\";\"MINISTÉRIO DA SAÚDE\";\"Omissão no dever de prestar contas\"\r\n";
+    write(tmp.path(), "20261130_CEPIM.csv", &latin1(cepim));
+    let acordos = "\"ID DO ACORDO\";\"CNPJ DO SANCIONADO\";\"RAZÃO SOCIAL - CADASTRO RECEITA\";\"DATA DE INÍCIO DO ACORDO\";\
+                   \"DATA DE FIM DO ACORDO\";\"SITUAÇÃO DO ACORDO DE LENIÊNICA\";\"NÚMERO DO PROCESSO\";\"ÓRGÃO SANCIONADOR\"\r\n\
+                   \"1\";\"15144306000199\";\"ODE SA\";\"09/07/2018\";\"Sem informação\";\"Em cumprimento\";\"P-1\";\"CGU\"\r\n\
+                   \"2\";\"EXBILFINGER\";\"BILFINGER SE\";\"01/01/2019\";\"01/01/2031\";\"Em cumprimento\";\"P-2\";\"CGU\"\r\n";
+    let efeitos =
+        "\"ID DO ACORDO\";\"EFEITO DO ACORDO DE LENIÊNCIA\";\"COMPLEMENTO\"\r\n\"1\";\"Multa\";\"x\"\r\n";
+    zip_with(
+        tmp.path(),
+        "20261130_Acordos.zip",
+        &[("20261130_Acordos.csv", latin1(acordos)), ("20261130_Efeitos.csv", latin1(efeitos))],
+    );
+    let lists = read(tmp.path()).unwrap();
+    let cepim = of(&lists, List::Cepim);
+    assert_eq!(cepim.len(), 1);
+    assert_eq!((cepim[0].inicio, cepim[0].fim), (None, None));
+    assert_eq!(cepim[0].categoria.as_deref(), Some("Omissão no dever de prestar contas"));
+    assert_eq!(cepim[0].orgao.as_deref(), Some("MINISTÉRIO DA SAÚDE"));
+    let acordos = of(&lists, List::Leniencia);
+    assert_eq!(acordos.len(), 2, "the effects file holds no party");
+    assert_eq!(acordos[0].documento.as_deref(), Some("15144306000199"));
+    assert_eq!(acordos[0].categoria.as_deref(), Some("Em cumprimento"));
+    assert_eq!((acordos[1].sancionado.as_str(), acordos[1].documento.as_deref()), ("EXBILFINGER", None));
+    assert_eq!(lists.placeholders, vec!["EXBILFINGER".to_string()]);
+}
+
+#[test]
+fn mte_cp1252_text_lines_around_the_header_and_several_periods_in_one_cell() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = "CADASTRO DE EMPREGADORES que tenham submetido trabalhadores a condições análogas à de escravo\r\n\
+                Atualização: 08/10/2025 \u{201c}Portaria Interministerial\u{201d}\r\n\
+                ID;Ano da ação fiscal;UF;Empregador;CNPJ/CPF;Estabelecimento;Trabalhadores envolvidos;CNAE;\
+                Decisão administrativa de procedência;Inclusão no Cadastro de Empregadores\r\n\
+                1;2021;MG;Fazenda Boa Vista;123.456.789-09;Fazenda;12;0151-2/01;10/05/2022;05/10/2022 a 13/01/2023, 11/11/2024\r\n\
+                2;2022;PA;Carvoaria Ltda;12.345.678/0001-95;Carvoaria;3;0210-1/08;01/02/2023;05/04/2024\r\n\
+                \r\n\
+                (*1) Incluído por decisão judicial\r\n";
+    let (bytes, _, lossy) = encoding_rs::WINDOWS_1252.encode(text);
+    assert!(!lossy);
+    write(tmp.path(), "mte/cadastro_de_empregadores.csv", &bytes);
+    let lists = read(tmp.path()).unwrap();
+    let mte = of(&lists, List::TrabalhoEscravo);
+    assert_eq!(mte.len(), 3, "two periods of row 1, one of row 2: {lists:?}");
+    assert_eq!(mte[0].documento.as_deref(), Some("12345678909"));
+    assert_eq!(mte[0].sancionado, "123.456.789-09");
+    assert_eq!(mte[0].tipo_pessoa.as_deref(), Some("F"));
+    assert_eq!((mte[0].inicio, mte[0].fim), (Some(day(5, 10, 2022)), Some(day(13, 1, 2023))));
+    assert_eq!((mte[1].inicio, mte[1].fim), (Some(day(11, 11, 2024)), None));
+    assert_eq!(mte[0].linha, 4);
+    assert_eq!(mte[2].documento.as_deref(), Some("12345678000195"));
+    assert_eq!(mte[2].nome.as_deref(), Some("Carvoaria Ltda"));
+    assert_eq!(mte[0].data_lista, day(8, 10, 2025), "the date its text lines say");
+    assert!(lists.malformed.is_empty(), "{:?}", lists.malformed);
+}
+
+#[test]
+fn ibama_utf8_with_bom_decimal_comma_areas_and_date_times() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = "\u{feff}\"SEQ_TAD\";\"NUM_TAD\";\"DAT_EMBARGO\";\"UF\";\"NOME_PESSOA_EMBARGADA\";\"CPF_CNPJ_EMBARGADO\";\
+                \"QTD_AREA_EMBARGADA\";\"SIT_CANCELADO\";\"DAT_DESEMBARGO\";\"GEOM_AREA_EMBARGADA\"\n\
+                \"1\";\"A1\";\"2023-04-05 10:20:30\";\"MT\";\"AGROPECUÁRIA SÃO JOÃO\";\"12.345.678/0001-95\";\"1.234,5678\";\"N\";\"\";\"POLYGON((1 2, 3 4))\"\n\
+                \"2\";\"A2\";\"2020-01-02 00:00:00\";\"PA\";\"FULANO\";\"123.456.789-09\";\"12,5\";\"N\";\"2022-06-07 00:00:00\";\"\"\n\
+                \"3\";\"A3\";\"2021-01-02 00:00:00\";\"AM\";\"CICLANO\";\"11.222.333/0001-81\";\"3\";\"S\";\"\";\"\"\n";
+    write(tmp.path(), "ibama/termo_de_embargo.csv", text.as_bytes());
+    let lists = read(tmp.path()).unwrap();
+    let ibama = of(&lists, List::Ibama);
+    assert_eq!(ibama.len(), 3);
+    assert_eq!(ibama[0].nome.as_deref(), Some("AGROPECUÁRIA SÃO JOÃO"));
+    assert_eq!(ibama[0].documento.as_deref(), Some("12345678000195"));
+    assert_eq!(ibama[0].area, Some(Decimal::new(12_345_678, 4)));
+    assert_eq!((ibama[0].inicio, ibama[0].fim), (Some(day(5, 4, 2023)), None));
+    assert_eq!(ibama[1].fim, Some(day(7, 6, 2022)));
+    assert_eq!(ibama[1].area, Some(Decimal::new(125, 1)));
+    assert!(!ibama[0].cancelado && ibama[2].cancelado);
+    assert!(lists.unreadable.is_empty(), "{:?}", lists.unreadable);
+}
+
+#[test]
+fn a_header_that_changed_is_refused_naming_the_file_and_the_columns_missing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let header = CEIS_HEADER
+        .replace("\"CPF OU CNPJ DO SANCIONADO\"", "\"DOCUMENTO\"")
+        .replace("\"DATA FINAL SANÇÃO\"", "\"FIM\"");
+    write(tmp.path(), "20261130_CEIS.csv", &latin1(&header));
+    let err = read(tmp.path()).unwrap_err();
+    let OpenDataError::ListHeader { file, list, missing } = &err else { panic!("{err}") };
+    assert_eq!((file.as_str(), *list), ("20261130_CEIS.csv", "CEIS"));
+    assert_eq!(missing, "CPF OU CNPJ DO SANCIONADO, DATA FINAL SANÇÃO");
+    use crate::exit::HasExitStatus;
+    assert_eq!(err.exit_status(), crate::exit::ExitStatus::BadInput);
+    assert!(err.to_string().contains("20261130_CEIS.csv") && err.to_string().contains("DATA FINAL SANÇÃO"));
+}
+
+#[test]
+fn each_list_is_told_by_its_name() {
+    assert_eq!(List::of_name("dl/20261130_CEIS.zip"), Some(List::Ceis));
+    assert_eq!(List::of_name("20261130_cnep.csv"), Some(List::Cnep));
+    assert_eq!(List::of_name("x/20261130_CEPIM.zip"), Some(List::Cepim));
+    assert_eq!(List::of_name("20261130_Acordos.zip"), Some(List::Leniencia));
+    assert_eq!(List::of_name("cadastro_de_empregadores.csv"), Some(List::TrabalhoEscravo));
+    assert_eq!(List::of_name("termo_de_embargo.zip"), Some(List::Ibama));
+    assert_eq!(List::of_name("Dados_abertos_FGTS.zip"), None);
+    assert_eq!(List::of_name("Socios0.zip"), None);
+    assert_eq!(List::of_name("20261130_CEIS.pdf"), None);
+}
