@@ -114,3 +114,82 @@ fn a_run_without_lists_says_so_in_one_sentence() {
     assert!(section.contains("Nenhuma lista pública foi lida"), "{section}");
     assert!(!section.contains("<table"), "no empty table stands for nobody listed: {section}");
 }
+
+#[test]
+fn a_service_run_reads_lists_dir_and_a_listed_companys_dossier_shows_its_list() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = Dataset::generate(RegistryConfig::DEFAULT_SEED, SCALE);
+    let lists = d.public_lists();
+    write_release(tmp.path());
+    let portfolio: Vec<String> = lists.targets.iter().map(ToString::to_string).collect();
+    std::fs::write(tmp.path().join("carteira.txt"), portfolio.join("\n")).unwrap();
+    let args = [
+        "--quiet",
+        "run",
+        "--demo-scale",
+        "0.05",
+        "--cnpjs",
+        "carteira.txt",
+        "--lists-dir",
+        "downloads/listas",
+        "--dossies",
+        "100",
+        "--expand-groups",
+        "--out",
+        "run",
+    ];
+    let o = crate::common_bin::bin().current_dir(tmp.path()).args(args).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let run = tmp.path().join("run");
+
+    // The service run matched the lists it was pointed at, as the truth has them.
+    let in_force: Vec<_> = d.lists_truth(&lists.targets).into_iter().filter(|t| t.vigente).collect();
+    let html = std::fs::read_to_string(run.join("report.html")).unwrap();
+    let section = html_section(&html, "sancoes");
+    for t in &in_force {
+        let shown = fiscal_report::report::format::mask_cnpj(&t.cnpj);
+        assert!(section.contains(&shown), "{shown} in force but not shown:\n{section}");
+    }
+
+    // The highlights count the companies in force, and those by their own CNPJ or root.
+    let companies = |near: bool| {
+        let set: std::collections::BTreeSet<&String> = in_force
+            .iter()
+            .filter(|t| !near || t.vinculo == "cnpj" || t.vinculo == "raiz")
+            .map(|t| &t.cnpj)
+            .collect();
+        set.len()
+    };
+    let highlights = html_section(&html, "destaques");
+    let card = format!(
+        "<div class=\"value\">{}</div><div class=\"detail\">{} pelo próprio CNPJ ou raiz</div>",
+        companies(false),
+        companies(true)
+    );
+    assert!(highlights.contains(&card), "highlights lack {card}:\n{highlights}");
+
+    // A listed company's dossier names its list and the list's date.
+    let (y, m, day) = lists.date;
+    let date = format!("{day:02}/{m:02}/{y:04}");
+    let names: BTreeMap<&str, &str> = LIST_NAMES.into_iter().collect();
+    let with_dossier: Vec<_> =
+        in_force.iter().filter(|t| run.join(format!("dossies/{}.html", t.cnpj)).exists()).collect();
+    assert!(!with_dossier.is_empty(), "no listed company has a dossier: {in_force:?}");
+    for t in with_dossier {
+        let page = std::fs::read_to_string(run.join(format!("dossies/{}.html", t.cnpj))).unwrap();
+        let listas = html_section(&page, "listas");
+        let name = html_escape(names[t.lista.as_str()]);
+        assert!(
+            listas.contains(&name) && listas.contains(&date),
+            "{}: {name} {date} not in\n{listas}",
+            t.cnpj
+        );
+    }
+
+    // The workbook's sheet `Sanções` equals sancoes.parquet, row for row and cell for cell.
+    let sancoes = crate::aggregates_truth::read(&run.join("aggregates/sancoes.parquet"));
+    assert!(sancoes.height() >= in_force.len() && !in_force.is_empty());
+    if crate::common_bin::python_with("openpyxl, pandas, pyarrow") {
+        crate::workbook::check(&run, "pt-BR");
+    }
+}
