@@ -26,7 +26,6 @@ use crate::api::models::Fonte;
 use crate::api::published::Published;
 use folder::{Found, ZipContents, data_entries, find_files, listing, written_in, zip_contents};
 use layouts::Kind;
-pub(crate) use read::sha256_of;
 use read::{Counts, MIB, TableReader, read_file};
 pub use release::ReleasePeriod;
 pub use whole::{Gap, files_of};
