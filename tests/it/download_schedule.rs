@@ -265,4 +265,23 @@ fn the_lists_downloaded_from_the_mirror_give_the_same_sancoes_as_the_served_fold
     let (downloaded, in_place) = (run(&to, "baixado"), run(&served, "no_lugar"));
     assert!(downloaded.height() > 0, "the portfolio meets the lists");
     assert!(downloaded.equals_missing(&in_place), "downloaded:\n{downloaded}\nin place:\n{in_place}");
+
+    // The manifest names each list read, with its date, as the files in the served folder say.
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(tmp.path().join("baixado/manifest.json")).unwrap()).unwrap();
+    let listas = manifest["open_data"]["listas"].as_array().unwrap();
+    let mut read: Vec<&str> = listas.iter().map(|l| l["lista"].as_str().unwrap()).collect();
+    read.sort();
+    assert_eq!(read, ["CEIS", "CEPIM", "CNEP", "IBAMA", "LENIENCIA", "TRABALHO_ESCRAVO"]);
+    for l in listas {
+        let path = l["path"].as_str().unwrap();
+        // `listas/NAME`, or `listas/NAME.zip/NAME.csv` for the CSV inside a zip.
+        let name = path.split('/').nth(1).unwrap();
+        if let Some((day, _)) =
+            name.split_once('_').filter(|(d, _)| d.len() == 8 && d.bytes().all(|b| b.is_ascii_digit()))
+        {
+            assert_eq!(l["data_lista"].as_str().unwrap().replace('-', ""), day, "{path}");
+        }
+        assert!(served.join("listas").join(name).is_file(), "{path} is a served list");
+    }
 }
