@@ -200,7 +200,7 @@ async fn download_whole(req: &Request) -> Result<Downloaded, DownloadError> {
         Some(sources) => lists::files(&http, sources, req.stall).await?,
         None => Vec::new(),
     };
-    let cgu: Vec<String> = lists.iter().filter(|f| f.release != "latest").map(|f| f.rel.clone()).collect();
+    let list_files: Vec<String> = lists.iter().map(|f| f.rel.clone()).collect();
     let list_count = lists.len();
     let files: Vec<Remote> = rfb.files.into_iter().chain(pgfn.files).chain(lists).collect();
     let count = files.len();
@@ -237,7 +237,7 @@ async fn download_whole(req: &Request) -> Result<Downloaded, DownloadError> {
     job.progress.finish();
     let mut record = job.record.into_inner().unwrap_or_else(|p| p.into_inner());
     if first_error.is_none() {
-        lists::older_days(&req.to, &cgu, &mut record)?;
+        lists::older_days(&req.to, &list_files, &mut record)?;
         if let Some(n) = req.keep {
             done.removed = keep::older_than_last(&req.to, n, &mut record)?;
         }
