@@ -273,13 +273,15 @@ pub struct RunSettings {
 impl RunSettings {
     pub fn resolve(args: &RunArgs) -> Result<Self, ConfigError> {
         let file = settings_file(&args.fetch)?;
+        let fetch = RunConfig::from_sources(&args.fetch, &file)?;
+        let download = download::resolve_run_download(args, &file, fetch.open_data.as_deref())?;
         let settings = Self {
-            fetch: RunConfig::from_sources(&args.fetch, &file)?,
+            fetch,
             report: ReportSettings::resolve(&args.report, file.pdf)?,
             dossies: args.dossies,
             expand_groups: args.expand_groups,
             email: email::resolve(&args.email, &file)?,
-            download: download::resolve_run_download(args, &file)?,
+            download,
         };
         settings.report.folders.refuse_missing()?;
         Ok(settings)
