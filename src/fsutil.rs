@@ -1,5 +1,5 @@
 //! File writes that are never seen half-done (write to a temporary name beside the target,
-//! flush to disk, then rename), and where an analyst's editable folder is found.
+//! flush to disk, then rename), where an analyst's editable folder is found, and a file's sha256.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -77,4 +77,22 @@ pub fn process_unique() -> String {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     format!("{}-{nanos:x}-{call}", std::process::id())
+}
+
+/// The file's sha256, in hex: the open-data reader's note of each file read, and the
+/// download's record of each file fetched.
+pub fn sha256_of(path: &Path) -> std::io::Result<String> {
+    use sha2::Digest;
+    use std::io::Read;
+    let mut file = std::fs::File::open(path)?;
+    let mut hasher = sha2::Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = file.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+    }
+    Ok(hex::encode(hasher.finalize()))
 }

@@ -25,8 +25,13 @@ pub fn resolve_download(args: &DownloadArgs) -> Result<Request, ConfigError> {
 }
 
 /// `run --download`'s request (into the `--open-data` folder), or `None` when not asked by the
-/// flag, `FISCAL_REPORT_DOWNLOAD` or the file's `download` key.
-pub(super) fn resolve_run_download(args: &RunArgs, file: &Settings) -> Result<Option<Request>, ConfigError> {
+/// flag, `FISCAL_REPORT_DOWNLOAD` or the file's `download` key; `open_data`, the folder the
+/// run's settings resolved.
+pub(super) fn resolve_run_download(
+    args: &RunArgs,
+    file: &Settings,
+    open_data: Option<&std::path::Path>,
+) -> Result<Option<Request>, ConfigError> {
     let asked = match pick(args.download.then_some(true), env_parsed("download")?, file.download) {
         Some(s) => s.value,
         None => false,
@@ -34,8 +39,6 @@ pub(super) fn resolve_run_download(args: &RunArgs, file: &Settings) -> Result<Op
     if !asked {
         return Ok(None);
     }
-    let open_data =
-        pick(args.fetch.open_data.clone(), env_var("open_data").map(Into::into), file.open_data.clone());
     let Some(to) = open_data else {
         return Err(invalid(
             "download",
@@ -44,7 +47,7 @@ pub(super) fn resolve_run_download(args: &RunArgs, file: &Settings) -> Result<Op
             "it downloads into the --open-data folder: give --open-data DIR too",
         ));
     };
-    resolve_release(to.value, &args.release, file).map(Some)
+    resolve_release(to.to_path_buf(), &args.release, file).map(Some)
 }
 
 fn resolve_release(to: PathBuf, args: &ReleaseArgs, file: &Settings) -> Result<Request, ConfigError> {
@@ -163,12 +166,17 @@ mod tests {
             "2",
         ]);
         let crate::cli::Command::Run(run) = cli.command else { unreachable!("a run") };
-        let r = resolve_run_download(&run, &Settings::default()).unwrap().expect("asked for");
+        let r = resolve_run_download(&run, &Settings::default(), Some(std::path::Path::new("d")))
+            .unwrap()
+            .expect("asked for");
         assert_eq!((r.to, r.keep), (PathBuf::from("d"), Some(2)));
         let file = Settings { download: Some(true), ..Settings::default() };
         let cli = crate::cli::Cli::parse_from(["fiscal-report", "run", "--open-data", "d"]);
         let crate::cli::Command::Run(run) = cli.command else { unreachable!("a run") };
-        assert!(resolve_run_download(&run, &file).unwrap().is_some(), "the file's key asks for it too");
+        assert!(
+            resolve_run_download(&run, &file, Some(std::path::Path::new("d"))).unwrap().is_some(),
+            "the file's key asks for it too"
+        );
         let e =
             crate::cli::Cli::try_parse_from(["fiscal-report", "run", "--download"]).unwrap_err().to_string();
         assert!(e.contains("--open-data"), "{e}");

@@ -199,3 +199,89 @@ fn the_cron_example_runs_over_two_months_of_the_mirror_downloading_each_and_read
         assert!(info.contains(&month.replace('-', "")), "{month} in the store: {info}");
     }
 }
+
+/// Read back `dir/aggregates/sancoes.parquet`, its rows in a fixed order.
+fn sancoes(dir: &Path) -> polars::prelude::DataFrame {
+    use polars::prelude::*;
+    let df = ParquetReader::new(std::fs::File::open(dir.join("aggregates/sancoes.parquet")).unwrap())
+        .finish()
+        .unwrap();
+    let by: Vec<String> = df.get_column_names().iter().map(|c| c.to_string()).collect();
+    df.sort(by, SortMultipleOptions::default()).unwrap()
+}
+
+/// The lists the embedded dataset publishes, fetched by `download --lists` from the mirror in
+/// their real address forms, give the run the same `sancoes` as the served folder read in place:
+/// nothing of a list is lost or changed on the way.
+#[test]
+fn the_lists_downloaded_from_the_mirror_give_the_same_sancoes_as_the_served_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let served = tmp.path().join("espelho");
+    let d = Dataset::generate(RegistryConfig::DEFAULT_SEED, SCALE);
+    open_data::write_open_data(&d, &served).unwrap();
+    let mut portfolio: Vec<String> = d.demo_portfolio(20).iter().map(ToString::to_string).collect();
+    portfolio.extend(d.public_lists().targets.iter().map(ToString::to_string));
+    std::fs::write(tmp.path().join("carteira.txt"), portfolio.join("\n")).unwrap();
+
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let m = rt
+        .block_on(fiscal_report::simulator::mirror::start(
+            &served,
+            MirrorFaults::default(),
+            "127.0.0.1:0".parse().unwrap(),
+        ))
+        .unwrap();
+    let base = m.base_url();
+    let to = tmp.path().join("dados");
+    let (code, err) = download(
+        &to,
+        &m.share_link(SHARE_TOKEN),
+        &format!("{base}/"),
+        &[
+            "--lists",
+            "--cgu-url",
+            &format!("{base}/download-de-dados/"),
+            "--mte-url",
+            &format!("{base}/trabalho/cadastro_de_empregadores.csv"),
+            "--ibama-url",
+            &format!("{base}/ibama/termo_de_embargo.csv"),
+        ],
+    );
+    assert_eq!(code, Some(0), "{err}");
+
+    let run = |dir: &Path, out: &str| {
+        let o = bin()
+            .args(["--quiet", "run", "--open-data"])
+            .arg(dir)
+            .arg("--cnpjs")
+            .arg(tmp.path().join("carteira.txt"))
+            .arg("--out")
+            .arg(tmp.path().join(out))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{out}: {}", String::from_utf8_lossy(&o.stderr));
+        sancoes(&tmp.path().join(out))
+    };
+    let (downloaded, in_place) = (run(&to, "baixado"), run(&served, "no_lugar"));
+    assert!(downloaded.height() > 0, "the portfolio meets the lists");
+    assert!(downloaded.equals_missing(&in_place), "downloaded:\n{downloaded}\nin place:\n{in_place}");
+
+    // The manifest names each list read, with its date, as the files in the served folder say.
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(tmp.path().join("baixado/manifest.json")).unwrap()).unwrap();
+    let listas = manifest["open_data"]["listas"].as_array().unwrap();
+    let mut read: Vec<&str> = listas.iter().map(|l| l["lista"].as_str().unwrap()).collect();
+    read.sort();
+    assert_eq!(read, ["CEIS", "CEPIM", "CNEP", "IBAMA", "LENIENCIA", "TRABALHO_ESCRAVO"]);
+    for l in listas {
+        let path = l["path"].as_str().unwrap();
+        // `listas/NAME`, or `listas/NAME.zip/NAME.csv` for the CSV inside a zip.
+        let name = path.split('/').nth(1).unwrap();
+        if let Some((day, _)) =
+            name.split_once('_').filter(|(d, _)| d.len() == 8 && d.bytes().all(|b| b.is_ascii_digit()))
+        {
+            assert_eq!(l["data_lista"].as_str().unwrap().replace('-', ""), day, "{path}");
+        }
+        assert!(served.join("listas").join(name).is_file(), "{path} is a served list");
+    }
+}

@@ -164,16 +164,21 @@ fn latest_day(page: &str) -> Option<String> {
         .max()
 }
 
-/// Each CGU list's files of other days than the one just fetched (`fetched`, paths under the
+/// A dated list file's day and the rest of its name: `20261130_CEIS.zip` -> (`20261130`,
+/// `CEIS.zip`); `None` for a file no day names (the MTE's, IBAMA's).
+fn dated(name: &str) -> Option<(&str, &str)> {
+    name.split_once('_').filter(|(day, _)| day.len() == 8 && day.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Each dated list's files of other days than the one just fetched (`fetched`, paths under the
 /// folder), removed with their records: one day of each list is in the folder.
 pub(super) fn older_days(to: &Path, fetched: &[String], record: &mut Record) -> Result<(), DownloadError> {
     let dir = to.join(FOLDER);
     for rel in fetched {
-        let Some((day, stem)) = rel.rsplit('/').next().and_then(|n| n.split_once('_')) else { continue };
+        let Some((day, stem)) = rel.rsplit('/').next().and_then(dated) else { continue };
         for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
-            let other_day = |d: &str| d != day && d.len() == 8 && d.bytes().all(|b| b.is_ascii_digit());
-            if name.split_once('_').is_some_and(|(d, s)| s == stem && other_day(d)) {
+            if dated(&name).is_some_and(|(d, s)| s == stem && d != day) {
                 std::fs::remove_file(entry.path()).map_err(write_error(&entry.path()))?;
                 record.files.remove(&format!("{FOLDER}/{name}"));
                 tracing::info!(file = %name, "an older day of a list: removed");

@@ -200,7 +200,7 @@ async fn download_whole(req: &Request) -> Result<Downloaded, DownloadError> {
         Some(sources) => lists::files(&http, sources, req.stall).await?,
         None => Vec::new(),
     };
-    let cgu: Vec<String> = lists.iter().filter(|f| f.release != "latest").map(|f| f.rel.clone()).collect();
+    let list_files: Vec<String> = lists.iter().map(|f| f.rel.clone()).collect();
     let list_count = lists.len();
     let files: Vec<Remote> = rfb.files.into_iter().chain(pgfn.files).chain(lists).collect();
     let count = files.len();
@@ -237,7 +237,7 @@ async fn download_whole(req: &Request) -> Result<Downloaded, DownloadError> {
     job.progress.finish();
     let mut record = job.record.into_inner().unwrap_or_else(|p| p.into_inner());
     if first_error.is_none() {
-        lists::older_days(&req.to, &cgu, &mut record)?;
+        lists::older_days(&req.to, &list_files, &mut record)?;
         if let Some(n) = req.keep {
             done.removed = keep::older_than_last(&req.to, n, &mut record)?;
         }
@@ -285,6 +285,7 @@ impl Job<'_> {
             match verdict {
                 Ok(sha256) => {
                     std::fs::rename(&part, &dest).map_err(write_error(&dest))?;
+                    dated_as_served(&dest, remote.last_modified.as_deref());
                     tracing::info!(file = %remote.rel, bytes = size, "downloaded and checked");
                     let mut record = self.record.lock().unwrap_or_else(|p| p.into_inner());
                     record.insert(&remote, size, sha256);
@@ -305,6 +306,20 @@ impl Job<'_> {
             }
         }
         Ok(Some(received))
+    }
+}
+
+/// The file's modification time set to the server's Last-Modified (as `curl -R` and `wget` do):
+/// a file no name dates (IBAMA's embargoes) is dated by it, and a copy says when it was
+/// published, not when it arrived. A date that cannot be read or set leaves the arrival's.
+fn dated_as_served(path: &Path, last_modified: Option<&str>) {
+    let Some(when) = last_modified.and_then(|t| chrono::DateTime::parse_from_rfc2822(t).ok()) else { return };
+    let set = std::fs::File::options()
+        .write(true)
+        .open(path)
+        .and_then(|f| f.set_modified(std::time::SystemTime::from(when.with_timezone(&chrono::Utc))));
+    if let Err(e) = set {
+        tracing::warn!(file = %path.display(), "cannot date it as its server does: {e}");
     }
 }
 

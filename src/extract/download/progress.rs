@@ -17,6 +17,8 @@ const MB: f64 = 1e6;
 
 pub(super) struct Progress {
     bars: Option<(MultiProgress, ProgressBar)>,
+    /// Log lines instead of bars (stderr no terminal, no `--quiet`).
+    lines: bool,
     _drawn: Option<crate::progress::DrawingGuard>,
     state: Mutex<State>,
 }
@@ -49,7 +51,8 @@ impl Progress {
         let sizes = files.iter().map(|f| (f.rel.clone(), (f.size.unwrap_or(0), 0))).collect();
         let now = Instant::now();
         let state = Mutex::new(State { files: sizes, started: now, last_line: now, at_start: 0 });
-        let bars = (crate::progress::bars() == Some(true)).then(|| {
+        let mode = crate::progress::bars();
+        let bars = (mode == Some(true)).then(|| {
             let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
             let total = multi.add(ProgressBar::new(0));
             total
@@ -58,7 +61,7 @@ impl Progress {
             (multi, total)
         });
         let _drawn = bars.as_ref().map(|(_, total)| crate::progress::drawing(total));
-        Self { bars, _drawn, state }
+        Self { bars, lines: mode == Some(false), _drawn, state }
     }
 
     /// `rel` was complete already: counted done, with no bar.
@@ -108,7 +111,7 @@ impl Progress {
                 total.set_position(have);
                 return;
             }
-            if crate::progress::bars().is_none() || state.last_line.elapsed() < LOG_EVERY || have >= size {
+            if !self.lines || state.last_line.elapsed() < LOG_EVERY || have >= size {
                 return;
             }
             state.last_line = Instant::now();

@@ -14,7 +14,7 @@ pub(super) fn check(path: &Path, name: &str, size: u64) -> Result<String, String
     if name.to_ascii_lowercase().ends_with(".zip") {
         crcs(path)?;
     }
-    crate::extract::open_data::sha256_of(path).map_err(|e| format!("cannot read it back: {e}"))
+    crate::fsutil::sha256_of(path).map_err(|e| format!("cannot read it back: {e}"))
 }
 
 /// Every entry of the zip at `path` read to its end: the zip crate compares each one's CRC-32

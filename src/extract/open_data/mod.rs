@@ -26,7 +26,6 @@ use crate::api::models::Fonte;
 use crate::api::published::Published;
 use folder::{Found, ZipContents, data_entries, find_files, listing, written_in, zip_contents};
 use layouts::Kind;
-pub(crate) use read::sha256_of;
 use read::{Counts, MIB, TableReader, read_file};
 pub use release::ReleasePeriod;
 pub use whole::{Gap, files_of};
@@ -134,6 +133,19 @@ pub struct OpenDataNote {
     /// How long reading the folder took, in milliseconds.
     #[serde(default)]
     pub read_ms: u64,
+    /// The public lists read beside the tax files, each with its date.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub listas: Vec<ListNote>,
+}
+
+/// A public list read, as the manifest names it: its file, which list, the list's date and how
+/// many rows it gave.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ListNote {
+    pub path: String,
+    pub lista: String,
+    pub data_lista: String,
+    pub linhas: u64,
 }
 
 impl Release {
@@ -151,6 +163,17 @@ impl Release {
             codes: self.codes.iter().map(|(table, (file, _))| (table.clone(), file.clone())).collect(),
             carried: self.carried.clone(),
             read_ms: self.read_ms,
+            listas: self
+                .lists
+                .files
+                .iter()
+                .map(|f| ListNote {
+                    path: f.path.clone(),
+                    lista: f.lista.code().to_string(),
+                    data_lista: f.data_lista.to_string(),
+                    linhas: f.rows,
+                })
+                .collect(),
         }
     }
 
@@ -189,6 +212,12 @@ pub struct Release {
     pub read_ms: u64,
     /// The public lists the folder holds beside the tax files (`lists`).
     pub lists: lists::Lists,
+}
+
+/// The public lists in `dir` (any subfolder), for a run over a service (`--lists-dir`).
+pub fn read_lists_dir(dir: &Path) -> Result<lists::Lists, OpenDataError> {
+    let (files, _) = find_files(dir)?;
+    lists::read_lists(dir, &files)
 }
 
 /// Reads the open-data files under `dir` for `portfolio`. A release with gaps (a part or a

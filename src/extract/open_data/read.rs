@@ -90,7 +90,7 @@ pub(super) fn read_file(
         return read_archived(path, inner, kind, reader);
     }
     std::thread::scope(|scope| {
-        let hashing = scope.spawn(|| sha256_of(path));
+        let hashing = scope.spawn(|| crate::fsutil::sha256_of(path));
         let counts = if path.to_string_lossy().to_lowercase().ends_with(".zip") {
             read_zip(path, kind, reader)
         } else {
@@ -103,22 +103,6 @@ pub(super) fn read_file(
             .map_err(|e| layout(path, format!("cannot be read: {e}")))?;
         Ok((counts, sha256))
     })
-}
-
-/// The file's sha256, in hex (also the download's record of each file).
-pub(crate) fn sha256_of(path: &Path) -> std::io::Result<String> {
-    use sha2::Digest;
-    let mut file = std::fs::File::open(path)?;
-    let mut hasher = sha2::Sha256::new();
-    let mut buf = vec![0u8; 1 << 20];
-    loop {
-        let n = file.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buf[..n]);
-    }
-    Ok(hex::encode(hasher.finalize()))
 }
 
 /// A zip reader's error, naming the zip (`archive.zip/inner.zip` for one inside an archive).

@@ -5,6 +5,12 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod release;
+mod serve;
+
+pub use release::{DownloadArgs, ReleaseArgs};
+pub use serve::ServeArgs;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "fiscal-report",
@@ -98,70 +104,6 @@ const DOWNLOAD_EXAMPLES: &str = "Examples:
 const DOSSIE_EXAMPLES: &str = "Examples:
   fiscal-report dossie 33.683.111/0002-80 --out out/   # out/dossies/<cnpj>.html
   fiscal-report dossie 33.683.111/0002-80 --store store/";
-
-#[derive(Debug, Clone, Args)]
-pub struct DownloadArgs {
-    /// The folder the releases go to (`cnpj/YYYY-MM/`, `pgfn/YYYY_trimestre_NN/`, and
-    /// `download.json`, the record of what is there).
-    #[arg(long, value_name = "DIR")]
-    pub to: PathBuf,
-
-    #[command(flatten)]
-    pub release: ReleaseArgs,
-
-    /// TOML file with the same keys as the flags (flags beat env beat file).
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
-}
-
-/// Which releases to download, from where, and how many to keep: `download`'s, and `run
-/// --download`'s.
-#[derive(Debug, Clone, Default, Args)]
-pub struct ReleaseArgs {
-    /// RFB's month: `latest` (default) or YYYY-MM.
-    #[arg(long, value_name = "YYYY-MM|latest")]
-    pub rfb_month: Option<String>,
-
-    /// PGFN's quarter: `latest` (default) or YYYY_trimestre_NN.
-    #[arg(long, value_name = "YYYY_trimestre_NN|latest")]
-    pub pgfn_quarter: Option<String>,
-
-    /// RFB's files: a public share link (…/index.php/s/TOKEN) or an Apache listing of month
-    /// folders (default: today's share).
-    #[arg(long, value_name = "URL")]
-    pub rfb_url: Option<String>,
-
-    /// PGFN's Apache listing of quarter folders (default: https://dadosabertos.pgfn.gov.br/).
-    #[arg(long, value_name = "URL")]
-    pub pgfn_url: Option<String>,
-
-    /// A transfer with no byte for this many seconds is cut and resumed (default 60).
-    #[arg(long, value_name = "SECS")]
-    pub stall_secs: Option<u64>,
-
-    /// Keep the last N months of RFB and the last N quarters of PGFN in the folder once the
-    /// download is whole, removing older ones (default: keep every release).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
-    pub keep: Option<u32>,
-    /// Also fetch the public lists into listas/: CGU's CEIS, CNEP, CEPIM and Acordos de
-    /// Leniência of the latest day, the labour ministry's Cadastro de Empregadores and IBAMA's
-    /// embargoes.
-    #[arg(long)]
-    pub lists: bool,
-
-    /// With --lists: Portal da Transparência's download pages (default:
-    /// https://portaldatransparencia.gov.br/download-de-dados/).
-    #[arg(long, value_name = "URL")]
-    pub cgu_url: Option<String>,
-
-    /// With --lists: the Cadastro de Empregadores file (default: its address on gov.br).
-    #[arg(long, value_name = "URL")]
-    pub mte_url: Option<String>,
-
-    /// With --lists: IBAMA's termo_de_embargo.csv (default: its address in IBAMA's open data).
-    #[arg(long, value_name = "URL")]
-    pub ibama_url: Option<String>,
-}
 
 #[derive(Debug, Clone, Args)]
 pub struct DossieArgs {
@@ -504,6 +446,12 @@ pub struct FetchArgs {
     #[arg(long, value_name = "DIR")]
     pub open_data: Option<PathBuf>,
 
+    /// Read the public lists (CEIS, CNEP, CEPIM, Acordos de Leniência, the Cadastro de
+    /// Empregadores, IBAMA's embargoes) from DIR, as `download --lists` leaves them in
+    /// `listas/`, for a run over a service; --open-data reads them from its own folder.
+    #[arg(long, value_name = "DIR")]
+    pub lists_dir: Option<PathBuf>,
+
     /// With --open-data: read a release that is not whole (a part or a PGFN system missing, a
     /// file empty, broken or half-downloaded) instead of stopping; the manifest, the report's
     /// banner and "Fontes e períodos" name what is missing, and on a --store what those files
@@ -575,111 +523,6 @@ pub struct FetchArgs {
     /// With --store: fetch everything again, as on a first run.
     #[arg(long)]
     pub full: bool,
-}
-
-#[derive(Debug, Clone, Args)]
-pub struct ServeArgs {
-    /// Address to listen on (port 0 picks a free one and prints it).
-    #[arg(long, default_value = "127.0.0.1:8089")]
-    pub addr: String,
-
-    /// The key clients must send in X-API-Key.
-    #[arg(long, env = "REGISTRY_API_KEY", hide_env_values = true, default_value = "KEY")]
-    pub api_key: String,
-
-    /// Dataset seed: the same seed and scale give byte-identical responses.
-    #[arg(long, default_value_t = crate::simulator::RegistryConfig::DEFAULT_SEED)]
-    pub seed: u64,
-
-    /// Dataset scale: 1.0 = ~5,000 companies and tens of thousands of credit rows a month. At
-    /// most 64 served, 1000 (5 million companies) with --write-open-data.
-    #[arg(long, default_value_t = 1.0)]
-    pub scale: f64,
-
-    /// Latency of every answer, in milliseconds: each is sent that long after its request came
-    /// in (the answer is made meanwhile), to within a tenth of a millisecond.
-    #[arg(long, default_value_t = 0)]
-    pub latency_ms: u64,
-
-    /// Share of requests (0..1) that meet a fault: 500/503, 429, dropped connection, cut-off body.
-    #[arg(long, default_value_t = 0.0)]
-    pub fault_rate: f64,
-
-    /// Requests per second beyond which the server answers 429 with Retry-After.
-    #[arg(long)]
-    pub rate_limit: Option<u32>,
-
-    /// Requests served at once: the others wait in a queue, so latency grows with load (a
-    /// server with N workers). Unset: every request is served as it comes.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
-    pub capacity: Option<u32>,
-
-    /// Schema drift, for testing: every record served gains a field NAME.
-    #[arg(long, value_name = "NAME")]
-    pub add_field: Option<String>,
-
-    /// Schema drift, for testing: every record served loses its field NAME.
-    #[arg(long, value_name = "NAME")]
-    pub drop_field: Option<String>,
-
-    /// A source that lags, for testing: its answers report release VERSAO (repeatable), e.g.
-    /// pgfn=2025T4 (the debts' fontes and their dataset_trimester) or cnpj=2026-05 (the
-    /// registry's fontes and its records' dataset_month). Sources: cafir, cno, cnpj, pgfn, rfb.
-    #[arg(long, value_name = "FONTE=VERSAO")]
-    pub fonte_versao: Vec<String>,
-
-    /// A failing source, for testing: its answers report status STATUS (repeatable), e.g.
-    /// cnpj=indisponivel.
-    #[arg(long, value_name = "FONTE=STATUS")]
-    pub fonte_status: Vec<String>,
-
-    /// Serve the rows of a published PGFN CSV as the debts of categoria CATEGORIA of the demo
-    /// portfolio's first company (repeatable), e.g. fgts=tests/fixtures/real/pgfn_fgts.csv.
-    #[arg(long, value_name = "CATEGORIA=FILE")]
-    pub real_debts: Vec<String>,
-
-    /// The data as it stood in month AAAAMM (one of the dataset's months; default: its latest):
-    /// credits up to it, companies' debts, plans and situations as they were then.
-    #[arg(long, value_name = "AAAAMM")]
-    pub as_of: Option<String>,
-
-    /// Serve the release folder DIR (as --write-open-data writes it) as the publishers' mirror
-    /// instead of the registry: RFB's share over WebDAV (/index.php/s/TOKEN) and its 2024-25
-    /// Apache listing, PGFN's Apache listing, with HEAD, Range, ETag and Last-Modified; the
-    /// addresses `download` takes are printed. Until Ctrl-C.
-    #[arg(long, value_name = "DIR")]
-    pub mirror: Option<PathBuf>,
-
-    /// With --mirror, a fault of the real servers (repeatable): cut (each file's first answer
-    /// cut half-way), stall (one answer stops sending), 503 (the first three answers),
-    /// ignore-range (each file's first Range answered whole).
-    #[arg(long, value_name = "FAULT", requires = "mirror", value_parser = ["cut", "stall", "503", "ignore-range"])]
-    pub mirror_fault: Vec<String>,
-
-    /// Write the dataset's ground truth (JSON) to FILE and exit.
-    #[arg(long, value_name = "FILE")]
-    pub dump_truth: Option<PathBuf>,
-
-    /// Write the whole dataset to DIR as its publishers release it (PGFN's Dados_abertos_*.zip,
-    /// RFB's Empresas0.zip, Estabelecimentos0.zip, Socios0.zip, Simples.zip, in dated folders)
-    /// and exit: the files `run --open-data DIR` reads.
-    #[arg(long, value_name = "DIR")]
-    pub write_open_data: Option<PathBuf>,
-
-    /// Write a portfolio of the dataset's companies (one CNPJ per line) to FILE and exit:
-    /// a ready --cnpjs file for trying `fetch`/`run` against this server.
-    #[arg(long, value_name = "FILE")]
-    pub dump_portfolio: Option<PathBuf>,
-
-    /// Companies in the --dump-portfolio file.
-    #[arg(long, default_value_t = 200, value_name = "N")]
-    pub portfolio_size: usize,
-
-    /// With --dump-portfolio: pick the companies so that this share of them (0..1) changed
-    /// between the month before the as-of month and the as-of month (a new company, or a moved
-    /// fingerprint or summary): the churn an incremental `--store` run meets.
-    #[arg(long, value_name = "SHARE", requires = "dump_portfolio")]
-    pub portfolio_changing: Option<f64>,
 }
 
 #[derive(Debug, Clone, Args)]
