@@ -446,6 +446,12 @@ pub struct FetchArgs {
     #[arg(long, value_name = "DIR")]
     pub open_data: Option<PathBuf>,
 
+    /// Read the public lists (CEIS, CNEP, CEPIM, Acordos de Leniência, the Cadastro de
+    /// Empregadores, IBAMA's embargoes) from DIR, as `download --lists` leaves them in
+    /// `listas/`, for a run over a service; --open-data reads them from its own folder.
+    #[arg(long, value_name = "DIR")]
+    pub lists_dir: Option<PathBuf>,
+
     /// With --open-data: read a release that is not whole (a part or a PGFN system missing, a
     /// file empty, broken or half-downloaded) instead of stopping; the manifest, the report's
     /// banner and "Fontes e períodos" name what is missing, and on a --store what those files

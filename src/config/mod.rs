@@ -61,6 +61,7 @@ pub struct Settings {
     pub ano_mes: Option<String>,
     pub cnpjs: Option<PathBuf>,
     pub open_data: Option<PathBuf>,
+    pub lists_dir: Option<PathBuf>,
     pub partial: Option<bool>,
     pub strict: Option<bool>,
     pub out: Option<PathBuf>,
@@ -233,6 +234,8 @@ pub struct RunConfig {
     pub cnpjs: Option<PathBuf>,
     /// `--open-data DIR`: the publishers' files instead of a service.
     pub open_data: Option<PathBuf>,
+    /// `--lists-dir DIR`: the public lists for a run over a service.
+    pub lists_dir: Option<PathBuf>,
     /// `--partial`: a release that is not whole is read, its gaps said, not refused.
     pub partial: bool,
     pub strict: bool,
@@ -375,6 +378,12 @@ impl RunConfig {
                 args.open_data.clone(),
                 env_var("open_data").map(PathBuf::from),
                 file.open_data.clone(),
+            )
+            .map(|s| s.value),
+            lists_dir: pick(
+                args.lists_dir.clone(),
+                env_var("lists_dir").map(PathBuf::from),
+                file.lists_dir.clone(),
             )
             .map(|s| s.value),
             partial: pick(args.partial.then_some(true), env_switch("partial")?, file.partial)

@@ -3,7 +3,9 @@
 //! standing's moves or an alert. Before the demo's own run, the month before it is run into a
 //! store of its own (`.demo-store` beside the outputs, made anew each time), and the demo's run
 //! then goes on that store with the example watch rules (`regras/exemplo.toml`) on. The report's
-//! banner says so. A run given a portfolio, a service, the publishers' files, a store, rules,
+//! banner says so. The demo's run also reads the embedded dataset's own public lists, written
+//! in their published layouts to `.demo-lists` beside the outputs, so its report shows the
+//! companies listed. A run given a portfolio, a service, the publishers' files, a store, rules,
 //! months or a shard is not the plain demo and is left as it is.
 
 use std::path::{Path, PathBuf};
@@ -20,6 +22,8 @@ pub const EXAMPLE_RULES: &str = include_str!("../../regras/exemplo.toml");
 
 /// The store's folder name, beside the outputs.
 const STORE_NAME: &str = ".demo-store";
+/// The folder of the embedded dataset's public lists, beside the outputs.
+const LISTS_NAME: &str = ".demo-lists";
 
 /// Whether `run` with these settings is the plain demo: the embedded registry and its own
 /// portfolio, nothing of the user's to compare with or watch.
@@ -46,6 +50,8 @@ pub struct MonthBefore {
 /// Where the month before left what the demo's own run compares with.
 pub struct Compare {
     previous: AnoMes,
+    newest: AnoMes,
+    scale: f64,
     store: PathBuf,
     scratch: PathBuf,
 }
@@ -70,7 +76,10 @@ pub fn month_before(settings: &RunSettings) -> Result<Option<MonthBefore>> {
         std::env::temp_dir().join(format!("fiscal-report-demo-{}", crate::fsutil::process_unique()));
     let mut before = baseline(settings);
     before.fetch = baseline_config(cfg, previous, &store, &scratch);
-    Ok(Some(MonthBefore { settings: before, then: Compare { previous, store, scratch } }))
+    Ok(Some(MonthBefore {
+        settings: before,
+        then: Compare { previous, newest, scale: cfg.demo_scale, store, scratch },
+    }))
 }
 
 impl Compare {
@@ -89,9 +98,26 @@ impl Compare {
                 .into());
             }
         }
+        if settings.fetch.lists_dir.is_none() {
+            let dir = self.store.with_file_name(LISTS_NAME);
+            write_demo_lists(&dir, self.newest, self.scale)?;
+            settings.fetch.lists_dir = Some(dir);
+        }
         settings.fetch.store = Some(self.store);
         Ok(previous)
     }
+}
+
+/// The embedded dataset's own public lists at `month`, written by the dataset's writer in
+/// their published layouts under `dir/listas/`, for the demo's run to read.
+fn write_demo_lists(dir: &Path, month: AnoMes, scale: f64) -> Result<()> {
+    use crate::simulator::{Dataset, RegistryConfig};
+    let ds = Dataset::generate(RegistryConfig::DEFAULT_SEED, scale)
+        .as_of(month)
+        .map_err(|e| anyhow::anyhow!("the demo's public lists: {e}"))?;
+    crate::simulator::open_data::lists::write_lists(&ds.public_lists(), dir)
+        .with_context(|| format!("writing the demo's public lists into {}", dir.display()))?;
+    Ok(())
 }
 
 /// `.demo-store` beside the outputs: in `output/` for the default folder.

@@ -94,6 +94,8 @@ pub async fn dossie(settings: DossieSettings) -> Result<ExitStatus> {
         standings: crate::report::dossier_page::standings(&standing),
         history,
         timeline,
+        // The public lists are read by `run` (`--open-data`, `--lists-dir`), not by this command.
+        sancoes: None,
     };
     let written =
         crate::report::dossier_page::render_dossiers(&records, &judged, &codes, &options, label, demo, &out)?;

@@ -279,8 +279,24 @@ pub(super) async fn fetch_stage(
         fetcher,
         remote,
         typer,
-        public_lists: release.as_mut().map(|r| std::mem::take(&mut r.lists)),
+        public_lists: match release.as_mut() {
+            Some(r) => Some(std::mem::take(&mut r.lists)),
+            None => read_lists_dir(cfg.lists_dir.as_deref())?,
+        },
     })))
+}
+
+/// `--lists-dir DIR`: the public lists for a run over a service; `None` without it.
+fn read_lists_dir(dir: Option<&std::path::Path>) -> Result<Option<crate::extract::open_data::lists::Lists>> {
+    let Some(dir) = dir else { return Ok(None) };
+    let lists = crate::extract::open_data::read_lists_dir(dir)?;
+    tracing::info!(
+        "public lists: {} files, {} records from {}",
+        lists.files.len(),
+        lists.records.len(),
+        dir.display()
+    );
+    Ok(Some(lists))
 }
 
 /// Whether `out` holds a run that finished: its manifest says nothing failed nor was

@@ -115,6 +115,10 @@ pub fn export_report(
         },
         standings: crate::report::dossier_page::standings_since(&aggregates, history.as_ref()),
         history: dossier_history,
+        sancoes: aggregates
+            .get("sancoes")
+            .filter(|df| df.height() > 0 || crate::report::view::sanctions::lists_read(&frames))
+            .cloned(),
     };
     let (rendered, digest) = render_report(&inputs, &dossiers, &judged, args, out)?;
     files.extend(rendered);

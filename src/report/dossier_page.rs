@@ -138,6 +138,8 @@ pub struct Judged {
     pub history: Option<ExposureHistory>,
     /// With a store: each company's changes over its snapshots (`timeline_of`).
     pub timeline: Option<Timeline>,
+    /// The run's `sancoes` when it read public lists: each dossier shows its company's rows.
+    pub sancoes: Option<polars::prelude::DataFrame>,
 }
 
 /// Each company's changes over a store's snapshots, oldest first, by CNPJ (digits).
@@ -285,6 +287,9 @@ pub struct DossierView {
     pub historico_consultado: bool,
     /// With a store: its changes over the snapshots, oldest first.
     pub linha_do_tempo: Vec<TimelineEvent>,
+    /// Its records on the public lists read, in force first; `listas_lidas` false: none read.
+    pub listas: Vec<super::view::SanctionRow>,
+    pub listas_lidas: bool,
     /// The estimate the queries make from the active debts (`19_situacao_fiscal_por_retrato`).
     pub situacao_fiscal: Option<Standing>,
     pub inscricoes: usize,
@@ -543,6 +548,8 @@ pub fn dossier_view(
         historico_grafico,
         historico_consultado: history.is_some(),
         linha_do_tempo: Vec::new(),
+        listas: Vec::new(),
+        listas_lidas: false,
         situacao_fiscal: standing.cloned(),
         inscricoes: dividas.iter().map(|c| c.rows.len()).sum(),
         divida_total: divida_total.to_string(),
@@ -583,6 +590,8 @@ pub fn render_dossiers(
     ];
     let strings = templates.strings(options.locale)?;
     let ctx = Context { codes, strings: &strings, locale: options.locale, source, demo };
+    let lists =
+        judged.sancoes.as_ref().map(|df| super::view::sanctions::by_company(df, options.locale, &strings));
     let mut entries = Vec::new();
     for r in records {
         let standing = judged.standings.get(r.cnpj.as_str());
@@ -591,6 +600,8 @@ pub fn render_dossiers(
         let mut view = dossier_view(r, &ctx, standing, history);
         view.linha_do_tempo =
             judged.timeline.as_ref().and_then(|t| t.get(r.cnpj.as_str())).cloned().unwrap_or_default();
+        view.listas_lidas = lists.is_some();
+        view.listas = lists.as_ref().and_then(|l| l.get(r.cnpj.as_str())).cloned().unwrap_or_default();
         for (main, ext, hb) in &engines {
             let text = crate::stack::deep(|| hb.render(main, &view)).map_err(|e| ReportError::Render {
                 file: format!("{}/{main}", templates.origin),

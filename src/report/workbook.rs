@@ -15,6 +15,8 @@ use crate::export::workbook::{NumberFormats, SummaryLine, SummaryValue, TableShe
 
 /// The aggregate shown as the portfolio's own sheet, right after the summary.
 const PORTFOLIO_TABLE: &str = "carteira_cadastro";
+/// The public lists' matches (`queries/27_sancoes.sql`), on a sheet named in words.
+const SANCTIONS_TABLE: &str = "sancoes";
 /// The values that could not be read (written beside the aggregates by the export).
 const QUALITY_TABLE: &str = "data_quality";
 
@@ -73,6 +75,10 @@ fn summary_lines(view: &ReportView, t: &Strings) -> Vec<SummaryLine> {
             lines.push(line(t.get("alertas_resolvidos"), vec![n(c.alerts_resolved)]));
         }
     }
+    if let Some(s) = view.sanctions.as_ref().filter(|s| s.read) {
+        let n = |v: usize| Some(SummaryValue::Count(i64::try_from(v).unwrap_or(i64::MAX)));
+        lines.push(line(t.get("sancoes_vigentes"), vec![n(s.companies_in_force)]));
+    }
     let run = &view.run;
     lines.push(line(t.get("coluna_fonte"), vec![Some(SummaryValue::Text(run.source.clone()))]));
     lines.push(line(t.get("requisicoes"), vec![Some(SummaryValue::Count(run.requests as i64))]));
@@ -93,7 +99,11 @@ pub fn workbook_content<'a>(
         .results
         .iter()
         .map(|(q, df)| TableSheet {
-            name: if q.table == PORTFOLIO_TABLE { t.get("planilha_carteira") } else { q.table.clone() },
+            name: match q.table.as_str() {
+                PORTFOLIO_TABLE => t.get("planilha_carteira"),
+                SANCTIONS_TABLE => t.get("planilha_sancoes"),
+                _ => q.table.clone(),
+            },
             title: super::view::title_of(q, locale),
             description: super::view::description_of(q, locale),
             source: format!("aggregates/{}.parquet", q.table),

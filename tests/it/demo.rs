@@ -122,6 +122,19 @@ fn the_demo_compares_with_the_month_before_and_shows_changes_alerts_and_every_hi
         top.lines().take_while(|l| l.is_empty() || l.starts_with("- ")).filter(|l| l.starts_with("- "));
     assert_eq!(listed.count(), rows.len().min(5), "{top}");
 
+    // The demo reads the dataset's own public lists: its section shows the companies the
+    // dataset's truth has in force, and the highlights count them.
+    let in_force: std::collections::BTreeSet<String> =
+        after.lists_truth(&portfolio).into_iter().filter(|t| t.vigente).map(|t| t.cnpj).collect();
+    assert!(!in_force.is_empty(), "some demo companies are on a list in force");
+    let sanctions = section(&md, "## Sanções e listas");
+    for cnpj in &in_force {
+        let shown = fiscal_report::report::format::mask_cnpj(cnpj);
+        assert!(sanctions.contains(&shown), "{shown} in force but not in the section:\n{sanctions}");
+    }
+    let said = format!("| Com sanção vigente | {} (", in_force.len());
+    assert!(highlights.contains(&said), "{said} not in the highlights: {highlights}");
+
     // Run again (into another folder of output/: a run's folder holds its staging): the store
     // beside it is made anew, not stacked on the last demo's.
     let (code, err) = demo(tmp.path(), &["--out", "output/again"]);

@@ -45,6 +45,7 @@ mod report_language;
 mod report_pdf;
 mod report_render;
 mod sancoes;
+mod sancoes_report;
 mod schema_drift;
 mod soak;
 mod sources_dates;

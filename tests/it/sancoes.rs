@@ -13,7 +13,7 @@ use fiscal_report::api::Cnpj;
 use fiscal_report::simulator::{Dataset, RegistryConfig};
 use polars::prelude::*;
 
-const SCALE: f64 = 0.05;
+pub(crate) const SCALE: f64 = 0.05;
 
 /// A row of `sancoes` as the truth says it: (cnpj, lista, vinculo, vigente, sancionado).
 type Match = (String, String, String, bool, String);
@@ -36,21 +36,35 @@ fn matches(df: &DataFrame) -> Vec<Match> {
 }
 
 /// `run --open-data dir/downloads` for the CNPJs `cnpjs` into `dir/run`.
-fn run_files(dir: &Path, cnpjs: &[String]) -> std::process::Output {
+pub(crate) fn run_files(dir: &Path, cnpjs: &[String]) -> std::process::Output {
     std::fs::write(dir.join("carteira.txt"), cnpjs.join("\n")).unwrap();
     let args = ["--quiet", "run", "--open-data", "downloads", "--cnpjs", "carteira.txt", "--out", "run"];
     bin().current_dir(dir).args(args).output().unwrap()
 }
 
-/// The dataset's release and lists written under `dir/downloads`, and a run over them for
-/// `portfolio` into `dir/run`: its `sancoes`.
-fn run_over_the_release(dir: &Path, portfolio: &[Cnpj]) -> DataFrame {
+/// The dataset's release and its public lists written under `dir/downloads`.
+pub(crate) fn write_release(dir: &Path) {
     let o = bin()
         .args(["serve", "--scale", "0.05", "--write-open-data"])
         .arg(dir.join("downloads"))
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// Some of the demo's companies and every company the lists were made about.
+pub(crate) fn listed_portfolio(d: &Dataset) -> Vec<Cnpj> {
+    let mut portfolio: Vec<Cnpj> = d.demo_portfolio(40);
+    portfolio.extend(d.public_lists().targets.iter().cloned());
+    portfolio.sort();
+    portfolio.dedup();
+    portfolio
+}
+
+/// The dataset's release and lists written under `dir/downloads`, and a run over them for
+/// `portfolio` into `dir/run`: its `sancoes`.
+pub(crate) fn run_over_the_release(dir: &Path, portfolio: &[Cnpj]) -> DataFrame {
+    write_release(dir);
     let cnpjs: Vec<String> = portfolio.iter().map(ToString::to_string).collect();
     let o = run_files(dir, &cnpjs);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -63,10 +77,7 @@ fn sancoes_equals_the_datasets_truth_for_each_way_a_company_is_listed() {
     let tmp = tempfile::tempdir().unwrap();
     let d = Dataset::generate(RegistryConfig::DEFAULT_SEED, SCALE);
     let lists = d.public_lists();
-    let mut portfolio: Vec<Cnpj> = d.demo_portfolio(40);
-    portfolio.extend(lists.targets.iter().cloned());
-    portfolio.sort();
-    portfolio.dedup();
+    let portfolio = listed_portfolio(&d);
     let sancoes = run_over_the_release(tmp.path(), &portfolio);
 
     let truth: Vec<Match> = d

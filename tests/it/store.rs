@@ -36,6 +36,15 @@ pub(crate) fn full_runs() -> &'static Path {
     .path()
 }
 
+/// The public lists the full runs read: they are the plain demo, which writes the dataset's
+/// lists of its month beside its outputs (`.demo-lists`; 202609's, `full_m1` ran last). A store
+/// run compared with `full_m1` reads these with `--lists-dir`, so both read the same files.
+pub(crate) fn full_run_lists() -> String {
+    let dir = full_runs().join(".demo-lists");
+    assert!(dir.join("listas").is_dir(), "the demo wrote no lists in {}", dir.display());
+    dir.to_str().unwrap().to_string()
+}
+
 /// Runs tests/interop/check_store.py on `store` for each (Delta version or `latest`, snapshot,
 /// full run) and asserts that its `checks` checks all pass.
 pub(crate) fn check_store(store: &Path, moments: &[(&str, &str, PathBuf)], checks: usize) {
@@ -105,7 +114,8 @@ pub(crate) fn sorted_frame(path: &Path) -> polars::prelude::DataFrame {
 fn incremental_runs_equal_full_runs_and_every_version_stays_readable() {
     let (tmp, store) = store_at_m();
     let (t, store_arg) = (tmp.path(), store.to_str().unwrap());
-    let second = run(&t.join("m1"), &["--store", store_arg]);
+    let list_dir = full_run_lists();
+    let second = run(&t.join("m1"), &["--store", store_arg, "--lists-dir", &list_dir]);
     assert!(second.contains("unchanged (their lists carried from the store)"), "{second}");
     let full = full_runs();
 
@@ -134,7 +144,7 @@ fn incremental_runs_equal_full_runs_and_every_version_stays_readable() {
     }
 
     // A third run at the same moment changes no data.
-    run(&t.join("m1_again"), &["--store", store_arg]);
+    run(&t.join("m1_again"), &["--store", store_arg, "--lists-dir", &list_dir]);
 
     if !python_with("deltalake, polars") {
         return;

@@ -11,7 +11,8 @@ fn declared(lang: &str) -> toml::Table {
     std::fs::read_to_string(root.join(format!("templates/strings/{lang}.toml"))).unwrap().parse().unwrap()
 }
 
-fn check(out: &Path, lang: &str) {
+/// Every aggregate's sheet of `out/report.xlsx` equals its Parquet, cell by cell.
+pub(crate) fn check(out: &Path, lang: &str) {
     let t = declared(lang);
     let s = |k: &str| t[k].as_str().unwrap().to_string();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -24,6 +25,7 @@ fn check(out: &Path, lang: &str) {
             s("planilha_formato_moeda"),
             s("planilha_formato_data"),
             s("planilha_formato_mes"),
+            s("planilha_sancoes"),
         ])
         .output()
         .unwrap();

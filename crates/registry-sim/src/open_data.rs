@@ -6,7 +6,7 @@
 //! the public lists beside them (`lists`). A run over these files can then be checked
 //! against a run over the service, record for record.
 
-mod lists;
+pub mod lists;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

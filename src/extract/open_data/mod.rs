@@ -214,6 +214,12 @@ pub struct Release {
     pub lists: lists::Lists,
 }
 
+/// The public lists in `dir` (any subfolder), for a run over a service (`--lists-dir`).
+pub fn read_lists_dir(dir: &Path) -> Result<lists::Lists, OpenDataError> {
+    let (files, _) = find_files(dir)?;
+    lists::read_lists(dir, &files)
+}
+
 /// Reads the open-data files under `dir` for `portfolio`. A release with gaps (a part or a
 /// system missing, a file broken or half-downloaded) is refused unless `partial`, when what is
 /// there is read and the gaps are kept in the release's account.

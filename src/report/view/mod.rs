@@ -8,6 +8,7 @@ mod history;
 mod model;
 mod portfolio;
 mod run;
+pub(crate) mod sanctions;
 mod sources;
 
 use polars::prelude::DataFrame;
@@ -25,6 +26,7 @@ pub use history::history;
 pub use model::*;
 use portfolio::portfolio;
 use run::{incomplete, partial_release, run_info, shard_part};
+pub use sanctions::{SanctionGroup, SanctionRow, Sanctions};
 pub use sources::{SourceRow, Sources, sources};
 
 fn s(d: Option<Decimal>) -> Option<String> {
@@ -130,6 +132,7 @@ pub fn build_view_with(
         lang: if locale == Locale::PtBr { "pt-BR" } else { "en" },
         headline: headline(aggs),
         alert_highlights: None,
+        sanctions: sanctions::sanctions(aggs, frames, locale, t),
         trend_national: national_chart(aggs, t.get("serie_brasil")),
         trend_states: aggs.get("creditos_por_uf_mes").and_then(|df| series_chart(df, "uf", 5, None)),
         tiles: tiles(&by_uf),

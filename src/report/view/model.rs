@@ -356,6 +356,8 @@ pub struct ReportView {
     /// The watch rules' alerts in the highlights: the live ones (new and open) by severity, and
     /// the five that matter most. None without rules.
     pub alert_highlights: Option<AlertHighlights>,
+    /// "Sanções e listas": the companies on a public list; None without the `sancoes` query.
+    pub sanctions: Option<super::Sanctions>,
     pub trend_national: Option<LineChart>,
     pub trend_states: Option<LineChart>,
     pub by_uf: Option<Breakdown>,

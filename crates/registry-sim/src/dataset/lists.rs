@@ -57,6 +57,9 @@ pub struct ListTruth {
     pub sancionado: String,
 }
 
+/// The demo run's portfolio size (`demo_portfolio`): its companies are listed first.
+const DEMO_PORTFOLIO: usize = 200;
+
 /// A Leniência CNPJ cell that is no CNPJ, as CGU's files hold some.
 pub const PLACEHOLDER: &str = "EXEMPLOCORP";
 
@@ -122,9 +125,13 @@ pub(super) fn lists(ds: &Dataset) -> PublicLists {
         targets.extend([ds.company_cnpj(h + 1), third]);
     }
     let mut picked: BTreeSet<usize> = BTreeSet::new();
+    // The demo's portfolio first, so the demo's report shows companies listed; then the rest.
+    let demo: Vec<usize> =
+        ds.demo_portfolio(DEMO_PORTFOLIO).iter().filter_map(|c| ds.company_index(c)).collect();
     let mut pick = |k: usize, fits: &dyn Fn(&Cnpj) -> bool| -> Option<Cnpj> {
         let start = (k * total / 10 + total / 20) % total.max(1);
-        (0..total).map(|d| (start + d) % total).find_map(|i| {
+        let in_demo = demo.iter().cycle().skip(k * demo.len() / 10).take(demo.len()).copied();
+        in_demo.chain((0..total).map(|d| (start + d) % total)).find_map(|i| {
             let cnpj = ds.company_cnpj(i);
             let free = !groups::is_member(i, total) && !picked.contains(&i) && fits(&cnpj);
             free.then(|| {

@@ -1,0 +1,244 @@
+//! "Sanções e listas": the portfolio's companies with a sanction in force on a public list
+//! (`aggregates/sancoes.parquet`), grouped by how the list reaches them, then those whose
+//! sanction ended in the twelve months before the list's date. Without any list read the
+//! section says so, never an empty table read as "nobody is listed".
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use chrono::{Months, NaiveDate};
+use polars::prelude::DataFrame;
+use serde::Serialize;
+
+use super::super::cells::text;
+use super::rows;
+use crate::analyze::Aggregates;
+use crate::report::format::Locale;
+use crate::report::strings::Strings;
+use crate::transform::Frames;
+
+/// The ways a list reaches a company, closest first (`sancoes.vinculo`).
+const VINCULOS: [&str; 5] = ["cnpj", "raiz", "socio", "socio_possivel", "grupo"];
+
+/// One record of a list touching one company, in the report's words.
+#[derive(Debug, Clone, Serialize)]
+pub struct SanctionRow {
+    pub cnpj: String,
+    pub razao_social: Option<String>,
+    /// The list's name (`lista_nome_<code>`).
+    pub lista: String,
+    /// The list's date, as its file gives it (`dd/mm/aaaa`).
+    pub data_lista: Option<String>,
+    pub sancionado: Option<String>,
+    pub nome: Option<String>,
+    pub categoria: Option<String>,
+    pub orgao: Option<String>,
+    pub inicio: Option<String>,
+    pub fim: Option<String>,
+    /// Exact decimal text; the templates format it as money.
+    pub valor_multa: Option<String>,
+    /// How the list reaches the company, in words.
+    pub vinculo: String,
+    /// A sanction that ended (its table names how each row is reached).
+    pub ended: bool,
+    /// In force on the list's date.
+    pub vigente: bool,
+}
+
+/// The records in force reached one way (`vinculo`).
+#[derive(Debug, Clone, Serialize)]
+pub struct SanctionGroup {
+    pub vinculo: &'static str,
+    pub label: String,
+    pub companies: usize,
+    pub rows: Vec<SanctionRow>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Sanctions {
+    /// Whether any public list was read: without one the section says so in one sentence.
+    pub read: bool,
+    /// The lists' dates as their files give them.
+    pub dates: Vec<String>,
+    pub in_force: Vec<SanctionGroup>,
+    /// Companies with a sanction in force, and those reached by their own CNPJ or root.
+    pub companies_in_force: usize,
+    pub companies_own: usize,
+    /// Sanctions that ended in the twelve months before their list's date.
+    pub ended: Vec<SanctionRow>,
+}
+
+/// None when the run has no `sancoes` query (an analyst's folder without it).
+pub fn sanctions(aggs: &Aggregates, frames: &Frames, locale: Locale, t: &Strings) -> Option<Sanctions> {
+    let df = aggs.get("sancoes")?;
+    let names = company_names(aggs);
+    let read = df.height() > 0 || lists_read(frames);
+    let all: Vec<(Record, SanctionRow)> = rows(df).map(|i| record(df, i, &names, locale, t)).collect();
+    let in_force: Vec<SanctionGroup> = VINCULOS
+        .iter()
+        .map(|v| {
+            let rows: Vec<SanctionRow> =
+                all.iter().filter(|(r, _)| r.vigente && r.vinculo == *v).map(|(_, s)| s.clone()).collect();
+            SanctionGroup {
+                vinculo: v,
+                label: t.get(&format!("sancoes_vinculo_{v}")),
+                companies: rows.iter().map(|r| &r.cnpj).collect::<BTreeSet<_>>().len(),
+                rows,
+            }
+        })
+        .filter(|g| !g.rows.is_empty())
+        .collect();
+    let count = |own: bool| {
+        let near = |r: &Record| !own || r.vinculo == "cnpj" || r.vinculo == "raiz";
+        all.iter().filter(|(r, _)| r.vigente && near(r)).map(|(_, s)| &s.cnpj).collect::<BTreeSet<_>>().len()
+    };
+    Some(Sanctions {
+        read,
+        dates: all
+            .iter()
+            .filter_map(|(_, s)| s.data_lista.clone())
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect(),
+        companies_in_force: count(false),
+        companies_own: count(true),
+        in_force,
+        ended: all
+            .iter()
+            .filter(|(r, _)| r.ended_within_a_year())
+            .map(|(_, s)| SanctionRow { ended: true, ..s.clone() })
+            .collect(),
+    })
+}
+
+/// Whether the run read any public list (its `listas` holds records).
+pub fn lists_read(frames: &Frames) -> bool {
+    frames.tables.get(crate::transform::listas::LISTAS).is_some_and(|l| l.height() > 0)
+}
+
+/// Each company's records on the lists, in force first, by CNPJ (digits): what its dossier
+/// shows.
+pub fn by_company(df: &DataFrame, locale: Locale, t: &Strings) -> BTreeMap<String, Vec<SanctionRow>> {
+    let mut out: BTreeMap<String, Vec<SanctionRow>> = BTreeMap::new();
+    for i in rows(df) {
+        let (_, row) = record(df, i, &BTreeMap::new(), locale, t);
+        out.entry(row.cnpj.clone()).or_default().push(row);
+    }
+    for list in out.values_mut() {
+        list.sort_by_key(|r| !r.vigente);
+    }
+    out
+}
+
+/// What the grouping needs of a row, beside its words.
+struct Record {
+    vinculo: String,
+    vigente: bool,
+    fim: Option<NaiveDate>,
+    data_lista: Option<NaiveDate>,
+}
+
+impl Record {
+    /// Not in force, ended on or before the list's date and less than twelve months before it.
+    fn ended_within_a_year(&self) -> bool {
+        match (self.fim, self.data_lista) {
+            (Some(fim), Some(date)) => {
+                !self.vigente
+                    && fim <= date
+                    && date.checked_sub_months(Months::new(12)).is_some_and(|y| fim > y)
+            }
+            _ => false,
+        }
+    }
+}
+
+fn record(
+    df: &DataFrame,
+    i: usize,
+    names: &BTreeMap<String, String>,
+    locale: Locale,
+    t: &Strings,
+) -> (Record, SanctionRow) {
+    let cnpj = text(df, "cnpj", i).unwrap_or_default();
+    let vinculo = text(df, "vinculo", i).unwrap_or_default();
+    let date_of = |c: &str| text(df, c, i).and_then(|d| NaiveDate::parse_from_str(&d, "%Y-%m-%d").ok());
+    let fonte = text(df, "fonte", i);
+    let data_lista = fonte.as_deref().and_then(list_date);
+    let lista = text(df, "lista", i).unwrap_or_default();
+    let rec = Record {
+        vigente: text(df, "vigente", i).is_some_and(|v| v == "true"),
+        fim: date_of("fim"),
+        data_lista,
+        vinculo: vinculo.clone(),
+    };
+    let row = SanctionRow {
+        razao_social: names.get(&cnpj).cloned(),
+        cnpj,
+        lista: t.get(&format!("lista_nome_{lista}")),
+        data_lista: data_lista.map(|d| day(d, locale)),
+        sancionado: text(df, "sancionado", i),
+        nome: text(df, "nome", i),
+        categoria: text(df, "categoria", i),
+        orgao: text(df, "orgao", i),
+        inicio: date_of("inicio").map(|d| day(d, locale)),
+        fim: rec.fim.map(|d| day(d, locale)),
+        valor_multa: text(df, "valor_multa", i),
+        vinculo: t.get(&format!("sancoes_vinculo_{vinculo}")),
+        ended: false,
+        vigente: rec.vigente,
+    };
+    (rec, row)
+}
+
+/// The list's date in its `fonte` (`20260928_CNEP.zip/20260928_CNEP.csv (28/09/2026)`).
+fn list_date(fonte: &str) -> Option<NaiveDate> {
+    let inside = fonte.rsplit_once('(')?.1.strip_suffix(')')?;
+    NaiveDate::parse_from_str(inside, "%d/%m/%Y").ok()
+}
+
+/// A day as the report's language writes it.
+fn day(d: NaiveDate, locale: Locale) -> String {
+    match locale {
+        Locale::PtBr => d.format("%d/%m/%Y").to_string(),
+        Locale::En => d.format("%Y-%m-%d").to_string(),
+    }
+}
+
+/// Each portfolio company's name, from `carteira_empresas` when the run has it.
+fn company_names(aggs: &Aggregates) -> BTreeMap<String, String> {
+    aggs.get("carteira_empresas")
+        .map(|df| {
+            rows(df).filter_map(|i| Some((text(df, "cnpj", i)?, text(df, "razao_social", i)?))).collect()
+        })
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(y: i32, m: u32, d: u32) -> Option<NaiveDate> {
+        NaiveDate::from_ymd_opt(y, m, d)
+    }
+
+    #[test]
+    fn the_lists_date_is_read_from_its_source() {
+        assert_eq!(list_date("20260928_CNEP.zip/20260928_CNEP.csv (28/09/2026)"), at(2026, 9, 28));
+        assert_eq!(list_date("cadastro_de_empregadores.csv"), None);
+    }
+
+    #[test]
+    fn a_sanction_ended_counts_for_twelve_months_before_the_lists_date() {
+        let r = |vigente: bool, fim: Option<NaiveDate>| Record {
+            vinculo: "cnpj".into(),
+            vigente,
+            fim,
+            data_lista: at(2026, 9, 28),
+        };
+        assert!(r(false, at(2026, 9, 28)).ended_within_a_year());
+        assert!(r(false, at(2025, 9, 29)).ended_within_a_year());
+        assert!(!r(false, at(2025, 9, 28)).ended_within_a_year());
+        assert!(!r(false, at(2026, 10, 1)).ended_within_a_year(), "not yet ended");
+        assert!(!r(true, at(2026, 9, 28)).ended_within_a_year(), "in force");
+        assert!(!r(false, None).ended_within_a_year(), "never started");
+    }
+}
