@@ -205,4 +205,24 @@ fn two_months_of_lists_give_their_entries_exits_alerts_and_timeline_as_the_truth
             if after.contains(&(cnpj.clone(), lista.clone())) { "entrou na lista" } else { "saiu da lista" };
         assert_eq!(shown, vec![(format!("{kind} {lista}").as_str(), date.as_str())], "{cnpj}: {printed:?}");
     }
+
+    // `dossie --store` shows the lists of the store's latest snapshot: the company that entered
+    // has its list in its dossier; the one that left no longer has it.
+    let serve = crate::common_bin::ServeProcess::start("k", RegistryConfig::DEFAULT_SEED, 0.05, &[]);
+    let (came, went) = (entered.iter().next().unwrap(), left.iter().next().unwrap());
+    let o = bin()
+        .args(["dossie", &came.0, &went.0, "--base-url", &serve.base_url, "--api-key", "k", "--store"])
+        .arg(&store)
+        .arg("--out")
+        .arg(dir.join("dossie"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let page = |c: &str| std::fs::read_to_string(dir.join(format!("dossie/dossies/{c}.md"))).unwrap();
+    let lists = |md: &str| {
+        md.split("## Sanções e listas").nth(1).unwrap_or("").split("\n## ").next().unwrap_or("").to_string()
+    };
+    let row = |lista: &str| format!("| {} | ", crate::sancoes_report::list_name(lista));
+    assert!(lists(&page(&came.0)).contains(&row(&came.1)), "{}", lists(&page(&came.0)));
+    assert!(!lists(&page(&went.0)).contains(&row(&went.1)), "{}", lists(&page(&went.0)));
 }

@@ -17,6 +17,11 @@ const LIST_NAMES: [(&str, &str); 6] = [
     ("TRABALHO_ESCRAVO", "Cadastro de Empregadores (trabalho escravo)"),
     ("IBAMA", "Embargos do IBAMA"),
 ];
+/// The name the report gives list `code` in pt-BR.
+pub(crate) fn list_name(code: &str) -> &'static str {
+    LIST_NAMES.iter().find(|(c, _)| *c == code).map_or("", |(_, n)| n)
+}
+
 const WAYS: [(&str, &str); 5] = [
     ("cnpj", "o próprio CNPJ"),
     ("raiz", "outro estabelecimento da mesma empresa"),
