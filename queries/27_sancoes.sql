@@ -31,7 +31,7 @@ cnpjs_carteira AS (
     FROM carteira_raiz
 ),
 registros AS (
-    SELECT registro, lista, sancionado, documento, nome, categoria, orgao, inicio, fim, valor_multa, fonte,
+    SELECT registro, lista, sancionado, documento, nome, categoria, orgao, inicio, fim, valor_multa, fonte, data_lista,
            SUBSTRING(documento, 1, 8) AS raiz_documento,
            UPPER(TRIM(nome)) AS nome_comparado,
            CASE WHEN LENGTH(documento) = 11 THEN '***' || SUBSTRING(documento, 4, 6) || '**' END AS cpf_mascarado,
@@ -101,7 +101,8 @@ SELECT v.cnpj,
        r.inicio,
        r.fim,
        r.valor_multa,
-       r.fonte
+       r.fonte,
+       r.data_lista
 FROM mais_proximo v
 JOIN registros r ON r.registro = v.registro
 ORDER BY cnpj, lista, vinculo, sancionado, inicio, fonte

@@ -168,6 +168,6 @@ mod tests {
         assert_eq!(w.len(), 3, "{w:?}");
         // The changes name the estimate only as a column (`o.situacao_fiscal_estimada`): they
         // run right after what they read.
-        assert_eq!(wave("21_mudancas"), wave("19_situacao_fiscal_por_retrato") + 1, "{w:?}");
+        assert_eq!(wave("28_mudancas"), wave("19_situacao_fiscal_por_retrato") + 1, "{w:?}");
     }
 }

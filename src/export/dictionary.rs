@@ -191,6 +191,9 @@ pub fn data_dictionary(
          | table | what it holds |\n|---|---|\n\
          | `<table>_anterior` | For `empresas`, `dividas_pgfn`, `parcelamentos_rfb`, `transacoes_rfb` and `socios`: the \
          previous snapshot's rows, in this run's columns; empty without a store or on its first snapshot |\n\
+         | `sancoes_anterior` | The previous snapshot's `sancoes` (the store keeps them), in this run's columns: what \
+         `mudancas` compares the lists with; empty without a store or on its first snapshot, and this run's own when the \
+         previous snapshot does not keep them (a store written before it did) |\n\
          | `comparacao` | One row (`snapshot`, `snapshot_anterior`) when the run compared with a previous snapshot, \
          none otherwise |\n\
          | `inscricoes_da_carteira` | The inscriptions (`categoria`, `numero_inscricao`) counted before the \
@@ -272,7 +275,11 @@ name are a person partner's), `socio_possivel` (a masked CPF with a partner's na
 of its economic group, as `grupos_economicos` has it) |\n\
 | `vigente` | boolean | In force on the list's date: started and not ended (an empty end is open); CEPIM and MTE while \
 listed (an MTE period with an end is over); an IBAMA embargo until lifted or cancelled |\n\
-| `sancionado`, `nome`, `categoria`, `orgao`, `inicio`, `fim`, `valor_multa`, `fonte` | as in `listas` | The record's |\n\n";
+| `sancionado`, `nome`, `categoria`, `orgao`, `inicio`, `fim`, `valor_multa`, `fonte`, `data_lista` | as in `listas` | \
+The record's |\n\n\
+On a store, `sancoes` is kept per snapshot (its `sancoes` table). A run that read no list keeps the previous snapshot's \
+rows, for the companies still in the portfolio (their `fonte` and `data_lista` are that list's), and says so in the \
+manifest's warnings.\n\n";
 
 const LOADING: &str = r#"## Loading
 

@@ -13,7 +13,9 @@
 //!   qualification still the partner's;
 //! - `mudanca_cnae`, `mudanca_endereco`, `mudanca_capital`: the company still has the value it
 //!   changed to;
-//! - `qualquer_mudanca`: a change is an event: open only while the same change happens again.
+//! - `qualquer_mudanca`: a change is an event: open only while the same change happens again;
+//! - `lista_restritiva`: the record is still on its list and in force (the rule fires again
+//!   every run while it is: a trigger it did not fire again holds no more).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -47,10 +49,12 @@ pub struct Holding {
     /// Each company's register values the register rules follow, by `mudancas` kind, as
     /// `mudancas` shows them.
     pub(super) register: Option<HashMap<(String, &'static str), Option<String>>>,
+    /// Whether the lists' records (`sancoes`) were read, so a sanction not fired again is over.
+    pub(super) sanctions_read: bool,
 }
 
 /// The `empresas` columns a register change of each `mudancas` kind shows, in order (the
-/// street address joins four, as `queries/21_mudancas.sql` prints it).
+/// street address joins four, as `queries/28_mudancas.sql` prints it).
 const REGISTER: [(&str, &[&str]); 6] = [
     (rules::MAIN_CNAE, &["cnae_fiscal_principal"]),
     (rules::SECONDARY_CNAES, &["cnae_fiscal_secundaria"]),
@@ -60,7 +64,7 @@ const REGISTER: [(&str, &[&str]); 6] = [
     (rules::CAPITAL, &["capital_social"]),
 ];
 
-/// The street address as `queries/21_mudancas.sql` prints it: "RUA X, 123, SALA 4".
+/// The street address as `queries/28_mudancas.sql` prints it: "RUA X, 123, SALA 4".
 fn street_address(parts: &[Option<String>]) -> Option<String> {
     let present = |p: &[Option<String>]| {
         p.iter().flatten().filter(|v| !v.trim().is_empty()).cloned().collect::<Vec<_>>()
@@ -94,7 +98,11 @@ impl Holding {
     /// Reads the conditions from the run's aggregates (`situacao_fiscal_por_retrato`,
     /// `carteira_cadastro`) and its debts table.
     pub fn read(aggregates: &Aggregates, frames: &Frames) -> PolarsResult<Self> {
-        let mut h = Holding { previous_snapshot: aggregates.previous_snapshot.clone(), ..Self::default() };
+        let mut h = Holding {
+            previous_snapshot: aggregates.previous_snapshot.clone(),
+            sanctions_read: aggregates.get("sancoes").is_some(),
+            ..Self::default()
+        };
         if let Some(df) = aggregates.get("situacao_fiscal_por_retrato") {
             let (cnpj, retrato, standing) =
                 (strings(df, "cnpj")?, strings(df, "retrato")?, strings(df, "situacao_fiscal_estimada")?);
@@ -265,6 +273,7 @@ impl Holding {
                 same_optional(now.as_deref(), value("valor_novo").as_deref())
             }
             RuleKind::QualquerMudanca => false,
+            RuleKind::ListaRestritiva => !self.sanctions_read,
         }
     }
 }
@@ -298,6 +307,13 @@ pub fn track(
     let mut out = Vec::new();
     for mut alert in fired {
         now.note_fallen_from(&mut alert);
+        // A rule on the snapshot's state (`lista_restritiva`) reads no snapshot from its rows.
+        if alert.snapshot.is_none() {
+            alert = carried(&alert, now, snapshot);
+            for t in alert.gatilhos.iter_mut().filter(|t| t.desde.is_empty()) {
+                t.desde = snapshot.to_string();
+            }
+        }
         match open.remove(&alert.identity()) {
             Some(was) => out.push(matched_again(was, alert, rule_of, now)),
             None => out.push(opened(alert, snapshot)),

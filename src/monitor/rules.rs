@@ -3,7 +3,8 @@
 //!
 //! It owns reading and checking the file (every problem named with its file, line and fix,
 //! before anything is fetched) and matching rules against the aggregates `mudancas` and
-//! `variacao_exposicao`. What counts as a change is the SQL's; where alerts go is not decided here.
+//! `variacao_exposicao` (and `sancoes`, for `lista_restritiva`: listed.rs). What counts as a
+//! change is the SQL's; where alerts go is not decided here.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -58,10 +59,12 @@ pub enum RuleKind {
     MudancaCapital,
     /// Any change at all (for watched lists).
     QualquerMudanca,
+    /// The company is on a public list with a sanction in force (`listas_publicas`, `vinculos`).
+    ListaRestritiva,
 }
 
 impl RuleKind {
-    const ALL: [RuleKind; 10] = [
+    const ALL: [RuleKind; 11] = [
         Self::NovaInscricao,
         Self::AumentoExposicao,
         Self::RegularidadePiorou,
@@ -72,6 +75,7 @@ impl RuleKind {
         Self::MudancaEndereco,
         Self::MudancaCapital,
         Self::QualquerMudanca,
+        Self::ListaRestritiva,
     ];
 
     /// The register rules: a change of the company's register that stays while the company
@@ -93,6 +97,7 @@ impl RuleKind {
             Self::NovaInscricao => ("inscrição", "inscrições"),
             Self::InscricaoAjuizada => ("inscrição ajuizada", "inscrições ajuizadas"),
             Self::MudancaSocios => ("mudança de sócio", "mudanças de sócios"),
+            Self::ListaRestritiva => ("sanção", "sanções"),
             _ => ("mudança", "mudanças"),
         }
     }
@@ -104,6 +109,10 @@ impl RuleKind {
         match self {
             Self::AumentoExposicao => "exposicao".into(),
             Self::QualquerMudanca => format!("{}|{}|{}", value("tabela"), value("chave"), value("mudanca")),
+            // One record of one list: its document as listed and its start.
+            Self::ListaRestritiva => {
+                format!("{}|{}|{}", value("lista"), value("sancionado"), value("inicio"))
+            }
             // A partner's entry and a later exit are two triggers; so are a new CEP and a new street.
             kind if kind.follows_a_change() => format!("{}|{}", value("mudanca"), value("chave")),
             _ => value("chave"),
@@ -127,6 +136,7 @@ impl RuleKind {
             Self::MudancaEndereco => "mudanca_endereco",
             Self::MudancaCapital => "mudanca_capital",
             Self::QualquerMudanca => "qualquer_mudanca",
+            Self::ListaRestritiva => "lista_restritiva",
         }
     }
 
@@ -143,7 +153,7 @@ impl RuleKind {
             Self::MudancaCnae => Some(&[MAIN_CNAE, SECONDARY_CNAES]),
             Self::MudancaEndereco => Some(&[MUNICIPALITY, CEP, STREET]),
             Self::MudancaCapital => Some(&[CAPITAL]),
-            Self::AumentoExposicao | Self::QualquerMudanca => None,
+            Self::AumentoExposicao | Self::QualquerMudanca | Self::ListaRestritiva => None,
         }
     }
 }
@@ -182,6 +192,9 @@ pub struct Rule {
     pub severidade: Severidade,
     /// Whether an open alert that takes new triggers is sent again (`reenviar_atualizacoes`).
     pub reenviar_atualizacoes: bool,
+    /// `lista_restritiva` only: the public lists and the links it watches (listed.rs).
+    pub listas_publicas: BTreeSet<String>,
+    pub vinculos: BTreeSet<String>,
 }
 
 /// The checked rules file: its rules and its watched lists (label -> CNPJs).
@@ -211,6 +224,8 @@ struct RuleShape {
     somente_principal: Option<Spanned<bool>>,
     severidade: Option<Spanned<String>>,
     reenviar_atualizacoes: Option<bool>,
+    listas_publicas: Option<Spanned<Vec<String>>>,
+    vinculos: Option<Spanned<Vec<String>>>,
 }
 
 #[derive(Deserialize)]
@@ -248,13 +263,13 @@ const PERCENTUAL_MINIMO: NumberField<f64> = NumberField {
 };
 
 /// Checks the parts of one rules file, naming the file and line of each problem.
-struct Checker<'a> {
+pub(super) struct Checker<'a> {
     text: &'a str,
     path: &'a Path,
 }
 
 impl Checker<'_> {
-    fn invalid(&self, offset: usize, problem: String, fix: &str) -> RulesError {
+    pub(super) fn invalid(&self, offset: usize, problem: String, fix: &str) -> RulesError {
         RulesError::Invalid {
             path: self.path.to_path_buf(),
             line: line_of(self.text, offset),
@@ -358,6 +373,7 @@ impl Checker<'_> {
             ));
         }
         let somente_principal = r.somente_principal.as_ref().is_some_and(|f| *f.get_ref());
+        let (listas_publicas, vinculos) = self.lists_and_links(this, &r.listas_publicas, &r.vinculos)?;
         let severidade = match &r.severidade {
             None => Severidade::Media,
             Some(s) => Severidade::parse(s.get_ref().trim()).ok_or_else(|| {
@@ -377,6 +393,8 @@ impl Checker<'_> {
             somente_principal,
             severidade,
             reenviar_atualizacoes: r.reenviar_atualizacoes.unwrap_or(false),
+            listas_publicas,
+            vinculos,
         })
     }
 }
@@ -477,6 +495,7 @@ impl Rules {
                     .get("variacao_exposicao")
                     .map(|df| self.exposure_triggers(rule, df))
                     .unwrap_or_default(),
+                RuleKind::ListaRestritiva => self.sanction_triggers(rule, aggregates),
                 _ => aggregates.get("mudancas").map(|df| self.change_triggers(rule, df)).unwrap_or_default(),
             };
             // One alert per company: its triggers folded under it, one per subject.
@@ -497,7 +516,7 @@ impl Rules {
 
     /// The alert of `rule` for row `i`'s company, with no trigger yet; `None` when the rule's
     /// list leaves the company out.
-    fn alert(&self, rule: &Rule, df: &DataFrame, i: usize) -> Option<Alert> {
+    pub(super) fn alert(&self, rule: &Rule, df: &DataFrame, i: usize) -> Option<Alert> {
         let cnpj = text(df, "cnpj", i)?;
         self.covers(rule, &cnpj).then(|| Alert {
             regra: rule.nome.clone(),

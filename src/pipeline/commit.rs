@@ -16,7 +16,8 @@ use crate::analyze::{EarlyResults, Query};
 use crate::monitor::lifecycle::{self, TrackedAlert};
 use crate::monitor::rules::Rules;
 use crate::store::snapshot::{
-    ALERTS_TABLE, Assembled, DERIVED_TABLES, PreviousSnapshot, assemble_snapshot, commit_snapshot,
+    ALERTS_TABLE, Assembled, DERIVED_TABLES, PreviousSnapshot, SANCTIONS_TABLE, assemble_snapshot,
+    commit_snapshot,
 };
 use crate::transform::Frames;
 
@@ -48,6 +49,7 @@ pub(super) async fn analyze_and_commit(
                 EarlyResults::default(),
                 &mut fetched.manifest,
             )?;
+            note_lists_carried(fetched, &assembled, &analysis);
             analysis.alerts = Some(track_alerts(fetched, rules, &analysis.aggregates, &assembled)?);
             fetched.stop_if_requested("the store commit")?;
             let started = std::time::Instant::now();
@@ -146,6 +148,22 @@ async fn assemble(fetched: &mut Fetched, frames: Frames) -> Result<Result<Assemb
     let reads = reads.await.context("reading the store")??;
     let entries: Vec<_> = fetched.outcome.staging.task_entries().collect();
     Ok(Ok(assemble_snapshot(reads, frames, &entries, &run.lists.known, &run.plan)?))
+}
+
+/// A run that read no public list keeps the previous snapshot's records of them
+/// (`analyze::listed`): the manifest and the log say so.
+fn note_lists_carried(fetched: &mut Fetched, assembled: &Assembled, analysis: &Analysis) {
+    let kept = analysis.aggregates.get(SANCTIONS_TABLE).map_or(0, DataFrame::height);
+    if kept == 0 || !crate::analyze::listed::no_list_read(&assembled.frames) {
+        return;
+    }
+    let before = assembled.previous.as_ref().map(|p| p.snapshot.as_str()).unwrap_or_default();
+    let w = format!(
+        "no public list was read: the {kept} list records of snapshot {before} are kept (sancoes), not \
+         read as the companies leaving the lists"
+    );
+    tracing::warn!("{w}");
+    fetched.manifest.fetch.warnings.push(w);
 }
 
 /// The watch rules' alerts of this snapshot, with where each stands: the ones the rules fire now

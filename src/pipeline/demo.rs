@@ -3,9 +3,9 @@
 //! standing's moves or an alert. Before the demo's own run, the month before it is run into a
 //! store of its own (`.demo-store` beside the outputs, made anew each time), and the demo's run
 //! then goes on that store with the example watch rules (`regras/exemplo.toml`) on. The report's
-//! banner says so. The demo's run also reads the embedded dataset's own public lists, written
-//! in their published layouts to `.demo-lists` beside the outputs, so its report shows the
-//! companies listed. A run given a portfolio, a service, the publishers' files, a store, rules,
+//! banner says so. Both runs also read the embedded dataset's own public lists of their month,
+//! written in their published layouts to `.demo-lists` beside the outputs, so the report shows
+//! the companies listed and what entered or left a list. A run given a portfolio, a service, the publishers' files, a store, rules,
 //! months or a shard is not the plain demo and is left as it is.
 
 use std::path::{Path, PathBuf};
@@ -76,6 +76,11 @@ pub fn month_before(settings: &RunSettings) -> Result<Option<MonthBefore>> {
         std::env::temp_dir().join(format!("fiscal-report-demo-{}", crate::fsutil::process_unique()));
     let mut before = baseline(settings);
     before.fetch = baseline_config(cfg, previous, &store, &scratch);
+    if cfg.lists_dir.is_none() {
+        let dir = store.with_file_name(LISTS_NAME);
+        write_demo_lists(&dir, previous, cfg.demo_scale)?;
+        before.fetch.lists_dir = Some(dir);
+    }
     Ok(Some(MonthBefore {
         settings: before,
         then: Compare { previous, newest, scale: cfg.demo_scale, store, scratch },
@@ -109,9 +114,16 @@ impl Compare {
 }
 
 /// The embedded dataset's own public lists at `month`, written by the dataset's writer in
-/// their published layouts under `dir/listas/`, for the demo's run to read.
+/// their published layouts under `dir/listas/`, for the demo's run to read: the month
+/// before's first, then the demo's own month's in their place, so the store sees the lists
+/// move as they would from one monthly run to the next.
 fn write_demo_lists(dir: &Path, month: AnoMes, scale: f64) -> Result<()> {
     use crate::simulator::{Dataset, RegistryConfig};
+    let listas = dir.join("listas");
+    if listas.exists() {
+        std::fs::remove_dir_all(&listas)
+            .with_context(|| format!("removing the earlier demo's lists {}", listas.display()))?;
+    }
     let ds = Dataset::generate(RegistryConfig::DEFAULT_SEED, scale)
         .as_of(month)
         .map_err(|e| anyhow::anyhow!("the demo's public lists: {e}"))?;

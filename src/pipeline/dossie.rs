@@ -76,7 +76,7 @@ pub async fn dossie(settings: DossieSettings) -> Result<ExitStatus> {
         None,
         &only(&queries, &STANDING_QUERIES),
     )?;
-    let (history, timeline) = match &store {
+    let (history, timeline, sancoes) = match &store {
         Some(root) => {
             let store = crate::store::Store::open(root).await?;
             let (reader, snapshots) = (store.reader(), store.snapshots());
@@ -86,16 +86,16 @@ pub async fn dossie(settings: DossieSettings) -> Result<ExitStatus> {
             (
                 Some(history),
                 crate::report::dossier_page::timeline_of(Some(&timelines), &codes, folders.locale),
+                latest_sanctions(&reader, &snapshots).await?,
             )
         }
-        None => (None, None),
+        None => (None, None, None),
     };
     let judged = crate::report::dossier_page::Judged {
         standings: crate::report::dossier_page::standings(&standing),
         history,
         timeline,
-        // The public lists are read by `run` (`--open-data`, `--lists-dir`), not by this command.
-        sancoes: None,
+        sancoes,
     };
     let written =
         crate::report::dossier_page::render_dossiers(&records, &judged, &codes, &options, label, demo, &out)?;
@@ -105,4 +105,21 @@ pub async fn dossie(settings: DossieSettings) -> Result<ExitStatus> {
     }
     crate::say!("no dossier for {}: the service does not know them (exit 5)", unknown.join(", "));
     Ok(ExitStatus::NotFound)
+}
+
+/// The public-list records of the store's latest snapshot (`sancoes`, as the monthly run
+/// matched them), for each dossier to show its company's; `None` when the snapshot holds none
+/// (its run may have read no list), so a dossier never claims its company is on none. The lists themselves are read by
+/// `run` (`--open-data`, `--lists-dir`), which this command does not repeat.
+async fn latest_sanctions(
+    reader: &crate::store::StoreReader,
+    snapshots: &std::collections::BTreeSet<String>,
+) -> Result<Option<polars::prelude::DataFrame>> {
+    let table = crate::store::snapshot::SANCTIONS_TABLE;
+    let Some(latest) = snapshots.last() else { return Ok(None) };
+    if !reader.holds(table) {
+        return Ok(None);
+    }
+    let at = std::collections::BTreeSet::from([latest.clone()]);
+    Ok(reader.read(table, &at).await?.filter(|df| df.height() > 0))
 }

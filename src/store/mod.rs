@@ -6,7 +6,8 @@
 //! - `fiscal_report_store.json`: the layout version; a newer one is refused, not misread.
 //! - `<table>/`: Delta tables. The company tables (`empresas`, `dividas_pgfn`,
 //!   `parcelamentos_rfb`, `transacoes_rfb`, `socios`), the tables derived from them (`mudancas`,
-//!   `situacao_fiscal_estimada`, `alertas`: the watch rules' alerts and where each stands) and
+//!   `situacao_fiscal_estimada`, `sancoes`: who was on which public list, `alertas`: the watch
+//!   rules' alerts and where each stands) and
 //!   `controle_empresas` (what the next run compares with) are partitioned by `snapshot` (AAAAMM);
 //!   `creditos_ativos` by `ano_mes`.
 //! - `runs/NNNNNN.json`: one per store version, written after every table committed. A store
@@ -46,7 +47,7 @@ pub fn is_local_store(dir: &Path) -> bool {
 
 /// The tables, in commit order (`controle_empresas` last: a store whose control table moved
 /// has every data table moved).
-pub const TABLES: [&str; 10] = [
+pub const TABLES: [&str; 11] = [
     "creditos_ativos",
     "empresas",
     "dividas_pgfn",
@@ -55,6 +56,7 @@ pub const TABLES: [&str; 10] = [
     "socios",
     "mudancas",
     "situacao_fiscal_estimada",
+    "sancoes",
     "alertas",
     "controle_empresas",
 ];
@@ -239,6 +241,11 @@ impl StoreReader {
         runs.truncate(at + 1);
         let versions = runs[at].tables.clone();
         Ok(Some((StoreReader { root, versions }, snapshots_of(&runs))))
+    }
+
+    /// Whether this store version has table `name` at all.
+    pub fn holds(&self, name: &str) -> bool {
+        self.versions.contains_key(name)
     }
 
     /// Rows of `name`'s partitions `values`; `None` when there are none.

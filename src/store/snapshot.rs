@@ -39,7 +39,10 @@ const LIST_TABLES: [Table; 4] =
     [Table::DividasPgfn, Table::ParcelamentosRfb, Table::TransacoesRfb, Table::Socios];
 /// Tables the analysis derives from the snapshot (and the previous one): query results of the
 /// same name, committed with the snapshot.
-pub const DERIVED_TABLES: [&str; 2] = ["mudancas", "situacao_fiscal_estimada"];
+pub const DERIVED_TABLES: [&str; 3] = ["mudancas", "situacao_fiscal_estimada", SANCTIONS_TABLE];
+/// The portfolio's records on the public lists (`queries/27_sancoes.sql`): kept per snapshot
+/// so the next one's changes say who entered and left each list.
+pub const SANCTIONS_TABLE: &str = "sancoes";
 /// The watch rules' alerts of each snapshot, committed with it (made by the monitor stage).
 pub const ALERTS_TABLE: &str = "alertas";
 
@@ -71,7 +74,7 @@ pub struct Assembled {
 }
 
 /// The company tables of the snapshot before this run's (an earlier month), as the store holds
-/// them; what the changes are measured against.
+/// them, and its `sancoes` (under that name); what the changes are measured against.
 pub struct PreviousSnapshot {
     /// This run's snapshot, and the one compared with.
     pub current: String,
@@ -197,6 +200,18 @@ async fn previous_of(
             let _ = df.drop_in_place("snapshot");
             company.insert(t.name(), df);
         }
+    }
+    // A store that keeps the lists' records but holds none for that snapshot: none were
+    // listed (empty, no columns). A store written before they were kept has no such entry.
+    match tables.at(SANCTIONS_TABLE, &previous).await? {
+        Some(mut df) => {
+            let _ = df.drop_in_place("snapshot");
+            company.insert(SANCTIONS_TABLE, df);
+        }
+        None if tables.reader.holds(SANCTIONS_TABLE) => {
+            company.insert(SANCTIONS_TABLE, DataFrame::empty());
+        }
+        None => {}
     }
     let alerts = tables.at(ALERTS_TABLE, &previous).await?;
     Ok(Some(PreviousSnapshot { current: current.to_string(), snapshot: previous, tables: company, alerts }))

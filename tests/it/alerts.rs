@@ -155,6 +155,9 @@ pub(super) struct TruthRule {
     pct: i64,
     principal_only: bool,
     list: Option<BTreeSet<String>>,
+    /// `lista_restritiva`: its lists and links, as the rules file names them (defaults apart).
+    listas_publicas: Option<BTreeSet<String>>,
+    vinculos: Option<BTreeSet<String>>,
 }
 
 /// Cents of an amount a rules file writes (`100000`, `100000.5`, `"50000.00"`).
@@ -165,6 +168,11 @@ fn file_cents(v: &toml::Value) -> i64 {
     };
     let (whole, frac) = text.split_once('.').unwrap_or((&text, ""));
     whole.parse::<i64>().unwrap() * 100 + format!("{frac:0<2}")[..2].parse::<i64>().unwrap()
+}
+
+/// The strings of a rules file's array.
+fn names(v: &toml::Value) -> BTreeSet<String> {
+    v.as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_string()).collect()
 }
 
 /// The rules of a rules file's text, read with `toml` (not the program's reader).
@@ -193,6 +201,8 @@ pub(super) fn truth_rules(text: &str) -> Vec<TruthRule> {
             pct: r.get("percentual_minimo").and_then(|p| p.as_integer()).unwrap_or(0),
             principal_only: r.get("somente_principal").and_then(|p| p.as_bool()).unwrap_or(false),
             list: r.get("lista").map(|l| lists[l.as_str().unwrap()].clone()),
+            listas_publicas: r.get("listas_publicas").map(names),
+            vinculos: r.get("vinculos").map(names),
         })
         .collect()
 }
@@ -269,6 +279,33 @@ pub(super) fn expected_alerts(
     want
 }
 
+/// The alerts `lista_restritiva` rules must hold open at `after` over `portfolio`, added to
+/// `want`: one per rule and company with a record in force on the rule's lists by its links
+/// (all lists, and `cnpj` and `raiz`, unless it says), as the dataset's own list truth has them.
+/// A trigger is (lista, document as listed).
+pub(super) fn expected_list_alerts(
+    rules: &[TruthRule],
+    after: &Dataset,
+    portfolio: &[Cnpj],
+    want: &mut Alerts,
+) {
+    let truth = after.lists_truth(portfolio);
+    for rule in rules.iter().filter(|r| r.tipo == "lista_restritiva") {
+        for t in truth.iter().filter(|t| t.vigente) {
+            let covered = rule.list.as_ref().is_none_or(|l| l.contains(&t.cnpj));
+            let on_list = rule.listas_publicas.as_ref().is_none_or(|l| l.contains(&t.lista));
+            let by_link = match &rule.vinculos {
+                Some(v) => v.contains(t.vinculo),
+                None => ["cnpj", "raiz"].contains(&t.vinculo),
+            };
+            if covered && on_list && by_link {
+                let key = (rule.nome.clone(), t.cnpj.clone());
+                want.entry(key).or_default().insert((t.lista.clone(), t.sancionado.clone()));
+            }
+        }
+    }
+}
+
 /// The severity each rule of `rules` gives its alerts.
 pub(super) fn severities(rules: &[TruthRule]) -> BTreeMap<String, String> {
     rules.iter().map(|r| (r.nome.clone(), r.severidade.clone())).collect()
@@ -283,6 +320,10 @@ pub(super) fn alerts_of(out: &Path) -> (Alerts, Vec<serde_json::Value>) {
         let s = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
         let triggers = a["gatilhos"].as_array().expect("an alert lists its triggers").iter().map(|g| {
             let v = &g["valores"];
+            // A public list's record (`lista_restritiva`) is its list and document as listed.
+            if let Some(lista) = v["lista"].as_str() {
+                return (lista.to_string(), s(&v["sancionado"]));
+            }
             let record = match v["tabela"].as_str() {
                 Some("parcelamentos_rfb") => String::new(),
                 Some("socios") => fold(&s(&v["chave"])),

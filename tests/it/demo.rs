@@ -66,7 +66,8 @@ fn the_demo_compares_with_the_month_before_and_shows_changes_alerts_and_every_hi
     let at = |m| Dataset::generate(RegistryConfig::DEFAULT_SEED, 1.0).as_of(m).unwrap();
     let (before, after) = (at(previous), at(newest));
     let portfolio = after.demo_portfolio(200);
-    let want = crate::alerts::expected_alerts(&rules, &before, &after, &portfolio);
+    let mut want = crate::alerts::expected_alerts(&rules, &before, &after, &portfolio);
+    crate::alerts::expected_list_alerts(&rules, &after, &portfolio, &mut want);
     let (got, rows) = crate::alerts::alerts_of(&out);
     let unlike: Vec<_> = want.iter().filter(|(k, v)| got.get(*k) != Some(*v)).take(3).collect();
     let beyond: Vec<_> = got.iter().filter(|(k, v)| want.get(*k) != Some(*v)).take(3).collect();

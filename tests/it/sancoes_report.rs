@@ -3,7 +3,7 @@
 //! never through the reader or the SQL): every company with a sanction in force shows under the
 //! way the list reaches it, with the list's name and date; a run without lists says so.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::sancoes::{SCALE, listed_portfolio, run_files, run_over_the_release, write_release};
 use fiscal_report::simulator::{Dataset, RegistryConfig};
@@ -17,6 +17,11 @@ const LIST_NAMES: [(&str, &str); 6] = [
     ("TRABALHO_ESCRAVO", "Cadastro de Empregadores (trabalho escravo)"),
     ("IBAMA", "Embargos do IBAMA"),
 ];
+/// The name the report gives list `code` in pt-BR.
+pub(crate) fn list_name(code: &str) -> &'static str {
+    LIST_NAMES.iter().find(|(c, _)| *c == code).map_or("", |(_, n)| n)
+}
+
 const WAYS: [(&str, &str); 5] = [
     ("cnpj", "o próprio CNPJ"),
     ("raiz", "outro estabelecimento da mesma empresa"),
@@ -93,6 +98,32 @@ fn the_reports_section_lists_exactly_the_companies_in_force_by_the_truth() {
     let ways: std::collections::BTreeSet<&str> = want.iter().map(|w| w.0.as_str()).collect();
     assert!(ways.len() >= 4, "the truth in force reaches companies {ways:?}");
     assert_eq!(shown_in_force(section), want, "the section against the dataset's truth:\n{section}");
+
+    // Below them, the sanctions that ended in the twelve months before the list's date: the
+    // truth's records not in force whose end the dataset wrote in that window.
+    let year_before = (y - 1, m, day);
+    let ended_records: BTreeSet<(&str, &str)> = lists
+        .records
+        .iter()
+        .filter(|r| r.fim.is_some_and(|f| f <= lists.date && f > year_before))
+        .map(|r| (r.lista, r.documento.as_str()))
+        .collect();
+    let want_ended: BTreeSet<(String, String, String)> = d
+        .lists_truth(&portfolio)
+        .into_iter()
+        .filter(|t| !t.vigente && ended_records.contains(&(t.lista.as_str(), t.sancionado.as_str())))
+        .map(|t| {
+            let way = WAYS.iter().find(|(c, _)| *c == t.vinculo).map_or("", |(_, w)| w);
+            (t.cnpj, html_escape(names[t.lista.as_str()]), html_escape(way))
+        })
+        .collect();
+    assert!(!want_ended.is_empty(), "the dataset has a sanction ended within the year");
+    let ended_html = &section[section.find("<h3>Sanções encerradas").unwrap()..];
+    let shown_ended: BTreeSet<(String, String, String)> = cells(ended_html)
+        .into_iter()
+        .map(|row| (row[0].chars().filter(char::is_ascii_digit).collect(), row[2].clone(), row[4].clone()))
+        .collect();
+    assert_eq!(shown_ended, want_ended, "the ended sanctions against the truth:\n{ended_html}");
 
     // The Markdown twin has the section too.
     let md = std::fs::read_to_string(tmp.path().join("run/report.md")).unwrap();

@@ -144,7 +144,7 @@ fn code_table(kind: &str) -> Option<&'static str> {
 }
 
 /// A change's value with the names of its codes beside them: `2062 Sociedade Empresária
-/// Limitada`. A situation with its reason, as `queries/21_mudancas.sql` writes it
+/// Limitada`. A situation with its reason, as `queries/28_mudancas.sql` writes it
 /// (`08 (motivo 01)`), names both. A code the tables do not know stays as it is.
 pub(crate) fn with_code_names(codes: &CodeTables, kind: &str, value: String) -> String {
     let Some(table) = code_table(kind) else { return value };

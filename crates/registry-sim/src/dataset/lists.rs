@@ -3,8 +3,9 @@
 //! on which list, when, and whether each record is in force on the lists' date. Every way a
 //! company can be touched is there: its own CNPJ, another establishment of its root, a company
 //! partner, a partner's whole CPF (MTE), a partner's masked CPF with his name (CGU), a company
-//! of its economic group; and records ended and not yet started. `open_data::lists` writes them
-//! in the published layouts.
+//! of its economic group; and records ended and not yet started. They move from month to month
+//! at the dataset's latest month (`moving`): a company enters CEIS, one leaves it, one's
+//! sanction ends. `open_data::lists` writes them in the published layouts.
 //!
 //! `truth` says, for a portfolio, which company each record touches and how, from the
 //! dataset's own partners and groups: never through the client's reading or SQL.
@@ -200,11 +201,48 @@ pub(super) fn lists(ds: &Dataset) -> PublicLists {
         put(o, "IBAMA", punctuated(c.as_str()), "J", name(&c), (Some((y - 3, 1, 2)), Some((y - 1, 6, 7))));
         targets.push(c);
     }
+    moving(ds, o, &mut targets, &mut pick, &name);
     for r in o.records.iter_mut().filter(|r| r.lista == "CNEP") {
         r.valor_multa_cents = Some(123_456_789);
     }
     o.targets = targets;
     out
+}
+
+/// Picks the `k`-th company not yet picked that fits (see `lists`).
+type Pick<'a> = dyn FnMut(usize, &dyn Fn(&Cnpj) -> bool) -> Option<Cnpj> + 'a;
+
+/// The records that move at the dataset's latest month (the turn): a company on CEIS from the
+/// turn's first day, one on CEIS until the month before it, one whose CEIS sanction ends on the
+/// turn's 15th (in force on the 28th of the month before, ended on the turn's). As of the turn
+/// the first is listed and the second is not; as of any month before, the other way round.
+fn moving(
+    ds: &Dataset,
+    o: &mut PublicLists,
+    targets: &mut Vec<Cnpj>,
+    pick: &mut Pick<'_>,
+    name: &dyn Fn(&Cnpj) -> String,
+) {
+    let any = |_: &Cnpj| true;
+    let turn = ds.months[ds.months.len() - 1];
+    let (ty, tm) = (i32::from(turn.year()), u32::from(turn.month()));
+    let at_turn = ds.as_of + 1 == ds.months.len();
+    if let Some(c) = pick(9, &any) {
+        if at_turn {
+            put(o, "CEIS", c.to_string(), "J", name(&c), (Some((ty, tm, 1)), None));
+        }
+        targets.push(c);
+    }
+    if let Some(c) = pick(10, &any) {
+        if !at_turn {
+            put(o, "CEIS", c.to_string(), "J", name(&c), (Some((ty - 2, 6, 1)), None));
+        }
+        targets.push(c);
+    }
+    if let Some(c) = pick(11, &any) {
+        put(o, "CEIS", c.to_string(), "J", name(&c), (Some((ty - 1, 1, 1)), Some((ty, tm, 15))));
+        targets.push(c);
+    }
 }
 
 /// The first person partner of `cnpj` (masked CPF, name).

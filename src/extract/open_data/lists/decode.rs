@@ -3,14 +3,15 @@
 //! as such (a BOM dropped); any other is cp1252, which holds every printable character of
 //! ISO-8859-1 at the same byte. Line ends (CRLF or LF) are the CSV reader's to take.
 
-/// `bytes` decoded (see the module).
-pub(super) fn decode(bytes: &[u8]) -> String {
-    if let Some(rest) = bytes.strip_prefix(b"\xEF\xBB\xBF") {
-        return String::from_utf8_lossy(rest).into_owned();
+/// `bytes` decoded (see the module). A UTF-8 text keeps its buffer: IBAMA's file is about
+/// 200 MB, and a copy of it would double what reading it holds.
+pub(super) fn decode(mut bytes: Vec<u8>) -> String {
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        bytes.drain(..3);
     }
-    match std::str::from_utf8(bytes) {
-        Ok(text) => text.to_string(),
-        Err(_) => encoding_rs::WINDOWS_1252.decode_without_bom_handling(bytes).0.into_owned(),
+    match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => encoding_rs::WINDOWS_1252.decode_without_bom_handling(e.as_bytes()).0.into_owned(),
     }
 }
 

@@ -146,7 +146,7 @@ pub(super) fn read_lists(dir: &Path, files: &[Found]) -> Result<Lists, OpenDataE
         let Some(list) = List::of_name(&name) else { continue };
         for (entry, bytes) in texts_of(&found.path, &name)? {
             let date = list_date(list, &found.path, &entry);
-            layouts::read_text(list, &entry, &decode::decode(&bytes), date, &mut lists)?;
+            layouts::read_text(list, &entry, &decode::decode(bytes), date, &mut lists)?;
         }
     }
     Ok(lists)

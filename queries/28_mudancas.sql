@@ -7,7 +7,10 @@
 --   parcelamentos e transações iniciados, encerrados ou com saldo alterado; situação cadastral
 --   (com o motivo), entrada e saída do Simples e do MEI, CNAE principal e secundários, município,
 --   CEP e endereço da sede, capital social, natureza jurídica e porte alterados; sócio que
---   entrou, saiu ou mudou de qualificação; situação fiscal estimada que piorou ou melhorou.
+--   entrou, saiu ou mudou de qualificação; situação fiscal estimada que piorou ou melhorou;
+--   entrada e saída de uma lista pública ("entrou na lista CEIS", "saiu da lista CEIS", por
+--   qualquer vínculo) e "sanção vencida" (um registro ainda na lista, vigente antes, cujo fim
+--   passou), datadas pela data da lista.
 --   data_evento é a data que os arquivos dão ao fato (a entrada do sócio, a inscrição, a
 --   situação cadastral, a entrada ou saída do Simples e do MEI), vazia quando não dão nenhuma.
 --   Uma empresa nova na carteira é uma linha só. Vazia na primeira execução sobre um
@@ -20,7 +23,9 @@
 --   situation (with its reason), Simples and MEI entry and exit, main and secondary CNAEs, head
 --   office's municipality, CEP and street address, share capital, legal nature and size changed;
 --   a partner who entered, left or changed qualification; estimated tax standing worse or
---   better. data_evento is the date the files give the event (the partner's entry, the
+--   better; entering and leaving a public list ("entrou na lista CEIS", "saiu da lista CEIS",
+--   by any link) and "sanção vencida" (a record still listed, in force before, whose end
+--   passed), dated by the list's date. data_evento is the date the files give the event (the partner's entry, the
 --   inscription, the cadastral situation, the Simples or MEI entry or exit), empty when they
 --   give none. A company new to the portfolio is one row.
 --   Empty on a store's first run (there is no previous snapshot). A field the previous snapshot
@@ -29,6 +34,7 @@
 -- The *_anterior tables are the previous snapshot's; comparacao has one row (snapshot,
 -- snapshot_anterior) when there is one and none otherwise, so every row below needs it.
 -- variacao is the change in R$ a row brings to the company's exposure (new minus old).
+-- sancoes_anterior is the previous snapshot's sancoes (this snapshot's when a run read no list).
 WITH ambos AS (
     SELECT e.cnpj, e.razao_social
     FROM empresas e
@@ -396,6 +402,87 @@ mudancas AS (
     WHERE n.retrato = 'agora' AND o.retrato = 'antes'
       AND COALESCE(n.qualificacao, '') <> COALESCE(o.qualificacao, '')
 ),
+-- Each company's lists in both snapshots, by any link (the closest: cnpj, raiz, socio,
+-- socio_possivel, grupo), for the companies in both; and each list's date now.
+sancoes_dos_retratos AS (
+    SELECT 'agora' AS retrato, cnpj, lista, vinculo, data_lista FROM sancoes
+    UNION ALL
+    SELECT 'antes' AS retrato, cnpj, lista, vinculo, data_lista FROM sancoes_anterior
+),
+vinculos_ordenados AS (
+    SELECT s.retrato, s.cnpj, s.lista, s.data_lista,
+           CASE WHEN s.vinculo = 'cnpj' THEN 1 WHEN s.vinculo = 'raiz' THEN 2
+                WHEN s.vinculo = 'socio' THEN 3 WHEN s.vinculo = 'socio_possivel' THEN 4
+                ELSE 5 END AS ordem
+    FROM sancoes_dos_retratos s JOIN ambos b ON b.cnpj = s.cnpj
+),
+ordem_por_retrato AS (
+    SELECT retrato, cnpj, lista, MAX(data_lista) AS data_lista, MIN(ordem) AS ordem
+    FROM vinculos_ordenados
+    GROUP BY retrato, cnpj, lista
+),
+listas_por_retrato AS (
+    SELECT retrato, cnpj, lista, data_lista,
+           CASE WHEN ordem = 1 THEN 'cnpj' WHEN ordem = 2 THEN 'raiz' WHEN ordem = 3 THEN 'socio'
+                WHEN ordem = 4 THEN 'socio_possivel' ELSE 'grupo' END AS vinculo
+    FROM ordem_por_retrato
+),
+listas_agora AS (
+    SELECT cnpj, lista, vinculo, data_lista FROM listas_por_retrato WHERE retrato = 'agora'
+),
+listas_antes AS (
+    SELECT cnpj, lista, vinculo FROM listas_por_retrato WHERE retrato = 'antes'
+),
+-- Each list's date in this run's files (a company that left a list has no record to date it).
+datas_das_listas AS (
+    SELECT lista, MAX(data_lista) AS data_lista
+    FROM listas
+    GROUP BY lista
+),
+mudancas_listas AS (
+    SELECT n.cnpj AS cnpj,
+           CONCAT('entrou na lista ', n.lista) AS mudanca,
+           'sancoes' AS tabela,
+           n.lista AS chave,
+           CAST(NULL AS STRING) AS valor_anterior,
+           n.vinculo AS valor_novo,
+           CAST(NULL AS DECIMAL(18, 2)) AS variacao,
+           n.data_lista AS data_evento
+    FROM listas_agora n
+    LEFT JOIN listas_antes o ON o.cnpj = n.cnpj AND o.lista = n.lista
+    WHERE o.lista IS NULL
+    UNION ALL
+    SELECT o.cnpj AS cnpj,
+           CONCAT('saiu da lista ', o.lista) AS mudanca,
+           'sancoes' AS tabela,
+           o.lista AS chave,
+           o.vinculo AS valor_anterior,
+           CAST(NULL AS STRING) AS valor_novo,
+           CAST(NULL AS DECIMAL(18, 2)) AS variacao,
+           d.data_lista AS data_evento
+    FROM listas_antes o
+    LEFT JOIN listas_agora n ON n.cnpj = o.cnpj AND n.lista = o.lista
+    LEFT JOIN datas_das_listas d ON d.lista = o.lista
+    WHERE n.lista IS NULL
+    UNION ALL
+    SELECT n.cnpj AS cnpj,
+           'sanção vencida' AS mudanca,
+           'sancoes' AS tabela,
+           CONCAT(n.lista, ' ', n.sancionado) AS chave,
+           'vigente' AS valor_anterior,
+           CONCAT('fim ', CAST(n.fim AS STRING)) AS valor_novo,
+           CAST(NULL AS DECIMAL(18, 2)) AS variacao,
+           n.data_lista AS data_evento
+    FROM sancoes n
+    JOIN sancoes_anterior o
+      ON o.cnpj = n.cnpj AND o.lista = n.lista AND o.sancionado = n.sancionado AND o.inicio = n.inicio
+    WHERE o.vigente AND NOT n.vigente AND n.fim < n.data_lista
+),
+todas AS (
+    SELECT cnpj, mudanca, tabela, chave, valor_anterior, valor_novo, variacao, data_evento FROM mudancas
+    UNION ALL
+    SELECT cnpj, mudanca, tabela, chave, valor_anterior, valor_novo, variacao, data_evento FROM mudancas_listas
+),
 nomes AS (
     SELECT cnpj, razao_social FROM empresas
     UNION ALL
@@ -404,7 +491,7 @@ nomes AS (
 )
 SELECT c.snapshot, c.snapshot_anterior, m.cnpj, n.razao_social, m.mudanca, m.tabela, m.chave,
        m.valor_anterior, m.valor_novo, m.variacao, m.data_evento
-FROM mudancas m
+FROM todas m
 JOIN nomes n ON n.cnpj = m.cnpj
 CROSS JOIN comparacao c
 ORDER BY m.cnpj, m.tabela, m.chave, m.mudanca
