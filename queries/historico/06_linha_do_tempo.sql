@@ -10,12 +10,12 @@
 --   situation, the Simples option), else the first day of the month of the snapshot the change
 --   showed in (fato_datado says which); the kind, the value before and after, and the snapshot.
 -- answers: What happened to each company, and when?
--- Reads mudancas_por_retrato: the store's mudancas (query 21, committed with each snapshot),
+-- Reads mudancas_por_retrato: the store's mudancas (query 28, committed with each snapshot),
 -- every snapshot.
 SELECT cnpj,
        razao_social,
        COALESCE(data_evento,
-                CAST(CONCAT(SUBSTRING(snapshot, 1, 4), '-', SUBSTRING(snapshot, 5, 2), '-01') AS DATE)) AS data,
+                DATE(CONCAT(SUBSTRING(snapshot, 1, 4), '-', SUBSTRING(snapshot, 5, 2), '-01'))) AS data,
        data_evento IS NOT NULL AS fato_datado,
        mudanca,
        valor_anterior,

@@ -20,7 +20,7 @@ pub const STANDING_BY_SNAPSHOT: &str = "situacao_fiscal_estimada_por_retrato";
 pub const CHANGES_BY_SNAPSHOT: &str = "mudancas_por_retrato";
 /// The store's table of each snapshot's estimated standings (query 20, committed with it).
 const STANDING_TABLE: &str = "situacao_fiscal_estimada";
-/// The store's table of each snapshot's changes (query 21, committed with it).
+/// The store's table of each snapshot's changes (query 28, committed with it).
 const CHANGES_TABLE: &str = "mudancas";
 /// The timeline over every snapshot (`queries/historico/06_linha_do_tempo.sql`): `store
 /// timeline` prints it, the dossiers show each company's.
