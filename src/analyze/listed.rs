@@ -13,6 +13,10 @@ use crate::transform::Frames;
 use crate::transform::frames::CARTEIRA;
 use crate::transform::listas::LISTAS;
 
+/// The ways `queries/27_sancoes.sql` says a list reaches a company (`sancoes.vinculo`),
+/// closest first: what the watch rules name and the report groups by.
+pub const VINCULOS: [&str; 5] = ["cnpj", "raiz", "socio", "socio_possivel", "grupo"];
+
 /// The previous snapshot's `sancoes`, in this run's columns.
 pub const SANCOES_ANTERIOR: &str = "sancoes_anterior";
 

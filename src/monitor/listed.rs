@@ -14,9 +14,12 @@ use super::rules::{Checker, Rule, RuleKind, Rules, RulesError};
 use crate::analyze::cells::text;
 
 /// The lists `sancoes.lista` names.
-pub const LISTS: [&str; 6] = ["CEIS", "CNEP", "CEPIM", "LENIENCIA", "TRABALHO_ESCRAVO", "IBAMA"];
+pub const LISTS: [&str; 6] = {
+    let all = crate::extract::open_data::lists::List::ALL;
+    [all[0].code(), all[1].code(), all[2].code(), all[3].code(), all[4].code(), all[5].code()]
+};
 /// The links `sancoes.vinculo` names, and the ones a rule watches unless it says.
-pub const LINKS: [&str; 5] = ["cnpj", "raiz", "socio", "socio_possivel", "grupo"];
+pub const LINKS: [&str; 5] = crate::analyze::listed::VINCULOS;
 pub const DEFAULT_LINKS: [&str; 2] = ["cnpj", "raiz"];
 
 /// The query result the rule reads.

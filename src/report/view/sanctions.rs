@@ -12,12 +12,10 @@ use serde::Serialize;
 use super::super::cells::text;
 use super::rows;
 use crate::analyze::Aggregates;
+use crate::analyze::listed::VINCULOS;
 use crate::report::format::Locale;
 use crate::report::strings::Strings;
 use crate::transform::Frames;
-
-/// The ways a list reaches a company, closest first (`sancoes.vinculo`).
-const VINCULOS: [&str; 5] = ["cnpj", "raiz", "socio", "socio_possivel", "grupo"];
 
 /// One record of a list touching one company, in the report's words.
 #[derive(Debug, Clone, Serialize)]

@@ -39,7 +39,7 @@ impl List {
     pub const ALL: [List; 6] =
         [Self::Ceis, Self::Cnep, Self::Cepim, Self::Leniencia, Self::TrabalhoEscravo, Self::Ibama];
 
-    pub fn code(self) -> &'static str {
+    pub const fn code(self) -> &'static str {
         match self {
             Self::Ceis => "CEIS",
             Self::Cnep => "CNEP",
