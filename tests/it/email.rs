@@ -21,7 +21,8 @@ const TO: &str = "analista@example.com,gestora@example.com";
 /// The exit code README documents for a report that could not be mailed.
 const EMAIL_FAILED: i32 = 12;
 
-/// A python3 that imports aiosmtpd (Debian's package is for the system's python3), and
+/// A python3 that imports aiosmtpd (tests/requirements.txt's venv, or Debian's package for the
+/// system's python3), and
 /// openssl; `None` after `skip` (which fails the test under CI).
 fn tools() -> Option<&'static str> {
     let openssl = Command::new("openssl").arg("version").output().is_ok_and(|o| o.status.success());
@@ -31,7 +32,9 @@ fn tools() -> Option<&'static str> {
     match (openssl, python) {
         (true, Some(p)) => Some(p),
         _ => {
-            skip("python3 with aiosmtpd and openssl (apt-get install python3-aiosmtpd openssl)");
+            skip(
+                "python3 with aiosmtpd and openssl (pip install -r tests/requirements.txt; apt-get install openssl)",
+            );
             None
         }
     }
