@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::{ConfigError, Settings, env_parsed, env_var, invalid, pick, read_settings_file};
+use super::{ConfigError, Settings, env_parsed, env_switch, env_var, invalid, pick, read_settings_file};
 use crate::cli::{DownloadArgs, ReleaseArgs, RunArgs};
 use crate::extract::download::{CGU_URL, IBAMA_URL, ListSources, MTE_URL, PGFN_URL, Pick, RFB_URL, Request};
 
@@ -32,7 +32,7 @@ pub(super) fn resolve_run_download(
     file: &Settings,
     open_data: Option<&std::path::Path>,
 ) -> Result<Option<Request>, ConfigError> {
-    let asked = match pick(args.download.then_some(true), env_parsed("download")?, file.download) {
+    let asked = match pick(args.download.then_some(true), env_switch("download")?, file.download) {
         Some(s) => s.value,
         None => false,
     };
@@ -79,7 +79,7 @@ fn resolve_release(to: PathBuf, args: &ReleaseArgs, file: &Settings) -> Result<R
         }
         other => other.map(|k| k.value as usize),
     };
-    let lists = match pick(args.lists.then_some(true), env_parsed("lists")?, file.lists) {
+    let lists = match pick(args.lists.then_some(true), env_switch("lists")?, file.lists) {
         Some(s) if s.value => Some(ListSources {
             cgu_url: address("cgu_url", text("cgu_url", &args.cgu_url, &file.cgu_url), CGU_URL)?,
             mte_url: address("mte_url", text("mte_url", &args.mte_url, &file.mte_url), MTE_URL)?,
