@@ -417,7 +417,7 @@ pub struct ServiceArgs {
     #[arg(long)]
     pub allow_insecure_http: bool,
 
-    /// Per-request timeout in seconds.
+    /// Per-request timeout in seconds, 1 to 600 (default 30).
     #[arg(long, value_name = "SECS")]
     pub timeout_secs: Option<u64>,
 }
@@ -427,12 +427,12 @@ pub struct FetchArgs {
     #[command(flatten)]
     pub service: ServiceArgs,
 
-    /// States to fetch credits for: `SP,RJ` or `all`.
+    /// States to fetch credits for: `SP,RJ` or `all` (default all 27).
     #[arg(long, value_name = "UFS")]
     pub uf: Option<String>,
 
-    /// Months: `202401`, a range `202301:202412`, or `latest` (the latest 13 the service has, so a
-    /// 12-month change has its base).
+    /// Months: `202401`, a range `202301:202412`, or `latest` (the default: the latest 13 the
+    /// service has, so a 12-month change has its base).
     #[arg(long, value_name = "AAAAMM|FROM:TO|latest")]
     pub ano_mes: Option<String>,
 
@@ -463,9 +463,10 @@ pub struct FetchArgs {
     #[arg(long)]
     pub strict: bool,
 
-    /// Output directory (default output/<period>). For `run`, also s3://BUCKET/PREFIX (or
-    /// gs://, az://): the run works in a local directory and uploads its finished outputs there,
-    /// the manifest last; credentials from the cloud's standard environment variables.
+    /// Output directory (default output/<period>). Also s3://BUCKET/PREFIX (or gs://, az://):
+    /// the run or fetch works in a local directory and uploads its finished outputs there (a
+    /// fetch, its staging for `merge`), the manifest last; credentials from the cloud's standard
+    /// environment variables.
     #[arg(long, value_name = "DIR|URL")]
     pub out: Option<PathBuf>,
 
@@ -488,7 +489,7 @@ pub struct FetchArgs {
     #[arg(long)]
     pub resume: bool,
 
-    /// Fetch only shard K of N (0-based), e.g. 0/3.
+    /// Fetch only shard K of N (0-based), e.g. 0/3 (default 0/1, the whole portfolio).
     #[arg(long, value_name = "K/N")]
     pub shard: Option<String>,
 
@@ -537,17 +538,24 @@ pub struct GetArgs {
     #[command(flatten)]
     pub service: ServiceArgs,
 
-    #[arg(long)]
+    /// Records per page (the service's `limite`; its default and maximum apply).
+    #[arg(long, value_name = "N")]
     pub limite: Option<i64>,
-    #[arg(long)]
+    /// Records to skip before the page (the service's `offset`).
+    #[arg(long, value_name = "N")]
     pub offset: Option<i64>,
-    #[arg(long)]
+    /// dividas-pgfn: the debts' categoria, `nao_previdenciario` (the service's default),
+    /// `previdenciario` or `fgts`.
+    #[arg(long, value_name = "CATEGORIA")]
     pub categoria: Option<String>,
-    #[arg(long)]
+    /// creditos-ativos and imoveis: the state (`SP`).
+    #[arg(long, value_name = "UF")]
     pub uf: Option<String>,
-    #[arg(long)]
+    /// creditos-ativos: the month (`AAAAMM`).
+    #[arg(long, value_name = "AAAAMM")]
     pub ano_mes: Option<String>,
-    #[arg(long)]
+    /// imoveis: the municipality, as the service names it.
+    #[arg(long, value_name = "CODIGO")]
     pub municipio: Option<String>,
 
     /// Walk every page and print one envelope with all records.

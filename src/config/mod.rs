@@ -9,10 +9,12 @@
 
 mod download;
 mod email;
+mod reference;
 mod report;
 mod source;
 
 pub use download::resolve_download;
+pub use reference::cli_reference;
 pub use report::{DossieSettings, ReportSettings, WatchSettings};
 pub use source::SourceSettings;
 

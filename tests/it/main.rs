@@ -19,6 +19,7 @@ mod data_dictionary;
 mod debts_counted_once;
 mod demo;
 mod deploy_examples;
+mod docs_cli;
 mod docs_links;
 mod dossier;
 mod download;
