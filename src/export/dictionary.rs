@@ -240,10 +240,11 @@ pub fn data_dictionary(
 
 /// The public lists' table (`transform::listas`).
 const LISTAS: &str = "## `listas`\n\n\
-The public lists read from the `--open-data` folder (CGU's CEIS, CNEP, CEPIM and Acordos de Leniência, the \
-labour ministry's Cadastro de Empregadores, IBAMA's embargoes), one row per record (an MTE row holding several \
-periods is one record per period); empty, in these columns, when the folder holds none or the run has no \
-folder. `aggregates/sancoes.parquet` matches them to the portfolio. Rows out of their layout are counted in \
+The public lists read from the `--open-data` folder, or from `--lists-dir` on a run over a service (CGU's \
+CEIS, CNEP, CEPIM and Acordos de Leniência, the labour ministry's Cadastro de Empregadores, IBAMA's embargoes), \
+one row per record (an MTE row holding several periods is one record per period); empty, in these columns, \
+when the folder holds none or the run has neither. `aggregates/sancoes.parquet` matches them to the \
+portfolio. Rows out of their layout are counted in \
 `data_quality` (`coluna` `linha`, each example `file:line`), and so are Leniência's placeholders that are no \
 CNPJ (`sancionado`, as markers).\n\n\
 Files: `listas/part-0.parquet`\n\n\
