@@ -325,15 +325,27 @@ fn a_second_ctrl_c_inside_the_store_commit_stops_at_once_and_the_next_run_commit
     let (file, store) = store_at_202608(tmp.path(), 20);
     let run = |srv: &ServeProcess, out: &str| store_run(srv, &file, &store, &tmp.path().join(out));
 
-    // The first signal inside the commit (made slow: a pause after each table), the second
-    // once the first was read: the first stop waits for the table's end, the second does not.
-    // The pause is long so the second signal lands inside it even on a loaded machine (at
-    // 1.5 s it once arrived after the table's end); the second signal ends it at once.
+    // The first signal inside the commit (held: a pause after each table), the second once
+    // the run said it read the first: the first stop waits for the table's end, the second does
+    // not. Each signal waits on what the run reports, never on a clock: the pause is an hour,
+    // so no machine's load can end it before the second signal lands (at 1.5 s it once did,
+    // and a 10 s pause still failed once under load); only the second signal ends the run.
     let m1 = ServeProcess::start(KEY, seed, 0.2, &[]);
     let mut c = run(&m1, "m1");
-    c.env("FISCAL_REPORT_TEST_COMMIT_PAUSE_MS", "10000");
+    c.env("FISCAL_REPORT_TEST_COMMIT_PAUSE_MS", "3600000");
     let steps = [("store: table", "INT"), ("stop requested", "INT")];
-    let (code, stderr) = signal_at_each(c.spawn().unwrap(), &steps);
+    let child = c.spawn().unwrap();
+    // Should the second signal not end the run, the test fails in two minutes, not an hour.
+    let (done, watch) = std::sync::mpsc::channel::<()>();
+    let pid = child.id().to_string();
+    let guard = std::thread::spawn(move || {
+        if watch.recv_timeout(std::time::Duration::from_secs(120)).is_err() {
+            let _ = std::process::Command::new("kill").args(["-s", "KILL", &pid]).status();
+        }
+    });
+    let (code, stderr) = signal_at_each(child, &steps);
+    let _ = done.send(());
+    guard.join().unwrap();
     assert_eq!(code, Some(130), "{stderr}");
     assert!(stderr.contains("second stop signal"), "the second signal is named: {stderr}");
 
