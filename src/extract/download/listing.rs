@@ -394,6 +394,30 @@ mod tests {
         );
     }
 
+    /// The WebDAV answers of RFB's share as public code that reads it recorded them (shortened
+    /// there: tests/fixtures/real/SOURCES.md): each response an entry, the folder told apart,
+    /// names and sizes as the answer gives them.
+    #[test]
+    fn rfbs_webdav_answers_as_public_code_recorded_them_give_each_entry() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/real");
+        for name in ["rfb_webdav_propfind.xml", "rfb_webdav_propfind_regime.xml"] {
+            let xml = std::fs::read_to_string(dir.join(name)).unwrap();
+            let entries = multistatus(&xml);
+            assert_eq!(entries.len(), xml.matches("<d:response>").count(), "{name}");
+            for (entry, href) in entries.iter().zip(xml.split("<d:href>").skip(1)) {
+                let href = &href[..href.find("</d:href>").unwrap()];
+                assert_eq!(entry.href, href, "{name}");
+                assert_eq!(entry.folder, href.ends_with('/'), "{name}: {href}");
+            }
+        }
+        let xml = std::fs::read_to_string(dir.join("rfb_webdav_propfind.xml")).unwrap();
+        let entries = multistatus(&xml);
+        let cnaes = entries.iter().find(|e| e.name() == "Cnaes.zip").unwrap();
+        assert_eq!((cnaes.size, cnaes.folder), (Some(22078), false));
+        let empresas = entries.iter().find(|e| e.name() == "Empresas0.zip").unwrap();
+        assert_eq!(empresas.size, Some(488_344_875));
+    }
+
     /// RFB's own Apache listings of 2024, saved from its server (tests/fixtures/real/SOURCES.md):
     /// the month folders of the root, and the 37 files of a month.
     #[test]

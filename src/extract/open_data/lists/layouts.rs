@@ -210,18 +210,27 @@ fn header_at(list: List, text: &str) -> (u64, &str) {
     (0, "")
 }
 
-/// The first `DD/MM/YYYY` in the text lines (lines without a `;`) of the MTE's file: the date
-/// it says its list stands at.
-fn text_date(text: &str) -> Option<NaiveDate> {
-    text.lines().filter(|l| !l.contains(';')).find_map(|l| {
-        l.char_indices().find_map(|(i, _)| {
-            let w = l.get(i..i + 10)?;
-            let shape = w
-                .bytes()
-                .enumerate()
-                .all(|(k, b)| if k == 2 || k == 5 { b == b'/' } else { b.is_ascii_digit() });
-            shape.then(|| NaiveDate::parse_from_str(w, "%d/%m/%Y").ok()).flatten()
-        })
+/// The date the MTE's text says its list stands at: the one after "atualizado em" (the
+/// current `.txt` beside the CSV also names its ordinance's date first), else the first
+/// `DD/MM/YYYY` of its text lines (lines without a `;`, as the older CSV put them around its
+/// header).
+pub(super) fn text_date(text: &str) -> Option<NaiveDate> {
+    let lines = || text.lines().filter(|l| !l.contains(';'));
+    let updated = lines().find_map(|l| {
+        let lower = l.to_lowercase();
+        let at = lower.find("atualizado em")?;
+        first_date(l.get(at..)?)
+    });
+    updated.or_else(|| lines().find_map(first_date))
+}
+
+/// The first `DD/MM/YYYY` in `line`.
+fn first_date(line: &str) -> Option<NaiveDate> {
+    line.char_indices().find_map(|(i, _)| {
+        let w = line.get(i..i + 10)?;
+        let shape =
+            w.bytes().enumerate().all(|(k, b)| if k == 2 || k == 5 { b == b'/' } else { b.is_ascii_digit() });
+        shape.then(|| NaiveDate::parse_from_str(w, "%d/%m/%Y").ok()).flatten()
     })
 }
 
@@ -315,6 +324,8 @@ fn records_of(list: List, row: &Row, mut r: ListRecord, sink: Sink<'_>) -> Vec<L
             r.orgao = Some("IBAMA".into());
             r.inicio = row.date("DAT_EMBARGO", "inicio", sink);
             r.fim = row.date("DAT_DESEMBARGO", "fim", sink);
+            r.inicio = embargo_date(r.inicio, r.data_lista, row, "inicio", sink);
+            r.fim = embargo_date(r.fim, r.data_lista, row, "fim", sink);
             r.area = row.amount("QTD_AREA_EMBARGADA", "area_embargada", sink);
             r.cancelado = row.cell("SIT_CANCELADO").is_some_and(|s| s.eq_ignore_ascii_case("S"));
         }
@@ -324,6 +335,26 @@ fn records_of(list: List, row: &Row, mut r: ListRecord, sink: Sink<'_>) -> Vec<L
         r.tipo_pessoa = person_type(r.documento.as_deref());
     }
     vec![r]
+}
+
+/// IBAMA's own start: Lei nº 7.735 of 22 February 1989 created it, so no term of its is older.
+const IBAMA_CREATED: Option<NaiveDate> = NaiveDate::from_ymd_opt(1989, 2, 22);
+
+/// An IBAMA date no term can carry (before IBAMA existed, or after the file's own date: the real
+/// file has embargoes in 1667 and 2925) is a cell that could not be read, never a real date.
+fn embargo_date(
+    date: Option<NaiveDate>,
+    listed: NaiveDate,
+    row: &Row,
+    to: &'static str,
+    sink: Sink<'_>,
+) -> Option<NaiveDate> {
+    let date = date?;
+    if IBAMA_CREATED.is_some_and(|created| date < created) || date > listed {
+        sink.push((to, format!("{}: {date} (before IBAMA existed or after the file's date)", row.at)));
+        return None;
+    }
+    Some(date)
 }
 
 /// The periods of an MTE inclusion cell (`05/10/2022 a 13/01/2023, 11/11/2024`): each a start

@@ -145,7 +145,11 @@ pub(super) fn read_lists(dir: &Path, files: &[Found]) -> Result<Lists, OpenDataE
         let name = relative(dir, &found.path);
         let Some(list) = List::of_name(&name) else { continue };
         for (entry, bytes) in texts_of(&found.path, &name)? {
-            let date = list_date(list, &found.path, &entry);
+            let date = match list {
+                List::TrabalhoEscravo => mte_note_date(&found.path),
+                _ => None,
+            };
+            let date = date.unwrap_or_else(|| list_date(list, &found.path, &entry));
             layouts::read_text(list, &entry, &decode::decode(bytes), date, &mut lists)?;
         }
     }
@@ -186,6 +190,13 @@ fn list_date(list: List, path: &Path, entry: &str) -> NaiveDate {
         cgu_date(&stem).or_else(|| (list == List::Ibama).then(|| date_in(&stem)).flatten())
     });
     from_name.unwrap_or_else(|| written_on(path))
+}
+
+/// The date of the MTE's note beside its CSV (`cadastro_de_empregadores.txt`, cp1252): its
+/// current CSV starts at the header, so the date it stands at is only said there.
+fn mte_note_date(csv: &Path) -> Option<NaiveDate> {
+    let note = std::fs::read(csv.with_extension("txt")).ok()?;
+    layouts::text_date(&decode::decode(note))
 }
 
 /// The first run of eight digits in `text` that is a date `YYYYMMDD`.

@@ -257,3 +257,76 @@ fn each_list_is_told_by_its_name() {
     assert_eq!(List::of_name("Socios0.zip"), None);
     assert_eq!(List::of_name("20261130_CEIS.pdf"), None);
 }
+
+/// A fixture of tests/fixtures/real/ (provenance in its SOURCES.md), as published.
+fn real(name: &str) -> Vec<u8> {
+    std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/real").join(name)).unwrap()
+}
+
+/// The raw cells of line `n` (1-based) of a `;`-separated text whose cells hold no `;`.
+fn cells_of(text: &str, n: usize) -> Vec<String> {
+    let line = text.lines().nth(n - 1).unwrap();
+    line.split(';').map(|c| c.trim_start_matches('\u{feff}').trim_matches('"').to_string()).collect()
+}
+
+#[test]
+fn ibamas_real_file_reads_whole_and_its_impossible_dates_are_bad_cells() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bytes = real("ibama_embargos.csv");
+    write(tmp.path(), "termo_de_embargo.csv", &bytes);
+    let lists = read(tmp.path()).unwrap();
+    let text = String::from_utf8(bytes).unwrap();
+    let header = cells_of(&text, 1);
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let rows = text.lines().count() - 1;
+    let ibama = of(&lists, List::Ibama);
+    assert_eq!(ibama.len(), rows, "every row of the real file is a record");
+    assert!(lists.malformed.is_empty(), "{:?}", lists.malformed);
+    for r in &ibama {
+        let raw = cells_of(&text, r.linha as usize);
+        assert_eq!(r.cancelado, raw[col("SIT_CANCELADO")] == "S", "line {}", r.linha);
+        let start = &raw[col("DAT_EMBARGO")];
+        let year: i32 = start[..4].parse().unwrap();
+        if (1989..=2026).contains(&year) {
+            let day = NaiveDate::parse_from_str(&start[..10], "%Y-%m-%d").unwrap();
+            assert_eq!(r.inicio, Some(day), "line {}", r.linha);
+        } else {
+            // 2925 and 1667 in the real file: noted as bad cells, never taken as dates.
+            assert_eq!(r.inicio, None, "line {}: {start}", r.linha);
+            let noted = format!("termo_de_embargo.csv:{}", r.linha);
+            assert!(
+                lists.unreadable.iter().any(|(to, at)| *to == "inicio" && at.starts_with(&noted)),
+                "line {} not noted: {:?}",
+                r.linha,
+                lists.unreadable
+            );
+        }
+    }
+    let impossible = lists.unreadable.iter().filter(|(to, _)| *to == "inicio").count();
+    assert_eq!(impossible, 2, "{:?}", lists.unreadable);
+    // Line 12, by hand from the file: an embargo of 2007 lifted in 2012, 12286,5950 ha.
+    let lifted = ibama.iter().find(|r| r.linha == 12).unwrap();
+    assert_eq!((lifted.inicio, lifted.fim), (Some(day(15, 3, 2007)), Some(day(14, 11, 2012))));
+    assert_eq!(lifted.area, Some(Decimal::new(122_865_950, 4)));
+}
+
+#[test]
+fn the_mtes_real_csv_is_dated_by_the_note_beside_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    write(tmp.path(), "cadastro_de_empregadores.csv", &real("mte_empregadores.csv"));
+    let undated = read(tmp.path()).unwrap();
+    // The note says "Cadastro atualizado em 04/09/2026" after its ordinance's 13/09/2024.
+    write(tmp.path(), "cadastro_de_empregadores.txt", &real("mte_empregadores.txt"));
+    let lists = read(tmp.path()).unwrap();
+    let mte = of(&lists, List::TrabalhoEscravo);
+    assert!(!mte.is_empty());
+    assert!(mte.iter().all(|r| r.data_lista == day(4, 9, 2026)), "{:?}", lists.files);
+    assert!(of(&undated, List::TrabalhoEscravo).iter().all(|r| r.data_lista != day(4, 9, 2026)));
+    // Line 17, by hand: two periods in one cell, "06/10/2025 a 05/02/2026, 19/08/2026".
+    let ys: Vec<&&ListRecord> = mte.iter().filter(|r| r.linha == 17).collect();
+    assert_eq!(ys.len(), 2);
+    assert_eq!(ys[0].documento.as_deref(), Some("32264221000163"));
+    assert_eq!((ys[0].inicio, ys[0].fim), (Some(day(6, 10, 2025)), Some(day(5, 2, 2026))));
+    assert_eq!((ys[1].inicio, ys[1].fim), (Some(day(19, 8, 2026)), None));
+    assert!(lists.malformed.is_empty() && lists.unreadable.is_empty(), "{lists:?}");
+}
