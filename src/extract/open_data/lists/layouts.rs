@@ -53,17 +53,34 @@ const LENIENCIA_NAME: [&str; 3] =
 /// The header of Leniência's second file (the agreements' effects): not a list of parties.
 const LENIENCIA_EFFECTS: &str = "EFEITO DO ACORDO DE LENIÊNCIA";
 
-/// A header's columns by name (trimmed, upper-cased).
+/// A header's columns by name, folded (`folded`), so a publisher's respelling of a column
+/// (an en dash for a hyphen, a word without its accent, doubled spaces) still names it.
 struct Header(HashMap<String, usize>);
+
+/// A column's name as compared: trimmed, quotes and a BOM dropped, upper-cased, accents
+/// dropped (NFD, then no combining marks), every dash a hyphen, spaces collapsed.
+fn folded(name: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    let name = name.trim().trim_start_matches('\u{feff}').trim_matches('"');
+    let plain: String = name
+        .nfd()
+        .filter(|c| !unicode_normalization::char::is_combining_mark(*c))
+        .map(|c| if matches!(c, '\u{2010}'..='\u{2015}' | '\u{2212}') { '-' } else { c })
+        .collect();
+    plain.split_whitespace().collect::<Vec<_>>().join(" ").to_uppercase()
+}
 
 impl Header {
     fn of(fields: &csv::StringRecord) -> Header {
-        let name = |f: &str| f.trim().trim_start_matches('\u{feff}').trim_matches('"').trim().to_uppercase();
-        Header(fields.iter().enumerate().map(|(i, f)| (name(f), i)).collect())
+        Header(fields.iter().enumerate().map(|(i, f)| (folded(f), i)).collect())
     }
 
     fn has(&self, column: &str) -> bool {
-        self.0.contains_key(column)
+        self.0.contains_key(&folded(column))
+    }
+
+    fn index(&self, column: &str) -> Option<usize> {
+        self.0.get(&folded(column)).copied()
     }
 
     fn first_of(&self, columns: &[&'static str]) -> Option<&'static str> {
@@ -244,7 +261,7 @@ struct Row<'a> {
 impl Row<'_> {
     /// The cell's text, trimmed; `None` when empty or `Sem informação`.
     fn cell(&self, column: &str) -> Option<String> {
-        let i = *self.header.0.get(column)?;
+        let i = self.header.index(column)?;
         self.fields.get(i).filter(|t| !says_nothing(t)).map(|t| t.trim().to_string())
     }
 
@@ -401,10 +418,16 @@ pub(super) fn parse_amount(text: &str) -> Option<Decimal> {
     Decimal::from_str(&plain).ok()
 }
 
-/// The digits of a whole CNPJ (14) or CPF (11), punctuated or not; `None` for a masked CPF
-/// (`***921012**`), a placeholder or anything else no document can equal.
+/// The digits of a whole CNPJ (14) or CPF (11), punctuated or not, or the 14 characters of a
+/// CNPJ with letters; `None` for a masked CPF (`***921012**`), a placeholder or anything else
+/// no document can equal.
 pub(super) fn document_digits(text: &str) -> Option<String> {
     let t = text.trim();
+    // A CNPJ with letters in its root or order (IN RFB 2.229/2024, issued since July 2026), as
+    // the portfolio holds it: its 14 characters upper-cased, when its check digits hold.
+    if t.chars().any(|c| c.is_ascii_alphabetic()) {
+        return crate::api::Cnpj::parse_published(t).ok().map(|c| c.as_str().to_string());
+    }
     if t.is_empty() || !t.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | '/' | ' ')) {
         return None;
     }

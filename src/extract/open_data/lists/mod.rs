@@ -71,7 +71,10 @@ impl List {
             "ceis" => Some(Self::Ceis),
             "cnep" => Some(Self::Cnep),
             "cepim" => Some(Self::Cepim),
-            "acordos" | "leniencia" | "acordos_leniencia" | "acordos-leniencia" => Some(Self::Leniencia),
+            // `YYYYMMDD_AcordosLeniencia.zip` as CGU serves it, and the names its pages used.
+            "acordos" | "leniencia" | "acordosleniencia" | "acordos_leniencia" | "acordos-leniencia" => {
+                Some(Self::Leniencia)
+            }
             _ => None,
         }
     }
@@ -89,7 +92,8 @@ pub struct ListRecord {
     pub lista: List,
     /// The document as the list wrote it (a masked CPF, a punctuated CNPJ, a placeholder).
     pub sancionado: String,
-    /// Its digits when they are a whole CNPJ (14) or CPF (11); `None` for a masked CPF or a
+    /// Its digits when they are a whole CNPJ (14) or CPF (11), or the 14 characters of a CNPJ
+    /// with letters, upper-cased as the portfolio holds it; `None` for a masked CPF or a
     /// placeholder, which no document can equal.
     pub documento: Option<String>,
     pub tipo_pessoa: Option<String>,
@@ -133,9 +137,11 @@ pub struct Lists {
     pub unreadable: Vec<(&'static str, String)>,
 }
 
-/// Whether a file of the folder is one of the lists.
+/// Whether a file of the folder is one of the lists, or the MTE's note that dates its list
+/// (`cadastro_de_empregadores.txt`).
 pub fn is_list_file(name: &str) -> bool {
-    List::of_name(name).is_some()
+    let base = name.rsplit(['/', '\\']).next().unwrap_or(name).to_lowercase();
+    List::of_name(name).is_some() || (base.starts_with("cadastro_de_empregadores") && base.ends_with(".txt"))
 }
 
 /// Reads every list among `files` (the folder's, as `folder::find_files` lists them).

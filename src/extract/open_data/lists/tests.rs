@@ -330,3 +330,46 @@ fn the_mtes_real_csv_is_dated_by_the_note_beside_it() {
     assert_eq!((ys[1].inicio, ys[1].fim), (Some(day(19, 8, 2026)), None));
     assert!(lists.malformed.is_empty() && lists.unreadable.is_empty(), "{lists:?}");
 }
+
+#[test]
+fn the_leniency_zip_as_cgu_serves_it_is_read_with_its_respelt_columns() {
+    // CGU's download: `YYYYMMDD_AcordosLeniencia.zip`, two CSVs, the name column with an en
+    // dash, the effects file's header without its accent (cp1252: the en dash is byte 0x96).
+    let tmp = tempfile::tempdir().unwrap();
+    let acordos = "\"ID DO ACORDO\";\"CNPJ DO SANCIONADO\";\"RAZÃO SOCIAL – CADASTRO RECEITA\";\"DATA DE INÍCIO DO ACORDO\";\
+                   \"DATA DE FIM DO ACORDO\";\"SITUAÇÃO DO ACORDO DE LENIÊNICA\";\"NÚMERO DO PROCESSO\";\"ÓRGÃO SANCIONADOR\"\r\n\
+                   \"7\";\"15.144.306/0001-99\";\"ODE SA\";\"09/07/2018\";\"09/07/2028\";\"Em cumprimento\";\"P-7\";\"CGU\"\r\n";
+    let efeitos =
+        "\"ID DO ACORDO\";\"EFEITO DO ACORDO DE LENIENCIA\";\"COMPLEMENTO\"\r\n\"7\";\"Multa\";\"x\"\r\n";
+    let cp1252 = |t: &str| encoding_rs::WINDOWS_1252.encode(t).0.into_owned();
+    zip_with(
+        tmp.path(),
+        "20261130_AcordosLeniencia.zip",
+        &[("20261130_AcordosLeniencia.csv", cp1252(acordos)), ("20261130_Efeitos.csv", cp1252(efeitos))],
+    );
+    let lists = read(tmp.path()).unwrap();
+    let acordos = of(&lists, List::Leniencia);
+    assert_eq!(acordos.len(), 1, "{lists:?}");
+    assert_eq!(acordos[0].nome.as_deref(), Some("ODE SA"), "the en-dash column is the name");
+    assert_eq!(acordos[0].documento.as_deref(), Some("15144306000199"));
+    assert_eq!((acordos[0].inicio, acordos[0].fim), (Some(day(9, 7, 2018)), Some(day(9, 7, 2028))));
+    assert_eq!(acordos[0].data_lista, day(30, 11, 2026));
+}
+
+#[test]
+fn a_cnpj_with_letters_is_a_document_every_list_can_match() {
+    // RFB's own example of an alphanumeric CNPJ (IN RFB 2.229/2024): 12.ABC.345/01DE-35.
+    let tmp = tempfile::tempdir().unwrap();
+    let text = [
+        CEIS_HEADER.to_string(),
+        cgu_row("CEIS", "J", "12.ABC.345/01DE-35", "EMPRESA NOVA LTDA", "10/01/2026", "", None),
+        cgu_row("CEIS", "J", "12.ABC.345/01DE-36", "DÍGITO ERRADO LTDA", "10/01/2026", "", None),
+    ]
+    .join("\r\n");
+    write(tmp.path(), "20261130_CEIS.csv", &latin1(&text));
+    let lists = read(tmp.path()).unwrap();
+    let ceis = of(&lists, List::Ceis);
+    assert_eq!(ceis[0].documento.as_deref(), Some("12ABC34501DE35"));
+    assert_eq!(ceis[0].tipo_pessoa.as_deref(), Some("J"));
+    assert_eq!(ceis[1].documento, None, "a check digit that fails is no document");
+}
