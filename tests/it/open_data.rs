@@ -778,6 +778,38 @@ fn a_releases_code_tables_name_its_codes() {
 }
 
 #[test]
+fn a_file_no_reader_takes_is_named_on_stderr_and_in_the_manifest() {
+    let tmp = tempfile::tempdir().unwrap();
+    let files = tmp.path().join("downloads");
+    release_of("202609", &files);
+    std::fs::write(files.join("cnpj/2026-09/LEIAME.pdf"), b"%PDF-1.4 not data").unwrap();
+    let cnpjs: Vec<String> = dataset_at("202609").demo_portfolio(5).iter().map(ToString::to_string).collect();
+    std::fs::write(tmp.path().join("carteira.txt"), cnpjs.join("\n")).unwrap();
+    // Not --quiet, which keeps stderr to errors: the warning is what a scheduler's log shows.
+    let o = bin()
+        .args(["run", "--open-data"])
+        .arg(&files)
+        .arg("--cnpjs")
+        .arg(tmp.path().join("carteira.txt"))
+        .arg("--out")
+        .arg(tmp.path().join("files-run"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(stderr.contains("no reader takes cnpj/2026-09/LEIAME.pdf"), "{stderr}");
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(tmp.path().join("files-run/manifest.json")).unwrap()).unwrap();
+    let ignored = m["open_data"]["ignored"].as_array().unwrap();
+    assert!(ignored.iter().any(|f| f == "cnpj/2026-09/LEIAME.pdf"), "{ignored:?}");
+    // Every file the warning names is one the manifest lists, and no other file is named.
+    for line in stderr.lines().filter(|l| l.contains("no reader takes ")) {
+        let named = line.split("no reader takes ").nth(1).unwrap().split(", so").next().unwrap();
+        assert!(ignored.iter().any(|f| f == named), "{named} warned but not in the manifest");
+    }
+}
+
+#[test]
 fn a_publisher_absent_after_a_store_of_older_records_is_refused_then_carried() {
     let tmp = tempfile::tempdir().unwrap();
     portfolio_in(tmp.path());

@@ -281,6 +281,7 @@ pub fn read_release(dir: &Path, portfolio: &[Cnpj], partial: bool) -> Result<Rel
             nul_bytes_dropped: counts.nul_bytes,
         });
     }
+    say_ignored(dir, &release.ignored);
     if release.files.is_empty() {
         return Err(match release.gaps.is_empty() {
             true => OpenDataError::Empty { dir: dir.to_path_buf() },
@@ -293,6 +294,24 @@ pub fn read_release(dir: &Path, portfolio: &[Cnpj], partial: bool) -> Result<Rel
     release.published.fontes = fontes(&release);
     release.read_ms = started.elapsed().as_millis() as u64;
     Ok(release)
+}
+
+/// Nothing is skipped in silence: each file of the folder no reader takes is named on stderr,
+/// as well as in the manifest's `open_data.ignored`. The download's own record and a download
+/// not finished are no data, and are not named.
+fn say_ignored(dir: &Path, ignored: &[String]) {
+    let bookkeeping = |path: &str| {
+        let name = path.rsplit('/').next().unwrap_or(path).to_lowercase();
+        name == "download.json" || whole::unfinished_stem(&name).is_some()
+    };
+    for path in ignored.iter().filter(|p| !bookkeeping(p)) {
+        tracing::warn!(
+            "{}: no reader takes {path}, so it was not read (the readers take PGFN's Dados_abertos_*.zip, \
+             RFB's Empresas, Estabelecimentos, Socios and Simples zips and code tables, and the public \
+             lists); it is listed in the manifest's open_data.ignored",
+            dir.display()
+        );
+    }
 }
 
 /// The gaps of the folder's `files` (`names`, relative to `dir`), each said on stderr, and the
