@@ -6,7 +6,7 @@ use polars::prelude::*;
 use crate::analyze::Aggregates;
 use crate::transform::QualityCount;
 
-/// The aggregate that lists the disagreements (`queries/21_conciliacao_resumos.sql`).
+/// The aggregate that lists the disagreements (`queries/22_conciliacao_resumos.sql`).
 pub const RECONCILIATION: &str = "conciliacao_resumos";
 
 /// One `data_quality` entry per summary field (`resumos.total`, `resumos.valor_total`) that

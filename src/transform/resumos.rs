@@ -2,7 +2,7 @@
 //! as typed rows, so a query can check them against the records the fetch brought.
 //!
 //! It owns reading the summaries out of the staged profile and naming the list each one
-//! summarises. The comparison itself is a query (`queries/21_conciliacao_resumos.sql`).
+//! summarises. The comparison itself is a query (`queries/22_conciliacao_resumos.sql`).
 
 use polars::prelude::*;
 
