@@ -32,16 +32,20 @@ fn read(path: &Path) -> DataFrame {
 }
 
 fn run_open_data(dir: &Path, files: &Path, cnpjs: &[String]) -> std::process::Output {
+    open_data_command(dir, files, cnpjs).arg("--quiet").output().unwrap()
+}
+
+/// `run --open-data FILES` over `cnpjs` into `dir/files-run`, not yet run.
+fn open_data_command(dir: &Path, files: &Path, cnpjs: &[String]) -> std::process::Command {
     std::fs::write(dir.join("carteira.txt"), cnpjs.join("\n")).unwrap();
-    bin()
-        .args(["--quiet", "run", "--open-data"])
+    let mut c = bin();
+    c.args(["run", "--open-data"])
         .arg(files)
         .arg("--cnpjs")
         .arg(dir.join("carteira.txt"))
         .arg("--out")
-        .arg(dir.join("files-run"))
-        .output()
-        .unwrap()
+        .arg(dir.join("files-run"));
+    c
 }
 
 #[test]
@@ -784,17 +788,8 @@ fn a_file_no_reader_takes_is_named_on_stderr_and_in_the_manifest() {
     release_of("202609", &files);
     std::fs::write(files.join("cnpj/2026-09/LEIAME.pdf"), b"%PDF-1.4 not data").unwrap();
     let cnpjs: Vec<String> = dataset_at("202609").demo_portfolio(5).iter().map(ToString::to_string).collect();
-    std::fs::write(tmp.path().join("carteira.txt"), cnpjs.join("\n")).unwrap();
     // Not --quiet, which keeps stderr to errors: the warning is what a scheduler's log shows.
-    let o = bin()
-        .args(["run", "--open-data"])
-        .arg(&files)
-        .arg("--cnpjs")
-        .arg(tmp.path().join("carteira.txt"))
-        .arg("--out")
-        .arg(tmp.path().join("files-run"))
-        .output()
-        .unwrap();
+    let o = open_data_command(tmp.path(), &files, &cnpjs).output().unwrap();
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{stderr}");
     assert!(stderr.contains("no reader takes cnpj/2026-09/LEIAME.pdf"), "{stderr}");
