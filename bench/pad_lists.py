@@ -20,7 +20,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-ROWS = {"CEIS": 22_000, "CNEP": 1_600, "CEPIM": 3_600, "Acordos": 150, "MTE": 700, "IBAMA": 116_000}
+ROWS = {"CEIS": 22_000, "CNEP": 1_600, "CEPIM": 3_600, "AcordosLeniencia": 150, "MTE": 700, "IBAMA": 116_000}
 rng = random.Random(20261203)
 
 

@@ -52,6 +52,7 @@ pub(crate) const SETTINGS: &[&str] = &[
     "keep",
     "lists",
     "cgu_url",
+    "cgu_files_url",
     "mte_url",
     "ibama_url",
     "download",

@@ -55,10 +55,15 @@ pub struct ReleaseArgs {
     #[arg(long)]
     pub lists: bool,
 
-    /// With --lists: Portal da Transparência's download pages (default:
-    /// https://portaldatransparencia.gov.br/download-de-dados/).
+    /// With --lists: Portal da Transparência's download pages, the fallback when the file host
+    /// has no day of a list (default: https://portaldatransparencia.gov.br/download-de-dados/).
     #[arg(long, value_name = "URL")]
     pub cgu_url: Option<String>,
+
+    /// With --lists: CGU's file host, where each list's zips are asked for by day, today's
+    /// first (default: https://dadosabertos-download.cgu.gov.br/PortalDaTransparencia/saida/).
+    #[arg(long, value_name = "URL")]
+    pub cgu_files_url: Option<String>,
 
     /// With --lists: the Cadastro de Empregadores file (default: its address on gov.br).
     #[arg(long, value_name = "URL")]

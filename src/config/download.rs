@@ -1,7 +1,7 @@
 //! `download`'s settings: where to (`--to`), which releases (`rfb_month`, `pgfn_quarter`), from
 //! where (`rfb_url`, `pgfn_url`, today's addresses by default) and how patiently
 //! (`stall_secs`), how many to keep (`keep`) and whether the public lists come too (`lists`,
-//! from `cgu_url`, `mte_url`, `ibama_url`), each a flag, a `FISCAL_REPORT_*` variable or a config file key, so a moved
+//! from `cgu_url`, `cgu_files_url`, `mte_url`, `ibama_url`), each a flag, a `FISCAL_REPORT_*` variable or a config file key, so a moved
 //! publisher or a mirror is a configuration change. `run --download` (`download` key) takes the
 //! same settings, into its `--open-data` folder.
 
@@ -10,7 +10,9 @@ use std::time::Duration;
 
 use super::{ConfigError, Settings, env_parsed, env_switch, env_var, invalid, pick, read_settings_file};
 use crate::cli::{DownloadArgs, ReleaseArgs, RunArgs};
-use crate::extract::download::{CGU_URL, IBAMA_URL, ListSources, MTE_URL, PGFN_URL, Pick, RFB_URL, Request};
+use crate::extract::download::{
+    CGU_FILES_URL, CGU_URL, IBAMA_URL, ListSources, MTE_URL, PGFN_URL, Pick, RFB_URL, Request,
+};
 
 /// Transfers at once to one host at first: the loaders' 4, which repeated stalls lower.
 const PER_HOST: usize = 4;
@@ -82,6 +84,11 @@ fn resolve_release(to: PathBuf, args: &ReleaseArgs, file: &Settings) -> Result<R
     let lists = match pick(args.lists.then_some(true), env_switch("lists")?, file.lists) {
         Some(s) if s.value => Some(ListSources {
             cgu_url: address("cgu_url", text("cgu_url", &args.cgu_url, &file.cgu_url), CGU_URL)?,
+            cgu_files_url: address(
+                "cgu_files_url",
+                text("cgu_files_url", &args.cgu_files_url, &file.cgu_files_url),
+                CGU_FILES_URL,
+            )?,
             mte_url: address("mte_url", text("mte_url", &args.mte_url, &file.mte_url), MTE_URL)?,
             ibama_url: address("ibama_url", text("ibama_url", &args.ibama_url, &file.ibama_url), IBAMA_URL)?,
         }),

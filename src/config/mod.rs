@@ -97,6 +97,7 @@ pub struct Settings {
     pub keep: Option<u32>,
     pub lists: Option<bool>,
     pub cgu_url: Option<String>,
+    pub cgu_files_url: Option<String>,
     pub mte_url: Option<String>,
     pub ibama_url: Option<String>,
     /// `run`: download the release into `open_data` first.

@@ -177,6 +177,44 @@ fn a_file_with_a_bad_crc_fails_the_download_with_exit_13_naming_it_and_is_not_ke
     assert!(to.join("cnpj").join(&month).join("Empresas0.zip").is_file());
 }
 
+/// RFB's share reached through each WebDAV root public code uses, as the real Nextcloud serves
+/// them: the same files as through the link a person sees.
+#[test]
+fn each_webdav_root_of_the_share_gives_the_same_files() {
+    let release = latest_release();
+    let (_rt, m) = mirror(MirrorFaults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let (base, pgfn) = (m.base_url(), format!("{}/", m.base_url()));
+    let host = base.trim_start_matches("http://");
+    let roots = [
+        format!("http://{SHARE_TOKEN}@{host}/public.php/webdav/"),
+        format!("{base}/public.php/dav/files/{SHARE_TOKEN}/"),
+        format!("{base}/remote.php/dav/public-files/{NESTED_TOKEN}/"),
+        format!("{base}/remote.php/dav/public-files/{NESTED_TOKEN}/Dados/Cadastros/CNPJ/"),
+    ];
+    for (n, root) in roots.iter().enumerate() {
+        let to = tmp.path().join(format!("root{n}"));
+        let (code, err) = download(&to, root, &pgfn, &[]);
+        assert_eq!(code, Some(0), "{root}: {err}");
+        holds_exactly(&to, &release);
+        let record: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(to.join("download.json")).unwrap()).unwrap();
+        let urls: Vec<&str> = record["files"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .filter(|(rel, _)| rel.starts_with("cnpj/"))
+            .map(|(_, f)| f["url"].as_str().unwrap())
+            .collect();
+        let root_path = root.split(host).nth(1).unwrap().split("Dados/").next().unwrap();
+        assert!(urls.iter().all(|u| u.contains(root_path)), "{root}: fetched through its root: {urls:?}");
+    }
+    // The token must be somewhere: a bare WebDAV root is refused, naming what it lacks.
+    let (code, err) = download(&tmp.path().join("bare"), &format!("{base}/public.php/webdav/"), &pgfn, &[]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("TOKEN@host"), "{err}");
+}
+
 #[test]
 fn the_2024_25_apache_layout_and_the_nested_share_give_the_same_files() {
     let release = latest_release();
@@ -249,51 +287,53 @@ fn layouts_not_understood_are_refused_naming_the_address_and_what_was_expected()
     );
 }
 
-/// A mirror folder with the release (the served one's, linked) and the public lists in
-/// `listas/`: CGU's four lists of two days, the older of CEIS only, and the two single files.
-fn served_with_lists() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap().keep();
-        for publisher in ["cnpj", "pgfn"] {
-            std::os::unix::fs::symlink(served().join(publisher), dir.join(publisher)).unwrap();
-        }
-        let listas = dir.join("listas");
-        std::fs::create_dir_all(&listas).unwrap();
-        let zip = |name: &str, csv: &str| {
-            let mut w = zip::ZipWriter::new(std::fs::File::create(listas.join(name)).unwrap());
-            w.start_file(csv, zip::write::SimpleFileOptions::default()).unwrap();
-            std::io::Write::write_all(&mut w, format!("\"CADASTRO\";\"{csv}\"\r\n").repeat(500).as_bytes())
-                .unwrap();
-            w.finish().unwrap();
-        };
-        zip("20261129_CEIS.zip", "20261129_CEIS.csv");
-        for stem in ["CEIS", "CNEP", "CEPIM", "Acordos"] {
-            zip(&format!("20261130_{stem}.zip"), &format!("20261130_{stem}.csv"));
-        }
-        std::fs::write(listas.join("cadastro_de_empregadores.csv"), "ID;Ano da ação fiscal\r\n".repeat(300))
-            .unwrap();
-        std::fs::write(listas.join("termo_de_embargo.csv"), "\u{feff}SEQ_TAD;NUM_TAD\n".repeat(300)).unwrap();
-        dir
-    })
+/// Today in Brasília, where CGU names its days, `back` days ago, as `YYYYMMDD`.
+fn cgu_day(back: i64) -> String {
+    let today = (chrono::Utc::now() - chrono::Duration::hours(3)).date_naive();
+    (today - chrono::Duration::days(back)).format("%Y%m%d").to_string()
 }
 
-#[test]
-fn the_public_lists_arrive_from_their_real_address_forms_one_day_of_each() {
-    let root = served_with_lists();
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let m =
-        rt.block_on(mirror::start(root, MirrorFaults::default(), "127.0.0.1:0".parse().unwrap())).unwrap();
-    let tmp = tempfile::tempdir().unwrap();
-    let to = tmp.path().join("dados");
-    // A day kept from an earlier download: replaced by the latest.
-    std::fs::create_dir_all(to.join("listas")).unwrap();
-    std::fs::write(to.join("listas/20261128_CEIS.zip"), b"an older day").unwrap();
+/// A mirror folder with the release (the served one's, linked) and the public lists in
+/// `listas/`: CGU's four lists published `latest` days ago, CEIS a day before that too, and the
+/// two single files.
+fn served_with_lists(latest: i64) -> PathBuf {
+    let dir = tempfile::tempdir().unwrap().keep();
+    for publisher in ["cnpj", "pgfn"] {
+        std::os::unix::fs::symlink(served().join(publisher), dir.join(publisher)).unwrap();
+    }
+    let listas = dir.join("listas");
+    std::fs::create_dir_all(&listas).unwrap();
+    let zip = |name: &str, csv: &str| {
+        let mut w = zip::ZipWriter::new(std::fs::File::create(listas.join(name)).unwrap());
+        w.start_file(csv, zip::write::SimpleFileOptions::default()).unwrap();
+        std::io::Write::write_all(&mut w, format!("\"CADASTRO\";\"{csv}\"\r\n").repeat(500).as_bytes())
+            .unwrap();
+        w.finish().unwrap();
+    };
+    let (day, before) = (cgu_day(latest), cgu_day(latest + 1));
+    zip(&format!("{before}_CEIS.zip"), &format!("{before}_CEIS.csv"));
+    for stem in CGU_STEMS {
+        zip(&format!("{day}_{stem}.zip"), &format!("{day}_{stem}.csv"));
+    }
+    std::fs::write(listas.join("cadastro_de_empregadores.csv"), "ID;Ano da ação fiscal\r\n".repeat(300))
+        .unwrap();
+    std::fs::write(listas.join("termo_de_embargo.csv"), "\u{feff}SEQ_TAD;NUM_TAD\n".repeat(300)).unwrap();
+    dir
+}
+
+/// The names CGU's file host gives its lists' zips after the day.
+const CGU_STEMS: [&str; 4] = ["CEIS", "CNEP", "CEPIM", "AcordosLeniencia"];
+
+/// `download --lists` into `to` from the mirror `m` over `root`, CGU's portal at `portal`: the
+/// exit code and stderr.
+fn download_lists(m: &RunningMirror, to: &Path, portal: &str) -> (Option<i32>, String) {
     let base = m.base_url();
     let lists = [
         "--lists",
         "--cgu-url",
-        &format!("{base}/download-de-dados/"),
+        portal,
+        "--cgu-files-url",
+        &format!("{base}/PortalDaTransparencia/saida/"),
         "--mte-url",
         &format!(
             "{base}/trabalho-e-emprego/pt-br/assuntos/inspecao-do-trabalho/areas-de-atuacao/cadastro_de_empregadores.csv"
@@ -301,12 +341,12 @@ fn the_public_lists_arrive_from_their_real_address_forms_one_day_of_each() {
         "--ibama-url",
         &format!("{base}/dados-abertos/dados/TERMOS_DE_EMBARGO/TERMO_EMBARGO/termo_de_embargo.csv"),
     ];
-    let (code, err) = download(&to, &m.share_link(SHARE_TOKEN), &format!("{base}/"), &lists);
-    assert_eq!(code, Some(0), "{err}");
-    assert!(err.contains("with 6 public lists"), "{err}");
+    download(to, &m.share_link(SHARE_TOKEN), &format!("{base}/"), &lists)
+}
 
-    let mut expected: Vec<String> =
-        ["CEIS", "CNEP", "CEPIM", "Acordos"].map(|s| format!("20261130_{s}.zip")).into();
+/// `to`'s `listas/` holds the lists of `day` and the two single files, each as `root` serves it.
+fn holds_the_lists_of(to: &Path, root: &Path, day: &str) {
+    let mut expected: Vec<String> = CGU_STEMS.map(|s| format!("{day}_{s}.zip")).into();
     expected.extend(["cadastro_de_empregadores.csv".into(), "termo_de_embargo.csv".into()]);
     expected.sort();
     let mut found: Vec<String> = std::fs::read_dir(to.join("listas"))
@@ -322,18 +362,72 @@ fn the_public_lists_arrive_from_their_real_address_forms_one_day_of_each() {
         );
         assert!(got == served, "{name} differs from the served file");
     }
+}
+
+/// The status a GET of `url` is answered with, sent with `agent` as User-Agent (none: none).
+fn status_of(rt: &tokio::runtime::Runtime, url: &str, agent: Option<&str>) -> u16 {
+    let mut request = reqwest::Client::new().get(url);
+    if let Some(agent) = agent {
+        request = request.header("User-Agent", agent);
+    }
+    rt.block_on(async { request.send().await.unwrap().status().as_u16() })
+}
+
+#[test]
+fn the_public_lists_arrive_from_cgus_file_host_stepping_back_over_unpublished_days() {
+    // Published two days ago: today and yesterday answer 403, as the file host does.
+    let root = served_with_lists(2);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let m =
+        rt.block_on(mirror::start(&root, MirrorFaults::default(), "127.0.0.1:0".parse().unwrap())).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let to = tmp.path().join("dados");
+    // A day kept from an earlier download: replaced by the latest.
+    std::fs::create_dir_all(to.join("listas")).unwrap();
+    std::fs::write(to.join("listas").join(format!("{}_CEIS.zip", cgu_day(6))), b"an older day").unwrap();
+    // The portal is not reachable at all: every CGU list comes from the file host.
+    let (code, err) = download_lists(&m, &to, "http://127.0.0.1:9/download-de-dados/");
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("with 6 public lists"), "{err}");
+    let day = cgu_day(2);
+    holds_the_lists_of(&to, &root, &day);
     let sent = m.state.counters.bytes_by_file();
-    assert!(!sent.keys().any(|k| k.contains("20261129")), "the older day was not fetched: {sent:?}");
+    assert!(!sent.keys().any(|k| k.contains(&cgu_day(3))), "the older day was not fetched: {sent:?}");
     let record: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(to.join("download.json")).unwrap()).unwrap();
-    let ceis = &record["files"]["listas/20261130_CEIS.zip"];
-    assert!(ceis["url"].as_str().unwrap().ends_with("/saida/ceis/20261130_CEIS.zip"), "{ceis}");
-    assert_eq!(ceis["release"], "20261130");
-    assert!(record["files"].get("listas/20261128_CEIS.zip").is_none());
+    let ceis = &record["files"][format!("listas/{day}_CEIS.zip")];
+    let url = ceis["url"].as_str().unwrap();
+    assert!(url.ends_with(&format!("/PortalDaTransparencia/saida/ceis/{day}_CEIS.zip")), "{ceis}");
+    assert_eq!(ceis["release"].as_str(), Some(day.as_str()));
+    assert!(record["files"].get(format!("listas/{}_CEIS.zip", cgu_day(6))).is_none());
 
-    // The portal's page refuses a request with no User-Agent, as the real one does.
-    // (reqwest sends no User-Agent unless told to.)
-    let page = format!("{base}/download-de-dados/ceis");
-    let bare = rt.block_on(async { reqwest::get(&page).await.unwrap().status().as_u16() });
-    assert_eq!(bare, 403);
+    // The file host answers 403 for a day it does not hold, and for a client with no name.
+    let status = |url: String, agent: Option<&str>| status_of(&rt, &url, agent);
+    let hosted = |d: &str| format!("{}/PortalDaTransparencia/saida/ceis/{d}_CEIS.zip", m.base_url());
+    assert_eq!(status(hosted(&cgu_day(0)), Some("curl/8.5.0")), 403);
+    assert_eq!(status(hosted(&day), None), 403);
+    assert_eq!(status(hosted(&day), Some("curl/8.5.0")), 200);
+}
+
+#[test]
+fn with_no_recent_day_on_the_file_host_the_lists_come_through_the_portal_which_refuses_non_browsers() {
+    // Published longer ago than the file host is asked back: the portal's page names the day.
+    let root = served_with_lists(15);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let m =
+        rt.block_on(mirror::start(&root, MirrorFaults::default(), "127.0.0.1:0".parse().unwrap())).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let to = tmp.path().join("dados");
+    let (code, err) = download_lists(&m, &to, &format!("{}/download-de-dados/", m.base_url()));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("trying the portal's page"), "the fallback is said: {err}");
+    holds_the_lists_of(&to, &root, &cgu_day(15));
+
+    // The portal answers 405 to a client that does not introduce itself as a browser, as the
+    // real one does, and its page to one that does.
+    let page = format!("{}/download-de-dados/ceis", m.base_url());
+    let status = |agent: Option<&str>| status_of(&rt, &page, agent);
+    assert_eq!(status(None), 405);
+    assert_eq!(status(Some("python-requests/2.32.3")), 405);
+    assert_eq!(status(Some("Mozilla/5.0 (compatible; fiscal-report/0.1)")), 200);
 }

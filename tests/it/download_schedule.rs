@@ -241,6 +241,8 @@ fn the_lists_downloaded_from_the_mirror_give_the_same_sancoes_as_the_served_fold
             "--lists",
             "--cgu-url",
             &format!("{base}/download-de-dados/"),
+            "--cgu-files-url",
+            &format!("{base}/saida/"),
             "--mte-url",
             &format!("{base}/trabalho/cadastro_de_empregadores.csv"),
             "--ibama-url",

@@ -1,14 +1,15 @@
 //! Finding a release: the month or quarter folders a publisher lists, the one asked for (the
-//! latest by default), and its files. RFB's share is listed over WebDAV (`PROPFIND`, Depth 1,
-//! HTTP Basic `TOKEN:`), its months at the share's root or under `Dados/Cadastros/CNPJ/`; RFB's
-//! 2024-25 listing and PGFN's are Apache indexes. A listing that is not what its address
+//! latest by default), and its files. RFB's share is listed over WebDAV (`PROPFIND`, Depth 1)
+//! through any of the three roots public code uses ([`share_of`]), its months at the share's
+//! root or under `Dados/Cadastros/CNPJ/`, the answers read with quick-xml and their names
+//! percent-decoded; RFB's 2024-25 listing and PGFN's are Apache indexes. A listing that is not what its address
 //! promises is an error naming the address and what was expected, never an empty release.
 
 use std::time::Duration;
 
 use url::Url;
 
-use super::{DownloadError, Pick, Remote, is_month, is_quarter};
+use super::{Access, DownloadError, Pick, Remote, is_month, is_quarter};
 
 /// A release found: its month or quarter, the listing it came from, its files.
 pub(super) struct Release {
@@ -57,11 +58,9 @@ pub(super) async fn rfb(
     stall: Duration,
 ) -> Result<Release, DownloadError> {
     let parsed = parse_url(url)?;
-    let segments: Vec<&str> =
-        parsed.path_segments().map(|s| s.filter(|s| !s.is_empty()).collect()).unwrap_or_default();
-    match segments.as_slice() {
-        [.., "s", token] => share(http, url, &parsed, token, pick, stall).await,
-        _ => apache(http, url, "cnpj", "month folder (YYYY-MM/)", is_month, pick, stall).await,
+    match share_of(&parsed)? {
+        Some(found) => share(http, &found, pick, stall).await,
+        None => apache(http, url, "cnpj", "month folder (YYYY-MM/)", is_month, pick, stall).await,
     }
 }
 
@@ -198,8 +197,8 @@ async fn apache(
             let url = folder.join(&name).ok()?;
             Some(Remote {
                 url,
-                token: None,
-                rel: format!("{under}/{period}/{name}"),
+                access: Access::Plain,
+                rel: format!("{under}/{period}/{}", decoded(&name)),
                 release: period.clone(),
                 size: None,
                 etag: None,
@@ -213,6 +212,7 @@ async fn apache(
 /// One entry of a WebDAV multistatus.
 #[derive(Debug, Default, PartialEq)]
 struct DavEntry {
+    /// As the answer writes it: a path (or an address), percent-encoded.
     href: String,
     folder: bool,
     size: Option<u64>,
@@ -220,87 +220,196 @@ struct DavEntry {
     last_modified: Option<String>,
 }
 
+/// `text` percent-decoded (a name that is not UTF-8 once decoded keeps its replacement marks).
+fn decoded(text: &str) -> String {
+    percent_encoding::percent_decode_str(text).decode_utf8_lossy().into_owned()
+}
+
 impl DavEntry {
-    /// The last segment of its path.
-    fn name(&self) -> &str {
-        self.href.trim_end_matches('/').rsplit('/').next().unwrap_or("")
-    }
-}
-
-/// The text of every element named `local` (any namespace prefix) in `xml`.
-fn elements<'a>(xml: &'a str, local: &str) -> Vec<&'a str> {
-    let mut out = Vec::new();
-    let mut at = 0;
-    while let Some(open) = xml[at..].find('<').map(|i| at + i) {
-        let tag_end = match xml[open..].find('>') {
-            Some(i) => open + i,
-            None => break,
+    /// Its path, decoded, without a trailing `/`: an href may be a whole address.
+    fn path(&self) -> String {
+        let path = match Url::parse(&self.href) {
+            Ok(url) => url.path().to_string(),
+            Err(_) => self.href.clone(),
         };
-        let tag = &xml[open + 1..tag_end];
-        at = tag_end + 1;
-        if tag.starts_with(['/', '?', '!']) {
-            continue;
-        }
-        let full = tag.split(|c: char| c.is_whitespace() || c == '/').next().unwrap_or("");
-        if full.rsplit(':').next() != Some(local) {
-            continue;
-        }
-        if tag.ends_with('/') {
-            out.push("");
-            continue;
-        }
-        let close = format!("</{full}>");
-        if let Some(end) = xml[at..].find(&close) {
-            out.push(&xml[at..at + end]);
-            at += end + close.len();
+        decoded(path.trim_end_matches('/'))
+    }
+
+    /// The last segment of its path, decoded: `Lucro%20Real.zip` is `Lucro Real.zip`.
+    fn name(&self) -> String {
+        self.path().rsplit('/').next().unwrap_or("").to_string()
+    }
+}
+
+/// The entries of a WebDAV multistatus, read with quick-xml: each `response`'s href, whether it
+/// is a collection, its size, ETag and Last-Modified, whatever prefix the answer gives the
+/// `DAV:` namespace. A property a server reports missing comes as an empty element and is left
+/// unset.
+fn multistatus(xml: &str) -> Result<Vec<DavEntry>, String> {
+    use quick_xml::events::Event;
+    let mut reader = quick_xml::Reader::from_str(xml);
+    let (mut out, mut entry, mut text) = (Vec::new(), None::<DavEntry>, String::new());
+    let bad = |e: &dyn std::fmt::Display| format!("not well-formed XML ({e})");
+    loop {
+        match reader.read_event().map_err(|e| bad(&e))? {
+            Event::Start(e) => {
+                match e.local_name().as_ref() {
+                    b"response" => entry = Some(DavEntry::default()),
+                    b"collection" => entry.iter_mut().for_each(|en| en.folder = true),
+                    _ => {}
+                }
+                text.clear();
+            }
+            Event::Empty(e) if e.local_name().as_ref() == b"collection" => {
+                entry.iter_mut().for_each(|en| en.folder = true);
+            }
+            Event::Text(t) => text.push_str(&t.xml_content().map_err(|e| bad(&e))?),
+            Event::CData(t) => text.push_str(&t.decode().map_err(|e| bad(&e))?),
+            Event::GeneralRef(r) => {
+                let name = r.decode().map_err(|e| bad(&e))?;
+                text.push_str(&quick_xml::escape::unescape(&format!("&{name};")).map_err(|e| bad(&e))?);
+            }
+            Event::End(e) => {
+                let value = text.trim().to_string();
+                match (e.local_name().as_ref(), entry.as_mut()) {
+                    (b"response", _) => out.extend(entry.take()),
+                    (b"href", Some(en)) => en.href = value,
+                    (b"getcontentlength", Some(en)) => en.size = value.parse().ok(),
+                    (b"getetag", Some(en)) => en.etag = Some(value).filter(|v| !v.is_empty()),
+                    (b"getlastmodified", Some(en)) => {
+                        en.last_modified = Some(value).filter(|v| !v.is_empty())
+                    }
+                    _ => {}
+                }
+                text.clear();
+            }
+            Event::Eof => return Ok(out),
+            _ => {}
         }
     }
-    out
 }
 
-fn unescape(text: &str) -> String {
-    text.replace("&quot;", "\"")
-        .replace("&apos;", "'")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&amp;", "&")
+/// A public Nextcloud share as WebDAV reaches it: where its folders are listed and its files
+/// fetched, and whether the token goes as HTTP Basic `TOKEN:`.
+#[derive(Debug, PartialEq)]
+struct Share {
+    token: String,
+    list_root: Url,
+    files_root: Url,
+    basic: bool,
+    /// The folder inside the share the address points at (`""`: its root).
+    start: String,
 }
 
-fn multistatus(xml: &str) -> Vec<DavEntry> {
-    elements(xml, "response")
-        .into_iter()
-        .map(|r| {
-            let one = |name: &str| elements(r, name).first().map(|t| unescape(t.trim()));
-            DavEntry {
-                href: one("href").unwrap_or_default(),
-                folder: elements(r, "resourcetype").iter().any(|t| !elements(t, "collection").is_empty()),
-                size: one("getcontentlength").and_then(|s| s.parse().ok()),
-                etag: one("getetag").filter(|s| !s.is_empty()),
-                last_modified: one("getlastmodified").filter(|s| !s.is_empty()),
+/// The share `url` names, in each form public code reaches RFB's by:
+/// - the link a person sees, `…/index.php/s/TOKEN`: listed at `/public.php/webdav/` with
+///   HTTP Basic, its files at `/public.php/dav/files/TOKEN/`;
+/// - `/public.php/webdav/` with the token as the address's user (`https://TOKEN@host/…`);
+/// - `/public.php/dav/files/TOKEN/` and `/remote.php/dav/public-files/TOKEN/`, the token in
+///   the path.
+///
+/// `None` for an address of none of these forms (an Apache listing).
+fn share_of(url: &Url) -> Result<Option<Share>, DownloadError> {
+    let segments: Vec<String> =
+        url.path_segments().map(|s| s.filter(|s| !s.is_empty()).map(decoded).collect()).unwrap_or_default();
+    let mut bare = url.clone();
+    let _ = (bare.set_username(""), bare.set_password(None));
+    bare.set_query(None);
+    bare.set_fragment(None);
+    let at = |parts: &[String]| -> Url {
+        let mut u = bare.clone();
+        u.set_path("/");
+        if let Ok(mut path) = u.path_segments_mut() {
+            path.pop_if_empty().extend(parts).push("");
+        }
+        u
+    };
+    let rest = |from: usize| -> String { segments[from..].iter().map(|s| format!("{s}/")).collect() };
+    let words: Vec<&str> = segments.iter().map(String::as_str).collect();
+    for i in 0..words.len() {
+        let before = &segments[..i];
+        let share = match &words[i..] {
+            ["s", token] => {
+                let before = before.strip_suffix(&["index.php".to_string()]).unwrap_or(before);
+                let public = |tail: &[&str]| {
+                    at(&[before, &tail.iter().map(|s| s.to_string()).collect::<Vec<_>>()].concat())
+                };
+                Share {
+                    token: token.to_string(),
+                    list_root: public(&["public.php", "webdav"]),
+                    files_root: public(&["public.php", "dav", "files", token]),
+                    basic: true,
+                    start: String::new(),
+                }
             }
-        })
-        .collect()
+            ["public.php", "webdav", ..] => {
+                if url.username().is_empty() {
+                    return Err(layout(
+                        url.as_str(),
+                        "a WebDAV root with no token",
+                        "the share's token as the address's user: https://TOKEN@host/public.php/webdav/",
+                    ));
+                }
+                let root = at(&segments[..i + 2]);
+                Share {
+                    token: decoded(url.username()),
+                    list_root: root.clone(),
+                    files_root: root,
+                    basic: true,
+                    start: rest(i + 2),
+                }
+            }
+            ["public.php", "dav", "files", token, ..] | ["remote.php", "dav", "public-files", token, ..] => {
+                let root = at(&segments[..i + 4]);
+                Share {
+                    token: token.to_string(),
+                    list_root: root.clone(),
+                    files_root: root,
+                    basic: false,
+                    start: rest(i + 4),
+                }
+            }
+            _ => continue,
+        };
+        return Ok(Some(share));
+    }
+    Ok(None)
+}
+
+impl Share {
+    /// The address of `inside`, a folder path of the share (each segment ending in `/`), under
+    /// `root`, its names percent-encoded.
+    fn folder(root: &Url, inside: &str) -> Url {
+        let mut url = root.clone();
+        if let Ok(mut path) = url.path_segments_mut() {
+            path.pop_if_empty().extend(inside.split('/').filter(|s| !s.is_empty())).push("");
+        }
+        url
+    }
+
+    fn access(&self) -> Access {
+        if self.basic { Access::Share(self.token.clone()) } else { Access::Plain }
+    }
 }
 
 /// `PROPFIND` (Depth 1) of the share's folder `inside`: the entries in it (itself left out).
 async fn propfind(
     http: &reqwest::Client,
-    webdav: &Url,
-    token: &str,
+    share: &Share,
     inside: &str,
     stall: Duration,
 ) -> Result<Vec<DavEntry>, DownloadError> {
-    let url = webdav.join(inside).map_err(|e| layout(webdav.as_str(), e.to_string(), "a WebDAV folder"))?;
+    let url = Share::folder(&share.list_root, inside);
     let method = reqwest::Method::from_bytes(b"PROPFIND").unwrap_or(reqwest::Method::GET);
-    let request = http.request(method, url.clone()).basic_auth(token, Some("")).header("Depth", "1");
-    let (status, kind, body) = fetch_text(request, url.as_str(), stall).await?;
+    let request = super::transfer::with_access(http.request(method, url.clone()), &share.access());
+    let (status, kind, body) = fetch_text(request.header("Depth", "1"), url.as_str(), stall).await?;
     let expected = "a WebDAV 207 Multi-Status listing of the public share";
     match status {
         207 => {}
-        401 | 403 => {
+        401 | 403 | 404 if !kind.contains("html") => {
             return Err(layout(
                 url.as_str(),
-                format!("answered {status}: the share does not know the token {token}"),
+                format!("answered {status}: the share does not know the token {}", share.token),
                 "the token of a public share link (…/index.php/s/TOKEN): check --rfb-url",
             ));
         }
@@ -312,32 +421,30 @@ async fn propfind(
     if !body.contains("multistatus") {
         return Err(layout(url.as_str(), format!("answered 207 with {kind:?}, not a multistatus"), expected));
     }
-    let own = url.path().trim_end_matches('/').to_string();
-    Ok(multistatus(&body).into_iter().filter(|e| e.href.trim_end_matches('/') != own).collect())
+    let entries = multistatus(&body).map_err(|problem| layout(url.as_str(), problem, expected))?;
+    let own = decoded(url.path().trim_end_matches('/'));
+    Ok(entries.into_iter().filter(|e| e.path() != own).collect())
 }
 
-/// RFB's release in the public share `token` on `link`'s host.
+/// RFB's release in the public share: its month folders at the address's folder, or under
+/// `Dados/Cadastros/CNPJ/` there.
 async fn share(
     http: &reqwest::Client,
-    link: &str,
-    parsed: &Url,
-    token: &str,
+    share: &Share,
     pick: &Pick,
     stall: Duration,
 ) -> Result<Release, DownloadError> {
-    let webdav =
-        parsed.join("/public.php/webdav/").map_err(|e| layout(link, e.to_string(), "a share link"))?;
-    let mut prefix = "";
-    let mut entries = propfind(http, &webdav, token, "", stall).await?;
+    let mut prefix = share.start.clone();
+    let mut entries = propfind(http, share, &prefix, stall).await?;
     let months = |entries: &[DavEntry]| -> Vec<String> {
-        entries.iter().filter(|e| e.folder && is_month(e.name())).map(|e| e.name().to_string()).collect()
+        entries.iter().filter(|e| e.folder && is_month(&e.name())).map(DavEntry::name).collect()
     };
     if months(entries.as_slice()).is_empty() && entries.iter().any(|e| e.folder && e.name() == "Dados") {
-        prefix = NESTED;
-        entries = propfind(http, &webdav, token, prefix, stall).await?;
+        prefix = format!("{prefix}{NESTED}");
+        entries = propfind(http, share, &prefix, stall).await?;
     }
     let folders = months(entries.as_slice());
-    let listed = webdav.join(prefix).map_or_else(|_| link.to_string(), |u| u.to_string());
+    let listed = Share::folder(&share.list_root, &prefix).to_string();
     if folders.is_empty() {
         return Err(layout(
             &listed,
@@ -348,7 +455,7 @@ async fn share(
     let period = choose(&listed, "month", &folders, pick)?;
     let inside = format!("{prefix}{period}/");
     let files: Vec<DavEntry> =
-        propfind(http, &webdav, token, &inside, stall).await?.into_iter().filter(|e| !e.folder).collect();
+        propfind(http, share, &inside, stall).await?.into_iter().filter(|e| !e.folder).collect();
     if files.is_empty() {
         return Err(layout(
             &format!("{listed}{period}/"),
@@ -356,16 +463,16 @@ async fn share(
             "the month's zips",
         ));
     }
-    let dav_files = parsed
-        .join(&format!("/public.php/dav/files/{token}/{inside}"))
-        .map_err(|e| layout(link, e.to_string(), "a share link"))?;
+    let folder = Share::folder(&share.files_root, &inside);
     let files = files
         .into_iter()
         .filter_map(|e| {
-            let name = e.name().to_string();
+            let name = e.name();
+            let mut url = folder.clone();
+            url.path_segments_mut().ok()?.pop_if_empty().push(&name);
             Some(Remote {
-                url: dav_files.join(&name).ok()?,
-                token: Some(token.to_string()),
+                url,
+                access: share.access(),
                 rel: format!("cnpj/{period}/{name}"),
                 release: period.clone(),
                 size: e.size,
@@ -384,7 +491,7 @@ mod tests {
     #[test]
     fn a_multistatus_gives_each_entry_whatever_its_prefix() {
         let xml = r#"<?xml version="1.0"?><d:multistatus xmlns:d="DAV:"><d:response><d:href>/public.php/webdav/</d:href><d:propstat><d:prop><d:resourcetype><d:collection/></d:resourcetype></d:prop></d:propstat></d:response><D:response><D:href>/public.php/webdav/2026-01/Cnaes.zip</D:href><D:propstat><D:prop><D:getcontentlength>22000</D:getcontentlength><D:getetag>&quot;a1&quot;</D:getetag><D:resourcetype/></D:prop></D:propstat></D:response></d:multistatus>"#;
-        let entries = multistatus(xml);
+        let entries = multistatus(xml).unwrap();
         assert_eq!(entries.len(), 2);
         assert!(entries[0].folder);
         assert_eq!(entries[1].name(), "Cnaes.zip");
@@ -402,7 +509,7 @@ mod tests {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/real");
         for name in ["rfb_webdav_propfind.xml", "rfb_webdav_propfind_regime.xml"] {
             let xml = std::fs::read_to_string(dir.join(name)).unwrap();
-            let entries = multistatus(&xml);
+            let entries = multistatus(&xml).unwrap();
             assert_eq!(entries.len(), xml.matches("<d:response>").count(), "{name}");
             for (entry, href) in entries.iter().zip(xml.split("<d:href>").skip(1)) {
                 let href = &href[..href.find("</d:href>").unwrap()];
@@ -411,11 +518,50 @@ mod tests {
             }
         }
         let xml = std::fs::read_to_string(dir.join("rfb_webdav_propfind.xml")).unwrap();
-        let entries = multistatus(&xml);
+        let entries = multistatus(&xml).unwrap();
         let cnaes = entries.iter().find(|e| e.name() == "Cnaes.zip").unwrap();
         assert_eq!((cnaes.size, cnaes.folder), (Some(22078), false));
         let empresas = entries.iter().find(|e| e.name() == "Empresas0.zip").unwrap();
         assert_eq!(empresas.size, Some(488_344_875));
+    }
+
+    #[test]
+    fn each_webdav_root_public_code_uses_names_the_share_and_where_its_files_are() {
+        let share = |url: &str| share_of(&Url::parse(url).unwrap()).unwrap().unwrap();
+        let link = share("https://arquivos.example/index.php/s/TOK");
+        assert_eq!(link.list_root.as_str(), "https://arquivos.example/public.php/webdav/");
+        assert_eq!(link.files_root.as_str(), "https://arquivos.example/public.php/dav/files/TOK/");
+        assert!(link.basic && link.token == "TOK" && link.start.is_empty());
+        let webdav = share("https://TOK@arquivos.example/public.php/webdav/");
+        assert_eq!(
+            (webdav.list_root.as_str(), webdav.files_root.as_str()),
+            ("https://arquivos.example/public.php/webdav/", "https://arquivos.example/public.php/webdav/")
+        );
+        assert!(webdav.basic && webdav.token == "TOK");
+        for root in ["public.php/dav/files/TOK/", "remote.php/dav/public-files/TOK/"] {
+            let found = share(&format!("https://arquivos.example/{root}Dados/Cadastros/"));
+            assert_eq!(found.list_root.as_str(), format!("https://arquivos.example/{root}"));
+            assert_eq!(
+                (found.token.as_str(), found.basic, found.start.as_str()),
+                ("TOK", false, "Dados/Cadastros/")
+            );
+        }
+        assert!(share_of(&Url::parse("https://arquivos.example/public.php/webdav/").unwrap()).is_err());
+        assert!(share_of(&Url::parse("https://arquivos.example/dados/cnpj/").unwrap()).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_percent_encoded_href_gives_its_name_decoded_and_the_file_address_encodes_it_again() {
+        let xml = r#"<d:multistatus xmlns:d="DAV:"><d:response><d:href>/public.php/dav/files/T/regime/Lucro%20Real.zip</d:href><d:propstat><d:prop><d:getcontentlength>7</d:getcontentlength><d:getetag>&quot;e&amp;1&quot;</d:getetag><d:resourcetype/></d:prop></d:propstat><d:propstat><d:prop><d:quota-used-bytes/></d:prop><d:status>HTTP/1.1 404 Not Found</d:status></d:propstat></d:response></d:multistatus>"#;
+        let entries = multistatus(xml).unwrap();
+        assert_eq!(entries.len(), 1);
+        assert_eq!(entries[0].name(), "Lucro Real.zip");
+        assert_eq!(entries[0].etag.as_deref(), Some("\"e&1\""));
+        let mut url =
+            Share::folder(&Url::parse("https://h.example/public.php/dav/files/T/").unwrap(), "regime/");
+        url.path_segments_mut().unwrap().pop_if_empty().push(&entries[0].name());
+        assert_eq!(url.as_str(), "https://h.example/public.php/dav/files/T/regime/Lucro%20Real.zip");
+        assert!(multistatus("<d:multistatus><d:response></d:multistatus>").is_err());
     }
 
     /// RFB's own Apache listings of 2024, saved from its server (tests/fixtures/real/SOURCES.md):

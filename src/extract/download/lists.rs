@@ -1,25 +1,43 @@
 //! The public lists' files, fetched beside the release with `--lists`: CGU's CEIS, CNEP, CEPIM
-//! and Acordos de Leniência from Portal da Transparência (the latest day the list's page names
-//! in `arquivos.push({"ano":…,"mes":…,"dia":…})`, whose address redirects to its zip
-//! `YYYYMMDD_CEIS.zip`), the labour ministry's Cadastro de Empregadores and IBAMA's embargoes,
-//! each a file at a fixed address. They land in `listas/`, one day of each: a list is
-//! republished whole, so an older day's file is removed once the new one is checked.
+//! and Acordos de Leniência, the labour ministry's Cadastro de Empregadores and IBAMA's
+//! embargoes. They land in `listas/`, one day of each: a list is republished whole, so an older
+//! day's file is removed once the new one is checked.
+//!
+//! CGU's zips sit on its file host, `…/PortalDaTransparencia/saida/<list>/YYYYMMDD_<NAME>.zip`,
+//! which answers 403 for a day not (yet) published: the latest is found by asking for today's
+//! and stepping back a day at a time, at most [`WALK_BACK_DAYS`]. Should the host fail or hold
+//! none, the portal's page is the fallback: the latest day it names in
+//! `arquivos.push({"ano":…,"mes":…,"dia":…})`, whose address redirects to the zip. Both
+//! servers refuse clients that do not look like a browser, so CGU is asked with
+//! [`BROWSER_AGENT`] and the list's page as Referer. The labour ministry's and IBAMA's lists are
+//! each a file at a fixed address.
 
 use std::path::Path;
 use std::time::Duration;
 
+use chrono::NaiveDate;
 use url::Url;
 
-use super::{DownloadError, Record, Remote, write_error};
+use super::{Access, DownloadError, Record, Remote, write_error};
 
 /// Portal da Transparência's download pages, one a list below it.
 pub const CGU_URL: &str = "https://portaldatransparencia.gov.br/download-de-dados/";
+/// CGU's file host, a folder a list below it.
+pub const CGU_FILES_URL: &str = "https://dadosabertos-download.cgu.gov.br/PortalDaTransparencia/saida/";
+/// How far back from today the file host is asked for a list's day. CGU publishes every day;
+/// ten days outlast the longest holiday (Carnaval) with room to spare.
+pub const WALK_BACK_DAYS: u32 = 10;
+/// What CGU's servers are told the client is: the form crawlers use (`Mozilla/5.0
+/// (compatible; …)`), which both accept, with this program's true name in it.
+pub const BROWSER_AGENT: &str =
+    concat!("Mozilla/5.0 (compatible; fiscal-report/", env!("CARGO_PKG_VERSION"), ")");
 /// The labour ministry's Cadastro de Empregadores ("lista suja").
 pub const MTE_URL: &str = "https://www.gov.br/trabalho-e-emprego/pt-br/assuntos/inspecao-do-trabalho/areas-de-atuacao/cadastro_de_empregadores.csv";
 /// IBAMA's embargoes (the file its open-data catalogue names since May 2026).
 pub const IBAMA_URL: &str = "https://stibamadadosabertosprd.blob.core.windows.net/dados-abertos/dados/TERMOS_DE_EMBARGO/TERMO_EMBARGO/termo_de_embargo.csv";
-/// CGU's lists, as the portal's addresses name them.
-pub const CGU_LISTS: [&str; 4] = ["ceis", "cnep", "cepim", "acordos-leniencia"];
+/// CGU's lists: the folder (and page) each has, and the name its zips take after the day.
+pub const CGU_LISTS: [(&str, &str); 4] =
+    [("ceis", "CEIS"), ("cnep", "CNEP"), ("cepim", "CEPIM"), ("acordos-leniencia", "AcordosLeniencia")];
 /// The folder under the download's where the lists land.
 pub const FOLDER: &str = "listas";
 
@@ -27,19 +45,22 @@ pub const FOLDER: &str = "listas";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListSources {
     pub cgu_url: String,
+    pub cgu_files_url: String,
     pub mte_url: String,
     pub ibama_url: String,
 }
 
-/// Every list's file, found: CGU's at their latest day, the others at their addresses.
+/// Every list's file, found: CGU's at their latest day up to `today`, the others at their
+/// addresses.
 pub(super) async fn files(
     http: &reqwest::Client,
     sources: &ListSources,
+    today: NaiveDate,
     stall: Duration,
 ) -> Result<Vec<Remote>, DownloadError> {
     let mut out = Vec::new();
-    for list in CGU_LISTS {
-        out.push(cgu(http, &sources.cgu_url, list, stall).await?);
+    for (list, name) in CGU_LISTS {
+        out.push(cgu_list(http, sources, (list, name), today, stall).await?);
     }
     for url in [&sources.mte_url, &sources.ibama_url] {
         out.push(single(url)?);
@@ -55,17 +76,99 @@ fn parse(url: &str) -> Result<Url, DownloadError> {
     Url::parse(url).map_err(|e| layout(url, format!("not an address ({e})"), "an http(s) address"))
 }
 
-/// `list`'s zip of the latest day its page at `base` names, found through the day's redirect.
-async fn cgu(
+/// Today in Brasília, where CGU's days are named.
+pub fn brasilia_today() -> NaiveDate {
+    (chrono::Utc::now() - chrono::Duration::hours(3)).date_naive()
+}
+
+fn folder(base: &str) -> String {
+    if base.ends_with('/') { base.to_string() } else { format!("{base}/") }
+}
+
+/// The list's page on the portal: the Referer CGU's servers expect, and the fallback.
+fn page(sources: &ListSources, list: &str) -> Result<Url, DownloadError> {
+    let base = folder(&sources.cgu_url);
+    parse(&base)?.join(list).map_err(|e| layout(&base, e.to_string(), "a base address"))
+}
+
+/// A CGU list's zip of its latest day: from the file host, else from the portal's page.
+async fn cgu_list(
     http: &reqwest::Client,
-    base: &str,
-    list: &str,
+    sources: &ListSources,
+    (list, name): (&str, &str),
+    today: NaiveDate,
     stall: Duration,
 ) -> Result<Remote, DownloadError> {
-    let base = if base.ends_with('/') { base.to_string() } else { format!("{base}/") };
-    let page = parse(&base)?.join(list).map_err(|e| layout(&base, e.to_string(), "a base address"))?;
+    let page = page(sources, list)?;
+    let access = Access::Browser { referer: page.to_string() };
+    let host = match on_file_host(http, &sources.cgu_files_url, (list, name), &access, today, stall).await {
+        Ok(Some(remote)) => return Ok(remote),
+        Ok(None) => format!("holds no {name} zip of the last {WALK_BACK_DAYS} days"),
+        Err(e) => e.to_string(),
+    };
+    tracing::warn!(list, "CGU's file host {host}: trying the portal's page");
+    on_portal(http, &page, access, stall).await
+}
+
+/// The list's zip on the file host at `base`, of `today` or the closest day before it (within
+/// [`WALK_BACK_DAYS`]); `None` when every day answers 403 or 404, as an unpublished day does.
+async fn on_file_host(
+    http: &reqwest::Client,
+    base: &str,
+    (list, name): (&str, &str),
+    access: &Access,
+    today: NaiveDate,
+    stall: Duration,
+) -> Result<Option<Remote>, DownloadError> {
+    let base = folder(base);
+    let dir = parse(&base)?
+        .join(&format!("{list}/"))
+        .map_err(|e| layout(&base, e.to_string(), "a base address"))?;
+    for day in today.iter_days().rev().take(WALK_BACK_DAYS as usize) {
+        let stamp = day.format("%Y%m%d").to_string();
+        let file = format!("{stamp}_{name}.zip");
+        let url = dir.join(&file).map_err(|e| layout(dir.as_str(), e.to_string(), "a folder address"))?;
+        let mut remote = Remote {
+            url,
+            access: access.clone(),
+            rel: format!("{FOLDER}/{file}"),
+            release: stamp,
+            size: None,
+            etag: None,
+            last_modified: None,
+        };
+        let answer = head(http, &remote, stall).await?;
+        match answer.status().as_u16() {
+            200..=299 => {
+                let text = |h| answer.headers().get(h).and_then(|v| v.to_str().ok()).map(String::from);
+                remote.size = text(reqwest::header::CONTENT_LENGTH).and_then(|n| n.parse().ok());
+                remote.etag = text(reqwest::header::ETAG);
+                remote.last_modified = text(reqwest::header::LAST_MODIFIED);
+                return Ok(Some(remote));
+            }
+            403 | 404 => tracing::debug!(file = %remote.url, "not published: the day before"),
+            status => {
+                return Err(layout(
+                    remote.url.as_str(),
+                    format!("answered {status}"),
+                    "the day's zip, or 403",
+                ));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// `list`'s zip of the latest day its `page` names, found through the day's redirect.
+async fn on_portal(
+    http: &reqwest::Client,
+    page: &Url,
+    access: Access,
+    stall: Duration,
+) -> Result<Remote, DownloadError> {
     let expected = "Portal da Transparência's download page, naming its days in arquivos.push({\"ano\":…})";
-    let (status, _, body) = super::listing::fetch_text(http.get(page.clone()), page.as_str(), stall).await?;
+    let request = http.get(page.clone()).header(reqwest::header::USER_AGENT, BROWSER_AGENT);
+    let (status, _, body) = super::listing::fetch_text(request, page.as_str(), stall).await?;
     if status != 200 {
         return Err(layout(page.as_str(), format!("answered {status}"), expected));
     }
@@ -73,14 +176,14 @@ async fn cgu(
         return Err(layout(page.as_str(), "the page names no day", expected));
     };
     let day_url = parse(&format!("{page}/{day}"))?;
-    let zip = redirected(http, &day_url, stall).await?;
+    let zip = redirected(http, &day_url, &access, stall).await?;
     let name = zip.path_segments().and_then(|mut s| s.next_back()).unwrap_or_default().to_string();
     if !name.to_ascii_lowercase().ends_with(".zip") {
         return Err(layout(day_url.as_str(), format!("leads to {zip}"), "a redirect to the day's zip"));
     }
     Ok(Remote {
         url: zip,
-        token: None,
+        access,
         rel: format!("{FOLDER}/{name}"),
         release: day,
         size: None,
@@ -91,38 +194,56 @@ async fn cgu(
 
 /// Where the day's address leads: the client follows no redirect, so its Location is read here
 /// (a day served in place leads to itself).
-async fn redirected(http: &reqwest::Client, day: &Url, stall: Duration) -> Result<Url, DownloadError> {
+async fn redirected(
+    http: &reqwest::Client,
+    day: &Url,
+    access: &Access,
+    stall: Duration,
+) -> Result<Url, DownloadError> {
+    let probe = Remote {
+        url: day.clone(),
+        access: access.clone(),
+        rel: String::new(),
+        release: String::new(),
+        size: None,
+        etag: None,
+        last_modified: None,
+    };
+    let answer = head(http, &probe, stall).await?;
+    let status = answer.status();
+    if status.is_success() {
+        return Ok(day.clone());
+    }
+    if !status.is_redirection() {
+        return Err(layout(day.as_str(), format!("answered {}", status.as_u16()), "the day's zip"));
+    }
+    let location = answer.headers().get(reqwest::header::LOCATION).and_then(|v| v.to_str().ok());
+    location
+        .and_then(|l| day.join(l).ok())
+        .ok_or_else(|| layout(day.as_str(), "a redirect with no Location", "a redirect to the day's zip"))
+}
+
+/// A HEAD of `remote`'s address, as its access asks, retried while the server is busy (429,
+/// 5xx) or silent; any other answer is returned as it is.
+async fn head(
+    http: &reqwest::Client,
+    remote: &Remote,
+    stall: Duration,
+) -> Result<reqwest::Response, DownloadError> {
     let mut last = String::new();
     for attempt in 1..=super::transfer::TRIES {
-        match tokio::time::timeout(stall, http.head(day.clone()).send()).await {
-            Ok(Ok(r)) if r.status().is_redirection() => {
-                let location = r.headers().get(reqwest::header::LOCATION).and_then(|v| v.to_str().ok());
-                return match location.and_then(|l| day.join(l).ok()) {
-                    Some(target) => Ok(target),
-                    None => Err(layout(
-                        day.as_str(),
-                        "a redirect with no Location",
-                        "a redirect to the day's zip",
-                    )),
-                };
-            }
-            Ok(Ok(r)) if r.status().is_success() => return Ok(day.clone()),
+        let request = super::transfer::with_access(http.head(remote.url.clone()), &remote.access);
+        match tokio::time::timeout(stall, request.send()).await {
             Ok(Ok(r)) if r.status().as_u16() == 429 || r.status().is_server_error() => {
                 last = format!("answered {}", r.status().as_u16());
             }
-            Ok(Ok(r)) => {
-                return Err(layout(
-                    day.as_str(),
-                    format!("answered {}", r.status().as_u16()),
-                    "the day's zip",
-                ));
-            }
+            Ok(Ok(r)) => return Ok(r),
             Ok(Err(e)) => last = super::transfer::describe(&e),
             Err(_) => last = format!("no answer within {} s", stall.as_secs()),
         }
         tokio::time::sleep(super::transfer::backoff(attempt)).await;
     }
-    Err(DownloadError::Unreachable { url: day.to_string(), why: last, tries: super::transfer::TRIES })
+    Err(DownloadError::Unreachable { url: remote.url.to_string(), why: last, tries: super::transfer::TRIES })
 }
 
 /// A list published as one file at `url`.
@@ -134,7 +255,7 @@ fn single(url: &str) -> Result<Remote, DownloadError> {
     }
     Ok(Remote {
         url: parsed,
-        token: None,
+        access: Access::Plain,
         rel: format!("{FOLDER}/{name}"),
         release: "latest".into(),
         size: None,

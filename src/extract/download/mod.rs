@@ -28,7 +28,7 @@ use std::time::Duration;
 use futures::StreamExt;
 
 use crate::exit::{ExitStatus, HasExitStatus};
-pub use lists::{CGU_URL, IBAMA_URL, ListSources, MTE_URL};
+pub use lists::{CGU_FILES_URL, CGU_URL, IBAMA_URL, ListSources, MTE_URL, brasilia_today};
 pub use record::{FileRecord, Record, current_release};
 
 /// Today's addresses: RFB's public share (month folders at its root) and PGFN's listing.
@@ -159,8 +159,8 @@ fn write_error(path: &Path) -> impl FnOnce(std::io::Error) -> DownloadError + '_
 #[derive(Debug, Clone)]
 pub(crate) struct Remote {
     pub url: url::Url,
-    /// The share's token, sent as HTTP Basic `TOKEN:`.
-    pub token: Option<String>,
+    /// How its requests introduce themselves.
+    pub access: Access,
     /// Its path under the folder: `cnpj/2026-09/Empresas0.zip`.
     pub rel: String,
     /// The release's month or quarter.
@@ -168,6 +168,18 @@ pub(crate) struct Remote {
     pub size: Option<u64>,
     pub etag: Option<String>,
     pub last_modified: Option<String>,
+}
+
+/// What a file's requests carry beyond the address.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) enum Access {
+    /// Nothing more.
+    #[default]
+    Plain,
+    /// A public share's token, sent as HTTP Basic `TOKEN:` (Nextcloud's `/public.php/webdav/`).
+    Share(String),
+    /// A browser-like User-Agent and the page the file is linked from, as CGU's servers expect.
+    Browser { referer: String },
 }
 
 impl Remote {
@@ -197,7 +209,7 @@ async fn download_whole(req: &Request) -> Result<Downloaded, DownloadError> {
     // this one is under way: its unfinished files make the folder a partial release.
     record::save(&req.to, &record).map_err(write_error(&req.to.join(record::FILE)))?;
     let lists = match &req.lists {
-        Some(sources) => lists::files(&http, sources, req.stall).await?,
+        Some(sources) => lists::files(&http, sources, brasilia_today(), req.stall).await?,
         None => Vec::new(),
     };
     let list_files: Vec<String> = lists.iter().map(|f| f.rel.clone()).collect();

@@ -15,7 +15,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::progress::FileBar;
-use super::{DownloadError, Remote, write_error};
+use super::{Access, DownloadError, Remote, write_error};
 
 /// Tries in a row that received no byte before a file, or a listing, is given up.
 pub(super) const TRIES: u32 = 8;
@@ -36,6 +36,17 @@ pub(super) fn client() -> reqwest::Client {
     crate::api::client::http_client_builder(Duration::from_secs(7 * 24 * 3600))
         .build()
         .unwrap_or_else(|_| reqwest::Client::new())
+}
+
+/// `request` with what `access` asks added: the share's token, or a browser's introduction.
+pub(super) fn with_access(request: reqwest::RequestBuilder, access: &Access) -> reqwest::RequestBuilder {
+    match access {
+        Access::Plain => request,
+        Access::Share(token) => request.basic_auth(token, Some("")),
+        Access::Browser { referer } => request
+            .header(header::USER_AGENT, super::lists::BROWSER_AGENT)
+            .header(header::REFERER, referer.as_str()),
+    }
 }
 
 /// A transport error said plainly: reqwest's own text, and its cause's.
@@ -132,11 +143,7 @@ impl<'a> Transfer<'a> {
     }
 
     fn request(&self, method: reqwest::Method, remote: &Remote) -> reqwest::RequestBuilder {
-        let request = self.http.request(method, remote.url.clone());
-        match &remote.token {
-            Some(token) => request.basic_auth(token, Some("")),
-            None => request,
-        }
+        with_access(self.http.request(method, remote.url.clone()), &remote.access)
     }
 
     /// The file's size, ETag and Last-Modified from a HEAD (an Apache listing gives no exact size).

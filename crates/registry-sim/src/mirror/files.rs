@@ -36,7 +36,10 @@ pub(super) async fn file_or_listing(
 ) -> Response {
     let disk = s.root.join(under_root);
     match tokio::fs::metadata(&disk).await {
-        Ok(meta) if meta.is_dir() && !url_path.starts_with("/public.php/") => {
+        Ok(meta)
+            if meta.is_dir()
+                && !super::TOKEN_ROOTS.iter().chain(&["/public.php/"]).any(|r| url_path.starts_with(r)) =>
+        {
             listing::apache(s, url_path, &disk).await
         }
         Ok(meta) if meta.is_file() => file(s, method, headers, under_root, &disk, &meta).await,

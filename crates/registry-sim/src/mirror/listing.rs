@@ -12,6 +12,14 @@ use axum::response::{IntoResponse, Response};
 use super::MirrorState;
 use super::{Facts, facts};
 
+/// What a name becomes in an href: every byte but ASCII letters, digits and `-._~`
+/// percent-encoded, as Nextcloud and Apache write names with spaces or accents.
+fn encoded(name: &str) -> String {
+    const KEEP: &percent_encoding::AsciiSet =
+        &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+    percent_encoding::utf8_percent_encode(name, KEEP).to_string()
+}
+
 /// A folder's children, folders first, each by name, sorted, with its facts.
 async fn children(s: &MirrorState, dir: &Path) -> Vec<(String, bool, Facts)> {
     let mut out = Vec::new();
@@ -74,9 +82,9 @@ pub(super) async fn apache(s: &MirrorState, url_path: &str, dir: &Path) -> Respo
     );
     for (name, is_dir, f) in children(s, dir).await {
         let (icon, href, size) = if is_dir {
-            ("folder.gif", format!("{name}/"), "  - ".to_string())
+            ("folder.gif", format!("{}/", encoded(&name)), "  - ".to_string())
         } else {
-            ("compressed.gif", name.clone(), apache_size(f.len))
+            ("compressed.gif", encoded(&name), apache_size(f.len))
         };
         let _ = writeln!(
             html,
@@ -134,6 +142,7 @@ pub(super) async fn propfind(s: &MirrorState, url_path: &str, under_root: &str) 
     let href = folder_href(url_path);
     dav_response(&mut body, &href, true, &facts(&meta));
     for (name, is_dir, f) in children(s, &disk).await {
+        let name = encoded(&name);
         let child = if is_dir { format!("{href}{name}/") } else { format!("{href}{name}") };
         dav_response(&mut body, &child, is_dir, &f);
     }

@@ -1,9 +1,12 @@
-//! The public lists as their publishers serve them, from the mirror folder's `listas/`: CGU's
-//! Portal da Transparência (a page per list, `/download-de-dados/ceis`, naming its days in
-//! `arquivos.push({"ano":…,"mes":…,"dia":…})`; a day's address, `/download-de-dados/ceis/
-//! YYYYMMDD`, redirecting (302) to its zip `YYYYMMDD_CEIS.zip`; no answer without a
-//! User-Agent, as the real site refuses those), and the labour ministry's and IBAMA's single
-//! files, at any path ending in their names.
+//! The public lists as their publishers serve them, from the mirror folder's `listas/`:
+//! - CGU's Portal da Transparência: a page per list, `/download-de-dados/ceis`, naming its days
+//!   in `arquivos.push({"ano":…,"mes":…,"dia":…})`; a day's address,
+//!   `/download-de-dados/ceis/YYYYMMDD`, redirecting (302) to its zip on the file host. Like the
+//!   real portal it answers 405 to a client that does not introduce itself as a browser
+//!   (`Mozilla/…`).
+//! - CGU's file host, `[/PortalDaTransparencia]/saida/<list>/YYYYMMDD_<NAME>.zip`: the zip, or
+//!   403 (`AccessDenied`, as its storage answers) for a day it does not hold.
+//! - The labour ministry's and IBAMA's single files, at any path ending in their names.
 
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -18,11 +21,15 @@ pub(super) enum ListTarget {
     Day(String, String),
     /// A file of `listas/`, by name.
     File(String),
+    /// A zip on CGU's file host: `(list, file name)`.
+    Hosted(String, String),
 }
 
 pub(super) const PORTAL: &str = "/download-de-dados/";
 /// Where a day's address redirects (the portal's files are on a download host of their own).
 pub(super) const SAIDA: &str = "/saida/";
+/// The path CGU's file host keeps `saida/` under.
+const HOST_PREFIX: &str = "/PortalDaTransparencia";
 pub(super) const SINGLE_FILES: [&str; 2] = ["cadastro_de_empregadores.csv", "termo_de_embargo.csv"];
 
 pub(super) fn target(path: &str) -> Option<ListTarget> {
@@ -32,8 +39,9 @@ pub(super) fn target(path: &str) -> Option<ListTarget> {
             None => ListTarget::Page(rest.trim_end_matches('/').to_string()),
         });
     }
-    if let Some(rest) = path.strip_prefix(SAIDA) {
-        return rest.rsplit('/').next().map(|name| ListTarget::File(name.to_string()));
+    if let Some(rest) = path.strip_prefix(HOST_PREFIX).unwrap_or(path).strip_prefix(SAIDA) {
+        let (list, name) = rest.split_once('/').unwrap_or((rest, ""));
+        return Some(ListTarget::Hosted(list.to_string(), name.to_string()));
     }
     let name = path.rsplit('/').next()?;
     SINGLE_FILES.contains(&name).then(|| ListTarget::File(name.to_string()))
@@ -66,10 +74,29 @@ fn days(s: &MirrorState, list: &str) -> Vec<(String, String)> {
     out
 }
 
-/// The list's page or a day's redirect; `None` for a file (the caller serves it).
+/// Whether the request introduces itself as a browser does.
+fn browser(headers: &HeaderMap) -> bool {
+    headers.get(header::USER_AGENT).and_then(|v| v.to_str().ok()).is_some_and(|ua| ua.starts_with("Mozilla/"))
+}
+
+/// What the file host's storage answers for a key it does not hold, or for a client it refuses.
+fn access_denied() -> Response {
+    (
+        StatusCode::FORBIDDEN,
+        [(header::CONTENT_TYPE, "application/xml")],
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>",
+    )
+        .into_response()
+}
+
+/// The list's page or a day's redirect, or a refusal; `None` for a file (the caller serves it).
 pub(super) fn answer(s: &MirrorState, headers: &HeaderMap, target: &ListTarget) -> Option<Response> {
-    if headers.get(header::USER_AGENT).is_none() {
-        return Some((StatusCode::FORBIDDEN, "Acesso negado").into_response());
+    if let ListTarget::Hosted(list, name) = target {
+        let held = days(s, list).iter().any(|(_, n)| n == name);
+        return (!held || headers.get(header::USER_AGENT).is_none()).then(access_denied);
+    }
+    if !matches!(target, ListTarget::File(_)) && !browser(headers) {
+        return Some((StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed").into_response());
     }
     match target {
         ListTarget::Page(list) => {
@@ -96,6 +123,6 @@ pub(super) fn answer(s: &MirrorState, headers: &HeaderMap, target: &ListTarget) 
             }
             None => StatusCode::NOT_FOUND.into_response(),
         }),
-        ListTarget::File(_) => None,
+        ListTarget::File(_) | ListTarget::Hosted(..) => None,
     }
 }

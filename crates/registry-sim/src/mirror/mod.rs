@@ -3,10 +3,11 @@
 //! without the internet:
 //! - PGFN: an Apache listing of quarter folders (`YYYY_trimestre_NN/`) at the root;
 //! - RFB 2024-25: an Apache listing of month folders under `/dados/cnpj/dados_abertos_cnpj/`;
-//! - RFB since 2026: a Nextcloud public share, listed by WebDAV `PROPFIND` on
-//!   `/public.php/webdav/` (HTTP Basic `TOKEN:`), its files at `/public.php/dav/files/TOKEN/`;
-//!   [`SHARE_TOKEN`] holds the month folders at its root, [`NESTED_TOKEN`] under
-//!   `Dados/Cadastros/CNPJ/`.
+//! - RFB since 2026: a Nextcloud public share, listed (`PROPFIND`) and served (GET, HEAD) at
+//!   each of its three WebDAV roots: `/public.php/webdav/` (HTTP Basic `TOKEN:`),
+//!   `/public.php/dav/files/TOKEN/` and `/remote.php/dav/public-files/TOKEN/`, names
+//!   percent-encoded in its answers and decoded in requests; [`SHARE_TOKEN`] holds the month
+//!   folders at its root, [`NESTED_TOKEN`] under `Dados/Cadastros/CNPJ/`.
 //!
 //! - the public lists, from the folder's `listas/`: CGU's Portal da Transparência pages and
 //!   day redirects (`/download-de-dados/ceis/YYYYMMDD` -> `YYYYMMDD_CEIS.zip`), the labour
@@ -185,27 +186,32 @@ type Shared = Arc<MirrorState>;
 enum Target {
     /// An Apache listing or file: the path under the root.
     Apache(String),
-    /// A WebDAV listing of the share, at this path inside it (the token is in the request's
-    /// HTTP Basic user).
-    Dav { inside: String },
-    /// A file of the share: the token in the path and the path inside the share.
-    DavFile { token: String, inside: String },
+    /// The share at one of its WebDAV roots: its token (`None`: the request's HTTP Basic user
+    /// carries it) and the path inside it.
+    Dav { token: Option<String>, inside: String },
     /// A public list's page, day or file (`lists`).
     List(lists::ListTarget),
 }
 
-fn target(path: &str) -> Option<Target> {
+/// The share's WebDAV roots that carry the token in the path.
+const TOKEN_ROOTS: [&str; 2] = ["/public.php/dav/files/", "/remote.php/dav/public-files/"];
+
+/// Where `raw`, a request's path as sent (percent-encoded), leads.
+fn target(raw: &str) -> Option<Target> {
+    let path = percent_encoding::percent_decode_str(raw).decode_utf8().ok()?;
     if path.split('/').any(|s| s == ".." || s == ".") {
         return None;
     }
     if let Some(rest) = path.strip_prefix("/public.php/webdav") {
-        return Some(Target::Dav { inside: rest.trim_start_matches('/').to_string() });
+        return Some(Target::Dav { token: None, inside: rest.trim_start_matches('/').to_string() });
     }
-    if let Some(rest) = path.strip_prefix("/public.php/dav/files/") {
-        let (token, inside) = rest.split_once('/').unwrap_or((rest, ""));
-        return Some(Target::DavFile { token: token.to_string(), inside: inside.to_string() });
+    for root in TOKEN_ROOTS {
+        if let Some(rest) = path.strip_prefix(root) {
+            let (token, inside) = rest.split_once('/').unwrap_or((rest, ""));
+            return Some(Target::Dav { token: Some(token.to_string()), inside: inside.to_string() });
+        }
     }
-    if let Some(list) = lists::target(path) {
+    if let Some(list) = lists::target(&path) {
         return Some(Target::List(list));
     }
     if let Some(rest) = path.strip_prefix(RFB_LISTING) {
@@ -253,29 +259,28 @@ async fn answer(State(s): State<Shared>, req: Request) -> Response {
     let (method, headers) = (req.method().clone(), req.headers().clone());
     let Some(target) = target(&path) else { return StatusCode::NOT_FOUND.into_response() };
     match target {
-        Target::Dav { inside } if method.as_str() == "PROPFIND" => {
-            if s.faults.html_webdav {
-                return listing::login_page();
-            }
-            let token = basic_user(&headers);
-            match token.as_deref().and_then(|t| share_path(t, &inside)) {
-                None => unauthorized(),
-                Some(Ok(under_root)) => listing::propfind(&s, &path, &under_root).await,
-                Some(Err(folder)) => listing::propfind_virtual(&path, &folder),
+        Target::Dav { token, inside } => {
+            let token = token.or_else(|| basic_user(&headers));
+            let at = token.as_deref().and_then(|t| share_path(t, &inside));
+            match (method.as_str(), at) {
+                ("PROPFIND", _) if s.faults.html_webdav => listing::login_page(),
+                ("PROPFIND", None) => unauthorized(),
+                ("PROPFIND", Some(Ok(under_root))) => listing::propfind(&s, &path, &under_root).await,
+                ("PROPFIND", Some(Err(folder))) => listing::propfind_virtual(&path, &folder),
+                ("GET" | "HEAD", Some(Ok(under_root))) => {
+                    files::file_or_listing(&s, &method, &headers, &path, &under_root).await
+                }
+                ("GET" | "HEAD", _) => StatusCode::NOT_FOUND.into_response(),
+                _ => StatusCode::METHOD_NOT_ALLOWED.into_response(),
             }
         }
-        Target::Dav { .. } => StatusCode::METHOD_NOT_ALLOWED.into_response(),
-        Target::DavFile { token, inside } => match share_path(&token, &inside) {
-            Some(Ok(under_root)) => files::file_or_listing(&s, &method, &headers, &path, &under_root).await,
-            _ => StatusCode::NOT_FOUND.into_response(),
-        },
         Target::Apache(under_root) if method == Method::GET || method == Method::HEAD => {
             files::file_or_listing(&s, &method, &headers, &path, &under_root).await
         }
         Target::Apache(_) => StatusCode::METHOD_NOT_ALLOWED.into_response(),
         Target::List(list) => match (lists::answer(&s, &headers, &list), list) {
             (Some(response), _) => response,
-            (None, lists::ListTarget::File(name)) => {
+            (None, lists::ListTarget::File(name) | lists::ListTarget::Hosted(_, name)) => {
                 files::file_or_listing(&s, &method, &headers, &path, &format!("listas/{name}")).await
             }
             (None, _) => StatusCode::NOT_FOUND.into_response(),

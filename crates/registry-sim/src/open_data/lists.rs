@@ -1,6 +1,7 @@
 //! The dataset's public lists (`Dataset::public_lists`) written as their publishers release
 //! them, quirks included, under `listas/` of a release folder: CGU's CEIS, CNEP, CEPIM and
 //! Acordos de Leniência as `YYYYMMDD_<LIST>.zip` holding `YYYYMMDD_<LIST>.csv` (ISO-8859-1,
+//! Leniência's named `YYYYMMDD_AcordosLeniencia.zip` as CGU's file host names it,
 //! `;`, every field quoted, CRLF, CEIS's `ABRAGÊNCIA` and Leniência's `LENIÊNICA` as spelt,
 //! `Sem informação` for an open end, masked CPFs, a placeholder in Leniência's CNPJ column, the
 //! agreements' effects in a second CSV); the MTE's `cadastro_de_empregadores.csv` (cp1252,
@@ -97,8 +98,8 @@ pub fn write_lists(lists: &PublicLists, dir: &Path) -> std::io::Result<Vec<PathB
     let (acordos, efeitos) = leniencia_csvs(&rows("LENIENCIA"));
     files.push(zip(
         &dir,
-        &format!("{stamp}_Acordos"),
-        &[(format!("{stamp}_Acordos.csv"), acordos), (format!("{stamp}_Efeitos.csv"), efeitos)],
+        &format!("{stamp}_AcordosLeniencia"),
+        &[(format!("{stamp}_AcordosLeniencia.csv"), acordos), (format!("{stamp}_Efeitos.csv"), efeitos)],
     )?);
     let mte = dir.join("cadastro_de_empregadores.csv");
     std::fs::write(&mte, mte_csv(&rows("TRABALHO_ESCRAVO"), lists.date))?;
