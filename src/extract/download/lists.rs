@@ -9,7 +9,7 @@
 //! none, the portal's page is the fallback: the latest day it names in
 //! `arquivos.push({"ano":…,"mes":…,"dia":…})`, whose address redirects to the zip. Both
 //! servers refuse clients that do not look like a browser, so CGU is asked with
-//! [`BROWSER_AGENT`] and the list's page as Referer. The labour ministry's and IBAMA's lists are
+//! [`super::transfer::BROWSER_AGENT`] and the list's page as Referer. The labour ministry's and IBAMA's lists are
 //! each a file at a fixed address.
 
 use std::path::Path;
@@ -27,10 +27,6 @@ pub const CGU_FILES_URL: &str = "https://dadosabertos-download.cgu.gov.br/Portal
 /// How far back from today the file host is asked for a list's day. CGU publishes every day;
 /// ten days outlast the longest holiday (Carnaval) with room to spare.
 pub const WALK_BACK_DAYS: u32 = 10;
-/// What CGU's servers are told the client is: the form crawlers use (`Mozilla/5.0
-/// (compatible; …)`), which both accept, with this program's true name in it.
-pub const BROWSER_AGENT: &str =
-    concat!("Mozilla/5.0 (compatible; fiscal-report/", env!("CARGO_PKG_VERSION"), ")");
 /// The labour ministry's Cadastro de Empregadores ("lista suja").
 pub const MTE_URL: &str = "https://www.gov.br/trabalho-e-emprego/pt-br/assuntos/inspecao-do-trabalho/areas-de-atuacao/cadastro_de_empregadores.csv";
 /// IBAMA's embargoes (the file its open-data catalogue names since May 2026).
@@ -167,7 +163,7 @@ async fn on_portal(
     stall: Duration,
 ) -> Result<Remote, DownloadError> {
     let expected = "Portal da Transparência's download page, naming its days in arquivos.push({\"ano\":…})";
-    let request = http.get(page.clone()).header(reqwest::header::USER_AGENT, BROWSER_AGENT);
+    let request = http.get(page.clone()).header(reqwest::header::USER_AGENT, super::transfer::BROWSER_AGENT);
     let (status, _, body) = super::listing::fetch_text(request, page.as_str(), stall).await?;
     if status != 200 {
         return Err(layout(page.as_str(), format!("answered {status}"), expected));

@@ -38,14 +38,19 @@ pub(super) fn client() -> reqwest::Client {
         .unwrap_or_else(|_| reqwest::Client::new())
 }
 
+/// What CGU's servers are told the client is: the form crawlers use (`Mozilla/5.0
+/// (compatible; …)`), which they accept, with this program's true name in it.
+pub(super) const BROWSER_AGENT: &str =
+    concat!("Mozilla/5.0 (compatible; fiscal-report/", env!("CARGO_PKG_VERSION"), ")");
+
 /// `request` with what `access` asks added: the share's token, or a browser's introduction.
 pub(super) fn with_access(request: reqwest::RequestBuilder, access: &Access) -> reqwest::RequestBuilder {
     match access {
         Access::Plain => request,
         Access::Share(token) => request.basic_auth(token, Some("")),
-        Access::Browser { referer } => request
-            .header(header::USER_AGENT, super::lists::BROWSER_AGENT)
-            .header(header::REFERER, referer.as_str()),
+        Access::Browser { referer } => {
+            request.header(header::USER_AGENT, BROWSER_AGENT).header(header::REFERER, referer.as_str())
+        }
     }
 }
 
