@@ -253,8 +253,8 @@ Files: `listas/part-0.parquet`\n\n\
 | `sancionado` | string | The party's document as the list wrote it (a masked CPF `***921012**`, a punctuated CNPJ, a placeholder) | |\n\
 | `documento` | string | Its digits when they are a whole CNPJ (14) or CPF (11); null for a masked CPF or a placeholder | |\n\
 | `tipo_pessoa` | string | `J` or `F` (as listed, else by the document's length) | `J` |\n\
-| `nome` | string | The party's name as listed | |\n\
-| `categoria` | string | The sanction's category (CEIS, CNEP), the reason (CEPIM), the agreement's status (Leniência), `Embargo` (IBAMA) | |\n\
+| `nome` | string | The party's name as listed (the MTE's without its footnote marks, `(*1)`) | |\n\
+| `categoria` | string | The sanction's category (CEIS, CNEP), the reason (CEPIM), the agreement's status (Leniência), `Embargo` (IBAMA); for the MTE `Trabalho análogo ao de escravo`, then each footnote mark of the employer's name with its footnote (`; (*1) Incluído no Cadastro em cumprimento à sentença …`) | |\n\
 | `orgao` | string | The authority that sanctioned (the granting body for CEPIM) | |\n\
 | `inicio` | date | When the sanction, agreement, period on the MTE list or embargo began; null when the list says `Sem informação` | |\n\
 | `fim` | date | When it ends or ended (IBAMA: the embargo lifted); null when open | |\n\

@@ -129,6 +129,7 @@ pub(super) fn read_text(
         });
     }
     let date = if list == List::TrabalhoEscravo { text_date(text).unwrap_or(date) } else { date };
+    let notes = if list == List::TrabalhoEscravo { footnotes(text) } else { HashMap::new() };
     let width = header.0.len();
     let mut rows = 0;
     let mut lines = Lines { text: body.as_bytes(), byte: 0, line: skipped + 1 };
@@ -171,7 +172,11 @@ pub(super) fn read_text(
             data_lista: date,
             linha: line,
         };
-        lists.records.extend(records_of(list, &row, base, &mut lists.unreadable));
+        let mut records = records_of(list, &row, base, &mut lists.unreadable);
+        if list == List::TrabalhoEscravo {
+            records.iter_mut().for_each(|r| marks_apart(r, &notes));
+        }
+        lists.records.extend(records);
         if list == List::Leniencia
             && let Some(last) =
                 lists.records.last().filter(|r| r.documento.is_none() && !r.sancionado.is_empty())
@@ -181,6 +186,62 @@ pub(super) fn read_text(
     }
     lists.files.push(super::ListFile { path: entry.to_string(), lista: list, data_lista: date, rows });
     Ok(())
+}
+
+/// The MTE's footnote marks at the end of an employer's name (`FAZENDA X (*1)`,
+/// `Y (*2), (*3)`): the name without them, and the marks in their order.
+fn without_marks(name: &str) -> (String, Vec<String>) {
+    let mut rest = name.trim_end();
+    let mut marks = Vec::new();
+    loop {
+        let r = rest.trim_end().trim_end_matches(',').trim_end();
+        let Some(open) = r.rfind("(*") else { break };
+        let number = r[open + 2..].strip_suffix(')').unwrap_or("");
+        if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit()) {
+            break;
+        }
+        marks.insert(0, r[open..].to_string());
+        rest = &r[..open];
+    }
+    (rest.trim_end().to_string(), marks)
+}
+
+/// The MTE's footnotes, in the text lines after its rows: `(*1) Incluído no Cadastro em
+/// cumprimento à sentença …`, a line explaining one mark or several (`(*2), (*3) …`).
+pub(super) fn footnotes(text: &str) -> HashMap<String, String> {
+    let mut out = HashMap::new();
+    for line in text.lines().map(|l| l.trim().trim_end_matches([';', '\t', ' '])) {
+        let (mut rest, mut marks) = (line, Vec::new());
+        while let Some(after) = rest.strip_prefix("(*") {
+            let Some((number, tail)) = after.split_once(')') else { break };
+            if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit()) {
+                break;
+            }
+            marks.push(format!("(*{number})"));
+            rest = tail.trim_start().trim_start_matches(',').trim_start();
+        }
+        let note = rest.trim_start_matches(['-', ':', ' ']).trim();
+        for mark in marks.into_iter().filter(|_| !note.is_empty()) {
+            out.insert(mark, note.to_string());
+        }
+    }
+    out
+}
+
+/// An MTE record's footnote marks kept apart from its name, which is what names are matched
+/// by: each goes to `categoria` after the list's category, with its footnote when the file
+/// has one (`Trabalho análogo ao de escravo; (*1) Incluído no Cadastro em cumprimento à
+/// sentença …`).
+fn marks_apart(record: &mut ListRecord, notes: &HashMap<String, String>) {
+    let Some((name, marks)) = record.nome.as_deref().map(without_marks) else { return };
+    if marks.is_empty() {
+        return;
+    }
+    record.nome = Some(name).filter(|n| !n.is_empty());
+    let said: Vec<String> =
+        marks.iter().map(|m| notes.get(m).map_or_else(|| m.clone(), |note| format!("{m} {note}"))).collect();
+    let category = record.categoria.take().unwrap_or_default();
+    record.categoria = Some(format!("{category}; {}", said.join("; ")));
 }
 
 /// Where the cells that could not be read are noted (`Lists::unreadable`).

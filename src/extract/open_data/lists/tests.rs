@@ -186,15 +186,17 @@ fn mte_cp1252_text_lines_around_the_header_and_several_periods_in_one_cell() {
                 ID;Ano da ação fiscal;UF;Empregador;CNPJ/CPF;Estabelecimento;Trabalhadores envolvidos;CNAE;\
                 Decisão administrativa de procedência;Inclusão no Cadastro de Empregadores\r\n\
                 1;2021;MG;Fazenda Boa Vista;123.456.789-09;Fazenda;12;0151-2/01;10/05/2022;05/10/2022 a 13/01/2023, 11/11/2024\r\n\
-                2;2022;PA;Carvoaria Ltda;12.345.678/0001-95;Carvoaria;3;0210-1/08;01/02/2023;05/04/2024\r\n\
+                2;2022;PA;Carvoaria Ltda (*1);12.345.678/0001-95;Carvoaria;3;0210-1/08;01/02/2023;05/04/2024\r\n\
+                3;2023;RO;Sítio Novo(*2), (*3);98.765.432/0001-98;Sítio;4;0151-2/01;01/02/2024;06/10/2025\r\n\
                 \r\n\
-                (*1) Incluído por decisão judicial\r\n";
+                (*1) Incluído por decisão judicial\r\n\
+                (*2), (*3) Incluído em cumprimento à sentença do TRT 14ª Região\r\n";
     let (bytes, _, lossy) = encoding_rs::WINDOWS_1252.encode(text);
     assert!(!lossy);
     write(tmp.path(), "mte/cadastro_de_empregadores.csv", &bytes);
     let lists = read(tmp.path()).unwrap();
     let mte = of(&lists, List::TrabalhoEscravo);
-    assert_eq!(mte.len(), 3, "two periods of row 1, one of row 2: {lists:?}");
+    assert_eq!(mte.len(), 4, "two periods of row 1, one of rows 2 and 3: {lists:?}");
     assert_eq!(mte[0].documento.as_deref(), Some("12345678909"));
     assert_eq!(mte[0].sancionado, "123.456.789-09");
     assert_eq!(mte[0].tipo_pessoa.as_deref(), Some("F"));
@@ -202,7 +204,19 @@ fn mte_cp1252_text_lines_around_the_header_and_several_periods_in_one_cell() {
     assert_eq!((mte[1].inicio, mte[1].fim), (Some(day(11, 11, 2024)), None));
     assert_eq!(mte[0].linha, 4);
     assert_eq!(mte[2].documento.as_deref(), Some("12345678000195"));
+    // A footnote mark is kept apart from the name names are matched by, with its footnote.
     assert_eq!(mte[2].nome.as_deref(), Some("Carvoaria Ltda"));
+    assert_eq!(
+        mte[2].categoria.as_deref(),
+        Some("Trabalho análogo ao de escravo; (*1) Incluído por decisão judicial")
+    );
+    assert_eq!(mte[3].nome.as_deref(), Some("Sítio Novo"));
+    let note = "Incluído em cumprimento à sentença do TRT 14ª Região";
+    assert_eq!(
+        mte[3].categoria.as_deref(),
+        Some(format!("Trabalho análogo ao de escravo; (*2) {note}; (*3) {note}").as_str())
+    );
+    assert_eq!(mte[0].categoria.as_deref(), Some("Trabalho análogo ao de escravo"), "no mark, no note");
     assert_eq!(mte[0].data_lista, day(8, 10, 2025), "the date its text lines say");
     assert!(lists.malformed.is_empty(), "{:?}", lists.malformed);
 }
@@ -308,6 +322,22 @@ fn ibamas_real_file_reads_whole_and_its_impossible_dates_are_bad_cells() {
     let lifted = ibama.iter().find(|r| r.linha == 12).unwrap();
     assert_eq!((lifted.inicio, lifted.fim), (Some(day(15, 3, 2007)), Some(day(14, 11, 2012))));
     assert_eq!(lifted.area, Some(Decimal::new(122_865_950, 4)));
+}
+
+/// The MTE's real note ends with its footnotes, one of them for two marks: each mark gets its
+/// text, as read by hand from the file.
+#[test]
+fn the_mtes_real_footnotes_give_each_mark_its_text() {
+    let text = super::decode::decode(real("mte_empregadores.txt"));
+    let notes = super::layouts::footnotes(&text);
+    assert_eq!(notes.len(), 3, "{notes:?}");
+    assert!(
+        notes["(*1)"].starts_with("Incluído no Cadastro em cumprimento à sentença proferida"),
+        "{notes:?}"
+    );
+    assert!(notes["(*1)"].contains("APC 0000820-69.2024.5.08.0118"), "{notes:?}");
+    assert_eq!(notes["(*2)"], notes["(*3)"]);
+    assert!(notes["(*2)"].contains("ACPCiv 0000250-28.2025.5.14.0071"), "{notes:?}");
 }
 
 #[test]
