@@ -459,7 +459,9 @@ pub struct FetchArgs {
     #[arg(long)]
     pub partial: bool,
 
-    /// Fail on the first invalid portfolio line instead of skipping it.
+    /// Stop (exit 2) instead of going on: on the first invalid portfolio line, and on a file of
+    /// the --open-data or --lists-dir folder that no reader takes or a list expected there and
+    /// missing (downloaded into it, or any list for --lists-dir).
     #[arg(long)]
     pub strict: bool,
 

@@ -73,6 +73,10 @@ pub struct Manifest {
     /// the datasets found and missing, and the release's periods.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub open_data: Option<crate::extract::open_data::OpenDataNote>,
+    /// With `--lists-dir` (a run over a service): the folder, each list read, the files no
+    /// reader takes and the lists missing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub listas_dir: Option<crate::extract::open_data::ListsDirNote>,
     /// With `--cnpjs`: the portfolio file, the companies read from it, and the lines skipped
     /// (not a CNPJ) with their reasons: a company the run left out is said here.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -173,6 +177,7 @@ impl Manifest {
             stages: Vec::new(),
             requests_after_fetch: Default::default(),
             open_data: None,
+            listas_dir: None,
             carteira: None,
             alertas: None,
             email: None,

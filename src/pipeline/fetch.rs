@@ -179,6 +179,11 @@ pub(super) async fn fetch_stage(
     let portfolio =
         cfg.cnpjs.as_deref().map(|path| read_portfolio(path, cfg.strict, alphanumeric)).transpose()?;
     let mut release = read_open_data(&cfg, portfolio.as_ref()).await?;
+    let mut lists_dir = match release {
+        Some(_) => None,
+        None => read_lists_dir(cfg.lists_dir.as_deref())?,
+    };
+    refuse_unread_when_strict(&cfg, release.as_ref(), lists_dir.as_ref())?;
     let settings = SourceSettings::from_run_config(&cfg);
     let source = match release.as_mut() {
         Some(r) => super::source::open_published(&settings, std::mem::take(&mut r.published)).await?,
@@ -256,7 +261,8 @@ pub(super) async fn fetch_stage(
         Err(e) => return Err(e.into()),
     };
     let portfolio_note = portfolio.as_ref().zip(cfg.cnpjs.as_deref()).map(|(p, path)| p.note(path));
-    let manifest = write_fetch_manifest(&spec, &outcome, &cfg, release.as_ref(), portfolio_note, &out)?;
+    let read = Read { release: release.as_ref(), lists_dir: lists_dir.as_ref() };
+    let manifest = write_fetch_manifest(&spec, &outcome, &cfg, read, portfolio_note, &out)?;
     let s = &outcome.summary;
     if s.interrupted {
         crate::say!(
@@ -281,9 +287,44 @@ pub(super) async fn fetch_stage(
         typer,
         public_lists: match release.as_mut() {
             Some(r) => Some(std::mem::take(&mut r.lists)),
-            None => read_lists_dir(cfg.lists_dir.as_deref())?,
+            None => lists_dir.take(),
         },
     })))
+}
+
+/// `--strict`: a file of the folder no reader takes, or a list expected there and missing,
+/// stops the run before anything is fetched (exit 2), naming each.
+fn refuse_unread_when_strict(
+    cfg: &RunConfig,
+    release: Option<&crate::extract::open_data::Release>,
+    lists_dir: Option<&crate::extract::open_data::lists::Lists>,
+) -> Result<()> {
+    let (dir, unread, missing) = match (release, lists_dir) {
+        (Some(r), _) => (cfg.open_data.as_deref(), &r.unread, &r.lists.missing),
+        (None, Some(l)) => (cfg.lists_dir.as_deref(), &l.unread, &l.missing),
+        (None, None) => return Ok(()),
+    };
+    if !cfg.strict || (unread.is_empty() && missing.is_empty()) {
+        return Ok(());
+    }
+    let mut problems = Vec::new();
+    if !unread.is_empty() {
+        problems.push(format!(
+            "no reader takes {} (the readers take {}): move it out of the folder",
+            unread.join(", "),
+            crate::extract::open_data::READERS_TAKE
+        ));
+    }
+    for (list, why) in missing {
+        problems.push(format!(
+            "the list {} was expected, {}, but no file of it is there: run `download --lists` again",
+            list.code(),
+            why.says()
+        ));
+    }
+    let dir = dir.map_or_else(String::new, |d| format!("{}: ", d.display()));
+    let message = format!("{dir}--strict: {}; or run without --strict", problems.join("; "));
+    Err(Classified::new(ExitStatus::BadInput, message).into())
 }
 
 /// `--lists-dir DIR`: the public lists for a run over a service; `None` without it.
@@ -388,13 +429,20 @@ fn say_what_is_fetched(
     );
 }
 
+/// What the run read from folders: the release, or the lists of `--lists-dir`.
+#[derive(Clone, Copy)]
+struct Read<'a> {
+    release: Option<&'a crate::extract::open_data::Release>,
+    lists_dir: Option<&'a crate::extract::open_data::lists::Lists>,
+}
+
 /// The fetch's manifest, written before anything reads the staging: a full disk says how to
 /// resume.
 fn write_fetch_manifest(
     spec: &PlanSpec,
     outcome: &FetchOutcome,
     cfg: &RunConfig,
-    release: Option<&crate::extract::open_data::Release>,
+    read: Read<'_>,
     carteira: Option<portfolio::PortfolioNote>,
     out: &std::path::Path,
 ) -> Result<Manifest> {
@@ -404,7 +452,11 @@ fn write_fetch_manifest(
     let mut manifest = Manifest::for_fetch(spec, &outcome.summary);
     manifest.email = mailed;
     manifest.carteira = carteira;
-    manifest.open_data = release.zip(cfg.open_data.as_deref()).map(|(r, dir)| r.note(dir));
+    manifest.open_data = read.release.zip(cfg.open_data.as_deref()).map(|(r, dir)| r.note(dir));
+    manifest.listas_dir = read
+        .lists_dir
+        .zip(cfg.lists_dir.as_deref())
+        .map(|(l, dir)| crate::extract::open_data::ListsDirNote::of(dir, l));
     // Written only for freeze: evolve is what a manifest without it means.
     manifest.schema_contract =
         (cfg.schema_contract == SchemaContract::Freeze).then_some(SchemaContract::Freeze);

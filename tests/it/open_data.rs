@@ -782,26 +782,72 @@ fn a_releases_code_tables_name_its_codes() {
 }
 
 #[test]
-fn a_file_no_reader_takes_is_named_on_stderr_and_in_the_manifest() {
+fn a_file_no_reader_takes_and_a_downloaded_list_gone_are_named_everywhere_and_strict_stops() {
     let tmp = tempfile::tempdir().unwrap();
     let files = tmp.path().join("downloads");
     release_of("202609", &files);
     std::fs::write(files.join("cnpj/2026-09/LEIAME.pdf"), b"%PDF-1.4 not data").unwrap();
+    // The download record names CNEP's zip, which is no longer in the folder.
+    let cnep: Vec<PathBuf> = std::fs::read_dir(files.join("listas"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with("_CNEP.zip"))
+        .collect();
+    assert_eq!(cnep.len(), 1, "the release's CNEP: {cnep:?}");
+    let cnep_name = cnep[0].file_name().unwrap().to_string_lossy().into_owned();
+    std::fs::remove_file(&cnep[0]).unwrap();
+    let record = serde_json::json!({"files": {format!("listas/{cnep_name}"): {
+        "url": "https://dadosabertos-download.cgu.gov.br/x.zip", "size": 1, "sha256": "00", "release": "20261130",
+        "fetched_at": "2026-12-01T00:00:00Z"}}});
+    std::fs::write(files.join("download.json"), record.to_string()).unwrap();
     let cnpjs: Vec<String> = dataset_at("202609").demo_portfolio(5).iter().map(ToString::to_string).collect();
     // Not --quiet, which keeps stderr to errors: the warning is what a scheduler's log shows.
     let o = open_data_command(tmp.path(), &files, &cnpjs).output().unwrap();
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{stderr}");
     assert!(stderr.contains("no reader takes cnpj/2026-09/LEIAME.pdf"), "{stderr}");
+    assert!(stderr.contains("the list CNEP was expected, downloaded into it"), "{stderr}");
+    let out = tmp.path().join("files-run");
     let m: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(tmp.path().join("files-run/manifest.json")).unwrap()).unwrap();
+        serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
     let ignored = m["open_data"]["ignored"].as_array().unwrap();
     assert!(ignored.iter().any(|f| f == "cnpj/2026-09/LEIAME.pdf"), "{ignored:?}");
+    assert_eq!(
+        m["open_data"]["unread"],
+        serde_json::json!(["cnpj/2026-09/LEIAME.pdf"]),
+        "the bookkeeping is not named"
+    );
+    assert_eq!(
+        m["open_data"]["listas_ausentes"],
+        serde_json::json!([{"lista": "CNEP", "motivo": "baixada"}])
+    );
     // Every file the warning names is one the manifest lists, and no other file is named.
     for line in stderr.lines().filter(|l| l.contains("no reader takes ")) {
         let named = line.split("no reader takes ").nth(1).unwrap().split(", so").next().unwrap();
         assert!(ignored.iter().any(|f| f == named), "{named} warned but not in the manifest");
     }
+    // The report's sources section names both, in the HTML and the Markdown.
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    let unread = html.split("id=\"fontes-nao-lidos\"").nth(1).expect("the unread files' note");
+    assert!(unread.contains("<code>cnpj/2026-09/LEIAME.pdf</code>"), "{unread}");
+    let missing = html.split("id=\"listas-ausentes\"").nth(1).expect("the missing lists' note");
+    assert!(missing.contains("<li>CNEP (baixada para a pasta"), "{missing}");
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("Arquivos não lidos") && md.contains("`cnpj/2026-09/LEIAME.pdf`"), "{md}");
+    assert!(md.contains("Listas esperadas e ausentes:** CNEP"), "{md}");
+
+    // --strict stops before anything is read further: exit 2, naming the file and the list.
+    let o = open_data_command(tmp.path(), &files, &cnpjs).arg("--strict").output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    let error = stderr.lines().find(|l| l.contains("--strict:")).unwrap_or_else(|| panic!("{stderr}"));
+    assert!(error.contains("cnpj/2026-09/LEIAME.pdf") && error.contains("the list CNEP"), "{error}");
+    assert!(error.contains("run without --strict"), "{error}");
+    // With the file moved out and the list back, --strict runs.
+    std::fs::remove_file(files.join("cnpj/2026-09/LEIAME.pdf")).unwrap();
+    std::fs::remove_file(files.join("download.json")).unwrap();
+    let o = open_data_command(tmp.path(), &files, &cnpjs).arg("--strict").output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
 #[test]

@@ -224,3 +224,53 @@ fn a_service_run_reads_lists_dir_and_a_listed_companys_dossier_shows_its_list() 
         crate::workbook::check(&run, "pt-BR");
     }
 }
+
+/// `--lists-dir` asks for every list: one missing and a file no reader takes are named on
+/// stderr, in the manifest and in the report, and `--strict` stops the run on them (exit 2).
+#[test]
+fn a_lists_dir_missing_a_list_or_holding_a_stray_file_says_so_and_strict_stops() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = Dataset::generate(RegistryConfig::DEFAULT_SEED, SCALE);
+    let written =
+        fiscal_report::simulator::open_data::lists::write_lists(&d.public_lists(), tmp.path()).unwrap();
+    let listas = tmp.path().join("listas");
+    let cepim = written.iter().find(|p| p.to_string_lossy().ends_with("_CEPIM.zip")).unwrap();
+    std::fs::remove_file(cepim).unwrap();
+    std::fs::write(listas.join("planilha-antiga.xlsx"), b"PK not a list").unwrap();
+    let portfolio: Vec<String> = d.demo_portfolio(5).iter().map(ToString::to_string).collect();
+    std::fs::write(tmp.path().join("carteira.txt"), portfolio.join("\n")).unwrap();
+    let run = |extra: &[&str]| {
+        crate::common_bin::bin()
+            .current_dir(tmp.path())
+            .args(["run", "--demo-scale", "0.05", "--uf", "SP", "--cnpjs", "carteira.txt"])
+            .args(["--lists-dir", "listas", "--out", "run"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let o = run(&["--strict"]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    let error = stderr.lines().find(|l| l.contains("--strict:")).unwrap_or_else(|| panic!("{stderr}"));
+    assert!(error.contains("planilha-antiga.xlsx") && error.contains("the list CEPIM"), "{error}");
+
+    let o = run(&[]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(stderr.contains("no reader takes planilha-antiga.xlsx"), "{stderr}");
+    assert!(stderr.contains("the list CEPIM was expected, asked for with --lists-dir"), "{stderr}");
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(tmp.path().join("run/manifest.json")).unwrap()).unwrap();
+    assert_eq!(m["listas_dir"]["unread"], serde_json::json!(["planilha-antiga.xlsx"]));
+    assert_eq!(
+        m["listas_dir"]["listas_ausentes"],
+        serde_json::json!([{"lista": "CEPIM", "motivo": "pedida"}])
+    );
+    let read: BTreeSet<&str> =
+        m["listas_dir"]["listas"].as_array().unwrap().iter().map(|l| l["lista"].as_str().unwrap()).collect();
+    let left: BTreeSet<&str> = ["CEIS", "CNEP", "LENIENCIA", "TRABALHO_ESCRAVO", "IBAMA"].into();
+    assert_eq!(read, left, "the five lists left");
+    let html = std::fs::read_to_string(tmp.path().join("run/report.html")).unwrap();
+    assert!(html.contains("<code>planilha-antiga.xlsx</code>"), "the report names the stray file");
+    assert!(html.contains("<li>CEPIM (pedida com --lists-dir"), "the report names the missing list");
+}

@@ -48,6 +48,15 @@ pub(super) fn load(dir: &Path) -> Record {
 /// The release a download last went for in `dir` (its RFB month and PGFN quarter, as its
 /// `download.json` names them), or `None` for a folder no download manages. A run reads that
 /// release: the folders of older ones are kept (`--keep`), not read.
+/// The files `dir`'s download record names under `folder/` (`listas/20261130_CEIS.zip`); none
+/// without a record.
+pub fn recorded_under(dir: &Path, folder: &str) -> Vec<String> {
+    let Ok(text) = std::fs::read_to_string(dir.join(FILE)) else { return Vec::new() };
+    let record: Record = serde_json::from_str(&text).unwrap_or_default();
+    let prefix = format!("{folder}/");
+    record.files.into_keys().filter(|rel| rel.starts_with(&prefix)).collect()
+}
+
 pub fn current_release(dir: &Path) -> Option<(String, String)> {
     let record: Record = serde_json::from_str(&std::fs::read_to_string(dir.join(FILE)).ok()?).ok()?;
     Some((record.rfb_month?, record.pgfn_quarter?))

@@ -114,6 +114,10 @@ pub struct OpenDataNote {
     pub dir: String,
     pub files: Vec<FileRead>,
     pub ignored: Vec<String>,
+    /// Of `ignored`, the files no reader takes that are not the download's own bookkeeping:
+    /// named on stderr and in the report.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unread: Vec<String>,
     pub found: BTreeSet<String>,
     pub missing: BTreeSet<String>,
     pub period: ReleasePeriod,
@@ -136,6 +140,65 @@ pub struct OpenDataNote {
     /// The public lists read beside the tax files, each with its date.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub listas: Vec<ListNote>,
+    /// The lists expected in the folder (downloaded into it) that no file there holds.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub listas_ausentes: Vec<MissingList>,
+}
+
+/// A list expected in a folder and not found there, and why it was expected: `baixada` (the
+/// folder's download record names its file) or `pedida` (`--lists-dir` asks for every list).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct MissingList {
+    pub lista: String,
+    pub motivo: String,
+}
+
+impl MissingList {
+    pub fn of(lists: &lists::Lists) -> Vec<Self> {
+        lists
+            .missing
+            .iter()
+            .map(|(list, why)| Self { lista: list.code().to_string(), motivo: why.code().to_string() })
+            .collect()
+    }
+}
+
+/// What the manifest says of `--lists-dir`: the folder, each list read, the files no reader
+/// takes and the lists missing.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ListsDirNote {
+    pub dir: String,
+    pub listas: Vec<ListNote>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unread: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub listas_ausentes: Vec<MissingList>,
+}
+
+impl ListsDirNote {
+    pub fn of(dir: &Path, lists: &lists::Lists) -> Self {
+        Self {
+            dir: dir.display().to_string(),
+            listas: ListNote::of(lists),
+            unread: lists.unread.clone(),
+            listas_ausentes: MissingList::of(lists),
+        }
+    }
+}
+
+impl ListNote {
+    fn of(lists: &lists::Lists) -> Vec<Self> {
+        lists
+            .files
+            .iter()
+            .map(|f| ListNote {
+                path: f.path.clone(),
+                lista: f.lista.code().to_string(),
+                data_lista: f.data_lista.to_string(),
+                linhas: f.rows,
+            })
+            .collect()
+    }
 }
 
 /// A public list read, as the manifest names it: its file, which list, the list's date and how
@@ -163,17 +226,9 @@ impl Release {
             codes: self.codes.iter().map(|(table, (file, _))| (table.clone(), file.clone())).collect(),
             carried: self.carried.clone(),
             read_ms: self.read_ms,
-            listas: self
-                .lists
-                .files
-                .iter()
-                .map(|f| ListNote {
-                    path: f.path.clone(),
-                    lista: f.lista.code().to_string(),
-                    data_lista: f.data_lista.to_string(),
-                    linhas: f.rows,
-                })
-                .collect(),
+            listas: ListNote::of(&self.lists),
+            unread: self.unread.clone(),
+            listas_ausentes: MissingList::of(&self.lists),
         }
     }
 
@@ -197,6 +252,8 @@ pub struct Release {
     pub files: Vec<FileRead>,
     /// Files whose name says no dataset nor code table (notes), left alone.
     pub ignored: Vec<String>,
+    /// Of them, the ones that are data no reader takes (not the download's bookkeeping).
+    pub unread: Vec<String>,
     /// The release's code tables: table -> (its file, code -> name).
     pub codes: BTreeMap<String, (String, BTreeMap<String, String>)>,
     /// Datasets found, and the ones a run reads that no file held.
@@ -214,10 +271,20 @@ pub struct Release {
     pub lists: lists::Lists,
 }
 
-/// The public lists in `dir` (any subfolder), for a run over a service (`--lists-dir`).
+/// The public lists in `dir` (any subfolder), for a run over a service (`--lists-dir`): every
+/// list is asked for, and a file no reader takes is named (the release's files and code tables
+/// are not, as the folder may be the one `download --lists` filled).
 pub fn read_lists_dir(dir: &Path) -> Result<lists::Lists, OpenDataError> {
     let (files, _) = find_files(dir)?;
-    lists::read_lists(dir, &files)
+    let mut lists = lists::read_lists(dir, &files)?;
+    let names = files.iter().filter(|f| f.inner.is_none() && f.kind.is_none()).map(|f| f.name(dir));
+    lists.unread = names
+        .filter(|name| !lists::is_list_file(name) && code_tables::table_of(name).is_none())
+        .filter(|name| !bookkeeping(name))
+        .collect();
+    say_ignored(dir, &lists.unread);
+    lists.expect(dir, true);
+    Ok(lists)
 }
 
 /// Reads the open-data files under `dir` for `portfolio`. A release with gaps (a part or a
@@ -281,7 +348,9 @@ pub fn read_release(dir: &Path, portfolio: &[Cnpj], partial: bool) -> Result<Rel
             nul_bytes_dropped: counts.nul_bytes,
         });
     }
-    say_ignored(dir, &release.ignored);
+    release.unread = release.ignored.iter().filter(|p| !bookkeeping(p)).cloned().collect();
+    say_ignored(dir, &release.unread);
+    release.lists.expect(dir, false);
     if release.files.is_empty() {
         return Err(match release.gaps.is_empty() {
             true => OpenDataError::Empty { dir: dir.to_path_buf() },
@@ -296,19 +365,24 @@ pub fn read_release(dir: &Path, portfolio: &[Cnpj], partial: bool) -> Result<Rel
     Ok(release)
 }
 
+/// The download's own record and a download not finished: no data, never named as unread.
+fn bookkeeping(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path).to_lowercase();
+    name == "download.json" || whole::unfinished_stem(&name).is_some()
+}
+
+/// What the readers take, as said beside a file none of them takes.
+pub const READERS_TAKE: &str = "PGFN's Dados_abertos_*.zip, RFB's Empresas, Estabelecimentos, Socios and Simples \
+     zips and code tables, and the public lists (YYYYMMDD_CEIS.zip, _CNEP, _CEPIM, _AcordosLeniencia, \
+     cadastro_de_empregadores.csv, termo_de_embargo.csv)";
+
 /// Nothing is skipped in silence: each file of the folder no reader takes is named on stderr,
-/// as well as in the manifest's `open_data.ignored`. The download's own record and a download
-/// not finished are no data, and are not named.
-fn say_ignored(dir: &Path, ignored: &[String]) {
-    let bookkeeping = |path: &str| {
-        let name = path.rsplit('/').next().unwrap_or(path).to_lowercase();
-        name == "download.json" || whole::unfinished_stem(&name).is_some()
-    };
-    for path in ignored.iter().filter(|p| !bookkeeping(p)) {
+/// as well as in the manifest and the report's sources section.
+fn say_ignored(dir: &Path, unread: &[String]) {
+    for path in unread {
         tracing::warn!(
-            "{}: no reader takes {path}, so it was not read (the readers take PGFN's Dados_abertos_*.zip, \
-             RFB's Empresas, Estabelecimentos, Socios and Simples zips and code tables, and the public \
-             lists); it is listed in the manifest's open_data.ignored",
+            "{}: no reader takes {path}, so it was not read (the readers take {READERS_TAKE}); it is \
+             named in the manifest and the report (--strict stops the run on it)",
             dir.display()
         );
     }

@@ -192,7 +192,7 @@ pub fn build_view_with(
         movers_down: movers(aggs, "maiores_quedas"),
         portfolio: portfolio(aggs, frames, locale),
         changes: changes::changes(aggs, codes),
-        sources: sources(&manifest.periodos(), t),
+        sources: sources(&manifest.periodos(), t).with_unread(manifest, t),
         run: run_info(manifest, frames, run_id, locale, t),
         appendix: appendix(aggs, locale),
         script: None,

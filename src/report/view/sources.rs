@@ -37,6 +37,34 @@ pub struct Sources {
     pub portfolio: Option<String>,
     /// What date the regularity estimate holds for.
     pub estimate: Option<String>,
+    /// The files a folder of the run held that no reader takes (`--open-data`, `--lists-dir`).
+    pub unread: Vec<String>,
+    /// The lists expected in that folder and missing, each with why it was expected.
+    pub lists_missing: Vec<String>,
+}
+
+impl Sources {
+    /// With what the manifest says the run's folders held unread or lacked, in `t`'s words:
+    /// nothing skipped is left out of the report.
+    pub fn with_unread(mut self, manifest: &crate::export::manifest::Manifest, t: &Strings) -> Self {
+        let (unread, missing) = match (&manifest.open_data, &manifest.listas_dir) {
+            (Some(note), _) => (&note.unread, &note.listas_ausentes),
+            (None, Some(note)) => (&note.unread, &note.listas_ausentes),
+            (None, None) => return self,
+        };
+        self.unread = unread.clone();
+        self.lists_missing = missing
+            .iter()
+            .map(|m| {
+                format!(
+                    "{} ({})",
+                    t.get(&format!("lista_nome_{}", m.lista)),
+                    t.get(&format!("lista_esperada_{}", m.motivo))
+                )
+            })
+            .collect();
+        self
+    }
 }
 
 /// A source's period as the report writes it: `2026T3`, `2026-09`, `2025-10 a 2026-09`.
@@ -120,6 +148,8 @@ pub fn sources(periods: &Periodos, t: &Strings) -> Sources {
         credits: periods.get("creditos").map(|p| labelled(t.get("periodo_creditos"), p, t)),
         portfolio: portfolio_line(periods, t),
         estimate: periods.get("pgfn").map(|p| labelled(t.get("periodo_estimativa"), p, t)),
+        unread: Vec::new(),
+        lists_missing: Vec::new(),
     }
 }
 

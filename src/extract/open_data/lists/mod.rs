@@ -135,6 +135,67 @@ pub struct Lists {
     /// Cells that could not be read (the `listas` column, `file:line: text`): a date or amount
     /// in no form the list uses.
     pub unreadable: Vec<(&'static str, String)>,
+    /// The lists expected in the folder that no file of it holds, each with why it was
+    /// expected (`Expected`).
+    pub missing: Vec<(List, Expected)>,
+    /// `--lists-dir`: the folder's files no list reader takes, each named on stderr.
+    pub unread: Vec<String>,
+}
+
+/// Why a list was expected in a folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expected {
+    /// The folder's download record (`download.json`) names a file of it: it was downloaded.
+    Downloaded,
+    /// The run was given the folder as its lists (`--lists-dir`): every list is asked for.
+    AskedFor,
+}
+
+impl Expected {
+    /// As the manifest records it (`listas_ausentes[].motivo`).
+    pub fn code(self) -> &'static str {
+        match self {
+            Self::Downloaded => "baixada",
+            Self::AskedFor => "pedida",
+        }
+    }
+
+    pub fn says(self) -> &'static str {
+        match self {
+            Self::Downloaded => "downloaded into it (download.json names its file)",
+            Self::AskedFor => "asked for with --lists-dir",
+        }
+    }
+}
+
+impl Lists {
+    /// Each list expected in `dir` (`asked_for`: every one; else those its download record
+    /// names) that no file read gave, said on stderr.
+    pub(super) fn expect(&mut self, dir: &Path, asked_for: bool) {
+        let read: std::collections::BTreeSet<List> = self.files.iter().map(|f| f.lista).collect();
+        let recorded: std::collections::BTreeSet<List> =
+            crate::extract::download::recorded_under(dir, crate::extract::download::LISTS_FOLDER)
+                .iter()
+                .filter_map(|rel| List::of_name(rel))
+                .collect();
+        for list in List::ALL {
+            let why = match (asked_for, recorded.contains(&list)) {
+                (true, _) => Expected::AskedFor,
+                (false, true) => Expected::Downloaded,
+                (false, false) => continue,
+            };
+            if !read.contains(&list) {
+                tracing::warn!(
+                    "{}: the list {} was expected, {}, but no file of it is there: run `download --lists` \
+                     again, or put its file in the folder",
+                    dir.display(),
+                    list.code(),
+                    why.says()
+                );
+                self.missing.push((list, why));
+            }
+        }
+    }
 }
 
 /// Whether a file of the folder is one of the lists, or the MTE's note that dates its list
