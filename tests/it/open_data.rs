@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use crate::common_bin::*;
 use fiscal_report::api::Cnpj;
 use fiscal_report::export::tables::read_exported_table;
+use fiscal_report::simulator::dataset::{Listed, PublicLists};
 use fiscal_report::simulator::{Dataset, RegistryConfig};
 use polars::prelude::*;
 
@@ -696,6 +697,72 @@ fn an_alphanumeric_cnpjs_pgfn_rows_reach_its_company() {
         Some(numero.to_string()),
         Some(valor.trim().to_string()),
     ]];
+    assert_eq!(got, want);
+}
+
+/// The two check digits of an alphanumeric CNPJ's first 12 characters, by RFB's rule (Nota
+/// Técnica COCAD/SUARA/RFB nº 49/2024): each character's ASCII code minus 48, weights 2..9 from
+/// the right, a remainder under 2 giving 0. Worked here apart from the code under test.
+fn alnum_check_digits(base: &str) -> String {
+    let digit = |chars: &[u8]| {
+        let sum: u32 =
+            chars.iter().rev().enumerate().map(|(i, c)| u32::from(c - 48) * (2 + (i as u32 % 8))).sum();
+        match sum % 11 {
+            r if r < 2 => b'0',
+            r => b'0' + u8::try_from(11 - r).unwrap(),
+        }
+    };
+    let mut chars = base.as_bytes().to_vec();
+    chars.push(digit(&chars));
+    chars.push(digit(&chars));
+    String::from_utf8(chars[12..].to_vec()).unwrap()
+}
+
+#[test]
+fn a_ceis_row_for_a_cnpj_with_letters_reaches_the_company_by_its_cnpj_and_by_its_root() {
+    assert_eq!(alnum_check_digits("12ABC34501DE"), "35", "the Nota Técnica's own example");
+    let tmp = tempfile::tempdir().unwrap();
+    let downloads = tmp.path().join("downloads");
+    // A PGFN release, so the folder is a release; the portfolio company is not in it.
+    pgfn_release(
+        &downloads.join("2022_trimestre_04"),
+        std::fs::read(fixture("pgfn_previdenciario_ac_202012_original.csv")).unwrap(),
+        std::fs::read(fixture("pgfn_nao_previdenciario.csv")).unwrap(),
+    );
+    let branch = format!("12ABC3450002{}", alnum_check_digits("12ABC3450002"));
+    // CEIS in the layout CGU publishes (its CNPJs bare), as the embedded registry writes it, with two rows.
+    let listed = |documento: String, row: usize| Listed {
+        lista: "CEIS",
+        documento,
+        tipo: "J",
+        nome: "ALFA NOVA SA".into(),
+        inicio: Some((2026, 8, 10)),
+        fim: None,
+        valor_multa_cents: None,
+        cancelado: false,
+        vigente: true,
+        row,
+    };
+    let lists = PublicLists {
+        date: (2026, 11, 30),
+        records: vec![listed("12ABC34501DE35".into(), 1), listed(branch.clone(), 2)],
+        targets: Vec::new(),
+    };
+    fiscal_report::simulator::open_data::lists::write_lists(&lists, &downloads).unwrap();
+    let o = run_open_data(tmp.path(), &downloads, &["12ABC34501DE35".to_string()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let path = tmp.path().join("files-run/aggregates/sancoes.parquet");
+    let sancoes = ParquetReader::new(std::fs::File::open(path).unwrap()).finish().unwrap();
+    let got = rows(&sancoes, &["cnpj", "lista", "vinculo", "sancionado"]);
+    let want = vec![
+        vec![
+            Some("12ABC34501DE35".into()),
+            Some("CEIS".into()),
+            Some("cnpj".into()),
+            Some("12ABC34501DE35".into()),
+        ],
+        vec![Some("12ABC34501DE35".into()), Some("CEIS".into()), Some("raiz".into()), Some(branch.clone())],
+    ];
     assert_eq!(got, want);
 }
 
