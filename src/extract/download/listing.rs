@@ -587,6 +587,31 @@ mod tests {
         assert!(files.iter().all(|f| f.ends_with(".zip")) && files.contains(&"Simples.zip".to_string()));
     }
 
+    /// RFB's 2025 listing of its regime files (tests/fixtures/real/SOURCES.md): names with
+    /// spaces and accents, percent-encoded in the links, each decoded to the name it is saved by.
+    #[test]
+    fn rfbs_real_regime_listing_gives_its_files_by_their_decoded_names() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/real/rfb_listing_regime_tributario_2025.html");
+        let html = std::fs::read_to_string(path).unwrap();
+        let root =
+            Url::parse("https://arquivos.receitafederal.gov.br/dados/cnpj/regime_tributario/").unwrap();
+        let names: Vec<String> = entries_below(&root, &html).iter().map(|e| decoded(e)).collect();
+        assert_eq!(
+            names,
+            [
+                "Dicionário de Dados dos Regimes Tributários.zip",
+                "Imunes e Isentas.zip",
+                "Leiaute dos Arquivos.odt",
+                "Lucro Arbitrado.zip",
+                "Lucro Presumido.zip",
+                "Lucro Real.zip"
+            ]
+        );
+        let real = root.join(&entries_below(&root, &html)[5]).unwrap();
+        assert_eq!(real.path(), "/dados/cnpj/regime_tributario/Lucro%20Real.zip", "fetched as linked");
+    }
+
     #[test]
     fn an_apache_index_gives_its_folders_and_files_not_its_sort_or_parent_links() {
         let html = r#"<a href="?C=N;O=D">Name</a><a href="/dados/cnpj/">Parent Directory</a><a href="2024-08/">2024-08/</a><a href="/dados/cnpj/dados_abertos_cnpj/2024-09/">2024-09/</a><a href="regime_tributario/">x</a><a href="Cnaes.zip">Cnaes.zip</a><a href="https://elsewhere.example/x.zip">x</a>"#;
