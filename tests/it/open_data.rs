@@ -955,3 +955,44 @@ fn a_publisher_absent_after_a_store_of_older_records_is_refused_then_carried() {
         "{got:?}"
     );
 }
+
+/// A run over the files has no national credit figures (the service gives them): the report
+/// says so in a sentence where the credit sections were, and draws no empty chart. The same
+/// report over the service draws them.
+#[test]
+fn a_files_run_says_in_words_that_it_has_no_national_credits_and_draws_no_empty_chart() {
+    let tmp = tempfile::tempdir().unwrap();
+    let files = tmp.path().join("downloads");
+    release_of("202609", &files);
+    let cnpjs: Vec<String> = dataset_at("202609").demo_portfolio(5).iter().map(ToString::to_string).collect();
+    let o = open_data_command(tmp.path(), &files, &cnpjs).arg("--quiet").output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let html = std::fs::read_to_string(tmp.path().join("files-run/report.html")).unwrap();
+    for gone in [
+        "id=\"tendencia\"",
+        "id=\"uf\"",
+        "id=\"cnae-tributo\"",
+        "id=\"outras-dimensoes\"",
+        "id=\"movimentos\"",
+    ] {
+        assert!(!html.contains(gone), "{gone} is drawn with no figure");
+    }
+    let said = html.split("id=\"creditos-nacionais\"").nth(1).expect("the sentence's section");
+    assert!(said.contains("não tem valores de créditos ativos"), "{said}");
+    assert!(html.contains("id=\"carteira\""), "the portfolio's sections stay");
+    let md = std::fs::read_to_string(tmp.path().join("files-run/report.md")).unwrap();
+    assert!(
+        md.contains("## Créditos ativos no país") && md.contains("não tem valores de créditos ativos"),
+        "{md}"
+    );
+
+    // Over the service the same sections carry figures, and the sentence is not there.
+    let o = bin()
+        .args(["--quiet", "run", "--demo-scale", "0.05", "--uf", "SP", "--out"])
+        .arg(tmp.path().join("service-run"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let html = std::fs::read_to_string(tmp.path().join("service-run/report.html")).unwrap();
+    assert!(html.contains("id=\"tendencia\"") && !html.contains("id=\"creditos-nacionais\""));
+}

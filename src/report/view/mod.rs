@@ -133,6 +133,7 @@ pub fn build_view_with(
         headline: headline(aggs),
         alert_highlights: None,
         sanctions: sanctions::sanctions(aggs, frames, locale, t),
+        credits_read: credits::credits_read(aggs),
         trend_national: national_chart(aggs, t.get("serie_brasil")),
         trend_states: aggs.get("creditos_por_uf_mes").and_then(|df| series_chart(df, "uf", 5, None)),
         tiles: tiles(&by_uf),

@@ -358,6 +358,9 @@ pub struct ReportView {
     pub alert_highlights: Option<AlertHighlights>,
     /// "Sanções e listas": the companies on a public list; None without the `sancoes` query.
     pub sanctions: Option<super::Sanctions>,
+    /// Whether the run holds any national credit figure; without one, the credit sections give
+    /// way to a sentence saying so, never an empty chart.
+    pub credits_read: bool,
     pub trend_national: Option<LineChart>,
     pub trend_states: Option<LineChart>,
     pub by_uf: Option<Breakdown>,
