@@ -390,19 +390,12 @@ pub fn read_row_count(path: &Path) -> Result<u64, parquet::errors::ParquetError>
 /// A hive partition path segment `key=value` that cannot leave its directory: anything but
 /// letters, digits, `-` and `_` is percent-encoded, whatever the service sent.
 pub fn partition_segment(key: &str, value: Option<&str>) -> String {
+    /// Everything but ASCII letters, digits, `-` and `_` is escaped: no `.` or `/` can make a
+    /// value a path of its own.
+    const KEPT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'_');
     match value {
         None => format!("{key}=__HIVE_DEFAULT_PARTITION__"),
-        Some(v) => {
-            let mut s = format!("{key}=");
-            for b in v.bytes() {
-                if b.is_ascii_alphanumeric() || b == b'-' || b == b'_' {
-                    s.push(b as char);
-                } else {
-                    s.push_str(&format!("%{b:02X}"));
-                }
-            }
-            s
-        }
+        Some(v) => format!("{key}={}", percent_encoding::utf8_percent_encode(v, KEPT)),
     }
 }
 

@@ -94,10 +94,12 @@ impl SmtpServer {
         Ok(Self { url })
     }
 
-    /// The user in the URL, if any (percent-decoded).
+    /// The user in the URL, if any, percent-decoded (`relatorios%40x.com` is `relatorios@x.com`;
+    /// a `+` stays a `+`).
     pub fn user(&self) -> Option<String> {
         let user = self.url.username();
-        (!user.is_empty()).then(|| percent_decoded(user))
+        (!user.is_empty())
+            .then(|| percent_encoding::percent_decode_str(user).decode_utf8_lossy().into_owned())
     }
 
     /// `smtp://host:port`: what messages may say of the server.
@@ -105,27 +107,6 @@ impl SmtpServer {
         let port = self.url.port().map(|p| format!(":{p}")).unwrap_or_default();
         format!("{}://{}{port}", self.url.scheme(), self.url.host_str().unwrap_or_default())
     }
-}
-
-/// `relatorios%40x.com` -> `relatorios@x.com` (a `+` stays a `+`).
-fn percent_decoded(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let hex = b.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok());
-        match hex.and_then(|h| u8::from_str_radix(h, 16).ok()).filter(|_| b[i] == b'%') {
-            Some(byte) => {
-                out.push(byte);
-                i += 3;
-            }
-            None => {
-                out.push(b[i]);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// A password: never shown by `Debug`.
