@@ -114,6 +114,18 @@ mod truth;
 mod vocab;
 
 pub use counted::DebtRolesTruth;
+
+/// A cell of the national debt: (state, person type `J`/`F`, system, situation, in court
+/// `SIM`/`NAO`).
+pub type NationalCell = (String, &'static str, Categoria, String, String);
+
+/// The release's national debt (`Dataset::national_debt`): each cell's (inscriptions, cents).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NationalTruth {
+    pub cells: BTreeMap<NationalCell, (u64, i64)>,
+    /// Principal rows whose published value is broken: in no cell.
+    pub unreadable: u64,
+}
 pub use groups_truth::GroupTruth;
 pub use lists::{Day, ListTruth, Listed, PLACEHOLDER, PublicLists, by_list};
 pub use truth::{
@@ -409,6 +421,50 @@ impl Dataset {
     pub fn dividas(&self, cnpj: &Cnpj, categoria: Categoria) -> Option<Vec<DividaPgfn>> {
         let core = self.core(cnpj)?;
         Some(debts::dividas(self, &core, categoria).into_iter().map(|r| r.priced.item).collect())
+    }
+
+    /// The people who are principal debtors of the inscriptions `cnpj` owes as a co-debtor of
+    /// its own (`debts::people_principals`): their rows follow the company's in PGFN's files.
+    pub fn people_principals(&self, cnpj: &Cnpj, categoria: Categoria) -> Option<Vec<DividaPgfn>> {
+        let core = self.core(cnpj)?;
+        Some(debts::people_principals(self, &core, categoria).into_iter().map(|r| r.priced.item).collect())
+    }
+
+    /// The release's national debt, computed from the dataset's own records (their cents, not
+    /// their published text): every inscription counted once, by its principal debtor's row
+    /// (a company's, or a person's behind a company's co-debtor inscription), summed by state,
+    /// person type, system, situation and whether it is in court. Rows whose published value
+    /// is broken are counted apart (`NationalTruth::unreadable`).
+    pub fn national_debt(&self) -> NationalTruth {
+        let mut truth = NationalTruth::default();
+        for index in 0..self.companies {
+            let core = company::Core::generate(self, index);
+            for categoria in Categoria::ALL {
+                let companies = debts::dividas(self, &core, categoria)
+                    .into_iter()
+                    .filter(|r| r.priced.item.tipo_devedor.as_deref() == Some("PRINCIPAL"));
+                let people = debts::people_principals(self, &core, categoria);
+                for (row, tipo) in companies.map(|r| (r, "J")).chain(people.into_iter().map(|r| (r, "F"))) {
+                    let Some(cents) = row.priced.cents else {
+                        truth.unreadable += 1;
+                        continue;
+                    };
+                    let item = &row.priced.item;
+                    let text = |v: &Option<String>| v.clone().unwrap_or_default();
+                    let key = (
+                        text(&item.uf_unidade_responsavel),
+                        tipo,
+                        categoria,
+                        text(&item.tipo_situacao_inscricao),
+                        text(&item.indicador_ajuizado),
+                    );
+                    let cell = truth.cells.entry(key).or_default();
+                    cell.0 += 1;
+                    cell.1 += cents;
+                }
+            }
+        }
+        truth
     }
 
     /// Operation 6.

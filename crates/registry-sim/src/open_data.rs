@@ -154,7 +154,8 @@ fn joined<T>(result: std::thread::Result<std::io::Result<T>>) -> std::io::Result
     result.map_err(|_| std::io::Error::other("a writer thread panicked"))?
 }
 
-/// One PGFN system's zip: its header, then every company's inscriptions of `categoria`.
+/// One PGFN system's zip: its header, then every company's inscriptions of `categoria`, each
+/// company's followed by the people who are principal debtors of its co-debtor inscriptions.
 fn pgfn_file(
     ds: &Dataset,
     companies: &[registry_api::Cnpj],
@@ -167,7 +168,8 @@ fn pgfn_file(
     w.write_record(header.iter().map(|h| h.as_bytes())).map_err(std::io::Error::other)?;
     let mut rows = 0;
     for cnpj in companies {
-        for debt in ds.dividas(cnpj, categoria).unwrap_or_default() {
+        let people = ds.people_principals(cnpj, categoria).unwrap_or_default();
+        for debt in ds.dividas(cnpj, categoria).unwrap_or_default().into_iter().chain(people) {
             write_debt(&mut w, header, &debt)?;
             rows += 1;
         }

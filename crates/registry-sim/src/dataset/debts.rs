@@ -154,6 +154,28 @@ fn co_debtor_copy(mut row: DebtRow, co_debtor: &Core, tipo: &str) -> DebtRow {
     row
 }
 
+/// The principal debtors of the inscriptions company `core` owes as co-responsible or jointly
+/// liable of its own (not as another company's co-debtor): people, as PGFN publishes them (the
+/// CPF masked `XXX123.456XX`, `Pessoa física`), each under its inscription's number, value and
+/// status. With them every inscription of the release has one principal row, as in PGFN's
+/// files, and the release holds people's debts beside the companies'.
+pub(super) fn people_principals(ds: &Dataset, core: &Core, categoria: Categoria) -> Vec<DebtRow> {
+    own_dividas(ds, core, categoria)
+        .into_iter()
+        .filter(|r| r.priced.item.tipo_devedor.as_deref() != Some("PRINCIPAL"))
+        .map(|mut row| {
+            let seq = core.index as u64 * 512 + u64::from(row.ordinal);
+            let middle = (seq * 7_919 + 123_457) % 1_000_000;
+            let item = &mut row.priced.item;
+            item.cpf_cnpj = Some(format!("XXX{:03}.{:03}XX", middle / 1000, middle % 1000));
+            item.nome_devedor = Some(format!("PESSOA FISICA {seq:07}"));
+            item.tipo_pessoa = Some("Pessoa física".to_string());
+            item.tipo_devedor = Some("PRINCIPAL".to_string());
+            row
+        })
+        .collect()
+}
+
 /// A company's own inscriptions, without the ones it shares as a co-debtor.
 pub(super) fn own_dividas(ds: &Dataset, core: &Core, categoria: Categoria) -> Vec<DebtRow> {
     let cat = position(categoria);
