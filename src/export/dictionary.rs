@@ -183,6 +183,7 @@ pub fn data_dictionary(
          Files: `socias_exposicao/part-0.parquet`\n"
     );
     s.push_str(LISTAS);
+    s.push_str(DIVIDA_ATIVA_NACIONAL);
     let _ = writeln!(
         s,
         "## The other tables the queries read\n\nWritten beside the raw tables so that every table a query reads is \
@@ -237,6 +238,23 @@ pub fn data_dictionary(
     s.push_str(LOADING);
     s
 }
+
+/// The release's national debt (`transform::nacional`).
+const DIVIDA_ATIVA_NACIONAL: &str = "## `divida_ativa_nacional`\n\n\
+With `--open-data`: every inscription of PGFN's release, the portfolio's or not, summed once while the files \
+are read: by its principal debtor's row (`TIPO_DEVEDOR` `Principal`), never by a co-debtor's copy. One row per \
+state, person type, system, situation and whether in court. A principal row whose value is in no form PGFN \
+writes is in no row (the manifest's `open_data.nacional.valores_ilegiveis` counts them). Empty, in these \
+columns, on a run over the service. Definitions: [domain.md](domain.md#the-national-debt-from-pgfns-files).\n\n\
+Files: `divida_ativa_nacional/part-0.parquet`\n\n\
+| column | type | meaning | example |\n|---|---|---|---|\n\
+| `uf` | string | The debtor's state: `UF_DEVEDOR` in the layouts that carry it (from 2022 Q4), else the responsible unit's (`UF_UNIDADE_RESPONSAVEL`) | `SP` |\n\
+| `tipo_pessoa` | string | `J` (Pessoa jurídica) or `F` (Pessoa física) | `J` |\n\
+| `sistema` | string | `nao_previdenciario`, `previdenciario` or `fgts` | `previdenciario` |\n\
+| `situacao` | string | `TIPO_SITUACAO_INSCRICAO` as published | `Em cobrança` |\n\
+| `ajuizado` | string | `INDICADOR_AJUIZADO` as published | `SIM` |\n\
+| `inscricoes` | int64 | The inscriptions, each counted once | `1402` |\n\
+| `valor` | decimal(18,2) | Their `VALOR_CONSOLIDADO`, summed exactly | |\n\n";
 
 /// The public lists' table (`transform::listas`).
 const LISTAS: &str = "## `listas`\n\n\

@@ -287,15 +287,16 @@ pub fn frames_from_export(dir: &Path) -> anyhow::Result<Frames> {
     let mut quality = Vec::new();
     use crate::transform::economic_groups::{GRUPOS_ECONOMICOS, SOCIAS_EXPOSICAO};
     use crate::transform::listas::LISTAS;
+    use crate::transform::nacional::DIVIDA_ATIVA_NACIONAL;
     let names: Vec<&'static str> = Table::ALL
         .iter()
         .map(|t| t.name())
-        .chain([RESUMOS, CARTEIRA, GRUPOS_ECONOMICOS, SOCIAS_EXPOSICAO, LISTAS])
+        .chain([RESUMOS, CARTEIRA, GRUPOS_ECONOMICOS, SOCIAS_EXPOSICAO, LISTAS, DIVIDA_ATIVA_NACIONAL])
         .collect();
     // Absent from run dirs written before partners were fetched (the groups are then made
     // again from what is there), or from runs without `--expand-groups`; the public lists
     // from run dirs written before they were read (made again empty).
-    let optional = [Table::Socios.name(), GRUPOS_ECONOMICOS, SOCIAS_EXPOSICAO, LISTAS];
+    let optional = [Table::Socios.name(), GRUPOS_ECONOMICOS, SOCIAS_EXPOSICAO, LISTAS, DIVIDA_ATIVA_NACIONAL];
     for name in names {
         if optional.contains(&name) && !dir.join(name).is_dir() {
             continue;

@@ -35,6 +35,7 @@ pub(super) async fn analyze_and_commit(
     // companies with the run's own exposure query.
     let queries = queries?;
     crate::transform::listas::attach_lists(&mut frames, fetched.public_lists.take().as_ref())?;
+    crate::transform::nacional::attach_national(&mut frames, fetched.national.take().as_ref())?;
     match assemble(fetched, frames).await? {
         Ok(mut assembled) => {
             if expand_groups {

@@ -285,6 +285,7 @@ pub(super) async fn fetch_stage(
         fetcher,
         remote,
         typer,
+        national: release.as_mut().map(|r| std::mem::take(&mut r.national)),
         public_lists: match release.as_mut() {
             Some(r) => Some(std::mem::take(&mut r.lists)),
             None => lists_dir.take(),

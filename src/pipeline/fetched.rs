@@ -35,6 +35,8 @@ pub(super) struct Fetched {
     pub fetcher: Arc<PageFetcher>,
     /// With `--open-data`: the public lists its folder holds (taken by the analysis).
     pub public_lists: Option<crate::extract::open_data::lists::Lists>,
+    /// With `--open-data`: the release's national debt (taken by the analysis).
+    pub national: Option<crate::extract::open_data::national::National>,
 }
 
 /// A run on a store: the store, how the fetch decided each company's lists (with what the store

@@ -7,6 +7,7 @@ pub(crate) mod dossier_tables;
 pub(crate) mod economic_groups;
 pub mod frames;
 pub mod listas;
+pub mod nacional;
 pub mod parse;
 pub(crate) mod pretype;
 pub(crate) mod resumos;

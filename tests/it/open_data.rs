@@ -7,11 +7,12 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::common_bin::*;
-use fiscal_report::api::Cnpj;
+use fiscal_report::api::{Categoria, Cnpj};
 use fiscal_report::export::tables::read_exported_table;
 use fiscal_report::simulator::dataset::{Listed, PublicLists};
 use fiscal_report::simulator::{Dataset, RegistryConfig};
 use polars::prelude::*;
+use rust_decimal::Decimal;
 
 const SCALE: &str = "0.05";
 
@@ -995,4 +996,76 @@ fn a_files_run_says_in_words_that_it_has_no_national_credits_and_draws_no_empty_
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let html = std::fs::read_to_string(tmp.path().join("service-run/report.html")).unwrap();
     assert!(html.contains("id=\"tendencia\"") && !html.contains("id=\"creditos-nacionais\""));
+}
+
+/// The release's national debt, read from the files while the portfolio's rows are picked,
+/// equals the dataset's own sum of its records (their cents, not the files' text): every
+/// inscription once by its principal debtor's row, companies' and people's, cell by cell, in
+/// all, and split by person type; every state of the release is there.
+#[test]
+fn a_files_run_sums_every_inscription_of_the_release_once_as_the_dataset_does() {
+    let tmp = tempfile::tempdir().unwrap();
+    let files = tmp.path().join("downloads");
+    release_of("202609", &files);
+    let dataset = dataset_at("202609");
+    let truth = dataset.national_debt();
+    let cnpjs: Vec<String> = dataset.demo_portfolio(5).iter().map(ToString::to_string).collect();
+    let o = open_data_command(tmp.path(), &files, &cnpjs).output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(tmp.path().join("files-run/manifest.json")).unwrap()).unwrap();
+    let national = &m["open_data"]["nacional"];
+    let value = |v: &serde_json::Value| v.as_str().unwrap().parse::<Decimal>().unwrap();
+    let sistema = |c: Categoria| c.as_str().to_string();
+    let want: BTreeSet<(String, String, String, String, String, u64, Decimal)> = truth
+        .cells
+        .iter()
+        .map(|((uf, tipo, cat, sit, aj), (n, c))| {
+            (uf.clone(), tipo.to_string(), sistema(*cat), sit.clone(), aj.clone(), *n, Decimal::new(*c, 2))
+        })
+        .collect();
+    let got: BTreeSet<(String, String, String, String, String, u64, Decimal)> = national["celulas"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let text = |k: &str| c[k].as_str().unwrap().to_string();
+            let n = c["inscricoes"].as_u64().unwrap();
+            (
+                text("uf"),
+                text("tipo_pessoa"),
+                text("sistema"),
+                text("situacao"),
+                text("ajuizado"),
+                n,
+                value(&c["valor"]),
+            )
+        })
+        .collect();
+    assert_eq!(got, want, "every cell of the national picture");
+    // The table a data scientist loads holds the same cells.
+    let table = read(&tmp.path().join("files-run/divida_ativa_nacional/part-0.parquet"));
+    let columns = ["uf", "tipo_pessoa", "sistema", "situacao", "ajuizado", "inscricoes", "valor"];
+    let in_table: BTreeSet<(String, String, String, String, String, u64, Decimal)> = rows(&table, &columns)
+        .into_iter()
+        .map(|r| {
+            let t = |i: usize| r[i].clone().unwrap();
+            (t(0), t(1), t(2), t(3), t(4), t(5).parse().unwrap(), t(6).parse().unwrap())
+        })
+        .collect();
+    assert_eq!(in_table, want, "divida_ativa_nacional");
+    let (n, c) = truth.cells.values().fold((0, 0), |(n, c), (k, v)| (n + k, c + v));
+    assert_eq!(
+        (national["inscricoes"].as_u64().unwrap(), value(&national["valor"])),
+        (n, Decimal::new(c, 2))
+    );
+    assert_eq!(national["valores_ilegiveis"].as_u64(), Some(truth.unreadable));
+    // Both kinds of debtor are there, and every state the dataset's companies are in.
+    for tipo in ["J", "F"] {
+        assert!(truth.cells.keys().any(|k| k.1 == tipo), "the dataset holds {tipo} debtors");
+    }
+    let states: BTreeSet<&str> = truth.cells.keys().map(|k| k.0.as_str()).collect();
+    assert!(states.len() >= 20, "the release covers the country: {states:?}");
+    assert!(stderr.contains("the release's dívida ativa:"), "{stderr}");
 }

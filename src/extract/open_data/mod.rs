@@ -13,6 +13,7 @@ mod code_tables;
 mod folder;
 pub mod layouts;
 pub mod lists;
+pub mod national;
 mod read;
 mod release;
 mod rfb_rows;
@@ -143,6 +144,57 @@ pub struct OpenDataNote {
     /// The lists expected in the folder (downloaded into it) that no file there holds.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub listas_ausentes: Vec<MissingList>,
+    /// Every PGFN inscription of the release (the portfolio's or not) summed once, by its
+    /// principal debtor's row: by state, person type, system, situation and in court.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nacional: Option<NationalNote>,
+}
+
+/// The release's national debt as the manifest records it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct NationalNote {
+    pub inscricoes: u64,
+    /// Exact, as a decimal string (`1234567.89`).
+    pub valor: String,
+    /// Principal rows whose value could not be read: in no cell nor total.
+    pub valores_ilegiveis: u64,
+    pub celulas: Vec<NationalCell>,
+}
+
+/// One cell of [`NationalNote`].
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct NationalCell {
+    pub uf: String,
+    pub tipo_pessoa: String,
+    pub sistema: String,
+    pub situacao: String,
+    pub ajuizado: String,
+    pub inscricoes: u64,
+    pub valor: String,
+}
+
+impl NationalNote {
+    fn of(national: &national::National) -> Option<Self> {
+        let total = national.total();
+        (total.inscricoes > 0 || national.unreadable > 0).then(|| Self {
+            inscricoes: total.inscricoes,
+            valor: total.valor.to_string(),
+            valores_ilegiveis: national.unreadable,
+            celulas: national
+                .cells
+                .iter()
+                .map(|(k, t)| NationalCell {
+                    uf: k.uf.clone(),
+                    tipo_pessoa: k.tipo_pessoa.clone(),
+                    sistema: k.categoria.as_str().to_string(),
+                    situacao: k.situacao.clone(),
+                    ajuizado: k.ajuizado.clone(),
+                    inscricoes: t.inscricoes,
+                    valor: t.valor.to_string(),
+                })
+                .collect(),
+        })
+    }
 }
 
 /// A list expected in a folder and not found there, and why it was expected: `baixada` (the
@@ -229,6 +281,7 @@ impl Release {
             listas: ListNote::of(&self.lists),
             unread: self.unread.clone(),
             listas_ausentes: MissingList::of(&self.lists),
+            nacional: NationalNote::of(&self.national),
         }
     }
 
@@ -269,6 +322,8 @@ pub struct Release {
     pub read_ms: u64,
     /// The public lists the folder holds beside the tax files (`lists`).
     pub lists: lists::Lists,
+    /// Every PGFN inscription of the release summed once (`national`), the portfolio's or not.
+    pub national: national::National,
 }
 
 /// The public lists in `dir` (any subfolder), for a run over a service (`--lists-dir`): every
@@ -331,7 +386,8 @@ pub fn read_release(dir: &Path, portfolio: &[Cnpj], partial: bool) -> Result<Rel
         if broken.contains(path.as_str()) {
             continue;
         }
-        let mut reader = TableReader { roots: &roots, out: &mut release.published };
+        let mut reader =
+            TableReader { roots: &roots, out: &mut release.published, national: &mut release.national };
         let (counts, sha256) = read_file(&found.path, found.inner.as_deref(), kind, &mut reader)?;
         say_malformed(&path, &counts);
         release.found.insert(kind.dataset().to_string());
@@ -348,6 +404,7 @@ pub fn read_release(dir: &Path, portfolio: &[Cnpj], partial: bool) -> Result<Rel
             nul_bytes_dropped: counts.nul_bytes,
         });
     }
+    say_national(&release.national);
     release.unread = release.ignored.iter().filter(|p| !bookkeeping(p)).cloned().collect();
     say_ignored(dir, &release.unread);
     release.lists.expect(dir, false);
@@ -363,6 +420,27 @@ pub fn read_release(dir: &Path, portfolio: &[Cnpj], partial: bool) -> Result<Rel
     release.published.fontes = fontes(&release);
     release.read_ms = started.elapsed().as_millis() as u64;
     Ok(release)
+}
+
+/// The release's national debt in a line on stderr: what every inscription adds to, the people's
+/// and the companies' shares.
+fn say_national(national: &national::National) {
+    let (all, people, companies) =
+        (national.total(), national.of_person_type("F"), national.of_person_type("J"));
+    if all.inscricoes == 0 {
+        return;
+    }
+    tracing::info!(
+        "the release's dívida ativa: {} inscriptions, R$ {} (companies {} / R$ {}, people {} / R$ {}); {} \
+         principal rows with a value that cannot be read",
+        all.inscricoes,
+        all.valor,
+        companies.inscricoes,
+        companies.valor,
+        people.inscricoes,
+        people.valor,
+        national.unreadable
+    );
 }
 
 /// The download's own record and a download not finished: no data, never named as unread.

@@ -10,6 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::layouts::{Kind, cnpj_chars, decode, is_pgfn_header_row, pgfn_header, rfb_shape_fits};
+use super::national::{self, National};
 use super::rfb_rows::RfbRows;
 use super::{OpenDataError, layout};
 use crate::api::published::{Published, Row};
@@ -211,10 +212,12 @@ fn read_copied(
     read_file(copy.path(), None, kind, reader)
 }
 
-/// Reads tables into `out`, keeping the rows of `roots`.
+/// Reads tables into `out`, keeping the rows of `roots`, and sums every PGFN inscription into
+/// `national`.
 pub(super) struct TableReader<'a> {
     pub roots: &'a HashSet<[u8; 8]>,
     pub out: &'a mut Published,
+    pub national: &'a mut National,
 }
 
 impl TableReader<'_> {
@@ -251,6 +254,7 @@ impl TableReader<'_> {
         let fields: Vec<String> = record.iter().map(decode).collect();
         let header = pgfn_header(&fields).map_err(|problem| layout(path, problem))?;
         let columns: Arc<[String]> = header.columns.iter().cloned().collect();
+        let national = national::Columns::of(header.categoria, &header.columns);
         let mut counts = Counts::default();
         while read(&mut csv, &mut record)? {
             let debtor = record.get(header.debtor).unwrap_or_default();
@@ -261,6 +265,7 @@ impl TableReader<'_> {
             let digits = cnpj_chars(debtor);
             let ours = digits.is_some_and(|d| self.kept(&d[..8]));
             let fields: Vec<String> = if record.len() == header.columns.len() {
+                self.national.add(&national, |i| record.get(i));
                 if !ours {
                     continue;
                 }
@@ -272,6 +277,7 @@ impl TableReader<'_> {
                     continue;
                 };
                 counts.mended += 1;
+                self.national.add(&national, |i| mended.get(i).map(String::as_bytes));
                 if !ours {
                     continue;
                 }

@@ -1,0 +1,185 @@
+//! The national picture of PGFN's release: every inscription in the files, the portfolio's or
+//! not, summed once while the files are read, and dropped. PGFN publishes one row per debtor of
+//! an inscription, so an inscription is counted by its principal debtor's row (`TIPO_DEVEDOR`
+//! `Principal`), never by its co-debtors' copies.
+//!
+//! A cell is a state (`UF_DEVEDOR` in the layouts that have it, else `UF_UNIDADE_RESPONSAVEL`),
+//! a person type (`J`, `F`), a system, a situation (`TIPO_SITUACAO_INSCRICAO`) and whether the
+//! inscription is in court (`INDICADOR_AJUIZADO`); it holds the inscriptions and their
+//! `VALOR_CONSOLIDADO`, exact. A principal row whose value is in no form PGFN writes is counted
+//! apart, never summed as a guess.
+
+use std::collections::BTreeMap;
+use std::str::FromStr;
+
+use rust_decimal::Decimal;
+
+use super::layouts::decode;
+use crate::api::Categoria;
+
+/// One cell of the national picture.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NationalKey {
+    pub uf: String,
+    /// `J` (Pessoa jurídica), `F` (Pessoa física), else the text as published.
+    pub tipo_pessoa: String,
+    pub categoria: Categoria,
+    pub situacao: String,
+    /// `SIM` or `NAO`, as published.
+    pub ajuizado: String,
+}
+
+/// What a cell sums: its inscriptions and their value.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub inscricoes: u64,
+    pub valor: Decimal,
+}
+
+/// The release's inscriptions by cell, and the principal rows whose value could not be read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct National {
+    pub cells: BTreeMap<NationalKey, Tally>,
+    /// Principal rows whose `VALOR_CONSOLIDADO` is in no form PGFN writes: in no cell.
+    pub unreadable: u64,
+}
+
+/// Where a file's columns of the national picture are (its header's positions).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Columns {
+    categoria: Categoria,
+    uf: Option<usize>,
+    tipo_pessoa: Option<usize>,
+    tipo_devedor: Option<usize>,
+    situacao: Option<usize>,
+    ajuizado: Option<usize>,
+    valor: Option<usize>,
+}
+
+impl Columns {
+    /// The positions in a header of `columns` (lower-case names) for a file of `categoria`.
+    pub(super) fn of(categoria: Categoria, columns: &[String]) -> Self {
+        let at = |name: &str| columns.iter().position(|c| c == name);
+        Self {
+            categoria,
+            uf: at("uf_devedor").or_else(|| at("uf_unidade_responsavel")),
+            tipo_pessoa: at("tipo_pessoa"),
+            tipo_devedor: at("tipo_devedor"),
+            situacao: at("tipo_situacao_inscricao"),
+            ajuizado: at("indicador_ajuizado"),
+            valor: at("valor_consolidado"),
+        }
+    }
+}
+
+impl National {
+    /// Counts the row whose fields `field` gives, if it is its inscription's principal debtor's.
+    pub(super) fn add<'a>(&mut self, at: &Columns, field: impl Fn(usize) -> Option<&'a [u8]>) {
+        let cell = |i: Option<usize>| i.and_then(&field).map(<[u8]>::trim_ascii).unwrap_or_default();
+        if !cell(at.tipo_devedor).get(..9).is_some_and(|t| t.eq_ignore_ascii_case(b"principal")) {
+            return;
+        }
+        let Some(valor) = amount(cell(at.valor)) else {
+            self.unreadable += 1;
+            return;
+        };
+        let key = NationalKey {
+            uf: decode(cell(at.uf)).to_uppercase(),
+            tipo_pessoa: person_type(cell(at.tipo_pessoa)),
+            categoria: at.categoria,
+            situacao: decode(cell(at.situacao)),
+            ajuizado: decode(cell(at.ajuizado)).to_uppercase(),
+        };
+        let tally = self.cells.entry(key).or_default();
+        tally.inscricoes += 1;
+        tally.valor += valor;
+    }
+
+    /// The inscriptions and their value, in all.
+    pub fn total(&self) -> Tally {
+        self.cells.values().fold(Tally::default(), |a, t| Tally {
+            inscricoes: a.inscricoes + t.inscricoes,
+            valor: a.valor + t.valor,
+        })
+    }
+
+    /// The inscriptions and their value of one person type (`J`, `F`).
+    pub fn of_person_type(&self, tipo: &str) -> Tally {
+        self.cells.iter().filter(|(k, _)| k.tipo_pessoa == tipo).fold(Tally::default(), |a, (_, t)| Tally {
+            inscricoes: a.inscricoes + t.inscricoes,
+            valor: a.valor + t.valor,
+        })
+    }
+}
+
+/// `Pessoa jurídica` -> `J`, `Pessoa física` -> `F` (Latin-1 or not); anything else as written.
+fn person_type(text: &[u8]) -> String {
+    let lower = text.to_ascii_lowercase();
+    if lower.windows(3).any(|w| w == b"jur") {
+        "J".into()
+    } else if lower.windows(4).any(|w| w == b"sica") {
+        "F".into()
+    } else {
+        decode(text)
+    }
+}
+
+/// `VALOR_CONSOLIDADO` as PGFN writes it (`22066.01`; a comma for the point in older files,
+/// with dots grouping thousands then), exact; `None` for anything else.
+fn amount(text: &[u8]) -> Option<Decimal> {
+    let text = std::str::from_utf8(text).ok()?;
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b',' | b'-')) {
+        return None;
+    }
+    let plain = if text.contains(',') { text.replace('.', "").replace(',', ".") } else { text.to_string() };
+    Decimal::from_str(&plain).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_value_in_pgfns_forms_is_exact_and_any_other_is_none() {
+        assert_eq!(amount(b"22066.01"), Some(Decimal::new(2_206_601, 2)));
+        assert_eq!(amount(b"1.234.567,89"), Some(Decimal::new(123_456_789, 2)));
+        assert_eq!(amount(b"0.1"), Some(Decimal::new(1, 1)));
+        for bad in [&b""[..], b"R$ 10", b"1e5", b"abc", b"12..3"] {
+            assert_eq!(amount(bad), None, "{:?}", String::from_utf8_lossy(bad));
+        }
+    }
+
+    #[test]
+    fn only_the_principal_row_counts_and_a_broken_value_is_counted_apart() {
+        let columns: Vec<String> = [
+            "cpf_cnpj",
+            "tipo_pessoa",
+            "tipo_devedor",
+            "uf_devedor",
+            "tipo_situacao_inscricao",
+            "indicador_ajuizado",
+            "valor_consolidado",
+        ]
+        .map(String::from)
+        .into();
+        let at = Columns::of(Categoria::Previdenciario, &columns);
+        let mut national = National::default();
+        let rows: [[&[u8]; 7]; 4] = [
+            [b"x", b"Pessoa jur\xeddica", b"Principal", b"ac", b"Em cobran\xe7a", b"SIM", b"10.50"],
+            [b"y", b"Pessoa jur\xeddica", b"Corresponsavel", b"AC", b"Em cobran\xe7a", b"SIM", b"10.50"],
+            [b"z", b"Pessoa f\xedsica", b"PRINCIPAL", b"AC", b"Em cobran\xe7a", b"SIM", b"0.25"],
+            [b"w", b"Pessoa f\xedsica", b"PRINCIPAL", b"AC", b"Em cobran\xe7a", b"SIM", b"dez reais"],
+        ];
+        for row in &rows {
+            national.add(&at, |i| row.get(i).copied());
+        }
+        assert_eq!(national.total(), Tally { inscricoes: 2, valor: Decimal::new(1075, 2) });
+        assert_eq!(national.of_person_type("F"), Tally { inscricoes: 1, valor: Decimal::new(25, 2) });
+        assert_eq!(national.unreadable, 1);
+        let key = national.cells.keys().next().unwrap();
+        assert_eq!(
+            (key.uf.as_str(), key.situacao.as_str(), key.ajuizado.as_str()),
+            ("AC", "Em cobrança", "SIM")
+        );
+    }
+}
