@@ -17,6 +17,7 @@ use crate::tables::Table;
 use crate::transform::disk::held_whole_rows;
 use crate::transform::economic_groups::{GRUPOS_ECONOMICOS, INSCRICOES_DA_CARTEIRA, SOCIAS_EXPOSICAO};
 use crate::transform::listas::LISTAS;
+use crate::transform::nacional::DIVIDA_ATIVA_NACIONAL;
 use crate::transform::{CARTEIRA, RESUMOS};
 
 /// Results of queries run on the credits alone, by query name, with the hash of the SQL
@@ -120,7 +121,15 @@ fn reads_only(q: &Query, readable: &HashSet<String>, names: &HashSet<String>) ->
 /// Every table a whole run can give its queries: the typed tables, the portfolio and its
 /// summaries, groups and data quality, the previous snapshot's, and the queries' own.
 fn names_a_run_can_have(queries: &[Query]) -> HashSet<String> {
-    let fixed = [CARTEIRA, RESUMOS, GRUPOS_ECONOMICOS, INSCRICOES_DA_CARTEIRA, SOCIAS_EXPOSICAO, LISTAS];
+    let fixed = [
+        CARTEIRA,
+        RESUMOS,
+        GRUPOS_ECONOMICOS,
+        INSCRICOES_DA_CARTEIRA,
+        SOCIAS_EXPOSICAO,
+        LISTAS,
+        DIVIDA_ATIVA_NACIONAL,
+    ];
     Table::ALL
         .iter()
         .map(|t| t.name().to_string())

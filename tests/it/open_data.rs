@@ -2,7 +2,7 @@
 //! dataset as PGFN and RFB release it, and a run over those files must equal a run over the
 //! service, row for row; the real published rows go through exactly; a broken file is named.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -998,6 +998,19 @@ fn a_files_run_says_in_words_that_it_has_no_national_credits_and_draws_no_empty_
     assert!(html.contains("id=\"tendencia\"") && !html.contains("id=\"creditos-nacionais\""));
 }
 
+/// `cents` as the report writes money in pt-BR: `R$ 1.234.567,89`.
+fn brl(cents: i64) -> String {
+    let units = (cents / 100).to_string();
+    let mut grouped = String::new();
+    for (i, ch) in units.chars().enumerate() {
+        if i > 0 && (units.len() - i).is_multiple_of(3) {
+            grouped.push('.');
+        }
+        grouped.push(ch);
+    }
+    format!("R$ {grouped},{:02}", cents % 100)
+}
+
 /// The release's national debt, read from the files while the portfolio's rows are picked,
 /// equals the dataset's own sum of its records (their cents, not the files' text): every
 /// inscription once by its principal debtor's row, companies' and people's, cell by cell, in
@@ -1055,6 +1068,39 @@ fn a_files_run_sums_every_inscription_of_the_release_once_as_the_dataset_does() 
         })
         .collect();
     assert_eq!(in_table, want, "divida_ativa_nacional");
+    // The query by state: each state's inscriptions and value, companies' and people's, and the
+    // TOTAL row, against the truth summed by state here.
+    let mut by_uf: BTreeMap<String, (u64, i64, i64, i64)> = BTreeMap::new();
+    for ((uf, tipo, ..), (n, c)) in &truth.cells {
+        for key in [uf.clone(), "TOTAL".to_string()] {
+            let e = by_uf.entry(key).or_default();
+            e.0 += n;
+            e.1 += c;
+            if *tipo == "J" { e.2 += c } else { e.3 += c }
+        }
+    }
+    let query = read(&tmp.path().join("files-run/aggregates/divida_nacional_por_uf.parquet"));
+    let columns = ["uf", "inscricoes", "valor_total", "valor_pj", "valor_pf"];
+    let got: BTreeMap<String, (u64, Decimal, Decimal, Decimal)> = rows(&query, &columns)
+        .into_iter()
+        .map(|r| {
+            let d = |i: usize| r[i].as_deref().unwrap().parse::<Decimal>().unwrap();
+            (r[0].clone().unwrap(), (r[1].as_deref().unwrap().parse().unwrap(), d(2), d(3), d(4)))
+        })
+        .collect();
+    let want: BTreeMap<String, (u64, Decimal, Decimal, Decimal)> = by_uf
+        .iter()
+        .map(|(uf, (n, c, j, f))| {
+            (uf.clone(), (*n, Decimal::new(*c, 2), Decimal::new(*j, 2), Decimal::new(*f, 2)))
+        })
+        .collect();
+    assert_eq!(got, want, "divida_nacional_por_uf");
+    // The report's section names its source and shows the total, as an analyst reads it.
+    let html = std::fs::read_to_string(tmp.path().join("files-run/report.html")).unwrap();
+    let section = html.split("id=\"divida-nacional\"").nth(1).expect("the national section");
+    let section = section.split("</section>").next().unwrap();
+    assert!(section.contains("Dívida ativa da União inscrita (PGFN)"), "{section}");
+    assert!(section.contains(&brl(by_uf["TOTAL"].1)), "{} in {section}", brl(by_uf["TOTAL"].1));
     let (n, c) = truth.cells.values().fold((0, 0), |(n, c), (k, v)| (n + k, c + v));
     assert_eq!(
         (national["inscricoes"].as_u64().unwrap(), value(&national["valor"])),

@@ -152,6 +152,27 @@ pub(super) fn credits_read(aggs: &Aggregates) -> bool {
     aggs.get("creditos_total_mensal").is_some_and(|df| rows(df).any(|i| dec(df, "valor_total", i).is_some()))
 }
 
+/// "Dívida ativa da União no país" (`divida_nacional_por_uf`): on a run over the files, PGFN's
+/// whole release by state, its total and what companies and people owe; `None` without it.
+pub(super) fn national_debt(
+    aggs: &Aggregates,
+    quarter: Option<String>,
+    t: &crate::report::strings::Strings,
+    locale: Locale,
+) -> Option<NationalDebt> {
+    const TABLE: &str = "divida_nacional_por_uf";
+    let df = aggs.get(TABLE)?;
+    let at = rows(df).find(|i| text(df, "uf", *i).as_deref() == Some("TOTAL"))?;
+    Some(NationalDebt {
+        quarter: quarter.unwrap_or_default(),
+        inscricoes: int(df, "inscricoes", at).unwrap_or(0),
+        total: s(dec(df, "valor_total", at)),
+        empresas: s(dec(df, "valor_pj", at)),
+        pessoas: s(dec(df, "valor_pf", at)),
+        by_uf: breakdown(aggs, TABLE, "uf", None, t.get("rotulo_uf"), locale)?,
+    })
+}
+
 /// The national total month by month; `None` without a month holding a value.
 pub(super) fn national_chart(aggs: &Aggregates, series_name: String) -> Option<LineChart> {
     if !credits_read(aggs) {

@@ -134,6 +134,12 @@ pub fn build_view_with(
         alert_highlights: None,
         sanctions: sanctions::sanctions(aggs, frames, locale, t),
         credits_read: credits::credits_read(aggs),
+        national_debt: credits::national_debt(
+            aggs,
+            manifest.open_data.as_ref().and_then(|n| n.period.quarter.clone()),
+            t,
+            locale,
+        ),
         trend_national: national_chart(aggs, t.get("serie_brasil")),
         trend_states: aggs.get("creditos_por_uf_mes").and_then(|df| series_chart(df, "uf", 5, None)),
         tiles: tiles(&by_uf),

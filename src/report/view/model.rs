@@ -101,6 +101,18 @@ pub struct BreakdownRow {
     pub bar_y: f64,
 }
 
+/// "Dívida ativa da União no país": every inscription of PGFN's release, counted once.
+#[derive(Debug, Clone, Serialize)]
+pub struct NationalDebt {
+    /// The release's quarter, as the folder names it.
+    pub quarter: String,
+    pub inscricoes: i64,
+    pub total: Option<String>,
+    pub empresas: Option<String>,
+    pub pessoas: Option<String>,
+    pub by_uf: Breakdown,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Breakdown {
     pub title: String,
@@ -361,6 +373,8 @@ pub struct ReportView {
     /// Whether the run holds any national credit figure; without one, the credit sections give
     /// way to a sentence saying so, never an empty chart.
     pub credits_read: bool,
+    /// On a run over the files: PGFN's whole release summed by state.
+    pub national_debt: Option<NationalDebt>,
     pub trend_national: Option<LineChart>,
     pub trend_states: Option<LineChart>,
     pub by_uf: Option<Breakdown>,
