@@ -243,7 +243,7 @@ pub fn data_dictionary(
 const DIVIDA_ATIVA_NACIONAL: &str = "## `divida_ativa_nacional`\n\n\
 With `--open-data`: every inscription of PGFN's release, the portfolio's or not, summed once while the files \
 are read: by its principal debtor's row (`TIPO_DEVEDOR` `Principal`), never by a co-debtor's copy. One row per \
-state, person type, system, situation and whether in court. A principal row whose value is in no form PGFN \
+state, person type, system, tax group, situation and whether in court. A principal row whose value is in no form PGFN \
 writes is in no row (the manifest's `open_data.nacional.valores_ilegiveis` counts them). Empty, in these \
 columns, on a run over the service. Definitions: [domain.md](domain.md#the-national-debt-from-pgfns-files).\n\n\
 Files: `divida_ativa_nacional/part-0.parquet`\n\n\
@@ -251,6 +251,7 @@ Files: `divida_ativa_nacional/part-0.parquet`\n\n\
 | `uf` | string | The debtor's state: `UF_DEVEDOR` in the layouts that carry it (from 2022 Q4), else the responsible unit's (`UF_UNIDADE_RESPONSAVEL`) | `SP` |\n\
 | `tipo_pessoa` | string | `J` (Pessoa jurídica) or `F` (Pessoa física) | `J` |\n\
 | `sistema` | string | `nao_previdenciario`, `previdenciario` or `fgts` | `previdenciario` |\n\
+| `grupo_tributo` | string | The tax group, as the service names them: previdenciário's `Contribuições previdenciárias`, FGTS's `FGTS`, a não previdenciário inscription's by the first group a whole word of its `RECEITA_PRINCIPAL` names (`Simples Nacional`: SIMPLES, MEI, SIMEI; then IRPJ, CSLL, `PIS/PASEP`, COFINS, IPI, IOF, IRRF, IRPF, ITR), else `Outros` | `IRPJ` |\n\
 | `situacao` | string | `TIPO_SITUACAO_INSCRICAO` as published | `Em cobrança` |\n\
 | `ajuizado` | string | `INDICADOR_AJUIZADO` as published | `SIM` |\n\
 | `inscricoes` | int64 | The inscriptions, each counted once | `1402` |\n\

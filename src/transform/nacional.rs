@@ -1,5 +1,6 @@
 //! The release's national debt (`extract::open_data::national`) as the table
-//! `divida_ativa_nacional`: one row a cell (state, person type, system, situation, in court),
+//! `divida_ativa_nacional`: one row a cell (state, person type, system, tax group, situation,
+//! in court),
 //! its inscriptions and their value as Decimal(18,2). A run without a release of PGFN's files
 //! gets the table empty, in the same columns.
 
@@ -44,6 +45,7 @@ fn national_frame(national: &National) -> PolarsResult<DataFrame> {
         text("uf", &|k| k.uf.clone()),
         text("tipo_pessoa", &|k| k.tipo_pessoa.clone()),
         text("sistema", &|k| k.categoria.as_str().to_string()),
+        text("grupo_tributo", &|k| k.grupo_tributo.to_string()),
         text("situacao", &|k| k.situacao.clone()),
         text("ajuizado", &|k| k.ajuizado.clone()),
         Column::new(

@@ -1031,14 +1031,25 @@ fn a_files_run_sums_every_inscription_of_the_release_once_as_the_dataset_does() 
     let national = &m["open_data"]["nacional"];
     let value = |v: &serde_json::Value| v.as_str().unwrap().parse::<Decimal>().unwrap();
     let sistema = |c: Categoria| c.as_str().to_string();
-    let want: BTreeSet<(String, String, String, String, String, u64, Decimal)> = truth
+    type Cell = (String, String, String, String, String, String, u64, Decimal);
+    let want: BTreeSet<Cell> = truth
         .cells
         .iter()
-        .map(|((uf, tipo, cat, sit, aj), (n, c))| {
-            (uf.clone(), tipo.to_string(), sistema(*cat), sit.clone(), aj.clone(), *n, Decimal::new(*c, 2))
+        .map(|((uf, tipo, cat, grupo, sit, aj), (n, c))| {
+            let grupo = grupo.to_string();
+            (
+                uf.clone(),
+                tipo.to_string(),
+                sistema(*cat),
+                grupo,
+                sit.clone(),
+                aj.clone(),
+                *n,
+                Decimal::new(*c, 2),
+            )
         })
         .collect();
-    let got: BTreeSet<(String, String, String, String, String, u64, Decimal)> = national["celulas"]
+    let got: BTreeSet<Cell> = national["celulas"]
         .as_array()
         .unwrap()
         .iter()
@@ -1049,6 +1060,7 @@ fn a_files_run_sums_every_inscription_of_the_release_once_as_the_dataset_does() 
                 text("uf"),
                 text("tipo_pessoa"),
                 text("sistema"),
+                text("grupo_tributo"),
                 text("situacao"),
                 text("ajuizado"),
                 n,
@@ -1059,12 +1071,13 @@ fn a_files_run_sums_every_inscription_of_the_release_once_as_the_dataset_does() 
     assert_eq!(got, want, "every cell of the national picture");
     // The table a data scientist loads holds the same cells.
     let table = read(&tmp.path().join("files-run/divida_ativa_nacional/part-0.parquet"));
-    let columns = ["uf", "tipo_pessoa", "sistema", "situacao", "ajuizado", "inscricoes", "valor"];
-    let in_table: BTreeSet<(String, String, String, String, String, u64, Decimal)> = rows(&table, &columns)
+    let columns =
+        ["uf", "tipo_pessoa", "sistema", "grupo_tributo", "situacao", "ajuizado", "inscricoes", "valor"];
+    let in_table: BTreeSet<Cell> = rows(&table, &columns)
         .into_iter()
         .map(|r| {
             let t = |i: usize| r[i].clone().unwrap();
-            (t(0), t(1), t(2), t(3), t(4), t(5).parse().unwrap(), t(6).parse().unwrap())
+            (t(0), t(1), t(2), t(3), t(4), t(5), t(6).parse().unwrap(), t(7).parse().unwrap())
         })
         .collect();
     assert_eq!(in_table, want, "divida_ativa_nacional");
@@ -1095,6 +1108,27 @@ fn a_files_run_sums_every_inscription_of_the_release_once_as_the_dataset_does() 
         })
         .collect();
     assert_eq!(got, want, "divida_nacional_por_uf");
+    // The query by tax group against the truth summed by group.
+    let mut by_group: BTreeMap<String, (u64, i64)> = BTreeMap::new();
+    for ((_, _, _, grupo, ..), (n, c)) in &truth.cells {
+        for key in [grupo.to_string(), "TOTAL".to_string()] {
+            let e = by_group.entry(key).or_default();
+            e.0 += n;
+            e.1 += c;
+        }
+    }
+    let query = read(&tmp.path().join("files-run/aggregates/divida_nacional_por_grupo_tributo.parquet"));
+    let got: BTreeMap<String, (u64, Decimal)> = rows(&query, &["grupo_tributo", "inscricoes", "valor_total"])
+        .into_iter()
+        .map(|r| {
+            let n = r[1].as_deref().unwrap().parse().unwrap();
+            (r[0].clone().unwrap(), (n, r[2].as_deref().unwrap().parse::<Decimal>().unwrap()))
+        })
+        .collect();
+    let want: BTreeMap<String, (u64, Decimal)> =
+        by_group.iter().map(|(g, (n, c))| (g.clone(), (*n, Decimal::new(*c, 2)))).collect();
+    assert_eq!(got, want, "divida_nacional_por_grupo_tributo");
+    assert!(want.len() >= 8, "the groups the dataset's taxes fall in: {want:?}");
     // The report's section names its source and shows the total, as an analyst reads it.
     let html = std::fs::read_to_string(tmp.path().join("files-run/report.html")).unwrap();
     let section = html.split("id=\"divida-nacional\"").nth(1).expect("the national section");

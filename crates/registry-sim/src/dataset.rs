@@ -115,9 +115,9 @@ mod vocab;
 
 pub use counted::DebtRolesTruth;
 
-/// A cell of the national debt: (state, person type `J`/`F`, system, situation, in court
-/// `SIM`/`NAO`).
-pub type NationalCell = (String, &'static str, Categoria, String, String);
+/// A cell of the national debt: (state, person type `J`/`F`, system, tax group, situation, in
+/// court `SIM`/`NAO`).
+pub type NationalCell = (String, &'static str, Categoria, &'static str, String, String);
 
 /// The release's national debt (`Dataset::national_debt`): each cell's (inscriptions, cents).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -433,7 +433,7 @@ impl Dataset {
     /// The release's national debt, computed from the dataset's own records (their cents, not
     /// their published text): every inscription counted once, by its principal debtor's row
     /// (a company's, or a person's behind a company's co-debtor inscription), summed by state,
-    /// person type, system, situation and whether it is in court. Rows whose published value
+    /// person type, system, tax group, situation and whether it is in court. Rows whose published value
     /// is broken are counted apart (`NationalTruth::unreadable`).
     pub fn national_debt(&self) -> NationalTruth {
         let mut truth = NationalTruth::default();
@@ -455,6 +455,7 @@ impl Dataset {
                         text(&item.uf_unidade_responsavel),
                         tipo,
                         categoria,
+                        debts::tax_group_of(categoria, item.receita_principal.as_deref().unwrap_or("")),
                         text(&item.tipo_situacao_inscricao),
                         text(&item.indicador_ajuizado),
                     );

@@ -145,7 +145,7 @@ pub struct OpenDataNote {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub listas_ausentes: Vec<MissingList>,
     /// Every PGFN inscription of the release (the portfolio's or not) summed once, by its
-    /// principal debtor's row: by state, person type, system, situation and in court.
+    /// principal debtor's row: by state, person type, system, tax group, situation and in court.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nacional: Option<NationalNote>,
 }
@@ -167,6 +167,7 @@ pub struct NationalCell {
     pub uf: String,
     pub tipo_pessoa: String,
     pub sistema: String,
+    pub grupo_tributo: String,
     pub situacao: String,
     pub ajuizado: String,
     pub inscricoes: u64,
@@ -187,6 +188,7 @@ impl NationalNote {
                     uf: k.uf.clone(),
                     tipo_pessoa: k.tipo_pessoa.clone(),
                     sistema: k.categoria.as_str().to_string(),
+                    grupo_tributo: k.grupo_tributo.to_string(),
                     situacao: k.situacao.clone(),
                     ajuizado: k.ajuizado.clone(),
                     inscricoes: t.inscricoes,

@@ -4,9 +4,9 @@
 //! `Principal`), never by its co-debtors' copies.
 //!
 //! A cell is a state (`UF_DEVEDOR` in the layouts that have it, else `UF_UNIDADE_RESPONSAVEL`),
-//! a person type (`J`, `F`), a system, a situation (`TIPO_SITUACAO_INSCRICAO`) and whether the
-//! inscription is in court (`INDICADOR_AJUIZADO`); it holds the inscriptions and their
-//! `VALOR_CONSOLIDADO`, exact. A principal row whose value is in no form PGFN writes is counted
+//! a person type (`J`, `F`), a system, a tax group ([`tax_group`]), a situation
+//! (`TIPO_SITUACAO_INSCRICAO`) and whether the inscription is in court (`INDICADOR_AJUIZADO`);
+//! it holds the inscriptions and their `VALOR_CONSOLIDADO`, exact. A principal row whose value is in no form PGFN writes is counted
 //! apart, never summed as a guess.
 
 use std::collections::BTreeMap;
@@ -24,6 +24,8 @@ pub struct NationalKey {
     /// `J` (Pessoa jurídica), `F` (Pessoa física), else the text as published.
     pub tipo_pessoa: String,
     pub categoria: Categoria,
+    /// The tax group ([`tax_group`]): the service's groups, and `FGTS`.
+    pub grupo_tributo: &'static str,
     pub situacao: String,
     /// `SIM` or `NAO`, as published.
     pub ajuizado: String,
@@ -51,6 +53,7 @@ pub(super) struct Columns {
     uf: Option<usize>,
     tipo_pessoa: Option<usize>,
     tipo_devedor: Option<usize>,
+    receita: Option<usize>,
     situacao: Option<usize>,
     ajuizado: Option<usize>,
     valor: Option<usize>,
@@ -65,6 +68,7 @@ impl Columns {
             uf: at("uf_devedor").or_else(|| at("uf_unidade_responsavel")),
             tipo_pessoa: at("tipo_pessoa"),
             tipo_devedor: at("tipo_devedor"),
+            receita: at("receita_principal"),
             situacao: at("tipo_situacao_inscricao"),
             ajuizado: at("indicador_ajuizado"),
             valor: at("valor_consolidado"),
@@ -87,6 +91,7 @@ impl National {
             uf: decode(cell(at.uf)).to_uppercase(),
             tipo_pessoa: person_type(cell(at.tipo_pessoa)),
             categoria: at.categoria,
+            grupo_tributo: tax_group(at.categoria, cell(at.receita)),
             situacao: decode(cell(at.situacao)),
             ajuizado: decode(cell(at.ajuizado)).to_uppercase(),
         };
@@ -109,6 +114,42 @@ impl National {
             inscricoes: a.inscricoes + t.inscricoes,
             valor: a.valor + t.valor,
         })
+    }
+}
+
+/// The tax groups of the não previdenciário system, each with the words of `RECEITA_PRINCIPAL`
+/// that name it, in the order they are tried: the first group one of whose words is a whole
+/// word of the text (`Receita da dívida ativa - IRPJ`, `DIV ATIVA-SIMPLES NACIONAL`) is the
+/// inscription's; none is `Outros` (fines, SPU, import duty). The groups are the service's
+/// (`grupo_tributo`), so the two sources read alike.
+pub const TAX_GROUPS: [(&str, &[&str]); 10] = [
+    ("Simples Nacional", &["SIMPLES", "MEI", "SIMEI"]),
+    ("IRPJ", &["IRPJ"]),
+    ("CSLL", &["CSLL"]),
+    ("PIS/PASEP", &["PIS", "PASEP"]),
+    ("COFINS", &["COFINS"]),
+    ("IPI", &["IPI"]),
+    ("IOF", &["IOF"]),
+    ("IRRF", &["IRRF"]),
+    ("IRPF", &["IRPF"]),
+    ("ITR", &["ITR"]),
+];
+
+/// An inscription's tax group: previdenciário's are `Contribuições previdenciárias`, FGTS's
+/// `FGTS`; a não previdenciário one's by its `RECEITA_PRINCIPAL` ([`TAX_GROUPS`]).
+pub fn tax_group(categoria: Categoria, receita: &[u8]) -> &'static str {
+    match categoria {
+        Categoria::Previdenciario => "Contribuições previdenciárias",
+        Categoria::Fgts => "FGTS",
+        Categoria::NaoPrevidenciario => {
+            let upper = receita.to_ascii_uppercase();
+            let words: Vec<&[u8]> =
+                upper.split(|b| !b.is_ascii_alphanumeric()).filter(|w| !w.is_empty()).collect();
+            TAX_GROUPS
+                .iter()
+                .find(|(_, names)| names.iter().any(|n| words.contains(&n.as_bytes())))
+                .map_or("Outros", |(group, _)| group)
+        }
     }
 }
 
@@ -147,6 +188,44 @@ mod tests {
         for bad in [&b""[..], b"R$ 10", b"1e5", b"abc", b"12..3"] {
             assert_eq!(amount(bad), None, "{:?}", String::from_utf8_lossy(bad));
         }
+    }
+
+    /// RECEITA_PRINCIPAL as the real files write it (tests/fixtures/real/pgfn_nao_previdenciario.csv)
+    /// and as the service's groups name them.
+    #[test]
+    fn each_receita_goes_to_its_tax_group_by_whole_words() {
+        let group = |text: &str| tax_group(Categoria::NaoPrevidenciario, text.as_bytes());
+        assert_eq!(group("Receita da dívida ativa - IRPJ"), "IRPJ");
+        assert_eq!(group("Receita da dívida ativa - COFINS"), "COFINS");
+        assert_eq!(group("DIV ATIVA-SIMPLES NACIONAL"), "Simples Nacional");
+        assert_eq!(group("Receita da dívida ativa - SIMPLES"), "Simples Nacional");
+        assert_eq!(group("Receita da dívida ativa - ITR - Exercício 1997 e posteriores"), "ITR");
+        assert_eq!(group("Receita da dívida ativa - IRRF"), "IRRF");
+        assert_eq!(group("Receita da dívida ativa - Multa - CLT"), "Outros");
+        assert_eq!(group("Receita da dívida ativa - SPU"), "Outros");
+        assert_eq!(group("R D Ativa - Multa Isolada"), "Outros");
+        assert_eq!(group("TAXA DO MUNICIPIO"), "Outros", "IPI inside a word is no IPI");
+        assert_eq!(tax_group(Categoria::Fgts, b"IRPJ"), "FGTS");
+        assert_eq!(tax_group(Categoria::Previdenciario, b""), "Contribuições previdenciárias");
+    }
+
+    /// Every RECEITA_PRINCIPAL of the real sample gets a group, and the taxes it names go to
+    /// theirs.
+    #[test]
+    fn the_real_samples_receitas_each_get_a_group() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/real/pgfn_nao_previdenciario.csv");
+        let bytes = std::fs::read(path).unwrap();
+        let text = decode(&bytes);
+        let mut lines = text.lines();
+        let header: Vec<&str> = lines.next().unwrap().split(';').collect();
+        let at = header.iter().position(|h| *h == "RECEITA_PRINCIPAL").unwrap();
+        let groups: Vec<&str> = lines
+            .map(|l| tax_group(Categoria::NaoPrevidenciario, l.split(';').nth(at).unwrap().as_bytes()))
+            .collect();
+        assert_eq!(groups.len(), 16);
+        assert_eq!(groups.iter().filter(|g| **g == "Outros").count(), 8, "{groups:?}");
+        assert_eq!(groups.iter().filter(|g| **g == "Simples Nacional").count(), 2, "{groups:?}");
     }
 
     #[test]

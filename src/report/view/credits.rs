@@ -170,6 +170,14 @@ pub(super) fn national_debt(
         empresas: s(dec(df, "valor_pj", at)),
         pessoas: s(dec(df, "valor_pf", at)),
         by_uf: breakdown(aggs, TABLE, "uf", None, t.get("rotulo_uf"), locale)?,
+        by_grupo: breakdown(
+            aggs,
+            "divida_nacional_por_grupo_tributo",
+            "grupo_tributo",
+            None,
+            t.get("rotulo_grupo_tributo"),
+            locale,
+        ),
     })
 }
 

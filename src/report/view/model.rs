@@ -111,6 +111,7 @@ pub struct NationalDebt {
     pub empresas: Option<String>,
     pub pessoas: Option<String>,
     pub by_uf: Breakdown,
+    pub by_grupo: Option<Breakdown>,
 }
 
 #[derive(Debug, Clone, Serialize)]

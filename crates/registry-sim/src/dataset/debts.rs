@@ -63,6 +63,24 @@ const RECEITAS: [(&str, u32, u32); 10] = [
     ("MEI", 4, 5),
 ];
 
+/// The tax group each of the dataset's `RECEITA_PRINCIPAL` values belongs to (the service's
+/// groups), for the national truth: named here value by value, apart from the reader's rule.
+pub(super) fn tax_group_of(categoria: Categoria, receita: &str) -> &'static str {
+    match (categoria, receita) {
+        (Categoria::Previdenciario, _) => "Contribuições previdenciárias",
+        (Categoria::Fgts, _) => "FGTS",
+        (_, "IRPJ") => "IRPJ",
+        (_, "CSLL") => "CSLL",
+        (_, "PIS") => "PIS/PASEP",
+        (_, "COFINS") => "COFINS",
+        (_, "IPI") => "IPI",
+        (_, "IOF") => "IOF",
+        (_, "IRPF") => "IRPF",
+        (_, "SIMPLES" | "MEI") => "Simples Nacional",
+        _ => "Outros",
+    }
+}
+
 const TIPOS_PREV: [&str; 5] = [
     "CONTRIBUICAO PREVIDENCIARIA - PARTE PATRONAL",
     "CONTRIBUICAO DOS SEGURADOS",
