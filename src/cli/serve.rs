@@ -80,7 +80,12 @@ pub struct ServeArgs {
     /// With --mirror, a fault of the real servers (repeatable): cut (each file's first answer
     /// cut half-way), stall (one answer stops sending), 503 (the first three answers),
     /// ignore-range (each file's first Range answered whole).
-    #[arg(long, value_name = "FAULT", requires = "mirror", value_parser = ["cut", "stall", "503", "ignore-range"])]
+    #[arg(
+        long,
+        value_name = "FAULT",
+        requires = "mirror",
+        value_parser = clap::builder::PossibleValuesParser::new(crate::simulator::mirror::MirrorFaults::NAMES)
+    )]
     pub mirror_fault: Vec<String>,
 
     /// Write the dataset's ground truth (JSON) to FILE and exit.

@@ -11,11 +11,13 @@ mod download;
 mod email;
 mod reference;
 mod report;
+mod serve;
 mod source;
 
 pub use download::resolve_download;
 pub use reference::cli_reference;
 pub use report::{DossieSettings, ReportSettings, WatchSettings};
+pub use serve::registry_config;
 pub use source::SourceSettings;
 
 use std::path::{Path, PathBuf};

@@ -1,6 +1,6 @@
 //! `serve`'s jobs with the embedded registry: serve it until stopped, or write what tests,
-//! benches and analysts read of it: its dataset as the publishers' files, its ground truth,
-//! a portfolio of its companies.
+//! benches and analysts read of it: its dataset as the publishers' files, its ground truth, a
+//! portfolio of its companies; or serve those files as the publishers do (the mirror).
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -130,4 +130,22 @@ fn changing_portfolio(
         .ok_or_else(|| bad(&format!("{month} is the dataset's first month; pick a later --as-of")))?;
     let before = simulator::Dataset::generate(seed, scale).as_of(previous).map_err(|e| bad(&e))?;
     Ok(dataset.changing_portfolio(&before, size, share))
+}
+
+/// `--mirror DIR`: the release folder served as the publishers serve theirs, until a signal.
+pub async fn serve_mirror(dir: &std::path::Path, faults: &[String], addr: SocketAddr) -> Result<()> {
+    use simulator::mirror::{MirrorFaults, SHARE_TOKEN};
+    let mirror = simulator::mirror::start(dir, MirrorFaults::named(faults), addr)
+        .await
+        .map_err(|e| Classified::new(ExitStatus::BadInput, format!("--addr {addr}: cannot listen: {e}")))?;
+    // On stdout, for scripts that asked for port 0: the two addresses `download` takes.
+    println!("rfb-url {}", mirror.share_link(SHARE_TOKEN));
+    println!("pgfn-url {}/", mirror.base_url());
+    let _ = std::io::stdout().flush();
+    crate::say!("publishers' mirror of {} on {}; Ctrl-C stops", dir.display(), mirror.base_url());
+    crate::shutdown::wait_for_signal().await;
+    // What it sent, counted on the server's side: a bench's truth for the bytes a download cost.
+    let counters = &mirror.state.counters;
+    crate::say!("mirror: sent {} file bytes in {} requests", counters.bytes_sent(), counters.requests());
+    Ok(())
 }

@@ -66,6 +66,24 @@ pub struct MirrorFaults {
     pub pace: Option<u64>,
 }
 
+impl MirrorFaults {
+    /// The faults `serve --mirror-fault` names: `cut`, `stall`, `503` (the first three GETs)
+    /// and `ignore-range`.
+    pub const NAMES: [&'static str; 4] = ["cut", "stall", "503", "ignore-range"];
+
+    /// The faults `names` (of [`Self::NAMES`]) ask for; a name not there asks for nothing.
+    pub fn named(names: &[String]) -> Self {
+        let has = |f: &str| names.iter().any(|g| g == f);
+        Self {
+            cut: has("cut"),
+            stall: has("stall"),
+            unavailable: if has("503") { 3 } else { 0 },
+            ignore_range: has("ignore-range"),
+            ..Self::default()
+        }
+    }
+}
+
 /// What the mirror sent, for the tests to compare with what the download says it fetched.
 #[derive(Debug, Default)]
 pub struct MirrorCounters {
