@@ -406,6 +406,7 @@ pub fn read_release(dir: &Path, portfolio: &[Cnpj], partial: bool) -> Result<Rel
             nul_bytes_dropped: counts.nul_bytes,
         });
     }
+    release.national.finish();
     say_national(&release.national);
     release.unread = release.ignored.iter().filter(|p| !bookkeeping(p)).cloned().collect();
     say_ignored(dir, &release.unread);

@@ -10,7 +10,8 @@
 //! apart, never summed as a guess.
 
 use std::collections::BTreeMap;
-use std::str::FromStr;
+
+use foldhash::HashMap;
 
 use rust_decimal::Decimal;
 
@@ -39,11 +40,58 @@ pub struct Tally {
 }
 
 /// The release's inscriptions by cell, and the principal rows whose value could not be read.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// Rows are added while the files are read ([`National::add`]) and the cells are whole once
+/// [`National::finish`] has run.
+#[derive(Debug, Clone, Default)]
 pub struct National {
     pub cells: BTreeMap<NationalKey, Tally>,
     /// Principal rows whose `VALOR_CONSOLIDADO` is in no form PGFN writes: in no cell.
     pub unreadable: u64,
+    /// The sums as rows arrive, by the ids of their texts: 28 M rows a quarter hold a few dozen
+    /// distinct states, situations and revenues, so each row costs a few lookups of borrowed
+    /// bytes, no allocation and no decimal parse.
+    acc: HashMap<RawKey, (u64, i128)>,
+    texts: Texts,
+}
+
+/// A cell as the rows name it: the ids of its texts in `Texts`, its system and tax group.
+type RawKey = (u16, u16, Categoria, &'static str, u16, u16);
+
+/// Each distinct field text seen, by its bytes as published: its id is its place.
+#[derive(Debug, Clone, Default)]
+struct Texts {
+    ids: HashMap<Vec<u8>, u16>,
+    bytes: Vec<Vec<u8>>,
+    groups: HashMap<Vec<u8>, &'static str>,
+}
+
+impl Texts {
+    fn id(&mut self, bytes: &[u8]) -> u16 {
+        if let Some(id) = self.ids.get(bytes) {
+            return *id;
+        }
+        let id = u16::try_from(self.bytes.len()).unwrap_or(u16::MAX);
+        self.ids.insert(bytes.to_vec(), id);
+        self.bytes.push(bytes.to_vec());
+        id
+    }
+
+    fn text(&self, id: u16) -> &[u8] {
+        self.bytes.get(usize::from(id)).map_or(&[][..], Vec::as_slice)
+    }
+
+    /// `receita`'s tax group, worked out once per distinct text.
+    fn group(&mut self, categoria: Categoria, receita: &[u8]) -> &'static str {
+        if categoria != Categoria::NaoPrevidenciario {
+            return tax_group(categoria, receita);
+        }
+        if let Some(group) = self.groups.get(receita) {
+            return group;
+        }
+        let group = tax_group(categoria, receita);
+        self.groups.insert(receita.to_vec(), group);
+        group
+    }
 }
 
 /// Where a file's columns of the national picture are (its header's positions).
@@ -83,21 +131,42 @@ impl National {
         if !cell(at.tipo_devedor).get(..9).is_some_and(|t| t.eq_ignore_ascii_case(b"principal")) {
             return;
         }
-        let Some(valor) = amount(cell(at.valor)) else {
+        let Some(cents) = cents(cell(at.valor)) else {
             self.unreadable += 1;
             return;
         };
-        let key = NationalKey {
-            uf: decode(cell(at.uf)).to_uppercase(),
-            tipo_pessoa: person_type(cell(at.tipo_pessoa)),
-            categoria: at.categoria,
-            grupo_tributo: tax_group(at.categoria, cell(at.receita)),
-            situacao: decode(cell(at.situacao)),
-            ajuizado: decode(cell(at.ajuizado)).to_uppercase(),
-        };
-        let tally = self.cells.entry(key).or_default();
-        tally.inscricoes += 1;
-        tally.valor += valor;
+        let key = (
+            self.texts.id(cell(at.uf)),
+            self.texts.id(cell(at.tipo_pessoa)),
+            at.categoria,
+            self.texts.group(at.categoria, cell(at.receita)),
+            self.texts.id(cell(at.situacao)),
+            self.texts.id(cell(at.ajuizado)),
+        );
+        let sum = self.acc.entry(key).or_default();
+        sum.0 += 1;
+        sum.1 += cents;
+    }
+
+    /// The sums of the rows added, into `cells` (texts decoded and normalized: `ac` and `AC`
+    /// are one state).
+    pub(super) fn finish(&mut self) {
+        let text = |texts: &Texts, id: u16| decode(texts.text(id));
+        for ((uf, tipo, categoria, grupo_tributo, situacao, ajuizado), (n, cents)) in
+            std::mem::take(&mut self.acc)
+        {
+            let key = NationalKey {
+                uf: text(&self.texts, uf).to_uppercase(),
+                tipo_pessoa: person_type(self.texts.text(tipo)),
+                categoria,
+                grupo_tributo,
+                situacao: text(&self.texts, situacao),
+                ajuizado: text(&self.texts, ajuizado).to_uppercase(),
+            };
+            let tally = self.cells.entry(key).or_default();
+            tally.inscricoes += n;
+            tally.valor += Decimal::from_i128_with_scale(cents, 2);
+        }
     }
 
     /// The inscriptions and their value, in all.
@@ -165,15 +234,29 @@ fn person_type(text: &[u8]) -> String {
     }
 }
 
-/// `VALOR_CONSOLIDADO` as PGFN writes it (`22066.01`; a comma for the point in older files,
-/// with dots grouping thousands then), exact; `None` for anything else.
-fn amount(text: &[u8]) -> Option<Decimal> {
-    let text = std::str::from_utf8(text).ok()?;
-    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b',' | b'-')) {
+/// `VALOR_CONSOLIDADO` as PGFN writes it, in cents, exact: dot-decimal (`22066.01`), or with a
+/// comma for the point and dots grouping thousands in older files (`1.234.567,89`); at most two
+/// decimals. `None` for anything else, a value with more decimals included.
+fn cents(text: &[u8]) -> Option<i128> {
+    let (negative, text) = match text.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, text),
+    };
+    let (whole, fraction): (Vec<u8>, &[u8]) = match text.iter().rposition(|b| *b == b',') {
+        Some(comma) => (text[..comma].iter().copied().filter(|b| *b != b'.').collect(), &text[comma + 1..]),
+        None => match text.iter().position(|b| *b == b'.') {
+            Some(dot) => (text[..dot].to_vec(), &text[dot + 1..]),
+            None => (text.to_vec(), &[][..]),
+        },
+    };
+    let digits = |d: &[u8]| d.iter().all(u8::is_ascii_digit);
+    if whole.is_empty() || whole.len() > 30 || fraction.len() > 2 || !digits(&whole) || !digits(fraction) {
         return None;
     }
-    let plain = if text.contains(',') { text.replace('.', "").replace(',', ".") } else { text.to_string() };
-    Decimal::from_str(&plain).ok()
+    let number = |d: &[u8]| d.iter().fold(0_i128, |n, b| n * 10 + i128::from(b - b'0'));
+    let fraction_cents = number(fraction) * if fraction.len() == 1 { 10 } else { 1 };
+    let value = number(&whole) * 100 + fraction_cents;
+    Some(if negative { -value } else { value })
 }
 
 #[cfg(test)]
@@ -182,11 +265,14 @@ mod tests {
 
     #[test]
     fn a_value_in_pgfns_forms_is_exact_and_any_other_is_none() {
-        assert_eq!(amount(b"22066.01"), Some(Decimal::new(2_206_601, 2)));
-        assert_eq!(amount(b"1.234.567,89"), Some(Decimal::new(123_456_789, 2)));
-        assert_eq!(amount(b"0.1"), Some(Decimal::new(1, 1)));
-        for bad in [&b""[..], b"R$ 10", b"1e5", b"abc", b"12..3"] {
-            assert_eq!(amount(bad), None, "{:?}", String::from_utf8_lossy(bad));
+        assert_eq!(cents(b"22066.01"), Some(2_206_601));
+        assert_eq!(cents(b"312038.84"), Some(31_203_884), "not 100 times too much");
+        assert_eq!(cents(b"1.234.567,89"), Some(123_456_789));
+        assert_eq!(cents(b"0.1"), Some(10));
+        assert_eq!(cents(b"7"), Some(700));
+        assert_eq!(cents(b"-3,5"), Some(-350));
+        for bad in [&b""[..], b"R$ 10", b"1e5", b"abc", b"12..3", b"1.234.567", b"0.125", b"."] {
+            assert_eq!(cents(bad), None, "{:?}", String::from_utf8_lossy(bad));
         }
     }
 
@@ -252,6 +338,7 @@ mod tests {
         for row in &rows {
             national.add(&at, |i| row.get(i).copied());
         }
+        national.finish();
         assert_eq!(national.total(), Tally { inscricoes: 2, valor: Decimal::new(1075, 2) });
         assert_eq!(national.of_person_type("F"), Tally { inscricoes: 1, valor: Decimal::new(25, 2) });
         assert_eq!(national.unreadable, 1);
