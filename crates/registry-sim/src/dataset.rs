@@ -423,11 +423,12 @@ impl Dataset {
         Some(debts::dividas(self, &core, categoria).into_iter().map(|r| r.priced.item).collect())
     }
 
-    /// The people who are principal debtors of the inscriptions `cnpj` owes as a co-debtor of
-    /// its own (`debts::people_principals`): their rows follow the company's in PGFN's files.
-    pub fn people_principals(&self, cnpj: &Cnpj, categoria: Categoria) -> Option<Vec<DividaPgfn>> {
+    /// The rows PGFN's files hold under `cnpj` and after it (`debts::published_dividas`): its
+    /// inscriptions as operation 5 gives them, then the people who are principal debtors of
+    /// its own co-debtor inscriptions.
+    pub fn published_dividas(&self, cnpj: &Cnpj, categoria: Categoria) -> Option<Vec<DividaPgfn>> {
         let core = self.core(cnpj)?;
-        Some(debts::people_principals(self, &core, categoria).into_iter().map(|r| r.priced.item).collect())
+        Some(debts::published_dividas(self, &core, categoria).into_iter().map(|r| r.priced.item).collect())
     }
 
     /// The release's national debt, computed from the dataset's own records (their cents, not
@@ -440,11 +441,12 @@ impl Dataset {
         for index in 0..self.companies {
             let core = company::Core::generate(self, index);
             for categoria in Categoria::ALL {
-                let companies = debts::dividas(self, &core, categoria)
+                let principals = debts::published_dividas(self, &core, categoria)
                     .into_iter()
                     .filter(|r| r.priced.item.tipo_devedor.as_deref() == Some("PRINCIPAL"));
-                let people = debts::people_principals(self, &core, categoria);
-                for (row, tipo) in companies.map(|r| (r, "J")).chain(people.into_iter().map(|r| (r, "F"))) {
+                for row in principals {
+                    let person = row.priced.item.tipo_pessoa.as_deref() == Some("Pessoa física");
+                    let tipo = if person { "F" } else { "J" };
                     let Some(cents) = row.priced.cents else {
                         truth.unreadable += 1;
                         continue;

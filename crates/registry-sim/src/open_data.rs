@@ -168,8 +168,7 @@ fn pgfn_file(
     w.write_record(header.iter().map(|h| h.as_bytes())).map_err(std::io::Error::other)?;
     let mut rows = 0;
     for cnpj in companies {
-        let people = ds.people_principals(cnpj, categoria).unwrap_or_default();
-        for debt in ds.dividas(cnpj, categoria).unwrap_or_default().into_iter().chain(people) {
+        for debt in ds.published_dividas(cnpj, categoria).unwrap_or_default() {
             write_debt(&mut w, header, &debt)?;
             rows += 1;
         }

@@ -20,11 +20,13 @@ use registry_api::models::{DividaPgfn, ParcelamentoRfb, TransacaoRfb};
 pub(super) const DATASET_TRIMESTER: &str = "2026T3";
 
 /// A rendered record and its money in cents (`None`: the field is blank or `null`).
+#[derive(Clone)]
 pub(super) struct Priced<T> {
     pub item: T,
     pub cents: Option<i64>,
 }
 
+#[derive(Clone)]
 pub(super) struct DebtRow {
     pub priced: Priced<DividaPgfn>,
     pub ajuizado: bool,
@@ -125,7 +127,28 @@ fn region(uf: &str) -> u32 {
 /// PGFN's files, a copy repeats the inscription's number, value and status under the
 /// co-debtor's CNPJ and name.
 pub(super) fn dividas(ds: &Dataset, core: &Core, categoria: Categoria) -> Vec<DebtRow> {
-    let mut rows = own_dividas(ds, core, categoria);
+    with_co_debtor_copies(ds, core, categoria, own_dividas(ds, core, categoria))
+}
+
+/// The rows PGFN's files hold under company `core` and after it: its inscriptions as
+/// [`dividas`] gives them, then the people who are principal debtors of its own co-debtor
+/// inscriptions ([`people_principals`]), its own inscriptions made once for both.
+pub(super) fn published_dividas(ds: &Dataset, core: &Core, categoria: Categoria) -> Vec<DebtRow> {
+    let own = own_dividas(ds, core, categoria);
+    let people = people_principals(core, &own);
+    let mut rows = with_co_debtor_copies(ds, core, categoria, own);
+    rows.extend(people);
+    rows
+}
+
+/// `rows` (a company's own inscriptions) and the copies of the inscriptions it owes as another
+/// company's co-debtor.
+fn with_co_debtor_copies(
+    ds: &Dataset,
+    core: &Core,
+    categoria: Categoria,
+    mut rows: Vec<DebtRow>,
+) -> Vec<DebtRow> {
     for (principal, tipo) in co_debtor_of(core.index, ds.companies) {
         let principal = Core::generate(ds, principal);
         let shared = own_dividas(ds, &principal, categoria).into_iter().filter(shared_with_co_debtors);
@@ -172,15 +195,15 @@ fn co_debtor_copy(mut row: DebtRow, co_debtor: &Core, tipo: &str) -> DebtRow {
     row
 }
 
-/// The principal debtors of the inscriptions company `core` owes as co-responsible or jointly
-/// liable of its own (not as another company's co-debtor): people, as PGFN publishes them (the
+/// The principal debtors of the inscriptions in `own` (company `core`'s own) that it owes as
+/// co-responsible or jointly liable: people, as PGFN publishes them (the
 /// CPF masked `XXX123.456XX`, `Pessoa física`), each under its inscription's number, value and
 /// status. With them every inscription of the release has one principal row, as in PGFN's
 /// files, and the release holds people's debts beside the companies'.
-pub(super) fn people_principals(ds: &Dataset, core: &Core, categoria: Categoria) -> Vec<DebtRow> {
-    own_dividas(ds, core, categoria)
-        .into_iter()
+fn people_principals(core: &Core, own: &[DebtRow]) -> Vec<DebtRow> {
+    own.iter()
         .filter(|r| r.priced.item.tipo_devedor.as_deref() != Some("PRINCIPAL"))
+        .cloned()
         .map(|mut row| {
             let seq = core.index as u64 * 512 + u64::from(row.ordinal);
             let middle = (seq * 7_919 + 123_457) % 1_000_000;
