@@ -171,15 +171,16 @@ impl National {
 
     /// The inscriptions and their value, in all.
     pub fn total(&self) -> Tally {
-        self.cells.values().fold(Tally::default(), |a, t| Tally {
-            inscricoes: a.inscricoes + t.inscricoes,
-            valor: a.valor + t.valor,
-        })
+        self.sum(|_| true)
     }
 
     /// The inscriptions and their value of one person type (`J`, `F`).
     pub fn of_person_type(&self, tipo: &str) -> Tally {
-        self.cells.iter().filter(|(k, _)| k.tipo_pessoa == tipo).fold(Tally::default(), |a, (_, t)| Tally {
+        self.sum(|k| k.tipo_pessoa == tipo)
+    }
+
+    fn sum(&self, keep: impl Fn(&NationalKey) -> bool) -> Tally {
+        self.cells.iter().filter(|(k, _)| keep(k)).fold(Tally::default(), |a, (_, t)| Tally {
             inscricoes: a.inscricoes + t.inscricoes,
             valor: a.valor + t.valor,
         })
