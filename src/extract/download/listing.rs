@@ -195,15 +195,12 @@ async fn apache(
         .into_iter()
         .filter_map(|name| {
             let url = folder.join(&name).ok()?;
-            Some(Remote {
+            Some(Remote::listed(
                 url,
-                access: Access::Plain,
-                rel: format!("{under}/{period}/{}", decoded(&name)),
-                release: period.clone(),
-                size: None,
-                etag: None,
-                last_modified: None,
-            })
+                Access::Plain,
+                format!("{under}/{period}/{}", decoded(&name)),
+                period.clone(),
+            ))
         })
         .collect();
     Ok(Release { period, files })
@@ -470,15 +467,10 @@ async fn share(
             let name = e.name();
             let mut url = folder.clone();
             url.path_segments_mut().ok()?.pop_if_empty().push(&name);
-            Some(Remote {
-                url,
-                access: share.access(),
-                rel: format!("cnpj/{period}/{name}"),
-                release: period.clone(),
-                size: e.size,
-                etag: e.etag,
-                last_modified: e.last_modified,
-            })
+            let mut remote =
+                Remote::listed(url, share.access(), format!("cnpj/{period}/{name}"), period.clone());
+            (remote.size, remote.etag, remote.last_modified) = (e.size, e.etag, e.last_modified);
+            Some(remote)
         })
         .collect();
     Ok(Release { period, files })

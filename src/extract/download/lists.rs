@@ -124,22 +124,11 @@ async fn on_file_host(
         let stamp = day.format("%Y%m%d").to_string();
         let file = format!("{stamp}_{name}.zip");
         let url = dir.join(&file).map_err(|e| layout(dir.as_str(), e.to_string(), "a folder address"))?;
-        let mut remote = Remote {
-            url,
-            access: access.clone(),
-            rel: format!("{FOLDER}/{file}"),
-            release: stamp,
-            size: None,
-            etag: None,
-            last_modified: None,
-        };
-        let answer = head(http, &remote, stall).await?;
+        let mut remote = Remote::listed(url, access.clone(), format!("{FOLDER}/{file}"), stamp);
+        let answer = head(http, &remote.url, access, stall).await?;
         match answer.status().as_u16() {
             200..=299 => {
-                let text = |h| answer.headers().get(h).and_then(|v| v.to_str().ok()).map(String::from);
-                remote.size = text(reqwest::header::CONTENT_LENGTH).and_then(|n| n.parse().ok());
-                remote.etag = text(reqwest::header::ETAG);
-                remote.last_modified = text(reqwest::header::LAST_MODIFIED);
+                super::transfer::take_facts(&mut remote, &answer);
                 return Ok(Some(remote));
             }
             403 | 404 => tracing::debug!(file = %remote.url, "not published: the day before"),
@@ -177,15 +166,7 @@ async fn on_portal(
     if !name.to_ascii_lowercase().ends_with(".zip") {
         return Err(layout(day_url.as_str(), format!("leads to {zip}"), "a redirect to the day's zip"));
     }
-    Ok(Remote {
-        url: zip,
-        access,
-        rel: format!("{FOLDER}/{name}"),
-        release: day,
-        size: None,
-        etag: None,
-        last_modified: None,
-    })
+    Ok(Remote::listed(zip, access, format!("{FOLDER}/{name}"), day))
 }
 
 /// Where the day's address leads: the client follows no redirect, so its Location is read here
@@ -196,16 +177,7 @@ async fn redirected(
     access: &Access,
     stall: Duration,
 ) -> Result<Url, DownloadError> {
-    let probe = Remote {
-        url: day.clone(),
-        access: access.clone(),
-        rel: String::new(),
-        release: String::new(),
-        size: None,
-        etag: None,
-        last_modified: None,
-    };
-    let answer = head(http, &probe, stall).await?;
+    let answer = head(http, day, access, stall).await?;
     let status = answer.status();
     if status.is_success() {
         return Ok(day.clone());
@@ -219,16 +191,17 @@ async fn redirected(
         .ok_or_else(|| layout(day.as_str(), "a redirect with no Location", "a redirect to the day's zip"))
 }
 
-/// A HEAD of `remote`'s address, as its access asks, retried while the server is busy (429,
-/// 5xx) or silent; any other answer is returned as it is.
+/// A HEAD of `url`, as `access` asks, retried while the server is busy (429, 5xx) or silent;
+/// any other answer is returned as it is.
 async fn head(
     http: &reqwest::Client,
-    remote: &Remote,
+    url: &Url,
+    access: &Access,
     stall: Duration,
 ) -> Result<reqwest::Response, DownloadError> {
     let mut last = String::new();
     for attempt in 1..=super::transfer::TRIES {
-        let request = super::transfer::with_access(http.head(remote.url.clone()), &remote.access);
+        let request = super::transfer::with_access(http.head(url.clone()), access);
         match tokio::time::timeout(stall, request.send()).await {
             Ok(Ok(r)) if r.status().as_u16() == 429 || r.status().is_server_error() => {
                 last = format!("answered {}", r.status().as_u16());
@@ -239,7 +212,7 @@ async fn head(
         }
         tokio::time::sleep(super::transfer::backoff(attempt)).await;
     }
-    Err(DownloadError::Unreachable { url: remote.url.to_string(), why: last, tries: super::transfer::TRIES })
+    Err(DownloadError::Unreachable { url: url.to_string(), why: last, tries: super::transfer::TRIES })
 }
 
 /// A list published as one file at `url`.
@@ -249,15 +222,7 @@ fn single(url: &str) -> Result<Remote, DownloadError> {
     if name.is_empty() {
         return Err(layout(url, "names no file", "the list's file, like …/cadastro_de_empregadores.csv"));
     }
-    Ok(Remote {
-        url: parsed,
-        access: Access::Plain,
-        rel: format!("{FOLDER}/{name}"),
-        release: "latest".into(),
-        size: None,
-        etag: None,
-        last_modified: None,
-    })
+    Ok(Remote::listed(parsed, Access::Plain, format!("{FOLDER}/{name}"), "latest".into()))
 }
 
 /// The latest day (`YYYYMMDD`) a portal page names: the largest of its `arquivos.push({…})`.

@@ -185,6 +185,12 @@ pub(crate) enum Access {
 }
 
 impl Remote {
+    /// A file a listing or address names, at `url` under the folder's `rel`: its size, ETag and
+    /// Last-Modified not known yet.
+    fn listed(url: url::Url, access: Access, rel: String, release: String) -> Self {
+        Self { url, access, rel, release, size: None, etag: None, last_modified: None }
+    }
+
     fn name(&self) -> &str {
         self.rel.rsplit('/').next().unwrap_or(&self.rel)
     }

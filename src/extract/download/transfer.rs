@@ -74,6 +74,13 @@ fn content_length(response: &reqwest::Response) -> Option<u64> {
     header_text(response, header::CONTENT_LENGTH).and_then(|v| v.trim().parse().ok())
 }
 
+/// What a HEAD's answer says of `remote`: its size, ETag and Last-Modified.
+pub(super) fn take_facts(remote: &mut Remote, response: &reqwest::Response) {
+    remote.size = content_length(response);
+    remote.etag = header_text(response, header::ETAG);
+    remote.last_modified = header_text(response, header::LAST_MODIFIED);
+}
+
 /// `bytes A-B/T` as (A, T).
 fn content_range(response: &reqwest::Response) -> Option<(u64, u64)> {
     let text = header_text(response, header::CONTENT_RANGE)?;
@@ -161,16 +168,14 @@ impl<'a> Transfer<'a> {
             drop(permit);
             let wait = match answer {
                 Ok(Ok(r)) if r.status().is_success() => {
-                    let Some(size) = content_length(&r) else {
+                    if content_length(&r).is_none() {
                         return Err(DownloadError::Layout {
                             url: remote.url.to_string(),
                             problem: "HEAD answered with no Content-Length".into(),
                             expected: "the file's size".into(),
                         });
-                    };
-                    remote.size = Some(size);
-                    remote.etag = header_text(&r, header::ETAG);
-                    remote.last_modified = header_text(&r, header::LAST_MODIFIED);
+                    }
+                    take_facts(remote, &r);
                     return Ok(());
                 }
                 Ok(Ok(r)) if r.status().as_u16() == 429 || r.status().is_server_error() => {
