@@ -35,31 +35,37 @@ pub struct FileRecord {
     pub fetched_at: String,
 }
 
+/// The folder's record as written, or why it cannot be read; `Ok(None)` when there is none.
+fn read(dir: &Path) -> Result<Option<Record>, serde_json::Error> {
+    let Ok(text) = std::fs::read_to_string(dir.join(FILE)) else { return Ok(None) };
+    serde_json::from_str(&text).map(Some)
+}
+
 /// The folder's record; none yet (or one that cannot be read) is an empty one, so every file
 /// is checked against its server again.
 pub(super) fn load(dir: &Path) -> Record {
-    let Ok(text) = std::fs::read_to_string(dir.join(FILE)) else { return Record::default() };
-    serde_json::from_str(&text).unwrap_or_else(|e| {
-        tracing::warn!("{}: {e}; every file is checked again", dir.join(FILE).display());
-        Record::default()
-    })
+    read(dir)
+        .unwrap_or_else(|e| {
+            tracing::warn!("{}: {e}; every file is checked again", dir.join(FILE).display());
+            None
+        })
+        .unwrap_or_default()
 }
 
 /// The release a download last went for in `dir` (its RFB month and PGFN quarter, as its
 /// `download.json` names them), or `None` for a folder no download manages. A run reads that
 /// release: the folders of older ones are kept (`--keep`), not read.
+pub fn current_release(dir: &Path) -> Option<(String, String)> {
+    let record = read(dir).ok()??;
+    Some((record.rfb_month?, record.pgfn_quarter?))
+}
+
 /// The files `dir`'s download record names under `folder/` (`listas/20261130_CEIS.zip`); none
 /// without a record.
 pub fn recorded_under(dir: &Path, folder: &str) -> Vec<String> {
-    let Ok(text) = std::fs::read_to_string(dir.join(FILE)) else { return Vec::new() };
-    let record: Record = serde_json::from_str(&text).unwrap_or_default();
     let prefix = format!("{folder}/");
-    record.files.into_keys().filter(|rel| rel.starts_with(&prefix)).collect()
-}
-
-pub fn current_release(dir: &Path) -> Option<(String, String)> {
-    let record: Record = serde_json::from_str(&std::fs::read_to_string(dir.join(FILE)).ok()?).ok()?;
-    Some((record.rfb_month?, record.pgfn_quarter?))
+    let files = read(dir).ok().flatten().map(|r| r.files).unwrap_or_default();
+    files.into_keys().filter(|rel| rel.starts_with(&prefix)).collect()
 }
 
 /// Written whole to a temporary name, then renamed: a reader never sees half a record.
