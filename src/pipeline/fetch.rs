@@ -301,8 +301,8 @@ fn refuse_unread_when_strict(
     lists_dir: Option<&crate::extract::open_data::lists::Lists>,
 ) -> Result<()> {
     let (dir, unread, missing) = match (release, lists_dir) {
-        (Some(r), _) => (cfg.open_data.as_deref(), &r.unread, &r.lists.missing),
-        (None, Some(l)) => (cfg.lists_dir.as_deref(), &l.unread, &l.missing),
+        (Some(r), _) => (cfg.open_data.as_deref(), r.unread(), &r.lists.missing),
+        (None, Some(l)) => (cfg.lists_dir.as_deref(), l.unread.clone(), &l.missing),
         (None, None) => return Ok(()),
     };
     if !cfg.strict || (unread.is_empty() && missing.is_empty()) {

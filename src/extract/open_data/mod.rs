@@ -281,10 +281,16 @@ impl Release {
             carried: self.carried.clone(),
             read_ms: self.read_ms,
             listas: ListNote::of(&self.lists),
-            unread: self.unread.clone(),
+            unread: self.unread(),
             listas_ausentes: MissingList::of(&self.lists),
             nacional: NationalNote::of(&self.national),
         }
+    }
+
+    /// Of the files ignored, those that are data no reader takes: not the download's own
+    /// bookkeeping.
+    pub fn unread(&self) -> Vec<String> {
+        self.ignored.iter().filter(|p| !bookkeeping(p)).cloned().collect()
     }
 
     /// The month the release stands for: RFB's month, else the last month of PGFN's quarter.
@@ -307,8 +313,6 @@ pub struct Release {
     pub files: Vec<FileRead>,
     /// Files whose name says no dataset nor code table (notes), left alone.
     pub ignored: Vec<String>,
-    /// Of them, the ones that are data no reader takes (not the download's bookkeeping).
-    pub unread: Vec<String>,
     /// The release's code tables: table -> (its file, code -> name).
     pub codes: BTreeMap<String, (String, BTreeMap<String, String>)>,
     /// Datasets found, and the ones a run reads that no file held.
@@ -408,8 +412,7 @@ pub fn read_release(dir: &Path, portfolio: &[Cnpj], partial: bool) -> Result<Rel
     }
     release.national.finish();
     say_national(&release.national);
-    release.unread = release.ignored.iter().filter(|p| !bookkeeping(p)).cloned().collect();
-    say_ignored(dir, &release.unread);
+    say_ignored(dir, &release.unread());
     release.lists.expect(dir, false);
     if release.files.is_empty() {
         return Err(match release.gaps.is_empty() {
