@@ -146,12 +146,6 @@ pub(super) fn series_chart(
     Some(line_chart(&months, &series))
 }
 
-/// Whether the run holds a national credit figure: a month of `creditos_total_mensal` with a
-/// value.
-pub(super) fn credits_read(aggs: &Aggregates) -> bool {
-    aggs.get("creditos_total_mensal").is_some_and(|df| rows(df).any(|i| dec(df, "valor_total", i).is_some()))
-}
-
 /// "Dívida ativa da União no país" (`divida_nacional_por_uf`): on a run over the files, PGFN's
 /// whole release by state, its total and what companies and people owe; `None` without it.
 pub(super) fn national_debt(
@@ -183,10 +177,10 @@ pub(super) fn national_debt(
 
 /// The national total month by month; `None` without a month holding a value.
 pub(super) fn national_chart(aggs: &Aggregates, series_name: String) -> Option<LineChart> {
-    if !credits_read(aggs) {
+    let df = aggs.get("creditos_total_mensal")?;
+    if !rows(df).any(|i| dec(df, "valor_total", i).is_some()) {
         return None;
     }
-    let df = aggs.get("creditos_total_mensal")?;
     let months: Vec<String> = rows(df).filter_map(|i| text(df, "ano_mes", i)).collect();
     let values = rows(df).map(|i| dec(df, "valor_total", i)).collect();
     Some(line_chart(&months, &[(series_name, values)]))

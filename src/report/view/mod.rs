@@ -121,6 +121,8 @@ pub fn build_view_with(
         |code| crate::transform::parse::uf_outside_states_label(code).map(String::from),
         false,
     );
+    // Drawn only when a month holds a value: what tells whether the run has credit figures.
+    let trend_national = national_chart(aggs, t.get("serie_brasil"));
     ReportView {
         t: t.clone(),
         demo: manifest.demo,
@@ -133,14 +135,14 @@ pub fn build_view_with(
         headline: headline(aggs),
         alert_highlights: None,
         sanctions: sanctions::sanctions(aggs, frames, locale, t),
-        credits_read: credits::credits_read(aggs),
+        credits_read: trend_national.is_some(),
         national_debt: credits::national_debt(
             aggs,
             manifest.open_data.as_ref().and_then(|n| n.period.quarter.clone()),
             t,
             locale,
         ),
-        trend_national: national_chart(aggs, t.get("serie_brasil")),
+        trend_national,
         trend_states: aggs.get("creditos_por_uf_mes").and_then(|df| series_chart(df, "uf", 5, None)),
         tiles: tiles(&by_uf),
         by_uf,
