@@ -64,8 +64,13 @@ pub(crate) fn latest_release() -> BTreeMap<String, Vec<u8>> {
 
 /// A mirror with `faults` on a runtime of its own (kept alive beside it).
 pub(crate) fn mirror(faults: MirrorFaults) -> (tokio::runtime::Runtime, RunningMirror) {
+    mirror_of(served(), faults)
+}
+
+/// A mirror of the folder `root` with `faults`, on a runtime of its own.
+pub(crate) fn mirror_of(root: &Path, faults: MirrorFaults) -> (tokio::runtime::Runtime, RunningMirror) {
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let m = rt.block_on(mirror::start(served(), faults, "127.0.0.1:0".parse().unwrap())).unwrap();
+    let m = rt.block_on(mirror::start(root, faults, "127.0.0.1:0".parse().unwrap())).unwrap();
     (rt, m)
 }
 
@@ -377,9 +382,7 @@ fn status_of(rt: &tokio::runtime::Runtime, url: &str, agent: Option<&str>) -> u1
 fn the_public_lists_arrive_from_cgus_file_host_stepping_back_over_unpublished_days() {
     // Published two days ago: today and yesterday answer 403, as the file host does.
     let root = served_with_lists(2);
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let m =
-        rt.block_on(mirror::start(&root, MirrorFaults::default(), "127.0.0.1:0".parse().unwrap())).unwrap();
+    let (rt, m) = mirror_of(&root, MirrorFaults::default());
     let tmp = tempfile::tempdir().unwrap();
     let to = tmp.path().join("dados");
     // A day kept from an earlier download: replaced by the latest.
@@ -413,9 +416,7 @@ fn the_public_lists_arrive_from_cgus_file_host_stepping_back_over_unpublished_da
 fn with_no_recent_day_on_the_file_host_the_lists_come_through_the_portal_which_refuses_non_browsers() {
     // Published longer ago than the file host is asked back: the portal's page names the day.
     let root = served_with_lists(15);
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let m =
-        rt.block_on(mirror::start(&root, MirrorFaults::default(), "127.0.0.1:0".parse().unwrap())).unwrap();
+    let (rt, m) = mirror_of(&root, MirrorFaults::default());
     let tmp = tempfile::tempdir().unwrap();
     let to = tmp.path().join("dados");
     let (code, err) = download_lists(&m, &to, &format!("{}/download-de-dados/", m.base_url()));

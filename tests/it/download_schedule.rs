@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use crate::common_bin::*;
-use crate::download::{SCALE, download, folders, holds_exactly, latest_release, mirror, served};
+use crate::download::{SCALE, download, folders, holds_exactly, latest_release, mirror, mirror_of, served};
 use fiscal_report::simulator::mirror::{MirrorFaults, SHARE_TOKEN};
 use fiscal_report::simulator::{Dataset, RegistryConfig, open_data};
 
@@ -144,14 +144,7 @@ fn the_cron_example_runs_over_two_months_of_the_mirror_downloading_each_and_read
 
     let mut received = Vec::new();
     for (root, label) in [(served_before(), "m1"), (served(), "m2")] {
-        let rt = tokio::runtime::Runtime::new().unwrap();
-        let m = rt
-            .block_on(fiscal_report::simulator::mirror::start(
-                root,
-                MirrorFaults::default(),
-                "127.0.0.1:0".parse().unwrap(),
-            ))
-            .unwrap();
+        let (_rt, m) = mirror_of(root, MirrorFaults::default());
         let o = bin()
             .args(cron_command(tmp.path(), &portfolio, label))
             .env("FISCAL_REPORT_RFB_URL", m.share_link(SHARE_TOKEN))
@@ -223,14 +216,7 @@ fn the_lists_downloaded_from_the_mirror_give_the_same_sancoes_as_the_served_fold
     portfolio.extend(d.public_lists().targets.iter().map(ToString::to_string));
     std::fs::write(tmp.path().join("carteira.txt"), portfolio.join("\n")).unwrap();
 
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let m = rt
-        .block_on(fiscal_report::simulator::mirror::start(
-            &served,
-            MirrorFaults::default(),
-            "127.0.0.1:0".parse().unwrap(),
-        ))
-        .unwrap();
+    let (_rt, m) = mirror_of(&served, MirrorFaults::default());
     let base = m.base_url();
     let to = tmp.path().join("dados");
     let (code, err) = download(
