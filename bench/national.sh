@@ -24,12 +24,8 @@ if [ ! -f "$RELEASE/.complete" ]; then
   "$AFTER" serve --scale "$SCALE" --write-open-data "$RELEASE" >/dev/null
   touch "$RELEASE/.complete"
 fi
-# The portfolio: PORTFOLIO head offices spread evenly over RFB's Estabelecimentos files (read
-# with unzip and awk, as bench/open_data.sh picks them).
-STEP=$(( SCALE * 5000 / PORTFOLIO ))
-for z in "$RELEASE"/cnpj/*/Estabelecimentos*.zip; do unzip -p "$z"; done \
-  | awk -F'";"' -v step="$STEP" '$2 == "0001" { if (n++ % step == 0) { gsub(/"/, "", $1); print $1 $2 $3 } }' \
-  | head -n "$PORTFOLIO" >"$DATA/national-portfolio-$SCALE.txt"
+# The portfolio: PORTFOLIO head offices spread evenly, as bench/open_data.sh picks them.
+bench/portfolio_of.sh "$RELEASE" $(( SCALE * 5000 )) "$PORTFOLIO" >"$DATA/national-portfolio-$SCALE.txt"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 # Each build runs in a folder of its own, so each reads its built-in queries/ and templates/

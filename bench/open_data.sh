@@ -51,11 +51,8 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mapfile -t ZIPS < <(find "$PLAIN" -name '*.zip' | sort)
-# Head offices (order 0001) of RFB's establishments, every STEP-th: an even spread.
-STEP=$(( SCALE * 5000 / PORTFOLIO ))
-for z in "$RELEASE"/cnpj/*/Estabelecimentos*.zip; do unzip -p "$z"; done \
-  | awk -F'";"' -v step="$STEP" '$2 == "0001" { if (n++ % step == 0) { gsub(/"/, "", $1); print $1 $2 $3 } }' \
-  | head -n "$PORTFOLIO" >"$tmp/portfolio.txt"
+# Head offices of RFB's establishments, spread evenly.
+bench/portfolio_of.sh "$RELEASE" $(( SCALE * 5000 )) "$PORTFOLIO" >"$tmp/portfolio.txt"
 # From the temporary folder: the run uses the queries and templates built into the binary.
 cd "$tmp"
 for i in $(seq "$RUNS"); do
