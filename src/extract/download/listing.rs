@@ -309,32 +309,22 @@ struct Share {
 fn share_of(url: &Url) -> Result<Option<Share>, DownloadError> {
     let segments: Vec<String> =
         url.path_segments().map(|s| s.filter(|s| !s.is_empty()).map(decoded).collect()).unwrap_or_default();
-    let mut bare = url.clone();
-    let _ = (bare.set_username(""), bare.set_password(None));
-    bare.set_query(None);
-    bare.set_fragment(None);
-    let at = |parts: &[String]| -> Url {
-        let mut u = bare.clone();
-        u.set_path("/");
-        if let Ok(mut path) = u.path_segments_mut() {
-            path.pop_if_empty().extend(parts).push("");
-        }
-        u
-    };
-    let rest = |from: usize| -> String { segments[from..].iter().map(|s| format!("{s}/")).collect() };
     let words: Vec<&str> = segments.iter().map(String::as_str).collect();
+    let mut origin = url.clone();
+    let _ = (origin.set_username(""), origin.set_password(None));
+    origin.set_query(None);
+    origin.set_fragment(None);
+    origin.set_path("/");
+    let at = |parts: &[&str]| Share::folder(&origin, &parts.join("/"));
+    let rest = |from: usize| -> String { words[from..].iter().map(|s| format!("{s}/")).collect() };
     for i in 0..words.len() {
-        let before = &segments[..i];
         let share = match &words[i..] {
             ["s", token] => {
-                let before = before.strip_suffix(&["index.php".to_string()]).unwrap_or(before);
-                let public = |tail: &[&str]| {
-                    at(&[before, &tail.iter().map(|s| s.to_string()).collect::<Vec<_>>()].concat())
-                };
+                let before = words[..i].strip_suffix(&["index.php"]).unwrap_or(&words[..i]);
                 Share {
                     token: token.to_string(),
-                    list_root: public(&["public.php", "webdav"]),
-                    files_root: public(&["public.php", "dav", "files", token]),
+                    list_root: at(&[before, &["public.php", "webdav"]].concat()),
+                    files_root: at(&[before, &["public.php", "dav", "files", token]].concat()),
                     basic: true,
                     start: String::new(),
                 }
@@ -347,7 +337,7 @@ fn share_of(url: &Url) -> Result<Option<Share>, DownloadError> {
                         "the share's token as the address's user: https://TOKEN@host/public.php/webdav/",
                     ));
                 }
-                let root = at(&segments[..i + 2]);
+                let root = at(&words[..i + 2]);
                 Share {
                     token: decoded(url.username()),
                     list_root: root.clone(),
@@ -357,7 +347,7 @@ fn share_of(url: &Url) -> Result<Option<Share>, DownloadError> {
                 }
             }
             ["public.php", "dav", "files", token, ..] | ["remote.php", "dav", "public-files", token, ..] => {
-                let root = at(&segments[..i + 4]);
+                let root = at(&words[..i + 4]);
                 Share {
                     token: token.to_string(),
                     list_root: root.clone(),
