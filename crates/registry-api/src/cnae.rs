@@ -48,6 +48,29 @@ pub fn section_of_division(division: u8) -> Option<&'static CnaeSection> {
     CNAE_SECTIONS.iter().find(|s| (s.divisions.0..=s.divisions.1).contains(&division))
 }
 
+/// The section of a 7-digit CNAE subclass, bare (`6201501`) or in the official mask
+/// (`6201-5/01`), from its first two digits. `None` for divisions that no section holds (00, 04,
+/// 34, 40, ...) and for anything else, including 6-digit codes whose leading zero was lost:
+/// `111301` could be `0111301` (A) or a truncated code, and guessing would file a company under
+/// the wrong section. Bytes, as the files hold them, so a reader of millions of rows decodes none.
+pub fn section_of_subclass(cnae: &[u8]) -> Option<&'static CnaeSection> {
+    let b = cnae.trim_ascii();
+    let digits: [u8; 7] = match b.len() {
+        7 => b.try_into().ok()?,
+        9 if b[4] == b'-' && b[6] == b'/' => [b[0], b[1], b[2], b[3], b[5], b[7], b[8]],
+        _ => return None,
+    };
+    if !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    // The CNPJ files write 8888888 for "atividade não informada": its 88 is not division 88
+    // (section Q), and all zeros is no code either.
+    if digits == *b"8888888" || digits == *b"0000000" {
+        return None;
+    }
+    section_of_division((digits[0] - b'0') * 10 + (digits[1] - b'0'))
+}
+
 /// The section of a letter, upper or lower case.
 pub fn section_by_letter(letter: char) -> Option<&'static CnaeSection> {
     CNAE_SECTIONS.iter().find(|s| s.letter == letter.to_ascii_uppercase())

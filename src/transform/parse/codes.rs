@@ -1,30 +1,12 @@
 //! Codes: the CNAE section of a code (the sections themselves are the interface's table,
 //! `api::cnae`), and a state from its code or name.
 
-use crate::api::cnae::{section_by_letter, section_of_division};
+use crate::api::cnae::{section_by_letter, section_of_subclass};
 
 /// The section (letter and Portuguese name) of a 7-digit CNAE subclass, bare (`6201501`) or in
-/// the official mask (`6201-5/01`), from its first two digits. `None` for divisions that no
-/// section holds (00, 04, 34, 40, ...) and for anything else, including 6-digit codes whose
-/// leading zero was lost: `111301` could be `0111301` (A) or a truncated code, and guessing
-/// would file a company under the wrong section.
+/// the official mask (`6201-5/01`) (`api::cnae::section_of_subclass`, which says what it refuses).
 pub fn cnae_section(cnae: &str) -> Option<(char, &'static str)> {
-    let b = cnae.trim().as_bytes();
-    let digits: [u8; 7] = match b.len() {
-        7 => b.try_into().ok()?,
-        9 if b[4] == b'-' && b[6] == b'/' => [b[0], b[1], b[2], b[3], b[5], b[7], b[8]],
-        _ => return None,
-    };
-    if !digits.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    // The CNPJ files write 8888888 for "atividade não informada": its 88 is not division 88
-    // (section Q), and all zeros is no code either.
-    if digits == *b"8888888" || digits == *b"0000000" {
-        return None;
-    }
-    let division = (digits[0] - b'0') * 10 + (digits[1] - b'0');
-    section_of_division(division).map(|s| (s.letter, s.name))
+    section_of_subclass(cnae.as_bytes()).map(|s| (s.letter, s.name))
 }
 
 /// The name of a CNAE section given by its letter (`J` is "Informação e comunicação").
@@ -32,6 +14,22 @@ pub fn cnae_section_name(letter: &str) -> Option<&'static str> {
     let mut chars = letter.trim().chars();
     let (Some(c), None) = (chars.next(), chars.next()) else { return None };
     section_by_letter(c).map(|s| s.name)
+}
+
+/// The five groups of the legal-nature table (IBGE's CONCLA, "Tabela de Natureza Jurídica
+/// 2021"), by the first digit of a `natureza_juridica` code: 2062 (sociedade empresária limitada)
+/// is in group 2.
+const NATUREZA_GROUPS: [(&str, &str); 5] = [
+    ("1", "Administração pública"),
+    ("2", "Entidades empresariais"),
+    ("3", "Entidades sem fins lucrativos"),
+    ("4", "Pessoas físicas"),
+    ("5", "Organizações internacionais e outras instituições extraterritoriais"),
+];
+
+/// The name of a legal-nature group given by its digit (`2` is "Entidades empresariais").
+pub fn natureza_group_name(digit: &str) -> Option<&'static str> {
+    NATUREZA_GROUPS.iter().find(|(d, _)| *d == digit.trim()).map(|(_, name)| *name)
 }
 
 /// The 27 federative units in the order of `docs/domain.md`, "States (UF)", with their names
