@@ -243,7 +243,8 @@ pub fn data_dictionary(
 const DIVIDA_ATIVA_NACIONAL: &str = "## `divida_ativa_nacional`\n\n\
 With `--open-data`: every inscription of PGFN's release, the portfolio's or not, summed once while the files \
 are read: by its principal debtor's row (`TIPO_DEVEDOR` `Principal`), never by a co-debtor's copy. One row per \
-state, person type, system, tax group, situation and whether in court. A principal row whose value is in no form PGFN \
+state, person type, system, tax group, situation, whether in court, and a company debtor's CNAE section and \
+legal-nature group (from RFB's files of the same release, read first). A principal row whose value is in no form PGFN \
 writes is in no row (the manifest's `open_data.nacional.valores_ilegiveis` counts them). Empty, in these \
 columns, on a run over the service. Definitions: [domain.md](domain.md#the-national-debt-from-pgfns-files).\n\n\
 Files: `divida_ativa_nacional/part-0.parquet`\n\n\
@@ -254,6 +255,10 @@ Files: `divida_ativa_nacional/part-0.parquet`\n\n\
 | `grupo_tributo` | string | The tax group, as the service names them: previdenciário's `Contribuições previdenciárias`, FGTS's `FGTS`, a não previdenciário inscription's by the first group a whole word of its `RECEITA_PRINCIPAL` names (`Simples Nacional`: SIMPLES, MEI, SIMEI; then IRPJ, CSLL, `PIS/PASEP`, COFINS, IPI, IOF, IRRF, IRPF, ITR), else `Outros` | `IRPJ` |\n\
 | `situacao` | string | `TIPO_SITUACAO_INSCRICAO` as published | `Em cobrança` |\n\
 | `ajuizado` | string | `INDICADOR_AJUIZADO` as published | `SIM` |\n\
+| `cnae_secao` | string | A company debtor's CNAE section (`A`-`U`), by its head office's `cnae_fiscal_principal` in RFB's Estabelecimentos; `?` when RFB's files do not give one; empty for a person | `G` |\n\
+| `cnae_secao_descricao` | string | The section's name, or why there is none | `Comércio; reparação de veículos automotores e motocicletas` |\n\
+| `natureza_grupo` | string | A company debtor's legal-nature group, the first digit of its `natureza_juridica` in RFB's Empresas (`1` administração pública, `2` entidades empresariais, `3` sem fins lucrativos, `4` pessoas físicas, `5` organizações internacionais); `?` when RFB's files do not give one; empty for a person | `2` |\n\
+| `natureza_grupo_descricao` | string | The group's name (CONCLA's table), or why there is none | `Entidades empresariais` |\n\
 | `inscricoes` | int64 | The inscriptions, each counted once | `1402` |\n\
 | `valor` | decimal(18,2) | Their `VALOR_CONSOLIDADO`, summed exactly | |\n\n";
 

@@ -1,11 +1,12 @@
 //! The release's national debt (`extract::open_data::national`) as the table
 //! `divida_ativa_nacional`: one row a cell (state, person type, system, tax group, situation,
-//! in court),
+//! in court, a company's CNAE section and legal-nature group, each with its name),
 //! its inscriptions and their value as Decimal(18,2). A run without a release of PGFN's files
 //! gets the table empty, in the same columns.
 
 use polars::prelude::*;
 
+use super::parse::{cnae_section_name, natureza_group_name};
 use super::typing::MONEY_PRECISION;
 use super::{Frames, TransformError};
 use crate::extract::open_data::national::National;
@@ -48,6 +49,10 @@ fn national_frame(national: &National) -> PolarsResult<DataFrame> {
         text("grupo_tributo", &|k| k.grupo_tributo.to_string()),
         text("situacao", &|k| k.situacao.clone()),
         text("ajuizado", &|k| k.ajuizado.clone()),
+        text("cnae_secao", &|k| k.cnae_secao.clone()),
+        text("cnae_secao_descricao", &|k| section_label(&k.cnae_secao).to_string()),
+        text("natureza_grupo", &|k| k.natureza_grupo.clone()),
+        text("natureza_grupo_descricao", &|k| nature_label(&k.natureza_grupo).to_string()),
         Column::new(
             "inscricoes".into(),
             cells.iter().map(|(_, t)| t.inscricoes as i64).collect::<Vec<i64>>(),
@@ -58,3 +63,24 @@ fn national_frame(national: &National) -> PolarsResult<DataFrame> {
     ];
     DataFrame::new(cells.len(), columns)
 }
+
+/// What a cell's `cnae_secao` names: its section, or why it has none.
+fn section_label(letter: &str) -> &'static str {
+    match letter {
+        "" => PERSON,
+        "?" => "Empresa sem CNAE da matriz na publicação da RFB",
+        letter => cnae_section_name(letter).unwrap_or("Seção desconhecida"),
+    }
+}
+
+/// What a cell's `natureza_grupo` names: its group, or why it has none.
+fn nature_label(digit: &str) -> &'static str {
+    match digit {
+        "" => PERSON,
+        "?" => "Empresa sem natureza jurídica na publicação da RFB",
+        digit => natureza_group_name(digit).unwrap_or("Grupo fora da tabela de naturezas jurídicas"),
+    }
+}
+
+/// A person debtor's label in the company columns.
+const PERSON: &str = "Pessoa física (sem CNAE nem natureza jurídica)";

@@ -1031,53 +1031,44 @@ fn a_files_run_sums_every_inscription_of_the_release_once_as_the_dataset_does() 
     let national = &m["open_data"]["nacional"];
     let value = |v: &serde_json::Value| v.as_str().unwrap().parse::<Decimal>().unwrap();
     let sistema = |c: Categoria| c.as_str().to_string();
-    type Cell = (String, String, String, String, String, String, u64, Decimal);
+    type Cell = (String, String, String, String, String, String, String, String, u64, Decimal);
     let want: BTreeSet<Cell> = truth
         .cells
         .iter()
-        .map(|((uf, tipo, cat, grupo, sit, aj), (n, c))| {
-            let grupo = grupo.to_string();
+        .map(|((uf, tipo, cat, grupo, sit, aj, secao, natureza), (n, c))| {
             (
                 uf.clone(),
                 tipo.to_string(),
                 sistema(*cat),
-                grupo,
+                grupo.to_string(),
                 sit.clone(),
                 aj.clone(),
+                secao.to_string(),
+                natureza.clone(),
                 *n,
                 Decimal::new(*c, 2),
             )
         })
         .collect();
-    let got: BTreeSet<Cell> = national["celulas"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            let text = |k: &str| c[k].as_str().unwrap().to_string();
-            let n = c["inscricoes"].as_u64().unwrap();
-            (
-                text("uf"),
-                text("tipo_pessoa"),
-                text("sistema"),
-                text("grupo_tributo"),
-                text("situacao"),
-                text("ajuizado"),
-                n,
-                value(&c["valor"]),
-            )
-        })
-        .collect();
-    assert_eq!(got, want, "every cell of the national picture");
-    // The table a data scientist loads holds the same cells.
+    // The table a data scientist loads holds every cell.
     let table = read(&tmp.path().join("files-run/divida_ativa_nacional/part-0.parquet"));
-    let columns =
-        ["uf", "tipo_pessoa", "sistema", "grupo_tributo", "situacao", "ajuizado", "inscricoes", "valor"];
+    let columns = [
+        "uf",
+        "tipo_pessoa",
+        "sistema",
+        "grupo_tributo",
+        "situacao",
+        "ajuizado",
+        "cnae_secao",
+        "natureza_grupo",
+        "inscricoes",
+        "valor",
+    ];
     let in_table: BTreeSet<Cell> = rows(&table, &columns)
         .into_iter()
         .map(|r| {
             let t = |i: usize| r[i].clone().unwrap();
-            (t(0), t(1), t(2), t(3), t(4), t(5), t(6).parse().unwrap(), t(7).parse().unwrap())
+            (t(0), t(1), t(2), t(3), t(4), t(5), t(6), t(7), t(8).parse().unwrap(), t(9).parse().unwrap())
         })
         .collect();
     assert_eq!(in_table, want, "divida_ativa_nacional");
@@ -1108,39 +1099,55 @@ fn a_files_run_sums_every_inscription_of_the_release_once_as_the_dataset_does() 
         })
         .collect();
     assert_eq!(got, want, "divida_nacional_por_uf");
-    // The query by tax group against the truth summed by group.
-    let mut by_group: BTreeMap<String, (u64, i64)> = BTreeMap::new();
-    for ((_, _, _, grupo, ..), (n, c)) in &truth.cells {
-        for key in [grupo.to_string(), "TOTAL".to_string()] {
-            let e = by_group.entry(key).or_default();
-            e.0 += n;
-            e.1 += c;
+    // The queries by tax group, CNAE section and legal nature against the truth summed by each:
+    // people in a row of their own (PF) in the last two, every company under its head office's
+    // section and its nature.
+    type Code = fn(&registry_sim::dataset::NationalCell) -> String;
+    let tables: [(&str, &str, Code, usize); 3] = [
+        ("divida_nacional_por_grupo_tributo", "grupo_tributo", |c| c.3.to_string(), 8),
+        ("divida_nacional_por_cnae_secao", "cnae_secao", |c| c.6.to_string(), 8),
+        ("divida_nacional_por_natureza_juridica", "natureza_grupo", |c| c.7.clone(), 3),
+    ];
+    for (table, key, code, least) in tables {
+        let mut by_key: BTreeMap<String, (u64, i64)> = BTreeMap::new();
+        for (cell, (n, c)) in &truth.cells {
+            let code = Some(code(cell)).filter(|c| !c.is_empty()).unwrap_or_else(|| "PF".into());
+            for k in [code, "TOTAL".to_string()] {
+                let e = by_key.entry(k).or_default();
+                e.0 += n;
+                e.1 += c;
+            }
         }
+        let query = read(&tmp.path().join(format!("files-run/aggregates/{table}.parquet")));
+        let got: BTreeMap<String, (u64, Decimal)> = rows(&query, &[key, "inscricoes", "valor_total"])
+            .into_iter()
+            .map(|r| {
+                let n = r[1].as_deref().unwrap().parse().unwrap();
+                (r[0].clone().unwrap(), (n, r[2].as_deref().unwrap().parse::<Decimal>().unwrap()))
+            })
+            .collect();
+        let want: BTreeMap<String, (u64, Decimal)> =
+            by_key.iter().map(|(g, (n, c))| (g.clone(), (*n, Decimal::new(*c, 2)))).collect();
+        assert_eq!(got, want, "{table}");
+        assert!(!want.contains_key("?"), "every company of the dataset is in RFB's files: {want:?}");
+        assert!(want.len() >= least, "{table}: {want:?}");
     }
-    let query = read(&tmp.path().join("files-run/aggregates/divida_nacional_por_grupo_tributo.parquet"));
-    let got: BTreeMap<String, (u64, Decimal)> = rows(&query, &["grupo_tributo", "inscricoes", "valor_total"])
-        .into_iter()
-        .map(|r| {
-            let n = r[1].as_deref().unwrap().parse().unwrap();
-            (r[0].clone().unwrap(), (n, r[2].as_deref().unwrap().parse::<Decimal>().unwrap()))
-        })
-        .collect();
-    let want: BTreeMap<String, (u64, Decimal)> =
-        by_group.iter().map(|(g, (n, c))| (g.clone(), (*n, Decimal::new(*c, 2)))).collect();
-    assert_eq!(got, want, "divida_nacional_por_grupo_tributo");
-    assert!(want.len() >= 8, "the groups the dataset's taxes fall in: {want:?}");
     // The report's section names its source and shows the total, as an analyst reads it.
     let html = std::fs::read_to_string(tmp.path().join("files-run/report.html")).unwrap();
     let section = html.split("id=\"divida-nacional\"").nth(1).expect("the national section");
     let section = section.split("</section>").next().unwrap();
     assert!(section.contains("Dívida ativa da União inscrita (PGFN)"), "{section}");
     assert!(section.contains(&brl(by_uf["TOTAL"].1)), "{} in {section}", brl(by_uf["TOTAL"].1));
+    for label in ["Entidades empresariais", "Pessoa física (sem CNAE nem natureza jurídica)"] {
+        assert!(section.contains(label), "{label} in {section}");
+    }
     let (n, c) = truth.cells.values().fold((0, 0), |(n, c), (k, v)| (n + k, c + v));
     assert_eq!(
         (national["inscricoes"].as_u64().unwrap(), value(&national["valor"])),
         (n, Decimal::new(c, 2))
     );
     assert_eq!(national["valores_ilegiveis"].as_u64(), Some(truth.unreadable));
+    assert_eq!(national["inscricoes_empresas_sem_rfb"].as_u64(), Some(0));
     // Both kinds of debtor are there, and every state the dataset's companies are in.
     for tipo in ["J", "F"] {
         assert!(truth.cells.keys().any(|k| k.1 == tipo), "the dataset holds {tipo} debtors");

@@ -116,8 +116,9 @@ mod vocab;
 pub use counted::DebtRolesTruth;
 
 /// A cell of the national debt: (state, person type `J`/`F`, system, tax group, situation, in
-/// court `SIM`/`NAO`).
-pub type NationalCell = (String, &'static str, Categoria, &'static str, String, String);
+/// court `SIM`/`NAO`, a company's head office's CNAE section letter and its legal nature's first
+/// digit; both `?` for a company the RFB files lack, empty for a person).
+pub type NationalCell = (String, &'static str, Categoria, &'static str, String, String, &'static str, String);
 
 /// The release's national debt (`Dataset::national_debt`): each cell's (inscriptions, cents).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -434,12 +435,15 @@ impl Dataset {
     /// The release's national debt, computed from the dataset's own records (their cents, not
     /// their published text): every inscription counted once, by its principal debtor's row
     /// (a company's, or a person's behind a company's co-debtor inscription), summed by state,
-    /// person type, system, tax group, situation and whether it is in court. Rows whose published value
-    /// is broken are counted apart (`NationalTruth::unreadable`).
+    /// person type, system, tax group, situation and whether it is in court, and a company's by
+    /// the CNAE section of its head office's record (the generator's own section of the code) and
+    /// the first digit of its record's legal nature. Rows whose published value is broken are
+    /// counted apart (`NationalTruth::unreadable`).
     pub fn national_debt(&self) -> NationalTruth {
         let mut truth = NationalTruth::default();
         for index in 0..self.companies {
             let core = company::Core::generate(self, index);
+            let profile = self.company_profile(&core);
             for categoria in Categoria::ALL {
                 let principals = debts::published_dividas(self, &core, categoria)
                     .into_iter()
@@ -453,6 +457,7 @@ impl Dataset {
                     };
                     let item = &row.priced.item;
                     let text = |v: &Option<String>| v.clone().unwrap_or_default();
+                    let (secao, natureza) = if person { ("", String::new()) } else { profile.clone() };
                     let key = (
                         text(&item.uf_unidade_responsavel),
                         tipo,
@@ -460,6 +465,8 @@ impl Dataset {
                         debts::tax_group_of(categoria, item.receita_principal.as_deref().unwrap_or("")),
                         text(&item.tipo_situacao_inscricao),
                         text(&item.indicador_ajuizado),
+                        secao,
+                        natureza,
                     );
                     let cell = truth.cells.entry(key).or_default();
                     cell.0 += 1;
@@ -468,6 +475,19 @@ impl Dataset {
             }
         }
         truth
+    }
+
+    /// A company's CNAE section (its head office record's main code, by the generator's table)
+    /// and its legal nature's first digit (its Empresas record), `?` for what it lacks.
+    fn company_profile(&self, core: &Core) -> (&'static str, String) {
+        let head = registry::estabelecimentos(self, core)
+            .into_iter()
+            .find(|e| e.identificador_matriz_filial.as_deref() == Some("1"));
+        let code = head.and_then(|e| e.cnae_fiscal_principal);
+        let secao = vocab::CNAES.iter().find(|c| Some(c.code) == code.as_deref()).map_or("?", |c| c.section);
+        let empresa = profile::profile(self, core, &core.cnpj, 1).empresa;
+        let digit = empresa.and_then(|e| e.natureza_juridica).and_then(|n| n.chars().next());
+        (secao, digit.filter(|d| ('1'..='7').contains(d)).map_or_else(|| "?".into(), String::from))
     }
 
     /// Operation 6.

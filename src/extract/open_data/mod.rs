@@ -150,7 +150,8 @@ pub struct OpenDataNote {
     pub nacional: Option<NationalNote>,
 }
 
-/// The release's national debt as the manifest records it.
+/// The release's national debt as the manifest records it: its totals (the table
+/// `divida_ativa_nacional` holds its cells).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct NationalNote {
     pub inscricoes: u64,
@@ -158,43 +159,22 @@ pub struct NationalNote {
     pub valor: String,
     /// Principal rows whose value could not be read: in no cell nor total.
     pub valores_ilegiveis: u64,
-    pub celulas: Vec<NationalCell>,
-}
-
-/// One cell of [`NationalNote`].
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct NationalCell {
-    pub uf: String,
-    pub tipo_pessoa: String,
-    pub sistema: String,
-    pub grupo_tributo: String,
-    pub situacao: String,
-    pub ajuizado: String,
-    pub inscricoes: u64,
-    pub valor: String,
+    /// Inscriptions of company debtors that RFB's files read in the run do not hold (neither a
+    /// head office's CNAE nor a legal nature): `?` in both columns.
+    #[serde(default)]
+    pub inscricoes_empresas_sem_rfb: u64,
 }
 
 impl NationalNote {
     fn of(national: &national::National) -> Option<Self> {
         let total = national.total();
+        let unmatched =
+            national.sum(|k| k.tipo_pessoa == "J" && k.cnae_secao == "?" && k.natureza_grupo == "?");
         (total.inscricoes > 0 || national.unreadable > 0).then(|| Self {
             inscricoes: total.inscricoes,
             valor: total.valor.to_string(),
             valores_ilegiveis: national.unreadable,
-            celulas: national
-                .cells
-                .iter()
-                .map(|(k, t)| NationalCell {
-                    uf: k.uf.clone(),
-                    tipo_pessoa: k.tipo_pessoa.clone(),
-                    sistema: k.categoria.as_str().to_string(),
-                    grupo_tributo: k.grupo_tributo.to_string(),
-                    situacao: k.situacao.clone(),
-                    ajuizado: k.ajuizado.clone(),
-                    inscricoes: t.inscricoes,
-                    valor: t.valor.to_string(),
-                })
-                .collect(),
+            inscricoes_empresas_sem_rfb: unmatched.inscricoes,
         })
     }
 }
@@ -377,7 +357,11 @@ pub fn read_release(dir: &Path, portfolio: &[Cnpj], partial: bool) -> Result<Rel
     let bytes: u64 = files.iter().filter(readable).map(|f| f.bytes).sum();
     // An ETA over the bytes to read: the compressed bytes, which is what reading costs.
     let _stage = crate::progress::begin("open data", "MiB", bytes.div_ceil(MIB));
-    for found in &files {
+    // RFB's files first: the national sum takes each company debtor's CNAE section and legal
+    // nature from them.
+    let (pgfn, rfb_and_rest): (Vec<&Found>, Vec<&Found>) =
+        files.iter().partition(|f| f.kind == Some(Kind::Pgfn));
+    for found in rfb_and_rest.into_iter().chain(pgfn) {
         let path = found.name(dir);
         let Some(kind) = found.kind else {
             match read_code_table(found, &path) {
@@ -410,6 +394,7 @@ pub fn read_release(dir: &Path, portfolio: &[Cnpj], partial: bool) -> Result<Rel
             nul_bytes_dropped: counts.nul_bytes,
         });
     }
+    release.files.sort_by(|a, b| a.path.cmp(&b.path));
     release.national.finish();
     say_national(&release.national);
     say_ignored(dir, &release.unread());

@@ -8,6 +8,11 @@
 //! (`TIPO_SITUACAO_INSCRICAO`) and whether the inscription is in court (`INDICADOR_AJUIZADO`);
 //! it holds the inscriptions and their `VALOR_CONSOLIDADO`, exact. A principal row whose value is in no form PGFN writes is counted
 //! apart, never summed as a guess.
+//!
+//! A company debtor's cell also holds its CNAE section (its head office's main CNAE) and its
+//! legal nature's group (the first digit of `natureza_juridica`), both from RFB's files of the
+//! same release, which are read first ([`National::learn`]): a company RFB's files do not hold
+//! is `?` in both. A person's row holds neither.
 
 use std::collections::BTreeMap;
 
@@ -17,6 +22,7 @@ use rust_decimal::Decimal;
 
 use super::layouts::decode;
 use crate::api::Categoria;
+use crate::api::cnae::{CNAE_SECTIONS, section_of_subclass};
 
 /// One cell of the national picture.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -30,6 +36,13 @@ pub struct NationalKey {
     pub situacao: String,
     /// `SIM` or `NAO`, as published.
     pub ajuizado: String,
+    /// A company's CNAE section letter (`A`-`U`), `?` when RFB's files give none; empty for a
+    /// person.
+    pub cnae_secao: String,
+    /// A company's legal-nature group, the first digit of its `natureza_juridica` (`1`
+    /// administração pública ... `5` organizações internacionais), `?` when RFB's files give
+    /// none; empty for a person.
+    pub natureza_grupo: String,
 }
 
 /// What a cell sums: its inscriptions and their value.
@@ -52,10 +65,74 @@ pub struct National {
     /// bytes, no allocation and no decimal parse.
     acc: HashMap<RawKey, (u64, i128)>,
     texts: Texts,
+    /// RFB's facts of every company, while PGFN's files are summed.
+    profiles: Profiles,
 }
 
-/// A cell as the rows name it: the ids of its texts in `Texts`, its system and tax group.
-type RawKey = (u16, u16, Categoria, &'static str, u16, u16);
+/// A cell as the rows name it: the ids of its texts in `Texts`, its system, tax group and the
+/// debtor's profile byte ([`Profiles`]).
+type RawKey = (u16, u16, Categoria, &'static str, u16, u16, u8);
+
+/// Each company's CNAE section and legal-nature group by its root, one byte a root: the low five
+/// bits the section's place in `api::cnae::CNAE_SECTIONS` plus one, the high three the group's
+/// digit, 0 when unknown. Numeric roots index pages of 64 Ki roots, made when first written: at
+/// the real size (about 60 M companies over 10^8 roots) about 95 MiB, the least a byte a root
+/// allows, and freed once the sums are finished. Alphanumeric roots (from July 2026) go to a map.
+#[derive(Debug, Clone, Default)]
+struct Profiles {
+    pages: Vec<Option<Box<[u8]>>>,
+    alnum: HashMap<[u8; 8], u8>,
+}
+
+const PAGE: usize = 1 << 16;
+const SECTION_BITS: u8 = 0b0001_1111;
+/// The profile byte of a row whose debtor is no company (a person's CPF).
+const NO_COMPANY: u8 = u8::MAX;
+
+impl Profiles {
+    fn slot(&mut self, root: &[u8]) -> Option<&mut u8> {
+        let root: [u8; 8] = root.try_into().ok()?;
+        let Some(n) = numeric(&root) else { return Some(self.alnum.entry(root).or_default()) };
+        let (page, at) = (n / PAGE, n % PAGE);
+        if self.pages.len() <= page {
+            self.pages.resize(page + 1, None);
+        }
+        let page = self.pages[page].get_or_insert_with(|| vec![0; PAGE].into_boxed_slice());
+        page.get_mut(at)
+    }
+
+    fn get(&self, root: &[u8]) -> u8 {
+        let Ok(root) = <[u8; 8]>::try_from(root) else { return 0 };
+        match numeric(&root) {
+            Some(n) => self.pages.get(n / PAGE).and_then(Option::as_ref).map_or(0, |p| p[n % PAGE]),
+            None => self.alnum.get(&root).copied().unwrap_or(0),
+        }
+    }
+}
+
+fn numeric(root: &[u8; 8]) -> Option<usize> {
+    root.iter().all(u8::is_ascii_digit).then(|| root.iter().fold(0, |n, b| n * 10 + usize::from(b - b'0')))
+}
+
+/// Where an RFB file's columns of a company's profile are: `natureza_juridica` in Empresas,
+/// `identificador_matriz_filial` and `cnae_fiscal_principal` in Estabelecimentos.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct ProfileColumns {
+    natureza: Option<usize>,
+    matriz: Option<usize>,
+    cnae: Option<usize>,
+}
+
+impl ProfileColumns {
+    pub(super) fn of(columns: &[String]) -> Self {
+        let at = |name: &str| columns.iter().position(|c| c == name);
+        Self {
+            natureza: at("natureza_juridica"),
+            matriz: at("identificador_matriz_filial"),
+            cnae: at("cnae_fiscal_principal"),
+        }
+    }
+}
 
 /// Each distinct field text seen, by its bytes as published: its id is its place.
 #[derive(Debug, Clone, Default)]
@@ -125,8 +202,37 @@ impl Columns {
 }
 
 impl National {
-    /// Counts the row whose fields `field` gives, if it is its inscription's principal debtor's.
-    pub(super) fn add<'a>(&mut self, at: &Columns, field: impl Fn(usize) -> Option<&'a [u8]>) {
+    /// Keeps what an RFB row whose fields `field` gives says of its company `root`: an Empresas
+    /// row its legal nature, a head office's its CNAE section.
+    pub(super) fn learn<'a>(
+        &mut self,
+        at: &ProfileColumns,
+        root: &[u8],
+        field: impl Fn(usize) -> Option<&'a [u8]>,
+    ) {
+        let nature = at.natureza.and_then(&field).map(nature_group);
+        let head_office = at.matriz.and_then(&field).is_some_and(|m| m.trim_ascii() == b"1");
+        let section = at.cnae.filter(|_| head_office).and_then(&field).map(section_number);
+        if nature.is_none() && section.is_none() {
+            return;
+        }
+        let Some(slot) = self.profiles.slot(root) else { return };
+        if let Some(group) = nature {
+            *slot = (*slot & SECTION_BITS) | (group << 5);
+        }
+        if let Some(section) = section {
+            *slot = (*slot & !SECTION_BITS) | section;
+        }
+    }
+
+    /// Counts the row whose fields `field` gives, if it is its inscription's principal debtor's;
+    /// `company` is the debtor's root when the document is a CNPJ.
+    pub(super) fn add<'a>(
+        &mut self,
+        at: &Columns,
+        company: Option<&[u8]>,
+        field: impl Fn(usize) -> Option<&'a [u8]>,
+    ) {
         let cell = |i: Option<usize>| i.and_then(&field).map(<[u8]>::trim_ascii).unwrap_or_default();
         if !cell(at.tipo_devedor).get(..9).is_some_and(|t| t.eq_ignore_ascii_case(b"principal")) {
             return;
@@ -142,6 +248,7 @@ impl National {
             self.texts.group(at.categoria, cell(at.receita)),
             self.texts.id(cell(at.situacao)),
             self.texts.id(cell(at.ajuizado)),
+            company.map_or(NO_COMPANY, |root| self.profiles.get(root)),
         );
         let sum = self.acc.entry(key).or_default();
         sum.0 += 1;
@@ -149,19 +256,27 @@ impl National {
     }
 
     /// The sums of the rows added, into `cells` (texts decoded and normalized: `ac` and `AC`
-    /// are one state).
+    /// are one state), and RFB's facts freed.
     pub(super) fn finish(&mut self) {
+        self.profiles = Profiles::default();
         let text = |texts: &Texts, id: u16| decode(texts.text(id));
-        for ((uf, tipo, categoria, grupo_tributo, situacao, ajuizado), (n, cents)) in
+        for ((uf, tipo, categoria, grupo_tributo, situacao, ajuizado, profile), (n, cents)) in
             std::mem::take(&mut self.acc)
         {
+            let tipo_pessoa = person_type(self.texts.text(tipo));
+            let (cnae_secao, natureza_grupo) = match tipo_pessoa.as_str() {
+                "J" => profile_texts(profile),
+                _ => (String::new(), String::new()),
+            };
             let key = NationalKey {
                 uf: text(&self.texts, uf).to_uppercase(),
-                tipo_pessoa: person_type(self.texts.text(tipo)),
+                tipo_pessoa,
                 categoria,
                 grupo_tributo,
                 situacao: text(&self.texts, situacao),
                 ajuizado: text(&self.texts, ajuizado).to_uppercase(),
+                cnae_secao,
+                natureza_grupo,
             };
             let tally = self.cells.entry(key).or_default();
             tally.inscricoes += n;
@@ -179,7 +294,8 @@ impl National {
         self.sum(|k| k.tipo_pessoa == tipo)
     }
 
-    fn sum(&self, keep: impl Fn(&NationalKey) -> bool) -> Tally {
+    /// The inscriptions and their value of the cells `keep` takes.
+    pub fn sum(&self, keep: impl Fn(&NationalKey) -> bool) -> Tally {
         self.cells.iter().filter(|(k, _)| keep(k)).fold(Tally::default(), |a, (_, t)| Tally {
             inscricoes: a.inscricoes + t.inscricoes,
             valor: a.valor + t.valor,
@@ -223,6 +339,31 @@ pub fn tax_group(categoria: Categoria, receita: &[u8]) -> &'static str {
     }
 }
 
+/// A CNAE subclass's section as its place in `CNAE_SECTIONS` plus one; 0 when it has none.
+fn section_number(cnae: &[u8]) -> u8 {
+    let Some(section) = section_of_subclass(cnae) else { return 0 };
+    CNAE_SECTIONS.iter().position(|s| s.letter == section.letter).map_or(0, |i| i as u8 + 1)
+}
+
+/// A `natureza_juridica`'s group, its first digit (1-7); 0 when it has none.
+fn nature_group(natureza: &[u8]) -> u8 {
+    match natureza.trim_ascii().first() {
+        Some(d @ b'1'..=b'7') => d - b'0',
+        _ => 0,
+    }
+}
+
+/// A company's profile byte as its section letter and legal-nature digit, `?` for each unknown.
+fn profile_texts(profile: u8) -> (String, String) {
+    let known = profile != NO_COMPANY;
+    let section = CNAE_SECTIONS.get(usize::from(profile & SECTION_BITS).wrapping_sub(1)).filter(|_| known);
+    let group = Some(profile >> 5).filter(|g| known && *g > 0);
+    (
+        section.map_or_else(|| "?".to_string(), |s| s.letter.to_string()),
+        group.map_or_else(|| "?".to_string(), |g| g.to_string()),
+    )
+}
+
 /// `Pessoa jurídica` -> `J`, `Pessoa física` -> `F` (Latin-1 or not); anything else as written.
 fn person_type(text: &[u8]) -> String {
     let lower = text.to_ascii_lowercase();
@@ -263,6 +404,7 @@ fn cents(text: &[u8]) -> Option<i128> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeSet;
 
     #[test]
     fn a_value_in_pgfns_forms_is_exact_and_any_other_is_none() {
@@ -337,7 +479,7 @@ mod tests {
             [b"w", b"Pessoa f\xedsica", b"PRINCIPAL", b"AC", b"Em cobran\xe7a", b"SIM", b"dez reais"],
         ];
         for row in &rows {
-            national.add(&at, |i| row.get(i).copied());
+            national.add(&at, None, |i| row.get(i).copied());
         }
         national.finish();
         assert_eq!(national.total(), Tally { inscricoes: 2, valor: Decimal::new(1075, 2) });
@@ -348,5 +490,49 @@ mod tests {
             (key.uf.as_str(), key.situacao.as_str(), key.ajuizado.as_str()),
             ("AC", "Em cobrança", "SIM")
         );
+    }
+
+    /// A company debtor takes its head office's section and its Empresas row's nature, whatever
+    /// order RFB's rows come in; a branch's CNAE is not its company's; a company no RFB row
+    /// names is `?`, numeric root or alphanumeric; a person has neither.
+    #[test]
+    fn a_company_debtor_takes_its_head_offices_section_and_its_nature() {
+        let empresas = ProfileColumns::of(&["cnpj_basico", "natureza_juridica"].map(String::from));
+        let estab = ProfileColumns::of(
+            &["cnpj_basico", "identificador_matriz_filial", "cnae_fiscal_principal"].map(String::from),
+        );
+        let mut national = National::default();
+        let rfb: [(&ProfileColumns, [&[u8]; 3]); 5] = [
+            (&estab, [b"12345678", b"2", b"0111301"]),
+            (&estab, [b"12345678", b"1", b"6201-5/01"]),
+            (&empresas, [b"12345678", b"2062", b""]),
+            (&estab, [b"AB1CD2EF", b"1", b"4781400"]),
+            (&empresas, [b"AB1CD2EF", b"3999", b""]),
+        ];
+        for (at, row) in &rfb {
+            national.learn(at, row[0], |i| row.get(i).copied());
+        }
+        let columns: Vec<String> =
+            ["tipo_pessoa", "tipo_devedor", "uf_devedor", "valor_consolidado"].map(String::from).into();
+        let at = Columns::of(Categoria::NaoPrevidenciario, &columns);
+        let debts: [(Option<&[u8]>, &[u8]); 4] = [
+            (Some(b"12345678"), b"Pessoa jur\xeddica"),
+            (Some(b"AB1CD2EF"), b"Pessoa jur\xeddica"),
+            (Some(b"87654321"), b"Pessoa jur\xeddica"),
+            (None, b"Pessoa f\xedsica"),
+        ];
+        for (root, tipo) in debts {
+            let row: [&[u8]; 4] = [tipo, b"PRINCIPAL", b"SP", b"1.00"];
+            national.add(&at, root, |i| row.get(i).copied());
+        }
+        national.finish();
+        let profiles: BTreeSet<(&str, &str, &str)> = national
+            .cells
+            .keys()
+            .map(|k| (k.tipo_pessoa.as_str(), k.cnae_secao.as_str(), k.natureza_grupo.as_str()))
+            .collect();
+        let want = BTreeSet::from([("J", "J", "2"), ("J", "G", "3"), ("J", "?", "?"), ("F", "", "")]);
+        assert_eq!(profiles, want);
+        assert!(national.profiles.pages.is_empty(), "RFB's facts are freed once the sums are done");
     }
 }

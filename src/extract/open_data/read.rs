@@ -265,7 +265,7 @@ impl TableReader<'_> {
             let digits = cnpj_chars(debtor);
             let ours = digits.is_some_and(|d| self.kept(&d[..8]));
             let fields: Vec<String> = if record.len() == header.columns.len() {
-                self.national.add(&national, |i| record.get(i));
+                self.national.add(&national, company(&digits), |i| record.get(i));
                 if !ours {
                     continue;
                 }
@@ -277,7 +277,7 @@ impl TableReader<'_> {
                     continue;
                 };
                 counts.mended += 1;
-                self.national.add(&national, |i| mended.get(i).map(String::as_bytes));
+                self.national.add(&national, company(&digits), |i| mended.get(i).map(String::as_bytes));
                 if !ours {
                     continue;
                 }
@@ -310,6 +310,7 @@ impl TableReader<'_> {
         let columns: Arc<[String]> =
             kind.rfb_columns().unwrap_or_default().iter().map(|c| c.to_string()).collect();
         let mut rows = RfbRows::new(source, columns.len());
+        let profile = national::ProfileColumns::of(&columns);
         let mut counts = Counts::default();
         loop {
             let row = match rows.next_row() {
@@ -334,6 +335,7 @@ impl TableReader<'_> {
                 counts.malformed_at(Some(row.line), self.kept(root));
                 continue;
             }
+            self.national.learn(&profile, root, |i| row.fields().nth(i));
             if !self.kept(root) {
                 continue;
             }
@@ -386,6 +388,11 @@ impl<R: Read> Read for DropNul<R> {
             }
         }
     }
+}
+
+/// The root of a debtor's document that is a CNPJ.
+fn company(digits: &Option<[u8; 14]>) -> Option<&[u8]> {
+    digits.as_ref().map(|d| &d[..8])
 }
 
 /// Adds `row` unless an identical one is there.

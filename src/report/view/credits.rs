@@ -147,7 +147,8 @@ pub(super) fn series_chart(
 }
 
 /// "Dívida ativa da União no país" (`divida_nacional_por_uf`): on a run over the files, PGFN's
-/// whole release by state, its total and what companies and people owe; `None` without it.
+/// whole release by state, its total and what companies and people owe, then by tax group, CNAE
+/// section and legal nature; `None` without it.
 pub(super) fn national_debt(
     aggs: &Aggregates,
     quarter: Option<String>,
@@ -170,6 +171,22 @@ pub(super) fn national_debt(
             "grupo_tributo",
             None,
             t.get("rotulo_grupo_tributo"),
+            locale,
+        ),
+        by_secao: breakdown(
+            aggs,
+            "divida_nacional_por_cnae_secao",
+            "cnae_secao",
+            Some("cnae_secao_descricao"),
+            t.get("rotulo_secao"),
+            locale,
+        ),
+        by_natureza: breakdown(
+            aggs,
+            "divida_nacional_por_natureza_juridica",
+            "natureza_grupo",
+            Some("natureza_grupo_descricao"),
+            t.get("rotulo_natureza_juridica"),
             locale,
         ),
     })

@@ -112,6 +112,8 @@ pub struct NationalDebt {
     pub pessoas: Option<String>,
     pub by_uf: Breakdown,
     pub by_grupo: Option<Breakdown>,
+    pub by_secao: Option<Breakdown>,
+    pub by_natureza: Option<Breakdown>,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -46,7 +46,8 @@ mod dates;
 mod money;
 
 pub use codes::{
-    cnae_section, cnae_section_name, debtor_role, normalise_uf, uf_outside_states, uf_outside_states_label,
+    cnae_section, cnae_section_name, debtor_role, natureza_group_name, normalise_uf, uf_outside_states,
+    uf_outside_states_label,
 };
 pub use dates::{
     MAX_YEAR, MIN_YEAR, is_date_placeholder, parse_ano_mes, parse_month_year, parse_registry_date,
