@@ -161,7 +161,7 @@ def show(v: Any) -> str:
 
 def type_problems(rel_path: str, schema: pa.Schema) -> list[str]:
     # The partner companies' exposure has the exposure query's columns, sums included.
-    aggregate = rel_path.startswith(("aggregates/", "socias_exposicao/"))
+    aggregate = rel_path.startswith(("aggregates/", "socias_exposicao/", "historico/"))
     problems = []
     for f in schema:
         name, t = f.name, f.type
