@@ -47,6 +47,14 @@ EXPOSURE = "carteira_exposicao"
 STORED_RESULTS = ["situacao_fiscal_estimada", "mudancas"]
 # A series reads `<monthly result>_por_retrato`: that result at every snapshot, `snapshot` first.
 BY_SNAPSHOT = "_por_retrato"
+# PGFN's whole release, committed with each snapshot loaded from the files: its series read it
+# with `snapshot_anterior`, the previous snapshot that holds some (null for the first).
+NATIONAL = "divida_ativa_nacional"
+NATIONAL_COLUMNS = (
+    "uf string, tipo_pessoa string, sistema string, grupo_tributo string, situacao string, "
+    "ajuizado string, cnae_secao string, cnae_secao_descricao string, natureza_grupo string, "
+    "natureza_grupo_descricao string, inscricoes bigint, valor decimal(18,2), snapshot string"
+)
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -250,7 +258,24 @@ def store_views(spark, store: str, exposure_sql: str) -> list[str]:
         if df is None:
             raise SystemExit(f"{store}/{t} is no Delta table: is {store} a fiscal-report store?")
         df.where(F.col("snapshot").isin(snapshots)).createOrReplaceTempView(t + BY_SNAPSHOT)
+    national_view(spark, store, snapshots).createOrReplaceTempView(NATIONAL + BY_SNAPSHOT)
     return snapshots
+
+
+def national_view(spark, store: str, snapshots: list[str]):
+    """The store's national cells of `snapshots`, each with `snapshot_anterior`: the previous
+    snapshot holding cells (a snapshot of a run over the service holds none)."""
+    from pyspark.sql import functions as F
+
+    df = read_delta(spark, f"{store}/{NATIONAL}")
+    if df is None:
+        df = spark.createDataFrame([], NATIONAL_COLUMNS)
+    df = df.where(F.col("snapshot").isin(snapshots))
+    held = sorted(r["snapshot"] for r in df.select("snapshot").distinct().collect())
+    pairs = spark.createDataFrame(
+        list(zip(held, [None] + held[:-1])), "snapshot string, snapshot_anterior string"
+    )
+    return df.join(pairs, "snapshot", "left")
 
 
 def main_run(spark, args) -> int:

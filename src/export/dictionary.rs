@@ -221,7 +221,9 @@ pub fn data_dictionary(
          snapshot of the store (`store series` prints `serie_carteira`, or `serie_exposicao_empresa` of one\n\
          company; `store timeline` one company's `linha_do_tempo`). They read `carteira_exposicao_por_retrato`\n\
          (`aggregates/carteira_exposicao` of each snapshot, with `snapshot`), `situacao_fiscal_estimada_por_retrato`\n\
-         (the standings committed with each snapshot) and `mudancas_por_retrato` (the changes committed with each).\n\n\
+         (the standings committed with each snapshot), `mudancas_por_retrato` (the changes committed with each) and\n\
+         `divida_ativa_nacional_por_retrato` (PGFN's whole release committed with each snapshot loaded from the files,\n\
+         with `snapshot_anterior`, the previous one that holds it).\n\n\
          | table | what it answers |\n|---|---|"
     );
     for q in history {

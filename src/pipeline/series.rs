@@ -13,11 +13,13 @@ use crate::api::Cnpj;
 use crate::store::StoreReader;
 use crate::tables::Table;
 use crate::transform::Frames;
+use crate::transform::nacional::DIVIDA_ATIVA_NACIONAL;
 
 /// The stacked tables the series' queries read.
 pub const EXPOSURE_BY_SNAPSHOT: &str = "carteira_exposicao_por_retrato";
 pub const STANDING_BY_SNAPSHOT: &str = "situacao_fiscal_estimada_por_retrato";
 pub const CHANGES_BY_SNAPSHOT: &str = "mudancas_por_retrato";
+pub const NATIONAL_BY_SNAPSHOT: &str = "divida_ativa_nacional_por_retrato";
 /// The store's table of each snapshot's estimated standings (query 20, committed with it).
 const STANDING_TABLE: &str = "situacao_fiscal_estimada";
 /// The store's table of each snapshot's changes (query 28, committed with it).
@@ -44,6 +46,7 @@ pub async fn portfolio_history(
         .insert(EXPOSURE_BY_SNAPSHOT, exposure_by_snapshot(reader, snapshots, &exposure_query).await?);
     frames.tables.insert(STANDING_BY_SNAPSHOT, standing_by_snapshot(reader, snapshots).await?);
     frames.tables.insert(CHANGES_BY_SNAPSHOT, changes_by_snapshot(reader, snapshots).await?);
+    frames.tables.insert(NATIONAL_BY_SNAPSHOT, national_by_snapshot(reader, snapshots).await?);
     Ok(Some(run_queries(&frames, history_queries)?))
 }
 
@@ -90,6 +93,31 @@ async fn standing_by_snapshot(reader: &StoreReader, snapshots: &BTreeSet<String>
             ],
         )?),
     }
+}
+
+/// The store's national debt cells (`divida_ativa_nacional`) of every snapshot that holds some
+/// (one per release of PGFN's files loaded), each with its `snapshot` and `snapshot_anterior`:
+/// the previous snapshot holding some, null for the first. A snapshot of a run over the service
+/// holds none and is skipped, so the quarters follow one another.
+async fn national_by_snapshot(reader: &StoreReader, snapshots: &BTreeSet<String>) -> Result<DataFrame> {
+    let mut df = match reader.read(DIVIDA_ATIVA_NACIONAL, snapshots).await? {
+        Some(df) => df,
+        None => {
+            let mut df = crate::transform::nacional::national_frame(&Default::default())?;
+            df.with_column(Column::new_empty("snapshot".into(), &DataType::String))?;
+            df
+        }
+    };
+    let held: Vec<Option<String>> =
+        (0..df.height()).map(|i| crate::analyze::cells::text(&df, "snapshot", i)).collect();
+    let ordered: BTreeSet<&str> = held.iter().flatten().map(String::as_str).collect();
+    let before: std::collections::HashMap<&str, &str> =
+        ordered.iter().zip(ordered.iter().skip(1)).map(|(p, s)| (*s, *p)).collect();
+    let previous: Vec<Option<&str>> =
+        held.iter().map(|s| s.as_deref().and_then(|s| before.get(s).copied())).collect();
+    let previous = Column::new("snapshot_anterior".into(), previous);
+    df.with_column(previous)?;
+    Ok(df)
 }
 
 /// The store's changes of every snapshot, in the columns of today's `mudancas`: a store

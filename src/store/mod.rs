@@ -47,7 +47,7 @@ pub fn is_local_store(dir: &Path) -> bool {
 
 /// The tables, in commit order (`controle_empresas` last: a store whose control table moved
 /// has every data table moved).
-pub const TABLES: [&str; 11] = [
+pub const TABLES: [&str; 12] = [
     "creditos_ativos",
     "empresas",
     "dividas_pgfn",
@@ -58,6 +58,7 @@ pub const TABLES: [&str; 11] = [
     "situacao_fiscal_estimada",
     "sancoes",
     "alertas",
+    "divida_ativa_nacional",
     "controle_empresas",
 ];
 

@@ -26,8 +26,8 @@ pub fn attach_national(frames: &mut Frames, national: Option<&National>) -> Resu
     Ok(())
 }
 
-/// The frame of `national`'s cells, in their order.
-fn national_frame(national: &National) -> PolarsResult<DataFrame> {
+/// The frame of `national`'s cells, in their order (no row for an empty one, in the same columns).
+pub fn national_frame(national: &National) -> PolarsResult<DataFrame> {
     let cells: Vec<_> = national.cells.iter().collect();
     let text = |name: &str, f: &dyn Fn(&crate::extract::open_data::national::NationalKey) -> String| {
         Column::new(name.into(), cells.iter().map(|(k, _)| f(k)).collect::<Vec<String>>())

@@ -445,6 +445,7 @@ fn releases_loaded_in_order_make_one_snapshot_each_with_the_datasets_own_changes
         assert!(!want.is_empty(), "{month}: the dataset moved");
         assert_eq!(got, want, "mudancas between {} and {month}", months[i - 1]);
     }
+    national_history_equals_the_truth(&tmp.path().join("out").join(months[3]).join("historico"), &months);
     let versions =
         |store: &Path| std::fs::read_dir(store.join("empresas").join("_delta_log")).unwrap().count();
     let before = versions(&store);
@@ -459,6 +460,82 @@ fn releases_loaded_in_order_make_one_snapshot_each_with_the_datasets_own_changes
     assert_eq!(o.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("202607") && stderr.contains("202609"), "{stderr}");
     assert_eq!(versions(&store), before, "a refused release commits nothing");
+}
+
+/// The national debt over the store's snapshots, as the last run's series write it: each
+/// month's total, companies' and people's shares and change, and the last month's moves by state
+/// and by CNAE section, against `Dataset::national_debt` at each month.
+fn national_history_equals_the_truth(historico: &Path, months: &[&str]) {
+    let truths: Vec<_> = months.iter().map(|m| dataset_at(m).national_debt()).collect();
+    let cents = |c: i64| Decimal::new(c, 2);
+    let sum = |t: &registry_sim::dataset::NationalTruth, keep: &dyn Fn(&str) -> bool| {
+        t.cells.iter().filter(|(k, _)| keep(k.1)).fold((0u64, 0i64), |(n, c), (_, v)| (n + v.0, c + v.1))
+    };
+    type Row = (String, u64, Decimal, Decimal, Decimal, Option<Decimal>);
+    let want: Vec<Row> = months
+        .iter()
+        .zip(&truths)
+        .enumerate()
+        .map(|(i, (month, t))| {
+            let (n, all) = sum(t, &|_| true);
+            let change = (i > 0).then(|| cents(all - sum(&truths[i - 1], &|_| true).1));
+            (
+                month.to_string(),
+                n,
+                cents(all),
+                cents(sum(t, &|p| p == "J").1),
+                cents(sum(t, &|p| p == "F").1),
+                change,
+            )
+        })
+        .collect();
+    let df = read(&historico.join("divida_nacional_por_trimestre.parquet"));
+    let columns = ["snapshot", "inscricoes", "valor_total", "valor_pj", "valor_pf", "variacao"];
+    let got: Vec<Row> = rows(&df, &columns)
+        .into_iter()
+        .map(|r| {
+            let d = |i: usize| r[i].as_deref().unwrap().parse::<Decimal>().unwrap();
+            let change = r[5].as_deref().map(|v| v.parse::<Decimal>().unwrap());
+            (r[0].clone().unwrap(), r[1].as_deref().unwrap().parse().unwrap(), d(2), d(3), d(4), change)
+        })
+        .collect();
+    assert_eq!(got, want, "divida_nacional_por_trimestre");
+    // The report's history shows it, the latest total as an analyst reads it.
+    let html = std::fs::read_to_string(historico.parent().unwrap().join("report.html")).unwrap();
+    let section = html.split("id=\"historico\"").nth(1).expect("the history section");
+    assert!(section.contains("Dívida ativa da União em cada retrato"), "{section}");
+    let latest = sum(&truths[truths.len() - 1], &|_| true).1;
+    assert!(section.contains(&brl(latest)), "{} in {section}", brl(latest));
+    // The last month's moves by state and CNAE section (people as PF), the truth's own sums.
+    let by = |t: &registry_sim::dataset::NationalTruth| {
+        let mut sums: BTreeMap<(String, String), i64> = BTreeMap::new();
+        for (k, (_, c)) in &t.cells {
+            let section = if k.6.is_empty() { "PF".to_string() } else { k.6.to_string() };
+            *sums.entry(("uf".into(), k.0.clone())).or_default() += c;
+            *sums.entry(("cnae_secao".into(), section)).or_default() += c;
+        }
+        sums
+    };
+    let (before, after) = (by(&truths[truths.len() - 2]), by(&truths[truths.len() - 1]));
+    let keys: BTreeSet<&(String, String)> = before.keys().chain(after.keys()).collect();
+    let want: BTreeMap<(String, String), (Decimal, Decimal, Decimal)> = keys
+        .into_iter()
+        .map(|k| {
+            let (b, a) = (before.get(k).copied().unwrap_or(0), after.get(k).copied().unwrap_or(0));
+            (k.clone(), (cents(b), cents(a), cents(a - b)))
+        })
+        .collect();
+    let df = read(&historico.join("divida_nacional_maiores_variacoes.parquet"));
+    let columns = ["dimensao", "chave", "valor_anterior", "valor_atual", "variacao"];
+    let got: BTreeMap<(String, String), (Decimal, Decimal, Decimal)> = rows(&df, &columns)
+        .into_iter()
+        .map(|r| {
+            let d = |i: usize| r[i].as_deref().unwrap().parse::<Decimal>().unwrap();
+            ((r[0].clone().unwrap(), r[1].clone().unwrap()), (d(2), d(3), d(4)))
+        })
+        .collect();
+    assert_eq!(got, want, "divida_nacional_maiores_variacoes");
+    assert!(want.values().any(|v| v.2 != Decimal::ZERO), "the dataset's debt moved: {want:?}");
 }
 
 /// Moves `file` out of the release (into `aside`) while `f` runs, then back.

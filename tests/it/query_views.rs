@@ -139,6 +139,7 @@ fn series_inputs_spark_builds() -> BTreeSet<String> {
     quoted(line("EXPOSURE"))
         .into_iter()
         .chain(quoted(line("STORED_RESULTS")))
+        .chain(quoted(line("NATIONAL")))
         .map(|r| format!("{r}_por_retrato"))
         .collect()
 }
@@ -171,7 +172,7 @@ fn every_table_a_query_reads_is_a_file_of_the_run_or_an_earlier_result() {
 #[test]
 fn every_table_a_series_reads_is_a_result_at_every_snapshot_the_spark_job_builds() {
     let known = series_inputs_spark_builds();
-    assert_eq!(known.len(), 3, "{known:?}");
+    assert_eq!(known.len(), 4, "{known:?}");
     assert_eq!(unseen_tables(&queries().join("historico"), &known), Vec::<(String, String)>::new());
 }
 

@@ -87,18 +87,25 @@ fn spark_recomputes_every_series_of_a_three_month_store() {
         .collect();
     std::fs::write(&portfolio, cnpjs.join("\n")).unwrap();
     let months: Vec<AnoMes> = (0..3).rev().map(|k| newest.plus_months(-k).unwrap()).collect();
-    for month in &months {
+    // The first month over the service, the next two over the embedded dataset's releases of
+    // PGFN's and RFB's files, so the national series have two quarters to compare.
+    for (i, month) in months.iter().enumerate() {
         let m = month.to_string();
-        let o = bin()
-            .args(["--quiet", "run", "--demo-scale", "0.05", "--uf", "SP", "--dossies", "0", "--as-of", &m])
-            .args(["--ano-mes", &m, "--store"])
-            .arg(&store)
-            .arg("--cnpjs")
-            .arg(&portfolio)
-            .arg("--out")
-            .arg(tmp.path().join(&m))
-            .output()
-            .unwrap();
+        let mut run = bin();
+        run.args(["--quiet", "run", "--dossies", "0", "--store"]).arg(&store);
+        if i == 0 {
+            run.args(["--demo-scale", "0.05", "--uf", "SP", "--as-of", &m, "--ano-mes", &m]);
+        } else {
+            let release = tmp.path().join("releases").join(&m);
+            let o = bin()
+                .args(["serve", "--scale", "0.05", "--as-of", &m, "--write-open-data"])
+                .arg(&release)
+                .output();
+            let o = o.unwrap();
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            run.arg("--open-data").arg(&release);
+        }
+        let o = run.arg("--cnpjs").arg(&portfolio).arg("--out").arg(tmp.path().join(&m)).output().unwrap();
         assert!(o.status.success(), "{m}: {}", String::from_utf8_lossy(&o.stderr));
     }
     let last = tmp.path().join(months[2].to_string());
@@ -111,4 +118,11 @@ fn spark_recomputes_every_series_of_a_three_month_store() {
     let portfolio_series =
         out.lines().find(|l| l.starts_with("ok   serie_exposicao_carteira:")).unwrap_or_default();
     assert!(portfolio_series.contains(": 3 rows"), "{out}");
+    // The national series over the two snapshots read from the files, and their moves.
+    let national =
+        out.lines().find(|l| l.starts_with("ok   divida_nacional_por_trimestre:")).unwrap_or_default();
+    assert!(national.contains(": 2 rows"), "{out}");
+    let moves =
+        out.lines().find(|l| l.starts_with("ok   divida_nacional_maiores_variacoes:")).unwrap_or_default();
+    assert!(!moves.contains(": 0 rows"), "{out}");
 }

@@ -2,7 +2,7 @@
 //! and its companies per estimated tax standing at every snapshot, from the series' queries
 //! (`queries/historico/`).
 
-use super::super::cells::{dec, int, text};
+use super::super::cells::{dec, float, int, text};
 use super::super::charts::line_chart;
 use super::model::*;
 use super::{description_of, rows, s, title_of};
@@ -39,7 +39,73 @@ pub fn history(series: &Aggregates, locale: Locale, t: &Strings) -> Option<Histo
         chart: (snapshots.len() > 1).then(|| line_chart(&snapshots, &lines)),
         points,
         standing: standing_series(series, locale),
+        national: national_history(series, locale, t),
     })
+}
+
+/// How many rises and how many falls each dimension shows.
+const NATIONAL_MOVERS_EACH_WAY: usize = 5;
+
+/// PGFN's release at each snapshot that read it; `None` when no snapshot did.
+fn national_history(series: &Aggregates, locale: Locale, t: &Strings) -> Option<NationalHistory> {
+    let (q, df) = series.results.iter().find(|(q, _)| q.table == "divida_nacional_por_trimestre")?;
+    if df.height() == 0 {
+        return None;
+    }
+    let snapshots: Vec<String> = rows(df).filter_map(|i| text(df, "snapshot", i)).collect();
+    let total = rows(df).map(|i| dec(df, "valor_total", i)).collect::<Vec<_>>();
+    let points = rows(df)
+        .map(|i| NationalPoint {
+            snapshot: text(df, "snapshot", i).unwrap_or_default(),
+            inscricoes: int(df, "inscricoes", i),
+            total: s(dec(df, "valor_total", i)),
+            empresas: s(dec(df, "valor_pj", i)),
+            pessoas: s(dec(df, "valor_pf", i)),
+            change: s(dec(df, "variacao", i)),
+            change_pct: float(df, "variacao_pct", i),
+        })
+        .collect();
+    let moves = series.results.iter().find(|(q, _)| q.table == "divida_nacional_maiores_variacoes");
+    let movers = moves
+        .map(|(_, m)| {
+            [("uf", t.get("rotulo_uf")), ("cnae_secao", t.get("rotulo_secao"))]
+                .into_iter()
+                .map(|(dimension, key_label)| NationalMovers {
+                    key_label,
+                    rows: national_moves(m, dimension),
+                })
+                .filter(|g| !g.rows.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    Some(NationalHistory {
+        title: title_of(q, locale),
+        description: description_of(q, locale),
+        chart: (snapshots.len() > 1).then(|| line_chart(&snapshots, &[(t.get("serie_brasil"), total)])),
+        points,
+        movers_title: moves.map(|(q, _)| title_of(q, locale)).unwrap_or_default(),
+        movers_description: moves.map(|(q, _)| description_of(q, locale)).unwrap_or_default(),
+        movers,
+    })
+}
+
+/// The largest rises, then the largest falls, of one dimension (the query orders them by change).
+fn national_moves(df: &polars::prelude::DataFrame, dimension: &str) -> Vec<NationalMove> {
+    let of = |i: usize| NationalMove {
+        key: text(df, "chave", i).unwrap_or_default(),
+        before: s(dec(df, "valor_anterior", i)),
+        after: s(dec(df, "valor_atual", i)),
+        change: s(dec(df, "variacao", i)),
+        change_pct: float(df, "variacao_pct", i),
+    };
+    let ours: Vec<usize> =
+        rows(df).filter(|i| text(df, "dimensao", *i).as_deref() == Some(dimension)).collect();
+    let change = |i: &usize| dec(df, "variacao", *i).unwrap_or_default();
+    let rises = ours.iter().filter(|i| change(i).is_sign_positive() && !change(i).is_zero());
+    let falls = ours.iter().rev().filter(|i| change(i).is_sign_negative() && !change(i).is_zero());
+    let mut falls: Vec<&usize> = falls.take(NATIONAL_MOVERS_EACH_WAY).collect();
+    falls.reverse();
+    rises.take(NATIONAL_MOVERS_EACH_WAY).chain(falls).map(|i| of(*i)).collect()
 }
 
 fn standing_series(series: &Aggregates, locale: Locale) -> Option<StandingSeries> {

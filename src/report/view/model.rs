@@ -414,6 +414,51 @@ pub struct History {
     pub chart: Option<super::super::charts::LineChart>,
     pub points: Vec<ExposurePoint>,
     pub standing: Option<StandingSeries>,
+    /// PGFN's whole release at each snapshot that read it, with the latest quarter's moves.
+    pub national: Option<NationalHistory>,
+}
+
+/// The national debt snapshot by snapshot (`divida_nacional_por_trimestre`) and the moves of
+/// the latest one by state and CNAE section (`divida_nacional_maiores_variacoes`).
+#[derive(Debug, Clone, Serialize)]
+pub struct NationalHistory {
+    pub title: String,
+    pub description: String,
+    /// Drawn from two snapshots on.
+    pub chart: Option<super::super::charts::LineChart>,
+    pub points: Vec<NationalPoint>,
+    pub movers_title: String,
+    pub movers_description: String,
+    /// By state, then by CNAE section: the largest rises and falls of each.
+    pub movers: Vec<NationalMovers>,
+}
+
+/// The national debt at one snapshot, exact decimal text.
+#[derive(Debug, Clone, Serialize)]
+pub struct NationalPoint {
+    pub snapshot: String,
+    pub inscricoes: Option<i64>,
+    pub total: Option<String>,
+    pub empresas: Option<String>,
+    pub pessoas: Option<String>,
+    pub change: Option<String>,
+    pub change_pct: Option<f64>,
+}
+
+/// One dimension's largest moves in the latest quarter.
+#[derive(Debug, Clone, Serialize)]
+pub struct NationalMovers {
+    pub key_label: String,
+    pub rows: Vec<NationalMove>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct NationalMove {
+    pub key: String,
+    pub before: Option<String>,
+    pub after: Option<String>,
+    pub change: Option<String>,
+    pub change_pct: Option<f64>,
 }
 
 /// The portfolio's exposure at one snapshot (`serie_exposicao_carteira`), exact decimal text.
