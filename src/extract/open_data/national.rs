@@ -82,6 +82,8 @@ type RawKey = (u16, u16, Categoria, &'static str, u16, u16, u8);
 struct Profiles {
     pages: Vec<Option<Box<[u8]>>>,
     alnum: HashMap<[u8; 8], u8>,
+    /// The last root looked up and its byte: a debtor's rows tend to follow one another.
+    last: Option<([u8; 8], u8)>,
 }
 
 const PAGE: usize = 1 << 16;
@@ -92,6 +94,7 @@ const NO_COMPANY: u8 = u8::MAX;
 impl Profiles {
     fn slot(&mut self, root: &[u8]) -> Option<&mut u8> {
         let root: [u8; 8] = root.try_into().ok()?;
+        self.last = None;
         let Some(n) = numeric(&root) else { return Some(self.alnum.entry(root).or_default()) };
         let (page, at) = (n / PAGE, n % PAGE);
         if self.pages.len() <= page {
@@ -101,12 +104,19 @@ impl Profiles {
         page.get_mut(at)
     }
 
-    fn get(&self, root: &[u8]) -> u8 {
+    fn get(&mut self, root: &[u8]) -> u8 {
         let Ok(root) = <[u8; 8]>::try_from(root) else { return 0 };
-        match numeric(&root) {
+        if let Some((last, byte)) = self.last
+            && last == root
+        {
+            return byte;
+        }
+        let byte = match numeric(&root) {
             Some(n) => self.pages.get(n / PAGE).and_then(Option::as_ref).map_or(0, |p| p[n % PAGE]),
             None => self.alnum.get(&root).copied().unwrap_or(0),
-        }
+        };
+        self.last = Some((root, byte));
+        byte
     }
 }
 
@@ -208,11 +218,21 @@ impl National {
         &mut self,
         at: &ProfileColumns,
         root: &[u8],
-        field: impl Fn(usize) -> Option<&'a [u8]>,
+        fields: impl Iterator<Item = &'a [u8]>,
     ) {
-        let nature = at.natureza.and_then(&field).map(nature_group);
-        let head_office = at.matriz.and_then(&field).is_some_and(|m| m.trim_ascii() == b"1");
-        let section = at.cnae.filter(|_| head_office).and_then(&field).map(section_number);
+        let Some(last) = [at.natureza, at.matriz, at.cnae].into_iter().flatten().max() else { return };
+        // One pass over the row's fields, up to the last one needed; a branch's row stops at
+        // its marker.
+        let (mut nature, mut section) = (None, None);
+        for (i, field) in fields.enumerate().take(last + 1) {
+            if Some(i) == at.natureza {
+                nature = Some(nature_group(field));
+            } else if Some(i) == at.matriz && field.trim_ascii() != b"1" && at.natureza.is_none() {
+                return;
+            } else if Some(i) == at.cnae {
+                section = Some(section_number(field));
+            }
+        }
         if nature.is_none() && section.is_none() {
             return;
         }
@@ -510,7 +530,7 @@ mod tests {
             (&empresas, [b"AB1CD2EF", b"3999", b""]),
         ];
         for (at, row) in &rfb {
-            national.learn(at, row[0], |i| row.get(i).copied());
+            national.learn(at, row[0], row.iter().copied());
         }
         let columns: Vec<String> =
             ["tipo_pessoa", "tipo_devedor", "uf_devedor", "valor_consolidado"].map(String::from).into();

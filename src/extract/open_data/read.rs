@@ -335,7 +335,7 @@ impl TableReader<'_> {
                 counts.malformed_at(Some(row.line), self.kept(root));
                 continue;
             }
-            self.national.learn(&profile, root, |i| row.fields().nth(i));
+            self.national.learn(&profile, root, row.fields());
             if !self.kept(root) {
                 continue;
             }
