@@ -1209,6 +1209,21 @@ fn a_files_run_sums_every_inscription_of_the_release_once_as_the_dataset_does() 
         assert!(!want.contains_key("?"), "every company of the dataset is in RFB's files: {want:?}");
         assert!(want.len() >= least, "{table}: {want:?}");
     }
+    // The cross of state by tax group, with both margins and the grand total.
+    let mut cross: BTreeMap<(String, String), Decimal> = BTreeMap::new();
+    for ((uf, _, _, grupo, ..), (_, c)) in &truth.cells {
+        for key in [(uf.clone(), grupo.to_string()), (uf.clone(), "TOTAL".into())] {
+            for key in [key.clone(), ("TOTAL".into(), key.1.clone())] {
+                *cross.entry(key).or_default() += Decimal::new(*c, 2);
+            }
+        }
+    }
+    let query = read(&tmp.path().join("files-run/aggregates/divida_nacional_uf_grupo.parquet"));
+    let got: BTreeMap<(String, String), Decimal> = rows(&query, &["uf", "grupo_tributo", "valor_total"])
+        .into_iter()
+        .map(|r| ((r[0].clone().unwrap(), r[1].clone().unwrap()), r[2].as_deref().unwrap().parse().unwrap()))
+        .collect();
+    assert_eq!(got, cross, "divida_nacional_uf_grupo");
     // The report's section names its source and shows the total, as an analyst reads it.
     let html = std::fs::read_to_string(tmp.path().join("files-run/report.html")).unwrap();
     let section = html.split("id=\"divida-nacional\"").nth(1).expect("the national section");

@@ -189,6 +189,7 @@ pub(super) fn national_debt(
             t.get("rotulo_natureza_juridica"),
             locale,
         ),
+        crosstab: crosstab(aggs, "divida_nacional_uf_grupo", locale),
     })
 }
 
@@ -203,8 +204,11 @@ pub(super) fn national_chart(aggs: &Aggregates, series_name: String) -> Option<L
     Some(line_chart(&months, &[(series_name, values)]))
 }
 
-pub(super) fn crosstab(aggs: &Aggregates, locale: Locale) -> Option<CrossTab> {
-    let (q, df) = aggs.results.iter().find(|(q, _)| q.table == "cruzamento_uf_grupo")?;
+/// The state x tax group table of `table` (rows `uf`, `grupo_tributo`, `valor_total`, with the
+/// TOTAL rows of both margins): the service's `cruzamento_uf_grupo` or the release's
+/// `divida_nacional_uf_grupo`.
+pub(super) fn crosstab(aggs: &Aggregates, table: &str, locale: Locale) -> Option<CrossTab> {
+    let (q, df) = aggs.results.iter().find(|(q, _)| q.table == table).filter(|(_, df)| df.height() > 0)?;
     let mut cells: BTreeMap<(String, String), Decimal> = BTreeMap::new();
     for i in rows(df) {
         if let (Some(u), Some(g), Some(v)) =

@@ -196,7 +196,7 @@ pub fn build_view_with(
         trend_grupo: aggs
             .get("serie_grupo_tributo")
             .and_then(|df| series_chart(df, "grupo_tributo", 5, None)),
-        crosstab: crosstab(aggs, locale),
+        crosstab: crosstab(aggs, "cruzamento_uf_grupo", locale),
         movers_up: movers(aggs, "maiores_altas"),
         movers_down: movers(aggs, "maiores_quedas"),
         portfolio: portfolio(aggs, frames, locale),

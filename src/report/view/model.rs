@@ -114,6 +114,8 @@ pub struct NationalDebt {
     pub by_grupo: Option<Breakdown>,
     pub by_secao: Option<Breakdown>,
     pub by_natureza: Option<Breakdown>,
+    /// State x tax group (`divida_nacional_uf_grupo`).
+    pub crosstab: Option<CrossTab>,
 }
 
 #[derive(Debug, Clone, Serialize)]
