@@ -10,8 +10,9 @@ unchanged, through Spark SQL, over the tables a `run --out s3://BUCKET/PREFIX` e
   hadoop-aws package; `s3://` on EMR and Databricks; `gs://`, `abfss://`, or a local path).
   Its `manifest.json` says which tables there are; only a finished run has one. Every table a
   query reads is one of them or an earlier query's result: the raw tables, and those the run
-  wrote for its queries beside them (the previous snapshot's `<table>_anterior`, `comparacao`,
-  `inscricoes_da_carteira`, `socias_exposicao`). Nothing is made up here.
+  wrote for its queries beside them (the previous snapshot's `anterior/<table>`, read as
+  `<table>_anterior`; `comparacao`, `inscricoes_da_carteira`, `socias_exposicao`). Nothing is
+  made up here.
 - --store: a store (`run --store`) instead of a run: `historico/*.sql` of the queries folder run
   over every snapshot of it, as a run on that store writes `historico/`. Each Delta table is
   read at its current version, its file list taken from the Delta log (`_delta_log/`: the last
@@ -37,6 +38,8 @@ import re
 import sys
 import urllib.parse
 
+# The previous snapshot's copies of the tables: `anterior/<table>/`, the view `<table>_anterior`.
+PREVIOUS_DIR = "anterior"
 # Top-level folders of a run that are not tables the queries read.
 NOT_RAW = {"aggregates", "aggregates_spark", "dossies", "historico", "dimensoes"}
 # The store's company tables the exposure query reads at each snapshot.
@@ -99,19 +102,34 @@ def write_text(spark, path: str, text: str) -> None:
 
 
 def raw_tables(manifest: dict) -> list[str]:
-    """The raw tables the run exported: top-level folders of the manifest's Parquet files."""
+    """The raw tables the run exported: top-level folders of the manifest's Parquet files, and
+    the previous snapshot's copies (`anterior/<table>/`, read as `<table>_anterior`)."""
     tables = set()
     for f in manifest.get("files", []):
         path = f["path"]
         top, _, rest = path.partition("/")
-        if rest and path.endswith(".parquet") and top not in NOT_RAW and not top.startswith("."):
+        if not (rest and path.endswith(".parquet")) or top in NOT_RAW or top.startswith("."):
+            continue
+        if top == PREVIOUS_DIR:
+            table, _, inner = rest.partition("/")
+            if inner:
+                tables.add(table + "_anterior")
+        else:
             tables.add(top)
     return sorted(tables)
 
 
+def table_dir(run: str, table: str) -> str:
+    """A view's folder: `<table>`, or `anterior/<base>` for `<base>_anterior`."""
+    if table.endswith("_anterior"):
+        return f"{run}/{PREVIOUS_DIR}/{table.removesuffix('_anterior')}"
+    return f"{run}/{table}"
+
+
 def create_views(spark, run: str, tables: list[str]) -> None:
     for table in tables:
-        df = spark.read.option("basePath", f"{run}/{table}").parquet(f"{run}/{table}")
+        folder = table_dir(run, table)
+        df = spark.read.option("basePath", folder).parquet(folder)
         df.cache()
         df.createOrReplaceTempView(table)
 

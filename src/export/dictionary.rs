@@ -187,8 +187,9 @@ pub fn data_dictionary(
     let _ = writeln!(
         s,
         "## The other tables the queries read\n\nWritten beside the raw tables so that every table a query reads is \
-         a file (another engine runs the same `queries/` over the run's folder), one `part-0.parquet` each (a \
-         `dividas_pgfn_anterior` with rows is laid out as `dividas_pgfn`).\n\n\
+         a file (another engine runs the same `queries/` over the run's folder), one `part-0.parquet` each. The \
+         previous snapshot's copies are under `anterior/`: the view `dividas_pgfn_anterior` is the folder \
+         `anterior/dividas_pgfn/`, laid out as `dividas_pgfn` (so `dividas_pgfn*` matches one table).\n\n\
          | table | what it holds |\n|---|---|\n\
          | `<table>_anterior` | For `empresas`, `dividas_pgfn`, `parcelamentos_rfb`, `transacoes_rfb` and `socios`: the \
          previous snapshot's rows, in this run's columns; empty without a store or on its first snapshot |\n\

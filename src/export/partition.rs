@@ -16,6 +16,20 @@ use super::parquet::{
 };
 use crate::tables::Table;
 
+/// The folder of the previous snapshot's copies of the tables, `anterior/<table>/`: apart, so
+/// that no folder of a run starts with another table's name (`read_parquet('dividas_pgfn*')`
+/// reads one table).
+pub const PREVIOUS_DIR: &str = "anterior";
+
+/// Where a table's files go under the run's folder: `<table>/`, or `anterior/<table>/` for the
+/// previous snapshot's copy the queries read as `<table>_anterior`.
+pub fn folder_of(table: &str) -> PathBuf {
+    match table.strip_suffix("_anterior") {
+        Some(base) => Path::new(PREVIOUS_DIR).join(base),
+        None => PathBuf::from(table),
+    }
+}
+
 /// Partition columns of each raw table (dropped from the files, as hive layout expects). The
 /// previous snapshot's copy of a table (`<table>_anterior`) is laid out as the table.
 pub fn partition_columns(table: &str) -> &'static [&'static str] {
@@ -93,7 +107,7 @@ pub fn write_raw_table(
     out: &Path,
     meta: &FileMetadata,
 ) -> Result<Vec<FileEntry>, ExportError> {
-    let base = out.join(name);
+    let base = out.join(folder_of(name));
     let parts = partition_columns(name);
     let meta = meta.with("fiscal_report.table", name);
     if df.height() == 0 {

@@ -192,8 +192,9 @@ pub fn write_aggregates(
 }
 
 /// Writes each table the analysis made for its queries (`Aggregates::inputs`: the previous
-/// snapshot's, `comparacao`, ...) to `out/<name>/`, laid out as a raw table, so that every view
-/// a query reads is a file another engine can read.
+/// snapshot's, `comparacao`, ...) to `out/<name>/` (`out/anterior/<table>/` for a previous
+/// snapshot's copy), laid out as a raw table, so that every view a query reads is a file another
+/// engine can read. A copy an older version left at `out/<table>_anterior/` goes.
 pub fn write_query_inputs(
     aggs: &Aggregates,
     out: &Path,
@@ -201,9 +202,11 @@ pub fn write_query_inputs(
 ) -> Result<Vec<FileEntry>, ExportError> {
     let mut files = Vec::new();
     for (name, df) in &aggs.inputs {
-        let dir = out.join(name);
-        if dir.exists() {
-            std::fs::remove_dir_all(&dir).map_err(|source| ExportError::Io { path: dir.clone(), source })?;
+        for dir in [out.join(super::partition::folder_of(name)), out.join(name)] {
+            if dir.exists() {
+                std::fs::remove_dir_all(&dir)
+                    .map_err(|source| ExportError::Io { path: dir.clone(), source })?;
+            }
         }
         files.extend(write_raw_table(name, df, out, meta)?);
     }

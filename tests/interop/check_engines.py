@@ -260,27 +260,49 @@ def check_files(run: Path, manifest: dict | None) -> tuple[list[Check], list[str
 # 2. DuckDB views over the raw tables
 
 
-def raw_tables(run: Path) -> dict[str, list[str] | str]:
-    """Raw table -> its partition keys in path order (from the directory layout), or an error."""
-    tables: dict[str, list[str] | str] = {}
+# The previous snapshot's copies: `anterior/<table>/`, the view `<table>_anterior`.
+PREVIOUS_DIR = "anterior"
+
+
+def table_dir(run: Path, table: str) -> Path:
+    """A view's folder: `<table>/`, or `anterior/<base>/` for `<base>_anterior`."""
+    if table.endswith("_anterior"):
+        return run / PREVIOUS_DIR / table.removesuffix("_anterior")
+    return run / table
+
+
+def table_folders(run: Path) -> list[tuple[str, Path]]:
+    """(view name, folder) of every table folder of the run, the previous copies included."""
+    folders = []
     for d in sorted(p for p in run.iterdir() if p.is_dir()):
         if d.name == "aggregates" or d.name.startswith("."):
             continue
+        if d.name == PREVIOUS_DIR:
+            folders += [(f"{p.name}_anterior", p) for p in sorted(d.iterdir()) if p.is_dir()]
+        else:
+            folders.append((d.name, d))
+    return folders
+
+
+def raw_tables(run: Path) -> dict[str, list[str] | str]:
+    """Raw table -> its partition keys in path order (from the directory layout), or an error."""
+    tables: dict[str, list[str] | str] = {}
+    for name, d in table_folders(run):
         files = sorted(d.rglob("*.parquet"))
         if not files:
             continue
         layouts = {
-            tuple(k for k, _ in partition_segments(f.relative_to(run).as_posix())) for f in files
+            tuple(k for k, _ in partition_segments(f.relative_to(d).as_posix())) for f in files
         }
         if len(layouts) == 1:
-            tables[d.name] = list(layouts.pop())
+            tables[name] = list(layouts.pop())
         else:
-            tables[d.name] = f"files disagree on the partition keys: {sorted(layouts)}"
+            tables[name] = f"files disagree on the partition keys: {sorted(layouts)}"
     return tables
 
 
 def read_parquet_sql(run: Path, table: str, keys: list[str], filename: bool = False) -> str:
-    glob = sql_string((run / table).as_posix() + "/**/*.parquet")
+    glob = sql_string(table_dir(run, table).as_posix() + "/**/*.parquet")
     options = ["hive_partitioning = " + ("true" if keys else "false")]
     if keys:
         # Without hive_types DuckDB infers "202510" as BIGINT; the writer means text.

@@ -35,8 +35,13 @@ fn exported_tables(run: &Path) -> BTreeSet<String> {
         .iter()
         .filter_map(|f| f["path"].as_str())
         .filter(|p| p.ends_with(".parquet"))
-        .filter_map(|p| p.split_once('/').map(|(top, _)| top.to_string()))
-        .filter(|top| !NOT_TABLES.contains(&top.as_str()) && !top.starts_with('.'))
+        .filter_map(|p| p.split_once('/'))
+        .filter(|(top, _)| !NOT_TABLES.contains(top) && !top.starts_with('.'))
+        // The previous snapshot's copies: `anterior/<table>/`, read as `<table>_anterior`.
+        .map(|(top, rest)| match (top, rest.split_once('/')) {
+            ("anterior", Some((table, _))) => format!("{table}_anterior"),
+            _ => top.to_string(),
+        })
         .collect()
 }
 
@@ -157,6 +162,18 @@ fn every_table_a_query_reads_is_a_file_of_the_run_or_an_earlier_result() {
         assert!(exported.contains(table), "{table} is not among {exported:?}");
     }
     assert_eq!(unseen_tables(&queries(), &exported), Vec::<(String, String)>::new());
+    // No folder of the run starts with another's name and `_`: `dividas_pgfn*` is one table.
+    let folders: Vec<String> = std::fs::read_dir(run)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .collect();
+    for a in &folders {
+        let clash: Vec<&String> = folders.iter().filter(|b| b.starts_with(&format!("{a}_"))).collect();
+        assert!(clash.is_empty(), "{a} and {clash:?} in {folders:?}");
+    }
+    assert!(folders.contains(&"anterior".to_string()), "the previous snapshot's copies: {folders:?}");
     // Every monthly query read something: the listing is not empty by accident.
     let read: BTreeSet<String> = std::fs::read_dir(queries())
         .unwrap()
