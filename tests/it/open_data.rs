@@ -1233,6 +1233,8 @@ fn a_files_run_sums_every_inscription_of_the_release_once_as_the_dataset_does() 
     for label in ["Entidades empresariais", "Pessoa física (sem CNAE nem natureza jurídica)"] {
         assert!(section.contains(label), "{label} in {section}");
     }
+    // A release has no month before: no empty change columns.
+    assert!(!section.contains("Variação no mês"), "{section}");
     let (n, c) = truth.cells.values().fold((0, 0), |(n, c), (k, v)| (n + k, c + v));
     assert_eq!(
         (national["inscricoes"].as_u64().unwrap(), value(&national["valor"])),

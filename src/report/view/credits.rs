@@ -74,6 +74,7 @@ pub(super) fn breakdown(
         description: description_of(q, locale),
         key_label,
         has_label: label.is_some(),
+        has_change: df.column("variacao_mes").is_ok(),
         chart_height: 22.0 * out.len() as f64,
         rows: out,
         total,

@@ -125,6 +125,9 @@ pub struct Breakdown {
     pub description: String,
     pub key_label: String,
     pub has_label: bool,
+    /// Whether the query gives a change from the month before (`variacao_mes`): a table with
+    /// none (the release's national debt) shows no empty change columns.
+    pub has_change: bool,
     pub rows: Vec<BreakdownRow>,
     pub total: Option<BreakdownRow>,
     pub chart_height: f64,
