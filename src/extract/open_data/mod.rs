@@ -335,7 +335,8 @@ pub fn read_release(dir: &Path, portfolio: &[Cnpj], partial: bool) -> Result<Rel
     let started = std::time::Instant::now();
     let (files, unreadable) = find_files(dir)?;
     let lists = lists::read_lists(dir, &files)?;
-    let roots: HashSet<[u8; 8]> =
+    // Looked up for every row of the release: foldhash, not the default SipHash.
+    let roots: foldhash::HashSet<[u8; 8]> =
         portfolio.iter().filter_map(|c| c.basico().as_bytes().try_into().ok()).collect();
     let mut release = Release { lists, ..Release::default() };
     let names: Vec<String> = files.iter().map(|f| f.name(dir)).collect();

@@ -4,7 +4,6 @@
 //! at `";"`, so that names with quotes of their own stay whole), only the portfolio's kept;
 //! and the counts of what was read, kept, mended and skipped.
 
-use std::collections::HashSet;
 use std::io::{BufRead, Read};
 use std::path::Path;
 use std::sync::Arc;
@@ -215,7 +214,7 @@ fn read_copied(
 /// Reads tables into `out`, keeping the rows of `roots`, and sums every PGFN inscription into
 /// `national`.
 pub(super) struct TableReader<'a> {
-    pub roots: &'a HashSet<[u8; 8]>,
+    pub roots: &'a foldhash::HashSet<[u8; 8]>,
     pub out: &'a mut Published,
     pub national: &'a mut National,
 }
