@@ -1242,6 +1242,8 @@ fn a_files_run_sums_every_inscription_of_the_release_once_as_the_dataset_does() 
     );
     assert_eq!(national["valores_ilegiveis"].as_u64(), Some(truth.unreadable));
     assert_eq!(national["inscricoes_empresas_sem_rfb"].as_u64(), Some(0));
+    let quarter = m["open_data"]["period"]["quarter"].as_str().expect("the release's quarter");
+    assert_eq!(national["fonte"], format!("dívida ativa da União inscrita (PGFN), trimestre {quarter}"));
     // Both kinds of debtor are there, and every state the dataset's companies are in.
     for tipo in ["J", "F"] {
         assert!(truth.cells.keys().any(|k| k.1 == tipo), "the dataset holds {tipo} debtors");

@@ -154,6 +154,10 @@ pub struct OpenDataNote {
 /// `divida_ativa_nacional` holds its cells).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct NationalNote {
+    /// What the figures are, named plainly: "dívida ativa da União inscrita (PGFN), trimestre
+    /// 2026T3", never the service's active credits.
+    #[serde(default)]
+    pub fonte: String,
     pub inscricoes: u64,
     /// Exact, as a decimal string (`1234567.89`).
     pub valor: String,
@@ -166,11 +170,14 @@ pub struct NationalNote {
 }
 
 impl NationalNote {
-    fn of(national: &national::National) -> Option<Self> {
+    fn of(national: &national::National, quarter: Option<&str>) -> Option<Self> {
         let total = national.total();
+        let quarter =
+            quarter.map_or_else(|| "trimestre não identificado".to_string(), |q| format!("trimestre {q}"));
         let unmatched =
             national.sum(|k| k.tipo_pessoa == "J" && k.cnae_secao == "?" && k.natureza_grupo == "?");
         (total.inscricoes > 0 || national.unreadable > 0).then(|| Self {
+            fonte: format!("dívida ativa da União inscrita (PGFN), {quarter}"),
             inscricoes: total.inscricoes,
             valor: total.valor.to_string(),
             valores_ilegiveis: national.unreadable,
@@ -263,7 +270,7 @@ impl Release {
             listas: ListNote::of(&self.lists),
             unread: self.unread(),
             listas_ausentes: MissingList::of(&self.lists),
-            nacional: NationalNote::of(&self.national),
+            nacional: NationalNote::of(&self.national, self.period.quarter.as_deref()),
         }
     }
 
