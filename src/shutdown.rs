@@ -38,8 +38,9 @@ fn listener() -> &'static watch::Sender<bool> {
 }
 
 async fn listen(stop: watch::Sender<bool>) {
+    let mut signals = Signals::new();
     loop {
-        next_signal().await;
+        signals.next().await;
         if REQUESTED.swap(true, Ordering::SeqCst) {
             crate::say!("second stop signal: stopping now");
             std::process::exit(crate::exit::ExitStatus::Interrupted as i32);
@@ -49,24 +50,56 @@ async fn listen(stop: watch::Sender<bool>) {
     }
 }
 
-async fn next_signal() {
+/// The stop signals, each listened to by one stream made once: a signal that lands while the
+/// one before is being handled waits in its stream. (A listener made anew for each signal missed
+/// a second Ctrl-C sent just after the first was named.)
+struct Signals {
     #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = term.recv() => {}
-                }
-            }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
+    interrupt: Option<tokio::signal::unix::Signal>,
+    #[cfg(unix)]
+    terminate: Option<tokio::signal::unix::Signal>,
+}
+
+impl Signals {
+    fn new() -> Self {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            Self {
+                interrupt: signal(SignalKind::interrupt()).ok(),
+                terminate: signal(SignalKind::terminate()).ok(),
             }
         }
+        #[cfg(not(unix))]
+        {
+            Self {}
+        }
     }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
+
+    /// The next Ctrl-C or SIGTERM.
+    async fn next(&mut self) {
+        #[cfg(unix)]
+        {
+            let interrupt = async {
+                match self.interrupt.as_mut() {
+                    Some(s) => s.recv().await,
+                    None => std::future::pending().await,
+                }
+            };
+            let terminate = async {
+                match self.terminate.as_mut() {
+                    Some(s) => s.recv().await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                _ = interrupt => {}
+                _ = terminate => {}
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+        }
     }
 }
