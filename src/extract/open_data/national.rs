@@ -134,13 +134,16 @@ pub(super) struct ProfileColumns {
 }
 
 impl ProfileColumns {
-    pub(super) fn of(columns: &[String]) -> Self {
+    /// The positions in a table of `columns`; `None` for a table that says nothing of a
+    /// company's profile (Socios, Simples), whose rows then cost nothing here.
+    pub(super) fn of(columns: &[String]) -> Option<Self> {
         let at = |name: &str| columns.iter().position(|c| c == name);
-        Self {
+        let found = Self {
             natureza: at("natureza_juridica"),
             matriz: at("identificador_matriz_filial"),
             cnae: at("cnae_fiscal_principal"),
-        }
+        };
+        (found.natureza.is_some() || found.cnae.is_some()).then_some(found)
     }
 }
 
@@ -517,10 +520,11 @@ mod tests {
     /// names is `?`, numeric root or alphanumeric; a person has neither.
     #[test]
     fn a_company_debtor_takes_its_head_offices_section_and_its_nature() {
-        let empresas = ProfileColumns::of(&["cnpj_basico", "natureza_juridica"].map(String::from));
+        let empresas = ProfileColumns::of(&["cnpj_basico", "natureza_juridica"].map(String::from)).unwrap();
         let estab = ProfileColumns::of(
             &["cnpj_basico", "identificador_matriz_filial", "cnae_fiscal_principal"].map(String::from),
-        );
+        )
+        .unwrap();
         let mut national = National::default();
         let rfb: [(&ProfileColumns, [&[u8]; 3]); 5] = [
             (&estab, [b"12345678", b"2", b"0111301"]),

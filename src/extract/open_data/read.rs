@@ -334,7 +334,9 @@ impl TableReader<'_> {
                 counts.malformed_at(Some(row.line), self.kept(root));
                 continue;
             }
-            self.national.learn(&profile, root, row.fields());
+            if let Some(profile) = &profile {
+                self.national.learn(profile, root, row.fields());
+            }
             if !self.kept(root) {
                 continue;
             }
