@@ -109,7 +109,7 @@ async fn national_by_snapshot(reader: &StoreReader, snapshots: &BTreeSet<String>
         }
     };
     let held: Vec<Option<String>> =
-        (0..df.height()).map(|i| crate::analyze::cells::text(&df, "snapshot", i)).collect();
+        df.column("snapshot")?.str()?.iter().map(|s| s.map(str::to_string)).collect();
     let ordered: BTreeSet<&str> = held.iter().flatten().map(String::as_str).collect();
     let before: std::collections::HashMap<&str, &str> =
         ordered.iter().zip(ordered.iter().skip(1)).map(|(p, s)| (*s, *p)).collect();
