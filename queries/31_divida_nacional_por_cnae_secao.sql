@@ -13,13 +13,13 @@
 -- The section is decided while the files are read (extract/open_data/national.rs); its name
 -- comes with the table (transform/nacional.rs).
 WITH por_secao AS (
-    SELECT CASE WHEN cnae_secao = '' THEN 'PF' ELSE cnae_secao END AS cnae_secao,
+    SELECT cnae_secao,
            MIN(cnae_secao_descricao) AS cnae_secao_descricao,
            SUM(inscricoes) AS inscricoes,
            SUM(valor) AS valor_total,
            1 AS todas
     FROM divida_ativa_nacional
-    GROUP BY CASE WHEN cnae_secao = '' THEN 'PF' ELSE cnae_secao END
+    GROUP BY cnae_secao
 ),
 tabela AS (
     SELECT cnae_secao, cnae_secao_descricao, inscricoes, valor_total,

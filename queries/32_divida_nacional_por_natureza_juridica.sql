@@ -17,13 +17,13 @@
 -- The group is decided while the files are read (extract/open_data/national.rs); its name comes
 -- with the table (transform/nacional.rs).
 WITH por_grupo AS (
-    SELECT CASE WHEN natureza_grupo = '' THEN 'PF' ELSE natureza_grupo END AS natureza_grupo,
+    SELECT natureza_grupo,
            MIN(natureza_grupo_descricao) AS natureza_grupo_descricao,
            SUM(inscricoes) AS inscricoes,
            SUM(valor) AS valor_total,
            1 AS todas
     FROM divida_ativa_nacional
-    GROUP BY CASE WHEN natureza_grupo = '' THEN 'PF' ELSE natureza_grupo END
+    GROUP BY natureza_grupo
 ),
 tabela AS (
     SELECT natureza_grupo, natureza_grupo_descricao, inscricoes, valor_total,

@@ -21,8 +21,7 @@ chaves AS (
     SELECT 'uf' AS dimensao, COALESCE(NULLIF(uf, ''), '?') AS chave, snapshot, valor
     FROM divida_ativa_nacional_por_retrato
     UNION ALL
-    SELECT 'cnae_secao' AS dimensao, CASE WHEN cnae_secao = '' THEN 'PF' ELSE cnae_secao END AS chave,
-           snapshot, valor
+    SELECT 'cnae_secao' AS dimensao, cnae_secao AS chave, snapshot, valor
     FROM divida_ativa_nacional_por_retrato
 ),
 atual AS (

@@ -258,9 +258,9 @@ Files: `divida_ativa_nacional/part-0.parquet`\n\n\
 | `grupo_tributo` | string | The tax group, as the service names them: previdenciário's `Contribuições previdenciárias`, FGTS's `FGTS`, a não previdenciário inscription's by the first group a whole word of its `RECEITA_PRINCIPAL` names (`Simples Nacional`: SIMPLES, MEI, SIMEI; then IRPJ, CSLL, `PIS/PASEP`, COFINS, IPI, IOF, IRRF, IRPF, ITR), else `Outros` | `IRPJ` |\n\
 | `situacao` | string | `TIPO_SITUACAO_INSCRICAO` as published | `Em cobrança` |\n\
 | `ajuizado` | string | `INDICADOR_AJUIZADO` as published | `SIM` |\n\
-| `cnae_secao` | string | A company debtor's CNAE section (`A`-`U`), by its head office's `cnae_fiscal_principal` in RFB's Estabelecimentos; `?` when RFB's files do not give one; empty for a person | `G` |\n\
+| `cnae_secao` | string | A company debtor's CNAE section (`A`-`U`), by its head office's `cnae_fiscal_principal` in RFB's Estabelecimentos; `?` when RFB's files do not give one; `PF` for a person | `G` |\n\
 | `cnae_secao_descricao` | string | The section's name, or why there is none | `Comércio; reparação de veículos automotores e motocicletas` |\n\
-| `natureza_grupo` | string | A company debtor's legal-nature group, the first digit of its `natureza_juridica` in RFB's Empresas (`1` administração pública, `2` entidades empresariais, `3` sem fins lucrativos, `4` pessoas físicas, `5` organizações internacionais); `?` when RFB's files do not give one; empty for a person | `2` |\n\
+| `natureza_grupo` | string | A company debtor's legal-nature group, the first digit of its `natureza_juridica` in RFB's Empresas (`1` administração pública, `2` entidades empresariais, `3` sem fins lucrativos, `4` pessoas físicas, `5` organizações internacionais); `?` when RFB's files do not give one; `PF` for a person | `2` |\n\
 | `natureza_grupo_descricao` | string | The group's name (CONCLA's table), or why there is none | `Entidades empresariais` |\n\
 | `inscricoes` | int64 | The inscriptions, each counted once | `1402` |\n\
 | `valor` | decimal(18,2) | Their `VALOR_CONSOLIDADO`, summed exactly | |\n\n";

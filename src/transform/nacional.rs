@@ -1,6 +1,7 @@
 //! The release's national debt (`extract::open_data::national`) as the table
 //! `divida_ativa_nacional`: one row a cell (state, person type, system, tax group, situation,
-//! in court, a company's CNAE section and legal-nature group, each with its name),
+//! in court, a company's CNAE section and legal-nature group, each with its name; `PF` in
+//! both for a person),
 //! its inscriptions and their value as Decimal(18,2). A run without a release of PGFN's files
 //! gets the table empty, in the same columns.
 
@@ -49,9 +50,9 @@ pub fn national_frame(national: &National) -> PolarsResult<DataFrame> {
         text("grupo_tributo", &|k| k.grupo_tributo.to_string()),
         text("situacao", &|k| k.situacao.clone()),
         text("ajuizado", &|k| k.ajuizado.clone()),
-        text("cnae_secao", &|k| k.cnae_secao.clone()),
+        text("cnae_secao", &|k| person_or(&k.cnae_secao)),
         text("cnae_secao_descricao", &|k| section_label(&k.cnae_secao).to_string()),
-        text("natureza_grupo", &|k| k.natureza_grupo.clone()),
+        text("natureza_grupo", &|k| person_or(&k.natureza_grupo)),
         text("natureza_grupo_descricao", &|k| nature_label(&k.natureza_grupo).to_string()),
         Column::new(
             "inscricoes".into(),
@@ -63,6 +64,14 @@ pub fn national_frame(national: &National) -> PolarsResult<DataFrame> {
     ];
     DataFrame::new(cells.len(), columns)
 }
+
+/// A company column's value, or `PF` for a person's cell: the queries group people under it.
+fn person_or(value: &str) -> String {
+    if value.is_empty() { PERSON_KEY.to_string() } else { value.to_string() }
+}
+
+/// The key of people's cells in the company columns.
+const PERSON_KEY: &str = "PF";
 
 /// What a cell's `cnae_secao` names: its section, or why it has none.
 fn section_label(letter: &str) -> &'static str {

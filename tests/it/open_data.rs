@@ -1120,8 +1120,9 @@ fn a_files_run_sums_every_inscription_of_the_release_once_as_the_dataset_does() 
                 grupo.to_string(),
                 sit.clone(),
                 aj.clone(),
-                secao.to_string(),
-                natureza.clone(),
+                // People's cells are keyed PF in the table's company columns.
+                if secao.is_empty() { "PF".to_string() } else { secao.to_string() },
+                if natureza.is_empty() { "PF".to_string() } else { natureza.clone() },
                 *n,
                 Decimal::new(*c, 2),
             )
