@@ -1,10 +1,11 @@
-//! Everything the service knows of one company, for its dossier: the profile, its
+//! Everything the source knows of one company, for its dossier: the profile, its
 //! establishments, partners and construction works (each work with its links, CNAEs and
 //! areas), its active debts in the three categorias, instalment plans and transactions.
 //!
-//! It owns walking those lists to the end for a handful of companies, through the same pool as
-//! the monthly fetch (retries, rate limit, accounting; a 404 on a list of a company whose
-//! profile exists reads as empty); typing and showing them is for later stages.
+//! It owns walking those lists to the end for a handful of companies, from the same source as
+//! the monthly fetch (the service through its pool: retries, rate limit, accounting; or the
+//! release's files); a 404 on a list of a company whose profile exists reads as empty. Typing
+//! and showing them is for later stages.
 
 use futures::future::try_join_all;
 
@@ -12,9 +13,8 @@ use crate::api::models::{
     CompanyProfile, DividaPgfn, Estabelecimento, Obra, ObraArea, ObraCnae, ParcelamentoRfb, Socio,
     TransacaoRfb, Vinculo,
 };
-use crate::api::paginate::walk_pages;
 use crate::api::{ApiError, Categoria, Cno, Cnpj, Operation};
-use crate::extract::PageFetcher;
+use crate::extract::records::{Listed, Records};
 
 /// Pages of one list fetched at once (the dossier's lists are short; its companies run side by side).
 const PAGES_IN_FLIGHT: usize = 2;
@@ -42,17 +42,11 @@ pub struct DossierRecords {
     pub transacoes: Vec<TransacaoRfb>,
 }
 
-async fn list<T: serde::de::DeserializeOwned>(f: &PageFetcher, op: Operation) -> Result<Vec<T>, ApiError> {
-    let what = op.path();
-    let walk = walk_pages(&what, PAGES_IN_FLIGHT, |page| {
-        let (f, op) = (f, &op);
-        async move { f.page::<T>(op, page).await }
-    })
-    .await;
-    let walk = match walk {
+async fn list<T: Listed>(f: &Records, op: Operation) -> Result<Vec<T>, ApiError> {
+    let walk = match f.list(&op, PAGES_IN_FLIGHT, None).await {
         // The company exists (its profile was read): a list it lacks holds nothing.
         Err(ApiError::NotFound { .. }) => {
-            tracing::warn!("{what}: 404 for a company whose profile exists; read as empty");
+            tracing::warn!("{}: 404 for a company whose profile exists; read as empty", op.path());
             return Ok(Vec::new());
         }
         other => other?,
@@ -63,7 +57,7 @@ async fn list<T: serde::de::DeserializeOwned>(f: &PageFetcher, op: Operation) ->
     Ok(walk.items)
 }
 
-async fn work(client: &PageFetcher, obra: Obra) -> Result<WorkRecords, ApiError> {
+async fn work(client: &Records, obra: Obra) -> Result<WorkRecords, ApiError> {
     let Some(cno) = obra.cno.as_deref().and_then(|c| Cno::parse(c).ok()) else {
         return Ok(WorkRecords { obra, ..Default::default() });
     };
@@ -77,8 +71,8 @@ async fn work(client: &PageFetcher, obra: Obra) -> Result<WorkRecords, ApiError>
 
 /// Fetches every record of `cnpj` a dossier shows. A company the service does not know is
 /// `ApiError::NotFound` (from its profile).
-pub async fn fetch_dossier(client: &PageFetcher, cnpj: &Cnpj) -> Result<DossierRecords, ApiError> {
-    let profile: CompanyProfile = client.one(&Operation::Empresa(cnpj.clone())).await?;
+pub async fn fetch_dossier(client: &Records, cnpj: &Cnpj) -> Result<DossierRecords, ApiError> {
+    let profile: CompanyProfile = client.profile(cnpj, None).await?;
     let dividas = try_join_all(
         Categoria::ALL
             .into_iter()

@@ -15,9 +15,11 @@ pub(crate) mod partner_companies;
 pub(crate) mod plan;
 pub(crate) mod pool;
 pub(crate) mod portfolio;
+pub(crate) mod records;
 pub mod runner;
 pub mod staging;
 
 pub use plan::{PlanSpec, Task, plan_tasks};
 pub use pool::{PageFetcher, RetryPolicy};
+pub use records::Records;
 pub use runner::{CreditsStaged, FetchJob, FetchOutcome, FetchSummary, SegmentSink, run_fetch};

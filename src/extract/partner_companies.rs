@@ -1,5 +1,6 @@
 //! `--expand-groups`: the companies the partners lists name, fetched as a portfolio company is
-//! (profile and lists, through the run's pool with its retries, rate limit and accounting) but
+//! (profile and lists, from the run's source: the pool with its retries, rate limit and
+//! accounting, or the release's files) but
 //! kept apart from the portfolio: their records count for their economic group only. It
 //! follows partners of partners up to `EXPANSION_DEPTH` steps from the portfolio.
 //!
@@ -11,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use futures::StreamExt;
 
 use super::plan::CompanyTask;
-use super::pool::PageFetcher;
+use super::records::Records;
 use super::runner::{TaskOutput, company_task};
 use crate::api::{ApiError, Cnpj};
 use crate::tables::{Row, Table, value};
@@ -38,7 +39,7 @@ pub struct Expansion {
 /// name, up to `EXPANSION_DEPTH` steps; `known` are the roots already held (the portfolio's),
 /// never fetched again. Only a rejected key stops it: any other failure costs that company.
 pub async fn expand_groups(
-    f: &PageFetcher,
+    f: &Records,
     first: BTreeSet<Cnpj>,
     mut known: BTreeSet<String>,
 ) -> Result<Expansion, ApiError> {

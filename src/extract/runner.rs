@@ -17,13 +17,11 @@ use serde::Serialize;
 use super::accounting::{Accounting, AccountingSummary};
 use super::fetch_progress::Progress;
 use super::incremental::{ListsPolicy, ListsReason, resumos_seen};
-use super::plan::MonthSelection;
 use super::plan::{CompanyList, CompanyTask, CreditTask, Task};
 use super::pool::PageFetcher;
+use super::records::{Listed, Records};
 use super::staging::{CommittedSegment, Staging, StagingError, TaskEntry, TaskStatus};
-use crate::api::models::{
-    CompanyProfile, CreditoAtivo, DividaPgfn, Fonte, ParcelamentoRfb, Socio, TransacaoRfb,
-};
+use crate::api::models::{CreditoAtivo, DividaPgfn, Fonte, ParcelamentoRfb, Socio, TransacaoRfb};
 use crate::api::paginate::{Walk, walk_pages};
 use crate::api::shape::ShapeLog;
 use crate::api::{AnoMes, ApiError, Operation, Page};
@@ -117,8 +115,15 @@ async fn walk<T: serde::de::DeserializeOwned>(
     walk_pages(op.kind().name(), PAGE_FAN_OUT, |p: Page| f.page_checked::<T>(op, p, shapes)).await
 }
 
-async fn credit_task(f: &PageFetcher, t: &CreditTask) -> TaskOutput {
+async fn credit_task(f: Option<&PageFetcher>, t: &CreditTask) -> TaskOutput {
     let op = Operation::CreditosAtivos { uf: Some(t.uf.clone()), ano_mes: Some(t.ano_mes) };
+    // Never planned without a service: the files carry no credits.
+    let Some(f) = f else {
+        return TaskOutput::Failed(ApiError::NotFound {
+            path: op.path(),
+            detail: "no service to ask: the publishers' files carry no aggregated credits".to_string(),
+        });
+    };
     let shapes = ShapeLog::default();
     match walk::<CreditoAtivo>(f, &op, &shapes).await {
         Ok(w) => {
@@ -145,13 +150,13 @@ async fn credit_task(f: &PageFetcher, t: &CreditTask) -> TaskOutput {
 }
 
 pub(super) async fn company_task(
-    f: &PageFetcher,
+    f: &Records,
     t: &CompanyTask,
     lists_policy: Option<&ListsPolicy>,
 ) -> TaskOutput {
     let cnpj = t.cnpj.as_str();
     let shapes = ShapeLog::default();
-    let profile = match f.one_checked::<CompanyProfile>(&Operation::Empresa(t.cnpj.clone()), &shapes).await {
+    let profile = match f.profile(&t.cnpj, Some(&shapes)).await {
         Ok(p) => p,
         Err(ApiError::NotFound { .. }) => return TaskOutput::NotFound,
         Err(e) => return TaskOutput::Failed(e),
@@ -166,7 +171,8 @@ pub(super) async fn company_task(
     } else {
         futures::future::join_all(CompanyTask::LISTS.iter().map(|l| company_list(f, t, *l, &shapes))).await
     };
-    let (mut pages, mut warnings) = (1u64, Vec::new());
+    // The profile's page, where a page was asked for it.
+    let (mut pages, mut warnings) = (u64::from(f.pool().is_some()), Vec::new());
     for result in lists {
         match result {
             Ok((table, list_rows, w_pages, fonte, w_warnings, op_name)) => {
@@ -212,15 +218,15 @@ fn periods_seen(rows: &BTreeMap<Table, Vec<Row>>) -> PeriodsSeen {
 type ListResult = (Table, Vec<Row>, u64, Option<Fonte>, Vec<String>, &'static str);
 
 /// One list of a company, walked to its end and staged as `table` rows with `context`.
-async fn staged_list<T: serde::de::DeserializeOwned + serde::Serialize + Default>(
-    f: &PageFetcher,
+async fn staged_list<T: Listed + serde::Serialize + Default>(
+    f: &Records,
     op: Operation,
     table: Table,
     context: &[(&str, &str)],
     shapes: &ShapeLog,
 ) -> Result<ListResult, ApiError> {
     let mut warnings = Vec::new();
-    let w = match walk::<T>(f, &op, shapes).await {
+    let w = match f.list::<T>(&op, PAGE_FAN_OUT, Some(shapes)).await {
         // A 404 on a list of a company whose profile exists means "nothing here", not a failure.
         Err(ApiError::NotFound { .. }) => {
             warnings.push(format!("{op}: 404 for a company whose profile exists; read as empty"));
@@ -234,7 +240,7 @@ async fn staged_list<T: serde::de::DeserializeOwned + serde::Serialize + Default
 }
 
 async fn company_list(
-    f: &PageFetcher,
+    f: &Records,
     t: &CompanyTask,
     list: CompanyList,
     shapes: &ShapeLog,
@@ -261,40 +267,30 @@ async fn company_list(
     }
 }
 
-async fn run_task(f: &PageFetcher, task: Task, lists_policy: Option<&ListsPolicy>) -> (String, TaskOutput) {
+async fn run_task(f: &Records, task: Task, lists_policy: Option<&ListsPolicy>) -> (String, TaskOutput) {
     let out = match &task {
-        Task::Credit(t) => credit_task(f, t).await,
+        Task::Credit(t) => credit_task(f.pool(), t).await,
         Task::Company(t) => company_task(f, t, lists_policy).await,
     };
     (task.key(), out)
 }
 
-/// Finds the latest month the service has credits for, walking back from this month.
-/// The months `sel` names. `latest` probes the credits back from `newest` (a source that knows
-/// its newest month, as the embedded registry does, so the demo works whatever the date) or
-/// else from this month, at most 36 months back.
-pub async fn resolve_months(
-    f: &PageFetcher,
-    sel: &MonthSelection,
-    newest: Option<AnoMes>,
-) -> Result<Vec<AnoMes>, ApiError> {
-    match sel {
-        MonthSelection::Range(a, b) => Ok(super::plan::month_range(*a, *b)),
-        MonthSelection::Latest(n) => {
-            let Some(start) = newest.or_else(this_month) else { return Ok(vec![]) };
-            let probe = Page { limite: 1, offset: 0 };
-            for back in 0..36 {
-                let Some(m) = start.plus_months(-back) else { break };
-                let op = Operation::CreditosAtivos { uf: None, ano_mes: Some(m) };
-                let env = f.page::<CreditoAtivo>(&op, probe).await?;
-                if env.paginacao.and_then(|p| p.total).unwrap_or(0) > 0 || !env.itens.is_empty() {
-                    let from = m.plus_months(-(*n as i32 - 1)).unwrap_or(m);
-                    return Ok(super::plan::month_range(from, m));
-                }
-            }
-            Ok(vec![])
+/// `--ano-mes latest`: the `n` months ending with the newest the service has credits for,
+/// probed back from `newest` (a source that knows its newest month, as the embedded registry
+/// does, so the demo works whatever the date) or else from this month, at most 36 months back.
+pub async fn latest_months(f: &PageFetcher, n: u32, newest: Option<AnoMes>) -> Result<Vec<AnoMes>, ApiError> {
+    let Some(start) = newest.or_else(this_month) else { return Ok(vec![]) };
+    let probe = Page { limite: 1, offset: 0 };
+    for back in 0..36 {
+        let Some(m) = start.plus_months(-back) else { break };
+        let op = Operation::CreditosAtivos { uf: None, ano_mes: Some(m) };
+        let env = f.page::<CreditoAtivo>(&op, probe).await?;
+        if env.paginacao.and_then(|p| p.total).unwrap_or(0) > 0 || !env.itens.is_empty() {
+            let from = m.plus_months(-(n as i32 - 1)).unwrap_or(m);
+            return Ok(super::plan::month_range(from, m));
         }
     }
+    Ok(vec![])
 }
 
 /// This month, by the clock; `FISCAL_REPORT_TODAY=AAAA-MM-DD` sets the day instead (to
@@ -455,12 +451,12 @@ impl<T> std::future::Future for OnWorkers<T> {
 
 /// Runs `job` against `staging`, committing as it goes.
 pub async fn run_fetch(
-    fetcher: Arc<PageFetcher>,
+    fetcher: Arc<Records>,
     staging: Staging,
     job: FetchJob,
 ) -> Result<FetchOutcome, FetchError> {
     let started = Instant::now();
-    let acct: Arc<Accounting> = fetcher.accounting.clone();
+    let acct: Arc<Accounting> = fetcher.accounting().clone();
     let settled = staging.settled();
     let planned = job.tasks.len();
     let todo: Vec<Task> = job.tasks.into_iter().filter(|t| !settled.contains(&t.key())).collect();

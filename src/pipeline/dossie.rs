@@ -26,13 +26,13 @@ pub async fn dossie(settings: DossieSettings) -> Result<ExitStatus> {
     let demo = source.base_url.is_none();
     let source = super::source::open(&source).await?;
     // The monthly fetch's pool: retries with backoff, 429s waited out (no --max-rps here).
-    let fetcher = crate::extract::PageFetcher::new(
+    let fetcher = crate::extract::Records::service(crate::extract::PageFetcher::new(
         source.client.clone(),
         DOSSIER_CONCURRENCY,
         None,
         crate::extract::RetryPolicy::for_run(),
         std::sync::Arc::default(),
-    );
+    ));
     // A CNPJ the service does not know costs its own dossier, not the others'.
     let mut records = Vec::new();
     let mut unknown = Vec::new();

@@ -20,7 +20,7 @@ use crate::extract::accounting::Accounting;
 use crate::extract::incremental::ListsReason;
 use crate::extract::plan::IncrementalSpec;
 use crate::extract::plan::portfolio_hash;
-use crate::extract::runner::{FetchError, default_out_dir, resolve_months};
+use crate::extract::runner::{FetchError, default_out_dir, latest_months};
 use crate::extract::staging::Staging;
 use crate::extract::{
     CreditsStaged, FetchJob, FetchOutcome, PageFetcher, PlanSpec, RetryPolicy, plan_tasks, portfolio,
@@ -185,20 +185,22 @@ pub(super) async fn fetch_stage(
     };
     refuse_unread_when_strict(&cfg, release.as_ref(), lists_dir.as_ref())?;
     let settings = SourceSettings::from_run_config(&cfg);
-    let source = match release.as_mut() {
-        Some(r) => super::source::open_published(&settings, std::mem::take(&mut r.published)).await?,
-        None => super::source::open(&settings).await?,
-    };
-    let cnpjs = companies_to_fetch(portfolio.as_ref(), source.demo_portfolio.as_deref());
     let accounting = Arc::new(Accounting::default());
-    let fetcher = Arc::new(PageFetcher::new(
-        source.client.clone(),
-        cfg.concurrency,
-        cfg.max_rps,
-        RetryPolicy::for_run(),
-        accounting.clone(),
-    ));
-    let months = months_to_fetch(&cfg, release.as_ref(), &fetcher, source.newest_month).await?;
+    let pool = |source: &super::source::Source| {
+        PageFetcher::new(
+            source.client.clone(),
+            cfg.concurrency,
+            cfg.max_rps,
+            RetryPolicy::for_run(),
+            accounting.clone(),
+        )
+    };
+    let opened = super::source::open_records(&settings, release.as_mut(), pool, accounting.clone()).await?;
+    let (source, fetcher) = (opened.service, Arc::new(opened.records));
+    let cnpjs =
+        companies_to_fetch(portfolio.as_ref(), source.as_ref().and_then(|s| s.demo_portfolio.as_deref()));
+    let newest_month = source.as_ref().and_then(|s| s.newest_month);
+    let months = months_to_fetch(&cfg, release.as_ref(), fetcher.pool(), newest_month).await?;
     let out = cfg.out.clone().unwrap_or_else(|| default_out_dir(&months));
     refuse_out_over_store(&out, cfg.store.as_deref())?;
     // The run's reference month: its newest (`months_to_fetch` gives at least one).
@@ -218,13 +220,13 @@ pub(super) async fn fetch_stage(
     let files_alone = release.is_some() && cfg.base_url.is_none();
     let credit_ufs: &[crate::api::Uf] = if files_alone { &[] } else { &cfg.ufs };
     let spec = PlanSpec {
-        base_url: source.base_url.clone(),
+        base_url: opened.label,
         months: months.iter().map(ToString::to_string).collect(),
         ufs: credit_ufs.iter().map(ToString::to_string).collect(),
         portfolio_sha256: portfolio_hash(&cnpjs),
         portfolio_size: cnpjs.len(),
         shard: cfg.shard,
-        demo: source.demo_portfolio.is_some(),
+        demo: source.as_ref().is_some_and(|s| s.demo_portfolio.is_some()),
         incremental: incremental.as_ref().map(|i| IncrementalSpec {
             store_version: i.store.data_version(),
             credit_months: credit_months.iter().map(ToString::to_string).collect(),
@@ -384,22 +386,27 @@ fn read_portfolio(path: &std::path::Path, strict: bool, alphanumeric: bool) -> R
 async fn months_to_fetch(
     cfg: &RunConfig,
     release: Option<&crate::extract::open_data::Release>,
-    fetcher: &PageFetcher,
+    fetcher: Option<&PageFetcher>,
     newest_month: Option<AnoMes>,
 ) -> Result<Vec<AnoMes>> {
-    let months = match (release, &cfg.months) {
+    let months = match (&cfg.months, release, fetcher) {
+        (MonthSelection::Range(from, to), _, _) => crate::extract::plan::month_range(*from, *to),
         // A release has no credits to probe: it stands for its own month.
-        (Some(r), MonthSelection::Latest(_)) => vec![r.month().ok_or_else(|| {
+        (MonthSelection::Latest(_), Some(r), _) => vec![r.month().ok_or_else(|| {
             Classified::new(
                 ExitStatus::BadInput,
                 "the open-data files say no release month (the publishers' folders are named like \
                  2024_trimestre_01/ and 2024-05/): keep those folder names, or give the month with --ano-mes AAAAMM",
             )
         })?],
-        _ => resolve_months(fetcher, &cfg.months, newest_month).await.map_err(|e| match e {
-            e @ crate::api::ApiError::KeyRejected { .. } => anyhow::Error::new(e),
-            e => anyhow::Error::new(e).context("finding the months to fetch"),
-        })?,
+        (MonthSelection::Latest(n), None, Some(f)) => {
+            latest_months(f, *n, newest_month).await.map_err(|e| match e {
+                e @ crate::api::ApiError::KeyRejected { .. } => anyhow::Error::new(e),
+                e => anyhow::Error::new(e).context("finding the months to fetch"),
+            })?
+        }
+        // Without a release there is always a service.
+        (MonthSelection::Latest(_), None, None) => Vec::new(),
     };
     if months.is_empty() {
         return Err(Classified::new(

@@ -9,7 +9,7 @@ use crate::exit::{Classified, ExitStatus};
 use crate::export::manifest::Manifest;
 use crate::export::remote::RemoteOut;
 use crate::extract::incremental::ListsPolicy;
-use crate::extract::{FetchOutcome, PageFetcher};
+use crate::extract::{FetchOutcome, Records};
 use crate::store::snapshot::{SnapshotPlan, StoreReads};
 use crate::store::{Store, StoreError};
 use crate::transform::pretype::SegmentTyper;
@@ -23,16 +23,16 @@ pub(super) struct Fetched {
     /// With `--store`: the store (locked) and what the new snapshot needs.
     pub store: Option<StoreRun>,
     /// The service, held so the embedded registry stays up for what the run asks after the
-    /// fetch (dossiers, partner companies) through `fetcher`.
-    pub _source: super::source::Source,
+    /// fetch (dossiers, partner companies) through `fetcher`; none over the files alone.
+    pub _source: Option<super::source::Source>,
     /// With `--out s3://…`: where the finished outputs go (`out` is then the local work dir).
     pub remote: Option<RemoteOut>,
     /// Typing the segments as they were committed, when a later stage reads them (taken by
     /// the first `frames_from_staging`).
     pub typer: Option<SegmentTyper>,
-    /// The pool the fetch ran through: `--expand-groups` fetches through it too, with its
-    /// retries, rate limit and accounting.
-    pub fetcher: Arc<PageFetcher>,
+    /// The source the fetch read: `--expand-groups` and the dossiers read it too (through the
+    /// service's pool, with its retries, rate limit and accounting, or the release's files).
+    pub fetcher: Arc<Records>,
     /// With `--open-data`: the public lists its folder holds (taken by the analysis).
     pub public_lists: Option<crate::extract::open_data::lists::Lists>,
     /// With `--open-data`: the release's national debt (taken by the analysis).
@@ -78,7 +78,7 @@ impl Fetched {
 
     /// Requests the pool has sent so far, this run.
     pub fn requests_sent(&self) -> u64 {
-        self.fetcher.accounting.requests.load(std::sync::atomic::Ordering::Relaxed)
+        self.fetcher.accounting().requests.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Records in the manifest the requests sent for `what` since the pool had sent `before`.

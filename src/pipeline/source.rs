@@ -1,7 +1,8 @@
 //! Where a command's data comes from, for every command that asks the service: the real
 //! service at `--base-url`, or, without one, the embedded registry started inside this process
 //! on a loopback port with a random key (synthetic demo data, and a demo portfolio with it); or
-//! the publishers' files (`--open-data`), read here for the portfolio and served in the process.
+//! the publishers' files (`--open-data`), read here for the portfolio and handed to the fetch
+//! as read.
 
 use std::net::SocketAddr;
 
@@ -45,41 +46,40 @@ pub async fn embedded_state(cfg: &RegistryConfig) -> Result<std::sync::Arc<simul
         .map_err(|why| Classified::new(ExitStatus::BadInput, format!("--as-of: {why}")).into())
 }
 
-/// The embedded registry over a release's files (`--open-data`): the portfolio's records as the
-/// files hold them, served to the fetch through the service's own interface, inside this
-/// process (no socket: the files are here, the round trips would cost more than reading them).
-/// With `--base-url` as well, what the files do not carry comes from that service.
-pub async fn open_published(
+/// What a fetch reads: its records, the label the plan and the manifest record for them, and
+/// the service behind them, held open for what the run asks after the fetch (none over the
+/// files alone).
+pub struct Opened {
+    pub records: crate::extract::Records,
+    pub label: String,
+    pub service: Option<Source>,
+}
+
+/// The fetch's source: the service (`--base-url`, else the embedded registry), or with a
+/// release (`--open-data`) the records its files held for the portfolio, handed over as read:
+/// no request, no page, no JSON. With `--base-url` as well, that service answers what the files
+/// do not carry.
+pub async fn open_records(
     settings: &SourceSettings,
-    mut published: crate::api::published::Published,
-) -> Result<Source> {
+    release: Option<&mut crate::extract::open_data::Release>,
+    pool: impl Fn(&Source) -> crate::extract::PageFetcher,
+    accounting: std::sync::Arc<crate::extract::accounting::Accounting>,
+) -> Result<Opened> {
+    use crate::extract::Records;
+    let Some(release) = release else {
+        let service = open(settings).await?;
+        let records = Records::service(pool(&service));
+        return Ok(Opened { records, label: service.base_url.clone(), service: Some(service) });
+    };
+    let files = std::mem::take(&mut release.published);
     let service = match &settings.base_url {
-        Some(_) => {
-            // The service dates what it sends; the files claim only their own sources.
-            published.fontes.retain(|key, _| key == "pgfn" || key == "cnpj");
-            Some(open(settings).await?)
-        }
+        Some(_) => Some(open(settings).await?),
         None => None,
     };
-    let state = simulator::state_for_published(published, ApiKey::new(random_key()));
-    let files = std::sync::Arc::new(
-        simulator::InProcess::new(state)
-            .map_err(|why| anyhow::anyhow!("starting the registry over the open-data files: {why}"))?,
-    );
-    Ok(match service {
-        Some(service) => Source {
-            client: service.client.with_local(files),
-            base_url: format!("open-data + {}", service.base_url),
-            ..service
-        },
-        None => Source {
-            client: RegistryClient::in_process(files),
-            base_url: "open-data".to_string(),
-            demo_portfolio: None,
-            newest_month: None,
-            _registry: None,
-        },
-    })
+    let label =
+        service.as_ref().map_or_else(|| "open-data".to_string(), |s| format!("open-data + {}", s.base_url));
+    let records = Records::files(files, service.as_ref().map(pool), accounting);
+    Ok(Opened { records, label, service })
 }
 
 pub async fn open(settings: &SourceSettings) -> Result<Source> {

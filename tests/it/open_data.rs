@@ -179,6 +179,15 @@ fn a_run_from_the_files_equals_a_run_from_the_service_over_the_same_dataset() {
     }
     assert_eq!(note["period"]["quarter"], "2026T3");
     assert_eq!(note["period"]["month"], "2026-09");
+    // The files' records are handed over as read: no request of the service's interface, in
+    // this process or out, in the fetch or after it.
+    assert_eq!(m["fetch"]["requests"]["requests"], 0, "{}", m["fetch"]["requests"]);
+    assert_eq!(m["fetch"]["requests"]["by_operation"], serde_json::json!({}), "{}", m["fetch"]);
+    assert!(
+        m["requests_after_fetch"].as_object().is_none_or(|o| o.values().all(|n| n == 0)),
+        "{}",
+        m["requests_after_fetch"]
+    );
     // The report says which sections the files could not fill.
     let md = std::fs::read_to_string(from_files.join("report.md")).unwrap();
     assert!(
@@ -215,6 +224,15 @@ fn a_run_from_the_files_equals_a_run_from_the_service_over_the_same_dataset() {
     let m: serde_json::Value =
         serde_json::from_slice(&std::fs::read(both.join("manifest.json")).unwrap()).unwrap();
     assert_eq!(m["periodos"]["fontes"]["rfb"]["status"], "ok", "{}", m["periodos"]);
+    // The service was asked only what the files do not carry: never a profile, a partners
+    // list or a debt the files hold.
+    let asked = m["fetch"]["requests"]["by_operation"].as_object().unwrap();
+    for carried in ["empresa", "estabelecimentos", "socios", "dividas-pgfn"] {
+        assert!(!asked.contains_key(carried), "{carried} asked of the service beside the files: {asked:?}");
+    }
+    for lacking in ["parcelamentos-rfb", "transacoes-rfb", "creditos-ativos"] {
+        assert!(asked.contains_key(lacking), "{lacking} not asked of the service: {asked:?}");
+    }
 }
 
 /// Zips `entries` at `path`, as a publisher's download.
