@@ -2,8 +2,6 @@
 //!
 //! It owns the wire: the `X-API-Key` header, status-code classification, body size limits and
 //! JSON decoding. It does not retry, throttle or paginate; extract and `paginate` do that.
-//! A request goes over HTTP, or to a service answered inside this process (`InProcessService`),
-//! classified alike.
 
 use std::net::IpAddr;
 use std::time::{Duration, Instant, SystemTime};
@@ -66,42 +64,15 @@ pub struct RawBody {
     pub status: u16,
 }
 
-/// What a service answered inside this process gives back: what the wire would carry.
-#[derive(Debug)]
-pub struct InProcessAnswer {
-    pub status: u16,
-    pub retry_after: Option<Duration>,
-    pub body: Vec<u8>,
-}
-
-/// A service answered inside this process, without a socket: the embedded registry over a
-/// release's files, where 350,000 loopback round trips for 50,000 companies would cost more
-/// than reading the files. It takes a request's path and query, as the wire would.
-pub trait InProcessService: Send + Sync {
-    fn get(&self, path_and_query: String) -> futures::future::BoxFuture<'static, InProcessAnswer>;
-
-    /// Whether it answers `path` (`/v1/...`, no query), when a service over HTTP stands beside
-    /// it for the rest (`RegistryClient::with_local`).
-    fn answers(&self, path: &str) -> bool;
-}
-
-#[derive(Clone)]
-enum Transport {
-    Http(reqwest::Client),
-    InProcess(std::sync::Arc<dyn InProcessService>),
-    /// The local service for the paths it answers, the HTTP one for every other.
-    Both(std::sync::Arc<dyn InProcessService>, reqwest::Client),
-}
-
 #[derive(Clone)]
 pub struct RegistryClient {
-    transport: Transport,
+    http: reqwest::Client,
     base: Url,
     timeout: Duration,
     max_body_bytes: u64,
     /// The key, to take out of what the service says back (a service echoing it in an error's
     /// detail would put it in the logs and the staging journal).
-    key: Option<ApiKey>,
+    key: ApiKey,
 }
 
 impl std::fmt::Debug for RegistryClient {
@@ -187,33 +158,12 @@ impl RegistryClient {
             .build()
             .map_err(|e| ClientConfigError::Http(e.to_string()))?;
         Ok(Self {
-            transport: Transport::Http(http),
+            http,
             base,
             timeout: cfg.timeout,
             max_body_bytes: cfg.max_body_bytes,
-            key: Some(cfg.api_key.clone()),
+            key: cfg.api_key.clone(),
         })
-    }
-
-    /// This client with `local` answering the paths it answers, inside the process: the
-    /// publishers' files for what they carry, the service at the base URL for the rest.
-    pub fn with_local(mut self, local: std::sync::Arc<dyn InProcessService>) -> Self {
-        self.transport = match self.transport {
-            Transport::Http(http) | Transport::Both(_, http) => Transport::Both(local, http),
-            Transport::InProcess(_) => Transport::InProcess(local),
-        };
-        self
-    }
-
-    /// A client of a service answered inside this process; `in-process:` is its base URL.
-    pub fn in_process(service: std::sync::Arc<dyn InProcessService>) -> Self {
-        Self {
-            transport: Transport::InProcess(service),
-            base: Url::parse("http://in-process/").expect("invariant: a literal URL parses"),
-            timeout: Duration::from_secs(30),
-            max_body_bytes: ClientConfig::new("", ApiKey::new("")).max_body_bytes,
-            key: None,
-        }
     }
 
     pub fn base_url(&self) -> &Url {
@@ -261,33 +211,7 @@ impl RegistryClient {
             None => url.path().to_string(),
         };
         let started = Instant::now();
-        // The service's own path (`/v1/...`), below whatever path the base URL has.
-        let local_path = || format!("/{}", url.path().strip_prefix(self.base.path()).unwrap_or(url.path()));
-        let (local, http) = match &self.transport {
-            Transport::Http(http) => (None, Some(http)),
-            Transport::InProcess(local) => (Some(local), None),
-            Transport::Both(local, http) => (local.answers(&local_path()).then_some(local), Some(http)),
-        };
-        if let Some(local) = local {
-            let local_query = match url.query() {
-                Some(q) => format!("{}?{q}", local_path()),
-                None => local_path(),
-            };
-            let answer = local.get(local_query).await;
-            if (200..300).contains(&answer.status) {
-                return Ok(RawBody { bytes: answer.body, status: answer.status });
-            }
-            return Err(self.without_key(classify_error(
-                answer.status,
-                &path,
-                &answer.body,
-                answer.retry_after,
-            )));
-        }
-        let Some(http) = http else {
-            return Err(ApiError::Connection { path, reason: "nothing answers this path".into() });
-        };
-        let result = http.get(url).send().await;
+        let result = self.http.get(url).send().await;
         let resp = match result {
             Ok(r) => r,
             Err(e) => return Err(self.transport_error(&path, &e)),
@@ -325,7 +249,7 @@ impl RegistryClient {
 
     /// `e` with the key, wherever the service's words hold it, shown as `<redacted>`.
     fn without_key(&self, e: ApiError) -> ApiError {
-        let Some(key) = self.key.as_ref().map(ApiKey::expose).filter(|k| !k.trim().is_empty()) else {
+        let Some(key) = Some(self.key.expose()).filter(|k| !k.trim().is_empty()) else {
             return e;
         };
         let clean = |text: String| if text.contains(key) { text.replace(key, "<redacted>") } else { text };

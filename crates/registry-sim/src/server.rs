@@ -31,8 +31,6 @@ pub struct ServerState {
     pub counters: Counters,
     /// The company whose debts are the real published rows of `--real-debts`, if any.
     pub real_debtor: Option<Cnpj>,
-    /// `run --open-data`: the records a release's files held, answered instead of `dataset`.
-    pub published: Option<Arc<registry_api::published::Published>>,
 }
 
 #[derive(Debug, Default)]
@@ -53,16 +51,6 @@ fn filter(q: &BTreeMap<String, String>, name: &str) -> Option<String> {
     q.get(name).map(|s| s.trim().to_string()).filter(|s| !s.is_empty() && s != "null")
 }
 
-/// The service takes 14 digits; a registry over the publishers' files takes the alphanumeric
-/// CNPJs they carry too (14 upper-case letters and digits).
-fn check_cnpj(checks: &mut Checks, s: &Shared, cnpj: &str) {
-    if s.published.is_some() {
-        checks.alphanumeric("cnpj", cnpj, 14);
-    } else {
-        checks.digits("cnpj", cnpj, 14);
-    }
-}
-
 /// Which company list a route serves.
 #[derive(Clone, Copy)]
 enum CompanyList {
@@ -76,12 +64,9 @@ enum CompanyList {
 
 async fn company_profile(State(s): State<Shared>, Path(cnpj): Path<String>) -> Response {
     let mut checks = Checks::default();
-    check_cnpj(&mut checks, &s, &cnpj);
+    checks.digits("cnpj", &cnpj, 14);
     if !checks.issues.is_empty() {
         return unprocessable(checks);
-    }
-    if let (Some(p), Ok(c)) = (&s.published, Cnpj::parse_published(&cnpj)) {
-        return super::published::profile(p, &c);
     }
     match Cnpj::parse(&cnpj).ok().and_then(|c| s.dataset.profile(&c)) {
         Some(mut p) => {
@@ -95,7 +80,7 @@ async fn company_profile(State(s): State<Shared>, Path(cnpj): Path<String>) -> R
 async fn company_list(s: Shared, list: CompanyList, cnpj: String, raw: Option<String>) -> Response {
     let q = query_map(raw);
     let mut checks = Checks::default();
-    check_cnpj(&mut checks, &s, &cnpj);
+    checks.digits("cnpj", &cnpj, 14);
     let categoria = matches!(list, CompanyList::Dividas)
         .then(|| checks.categoria(q.get("categoria").map(String::as_str)));
     let (limite, offset) =
@@ -104,20 +89,6 @@ async fn company_list(s: Shared, list: CompanyList, cnpj: String, raw: Option<St
         return unprocessable(checks);
     }
     let Ok(cnpj) = Cnpj::parse_published(&cnpj) else { return not_found() };
-    if let Some(p) = &s.published {
-        use super::published::List;
-        let list = match list {
-            CompanyList::Estabelecimentos => List::Estabelecimentos,
-            CompanyList::Obras => List::Obras,
-            CompanyList::Socios => List::Socios,
-            CompanyList::Dividas => {
-                List::Dividas(categoria.unwrap_or(registry_api::Categoria::NaoPrevidenciario))
-            }
-            CompanyList::Parcelamentos => List::Parcelamentos,
-            CompanyList::Transacoes => List::Transacoes,
-        };
-        return super::published::company_list(p, list, &cnpj, limite, offset);
-    }
     let d = &s.dataset;
     let sources = s.faults.sources();
     macro_rules! serve {
@@ -228,9 +199,6 @@ async fn credits(State(s): State<Shared>, RawQuery(raw): RawQuery) -> Response {
         checks.page(q.get("limite").map(String::as_str), q.get("offset").map(String::as_str));
     if !checks.issues.is_empty() {
         return unprocessable(checks);
-    }
-    if let Some(p) = &s.published {
-        return super::published::credits(p, limite, offset);
     }
     let uf = filter(&q, "uf");
     let d = &s.dataset;

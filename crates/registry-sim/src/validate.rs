@@ -38,20 +38,6 @@ impl Checks {
         }
     }
 
-    /// Upper-case letters and digits, `len` of them (the alphanumeric CNPJ's form).
-    pub fn alphanumeric(&mut self, name: &str, value: &str, len: usize) {
-        if !(value.len() == len && value.bytes().all(|b| b.is_ascii_digit() || b.is_ascii_uppercase())) {
-            let pattern = format!("^[0-9A-Z]{{{len}}}$");
-            self.issues.push(issue(
-                ["path", name],
-                &format!("String should match pattern '{pattern}'"),
-                "string_pattern_mismatch",
-                value,
-                json!({ "pattern": pattern }),
-            ));
-        }
-    }
-
     fn int_in(&mut self, name: &str, raw: Option<&str>, default: i64, min: i64, max: Option<i64>) -> i64 {
         let Some(raw) = raw else { return default };
         let Ok(v) = raw.trim().parse::<i64>() else {
