@@ -8,14 +8,16 @@
 # Socios zips in ten parts each and Simples for every company; kept under DATA, written once),
 # picks PORTFOLIO head offices spread evenly over RFB's Estabelecimentos files (read with unzip
 # and awk, not by fiscal-report), then, RUNS times in turn: `unzip -p` of every zip to
-# /dev/null (the floor) and `fiscal-report run --open-data` of the same folder (read, fetch
-# through the service's interface, queries, Parquet, report), once without the public lists and
-# once with them grown to their publishers' size (bench/pad_lists.py: IBAMA's 116 k embargoes,
+# /dev/null one after another (the floor of one core) and two at a time (the floor of two
+# cores, issue #81), `fiscal-report run --open-data` of the same folder (read, fetch, queries,
+# Parquet, report; with BEFORE=<binary>, that build's run too, the same way), once without the
+# public lists and once with them grown to their publishers' size (bench/pad_lists.py: IBAMA's 116 k embargoes,
 # about 200 MB; issue #71's target is at most 10 % more; bench/lists_read.sh then measures
 # their cost apart, as the whole run varies more than it). Writes bench/results/open-data.md,
 # keeping its "## Earlier" section.
 #
 #   bench/open_data.sh       # SCALE=832 PORTFOLIO=50000 RUNS=3 DATA=bench/data by default
+#   BEFORE=/path/to/older/fiscal-report bench/open_data.sh   # that build beside this one
 # Needs: unzip, /usr/bin/time (Debian packages `unzip`, `time`), python3; about 1.3 GB of disk
 # for the release and 10 minutes to write it the first time.
 set -euo pipefail
@@ -55,11 +57,16 @@ mapfile -t ZIPS < <(find "$PLAIN" -name '*.zip' | sort)
 bench/portfolio_of.sh "$RELEASE" $(( SCALE * 5000 )) "$PORTFOLIO" >"$tmp/portfolio.txt"
 # From the temporary folder: the run uses the queries and templates built into the binary.
 cd "$tmp"
+CELLS=(ours:"$BIN":"$PLAIN" lists:"$BIN":"$LISTED")
+[ -n "${BEFORE:-}" ] && CELLS+=(before:"$(realpath "$BEFORE")":"$PLAIN")
 for i in $(seq "$RUNS"); do
   /usr/bin/time -f "%e %M" -o "$tmp/floor-$i" bash -c 'for z in "$@"; do unzip -p "$z" >/dev/null; done' _ "${ZIPS[@]}"
-  for cell in ours:"$PLAIN" lists:"$LISTED"; do
-    name=${cell%%:*}
-    /usr/bin/time -f "%e %M" -o "$tmp/$name-$i" "$BIN" --quiet run --open-data "${cell#*:}" \
+  # Two at a time, largest first, each taking the next zip as it finishes.
+  /usr/bin/time -f "%e %M" -o "$tmp/floor2-$i" bash -c \
+    'ls -S "$@" | xargs -P 2 -n 1 unzip -p >/dev/null' _ "${ZIPS[@]}"
+  for cell in "${CELLS[@]}"; do
+    IFS=: read -r name bin dir <<<"$cell"
+    /usr/bin/time -f "%e %M" -o "$tmp/$name-$i" "$bin" --quiet run --open-data "$dir" \
       --cnpjs "$tmp/portfolio.txt" --out "$tmp/out-$i" >/dev/null 2>"$tmp/run-$i.log" \
       || { cat "$tmp/run-$i.log"; exit 1; }
     cp "$tmp/out-$i/manifest.json" "$tmp/manifest-$name-$i.json"
@@ -67,20 +74,23 @@ for i in $(seq "$RUNS"); do
   done
 done
 cd "$REPO"
-python3 - "$tmp" "$RUNS" "$SCALE" "$PORTFOLIO" "$LISTED/listas" "$DATA/write-seconds-$SCALE" "${ZIPS[@]}" <<'PY'
+python3 - "$tmp" "$RUNS" "$SCALE" "$PORTFOLIO" "$LISTED/listas" "$DATA/write-seconds-$SCALE" "${BEFORE:-}" "${ZIPS[@]}" <<'PY'
 import datetime, json, os, statistics, sys, zipfile
 tmp, runs, scale, portfolio, listas, write_file = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), sys.argv[5], sys.argv[6]
-zips = sys.argv[7:]
+before = sys.argv[7]
+zips = sys.argv[8:]
 def timed(name, i):
     wall, peak = open(f"{tmp}/{name}-{i}").read().split()
     return float(wall), int(peak) / 1024
 floor = [timed("floor", i) for i in range(1, runs + 1)]
+floor2 = [timed("floor2", i) for i in range(1, runs + 1)]
 ours = [timed("ours", i) for i in range(1, runs + 1)]
 listed = [timed("lists", i) for i in range(1, runs + 1)]
+befores = [timed("before", i) for i in range(1, runs + 1)] if before else []
+vs_before = [o / b for (o, _), (b, _) in zip(ours, befores)]
 manifest = json.load(open(f"{tmp}/manifest-ours-1.json"))
 listed_manifest = json.load(open(f"{tmp}/manifest-lists-1.json"))
 files = manifest["open_data"]["files"]
-stages = {s["stage"]: s["seconds"] for s in manifest.get("stages", [])}
 zipped = sum(os.path.getsize(z) for z in zips)
 raw = sum(i.file_size for z in zips for i in zipfile.ZipFile(z).infolist())
 pgfn_rows = sum(f["rows_read"] for f in files if f["dataset"] == "pgfn_dividas")
@@ -88,6 +98,16 @@ companies = sum(f["rows_read"] for f in files if f["dataset"] == "rfb_empresas")
 med = lambda xs: statistics.median(xs)
 f_med, o_med = med(w for w, _ in floor), med(w for w, _ in ours)
 ratios = [o / f for (o, _), (f, _) in zip(ours, floor)]
+ratios2 = [o / f for (o, _), (f, _) in zip(ours, floor2)]
+def stages_of(name, i):
+    m = json.load(open(f"{tmp}/manifest-{name}-{i}.json"))
+    out = {"reading the files": m["open_data"].get("read_ms", 0) / 1000, "the fetch": m["fetch"]["wall_seconds"]}
+    out.update({s["stage"]: s["seconds"] for s in m.get("stages", [])})
+    return out
+rounds = [stages_of("ours", i) for i in range(1, runs + 1)]
+def spread(xs):
+    return f"{med(xs):.1f} s | {min(xs):.1f} s | {max(xs):.1f} s"
+stage_rows = [f"| {k} | {spread([r.get(k, 0) for r in rounds])} |" for k in rounds[0]]
 peak = max(p for _, p in ours)
 with_lists = [l / o for (l, _), (o, _) in zip(listed, ours)]
 listed_peak = max(p for _, p in listed)
@@ -113,7 +133,13 @@ lines += [
     f"| floor: `unzip -p` of every zip | {f_med:.1f} s | {min(w for w, _ in floor):.1f} s | {max(w for w, _ in floor):.1f} s |",
     f"| `run --open-data` (whole run) | {o_med:.1f} s | {min(w for w, _ in ours):.1f} s | {max(w for w, _ in ours):.1f} s |",
     f"| ratio, round by round | **{med(ratios):.2f} x** | {min(ratios):.2f} x | {max(ratios):.2f} x |",
+    f"| floor of two cores: `unzip -p`, two at a time | {spread([w for w, _ in floor2])} |",
+    f"| ratio to two at a time, round by round | **{med(ratios2):.2f} x** | {min(ratios2):.2f} x | {max(ratios2):.2f} x |",
     f"| peak memory of the run | {med(p for _, p in ours):.0f} MiB | | {peak:.0f} MiB |",
+    *([f"| the run of BEFORE (`{before}`) | {spread([w for w, _ in befores])} |",
+       f"| this build / BEFORE, round by round | **{med(vs_before):.2f} x** | {min(vs_before):.2f} x | {max(vs_before):.2f} x |",
+       f"| peak memory of BEFORE | {med(p for _, p in befores):.0f} MiB | | {max(p for _, p in befores):.0f} MiB |"]
+      if before else []),
     f"| `run --open-data` with the full-size lists | {med(w for w, _ in listed):.1f} s | {min(w for w, _ in listed):.1f} s | {max(w for w, _ in listed):.1f} s |",
     f"| with lists / without, round by round | **{med(with_lists):.3f} x** | {min(with_lists):.3f} x | {max(with_lists):.3f} x |",
     f"| peak memory with the lists | {med(p for _, p in listed):.0f} MiB | | {listed_peak:.0f} MiB |", "",
@@ -121,15 +147,17 @@ lines += [
     + ", ".join(f"{l['lista']} {l['linhas']:,} rows" for l in list_files) + ". "
     f"Reading the files took {med(read_plain):.1f} s without them and {med(read_listed):.1f} s with them (medians; "
     f"{med(l - p for l, p in zip(read_listed, read_plain)):+.1f} s round by round).", "",
-    f"Stages of the first round: reading the files {manifest['open_data'].get('read_ms', 0) / 1000:.1f} s, the fetch "
-    f"through the service's interface {manifest['fetch']['wall_seconds']:.1f} s, "
-    + ", ".join(f"{k} {v:.1f} s" for k, v in stages.items()) + ".", "",
+    f"Each stage of the run without the lists, over the {runs} rounds:", "",
+    "| stage | median | fastest | slowest |", "|---|--:|--:|--:|", *stage_rows, "",
+    f"Target (issue #81): the run at most 0.75 x one `unzip -p` and 1.1 x two at a time, peak under 1 GiB: "
+    f"{'met' if max(ratios) <= 0.75 and max(ratios2) <= 1.1 and peak < 1024 else 'NOT met'} "
+    f"({max(ratios):.2f} x and {max(ratios2):.2f} x at worst, {peak:.0f} MiB).", "",
     f"Target (issue #34): whole run at most 1.5 x the floor, peak memory at most 1 GiB: "
     f"{'met' if max(ratios) <= 1.5 and peak <= 1024 else 'NOT met'} ({max(ratios):.2f} x at worst, {peak:.0f} MiB).", "",
     f"Target (issue #71): the full-size lists add at most 10 % to the run: "
     f"{'met' if med(with_lists) <= 1.10 else 'NOT met'} (median {100 * (med(with_lists) - 1):+.1f} %, "
     f"worst round {100 * (max(with_lists) - 1):+.1f} %).", "",
-    f"Reproduce: `bench/open_data.sh` (SCALE={scale}, PORTFOLIO={portfolio}, RUNS={runs}; DATA keeps the release).", "",
+    f"Reproduce: `{'BEFORE=' + before + ' ' if before else ''}bench/open_data.sh` (SCALE={scale}, PORTFOLIO={portfolio}, RUNS={runs}; DATA keeps the release).", "",
 ]
 path = "bench/results/open-data.md"
 earlier = open(path).read().split("\n## Earlier\n", 1)[1:] if os.path.exists(path) else []
