@@ -27,7 +27,7 @@ use crate::api::models::Fonte;
 use crate::api::published::Published;
 use folder::{Found, ZipContents, data_entries, find_files, listing, written_in, zip_contents};
 use layouts::Kind;
-use read::{Counts, MIB, TableReader, read_file};
+use read::{Counts, DataFile, MIB, read_files};
 pub use release::ReleasePeriod;
 pub use whole::{Gap, files_of};
 
@@ -365,11 +365,9 @@ pub fn read_release(dir: &Path, portfolio: &[Cnpj], partial: bool) -> Result<Rel
     let bytes: u64 = files.iter().filter(readable).map(|f| f.bytes).sum();
     // An ETA over the bytes to read: the compressed bytes, which is what reading costs.
     let _stage = crate::progress::begin("open data", "MiB", bytes.div_ceil(MIB));
-    // RFB's files first: the national sum takes each company debtor's CNAE section and legal
-    // nature from them.
-    let (pgfn, rfb_and_rest): (Vec<&Found>, Vec<&Found>) =
-        files.iter().partition(|f| f.kind == Some(Kind::Pgfn));
-    for found in rfb_and_rest.into_iter().chain(pgfn) {
+    let mut rfb = Vec::new();
+    let mut pgfn = Vec::new();
+    for found in &files {
         let path = found.name(dir);
         let Some(kind) = found.kind else {
             match read_code_table(found, &path) {
@@ -384,26 +382,37 @@ pub fn read_release(dir: &Path, portfolio: &[Cnpj], partial: bool) -> Result<Rel
         if broken.contains(path.as_str()) {
             continue;
         }
-        let mut reader =
-            TableReader { roots: &roots, out: &mut release.published, national: &mut release.national };
-        let (counts, sha256) = read_file(&found.path, found.inner.as_deref(), kind, &mut reader)?;
-        say_malformed(&path, &counts);
-        release.found.insert(kind.dataset().to_string());
-        release.files.push(FileRead {
-            path,
-            bytes: found.bytes,
-            sha256,
-            dataset: kind.dataset().to_string(),
-            rows_read: counts.read,
-            rows_kept: counts.kept,
-            rows_malformed: counts.malformed,
-            rows_malformed_portfolio: counts.malformed_portfolio,
-            rows_mended: counts.mended,
-            nul_bytes_dropped: counts.nul_bytes,
-        });
+        let file = DataFile { path: &found.path, inner: found.inner.as_deref(), kind, bytes: found.bytes };
+        if kind == Kind::Pgfn { pgfn.push((path, file)) } else { rfb.push((path, file)) }
     }
+    // RFB's files, every one of them, before PGFN's: the national sum takes each company
+    // debtor's CNAE section and legal nature from them. Each set on every core.
+    let profiles = national::Profiles::default();
+    for set in [rfb, pgfn] {
+        let data: Vec<DataFile<'_>> = set.iter().map(|(_, file)| *file).collect();
+        for ((path, file), outcome) in set.into_iter().zip(read_files(&data, &roots, &profiles)?) {
+            read::merge_into(&mut release.published, outcome.published);
+            release.national.merge(outcome.national);
+            let counts = outcome.counts;
+            say_malformed(&path, &counts);
+            release.found.insert(file.kind.dataset().to_string());
+            release.files.push(FileRead {
+                path,
+                bytes: file.bytes,
+                sha256: outcome.sha256,
+                dataset: file.kind.dataset().to_string(),
+                rows_read: counts.read,
+                rows_kept: counts.kept,
+                rows_malformed: counts.malformed,
+                rows_malformed_portfolio: counts.malformed_portfolio,
+                rows_mended: counts.mended,
+                nul_bytes_dropped: counts.nul_bytes,
+            });
+        }
+    }
+    // RFB's facts are not needed once PGFN's files are summed.
+    drop(profiles);
     release.files.sort_by(|a, b| a.path.cmp(&b.path));
-    release.national.finish();
     say_national(&release.national);
     say_ignored(dir, &release.unread());
     release.lists.expect(dir, false);

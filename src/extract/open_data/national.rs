@@ -11,10 +11,12 @@
 //!
 //! A company debtor's cell also holds its CNAE section (its head office's main CNAE) and its
 //! legal nature's group (the first digit of `natureza_juridica`), both from RFB's files of the
-//! same release, which are read first ([`National::learn`]): a company RFB's files do not hold
+//! same release, which are read first ([`Profiles::learn`]): a company RFB's files do not hold
 //! is `?` in both. A person's row holds neither.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 use foldhash::HashMap;
 
@@ -54,7 +56,8 @@ pub struct Tally {
 
 /// The release's inscriptions by cell, and the principal rows whose value could not be read.
 /// Rows are added while the files are read ([`National::add`]) and the cells are whole once
-/// [`National::finish`] has run.
+/// [`National::finish`] has run. Each file read on its own thread sums into its own, and the
+/// finished sums are added up ([`National::merge`]).
 #[derive(Debug, Clone, Default)]
 pub struct National {
     pub cells: BTreeMap<NationalKey, Tally>,
@@ -65,8 +68,9 @@ pub struct National {
     /// bytes, no allocation and no decimal parse.
     acc: HashMap<RawKey, (u64, i128)>,
     texts: Texts,
-    /// RFB's facts of every company, while PGFN's files are summed.
-    profiles: Profiles,
+    /// The last debtor looked up in [`Profiles`] and its byte: a debtor's rows tend to follow
+    /// one another.
+    last: Option<([u8; 8], u8)>,
 }
 
 /// A cell as the rows name it: the ids of its texts in `Texts`, its system, tax group and the
@@ -77,46 +81,85 @@ type RawKey = (u16, u16, Categoria, &'static str, u16, u16, u8);
 /// bits the section's place in `api::cnae::CNAE_SECTIONS` plus one, the high three the group's
 /// digit, 0 when unknown. Numeric roots index pages of 64 Ki roots, made when first written: at
 /// the real size (about 60 M companies over 10^8 roots) about 95 MiB, the least a byte a root
-/// allows, and freed once the sums are finished. Alphanumeric roots (from July 2026) go to a map.
-#[derive(Debug, Clone, Default)]
-struct Profiles {
-    pages: Vec<Option<Box<[u8]>>>,
-    alnum: HashMap<[u8; 8], u8>,
-    /// The last root looked up and its byte: a debtor's rows tend to follow one another.
-    last: Option<([u8; 8], u8)>,
+/// allows, freed with it once PGFN's files are summed. Alphanumeric roots (from July 2026) go
+/// to a map. Written by the threads that read RFB's files at once (each byte in one atomic
+/// update: Empresas' rows write its high bits, head offices' its low ones), then read by those
+/// that sum PGFN's.
+#[derive(Debug)]
+pub(super) struct Profiles {
+    pages: Box<[OnceLock<Box<[AtomicU8]>>]>,
+    alnum: Mutex<HashMap<[u8; 8], u8>>,
 }
 
 const PAGE: usize = 1 << 16;
+/// Pages enough for every 8-digit root.
+const PAGES: usize = 100_000_000_usize.div_ceil(PAGE);
 const SECTION_BITS: u8 = 0b0001_1111;
 /// The profile byte of a row whose debtor is no company (a person's CPF).
 const NO_COMPANY: u8 = u8::MAX;
 
+impl Default for Profiles {
+    fn default() -> Self {
+        Self { pages: (0..PAGES).map(|_| OnceLock::new()).collect(), alnum: Mutex::default() }
+    }
+}
+
 impl Profiles {
-    fn slot(&mut self, root: &[u8]) -> Option<&mut u8> {
-        let root: [u8; 8] = root.try_into().ok()?;
-        self.last = None;
-        let Some(n) = numeric(&root) else { return Some(self.alnum.entry(root).or_default()) };
-        let (page, at) = (n / PAGE, n % PAGE);
-        if self.pages.len() <= page {
-            self.pages.resize(page + 1, None);
-        }
-        let page = self.pages[page].get_or_insert_with(|| vec![0; PAGE].into_boxed_slice());
-        page.get_mut(at)
+    /// Sets `root`'s byte to `change` of it.
+    fn update(&self, root: &[u8], change: impl Fn(u8) -> u8) {
+        let Ok(root) = <[u8; 8]>::try_from(root) else { return };
+        let Some(n) = numeric(&root) else {
+            let mut alnum = self.alnum.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let byte = alnum.entry(root).or_default();
+            *byte = change(*byte);
+            return;
+        };
+        let Some(page) = self.pages.get(n / PAGE) else { return };
+        let page = page.get_or_init(|| (0..PAGE).map(|_| AtomicU8::new(0)).collect());
+        // `change` always gives a byte, so the update cannot fail.
+        let _ = page[n % PAGE].fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| Some(change(b)));
     }
 
-    fn get(&mut self, root: &[u8]) -> u8 {
-        let Ok(root) = <[u8; 8]>::try_from(root) else { return 0 };
-        if let Some((last, byte)) = self.last
-            && last == root
-        {
-            return byte;
+    fn get(&self, root: &[u8; 8]) -> u8 {
+        match numeric(root) {
+            Some(n) => self
+                .pages
+                .get(n / PAGE)
+                .and_then(OnceLock::get)
+                .map_or(0, |p| p[n % PAGE].load(Ordering::Relaxed)),
+            None => self
+                .alnum
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .get(root)
+                .copied()
+                .unwrap_or(0),
         }
-        let byte = match numeric(&root) {
-            Some(n) => self.pages.get(n / PAGE).and_then(Option::as_ref).map_or(0, |p| p[n % PAGE]),
-            None => self.alnum.get(&root).copied().unwrap_or(0),
-        };
-        self.last = Some((root, byte));
-        byte
+    }
+
+    /// Keeps what an RFB row whose fields `field` gives says of its company `root`: an Empresas
+    /// row its legal nature, a head office's its CNAE section.
+    pub(super) fn learn<'a>(&self, at: &ProfileColumns, root: &[u8], fields: impl Iterator<Item = &'a [u8]>) {
+        let Some(last) = [at.natureza, at.matriz, at.cnae].into_iter().flatten().max() else { return };
+        // One pass over the row's fields, up to the last one needed; a branch's row stops at
+        // its marker.
+        let (mut nature, mut section) = (None, None);
+        for (i, field) in fields.enumerate().take(last + 1) {
+            if Some(i) == at.natureza {
+                nature = Some(nature_group(field));
+            } else if Some(i) == at.matriz && field.trim_ascii() != b"1" && at.natureza.is_none() {
+                return;
+            } else if Some(i) == at.cnae {
+                section = Some(section_number(field));
+            }
+        }
+        if nature.is_none() && section.is_none() {
+            return;
+        }
+        self.update(root, |byte| {
+            let byte = nature.map_or(byte, |group| (byte & SECTION_BITS) | (group << 5));
+            section.map_or(byte, |section| (byte & !SECTION_BITS) | section)
+        });
     }
 }
 
@@ -215,43 +258,11 @@ impl Columns {
 }
 
 impl National {
-    /// Keeps what an RFB row whose fields `field` gives says of its company `root`: an Empresas
-    /// row its legal nature, a head office's its CNAE section.
-    pub(super) fn learn<'a>(
-        &mut self,
-        at: &ProfileColumns,
-        root: &[u8],
-        fields: impl Iterator<Item = &'a [u8]>,
-    ) {
-        let Some(last) = [at.natureza, at.matriz, at.cnae].into_iter().flatten().max() else { return };
-        // One pass over the row's fields, up to the last one needed; a branch's row stops at
-        // its marker.
-        let (mut nature, mut section) = (None, None);
-        for (i, field) in fields.enumerate().take(last + 1) {
-            if Some(i) == at.natureza {
-                nature = Some(nature_group(field));
-            } else if Some(i) == at.matriz && field.trim_ascii() != b"1" && at.natureza.is_none() {
-                return;
-            } else if Some(i) == at.cnae {
-                section = Some(section_number(field));
-            }
-        }
-        if nature.is_none() && section.is_none() {
-            return;
-        }
-        let Some(slot) = self.profiles.slot(root) else { return };
-        if let Some(group) = nature {
-            *slot = (*slot & SECTION_BITS) | (group << 5);
-        }
-        if let Some(section) = section {
-            *slot = (*slot & !SECTION_BITS) | section;
-        }
-    }
-
     /// Counts the row whose fields `field` gives, if it is its inscription's principal debtor's;
     /// `company` is the debtor's root when the document is a CNPJ.
     pub(super) fn add<'a>(
         &mut self,
+        profiles: &Profiles,
         at: &Columns,
         company: Option<&[u8]>,
         field: impl Fn(usize) -> Option<&'a [u8]>,
@@ -271,17 +282,39 @@ impl National {
             self.texts.group(at.categoria, cell(at.receita)),
             self.texts.id(cell(at.situacao)),
             self.texts.id(cell(at.ajuizado)),
-            company.map_or(NO_COMPANY, |root| self.profiles.get(root)),
+            company.map_or(NO_COMPANY, |root| self.profile(profiles, root)),
         );
         let sum = self.acc.entry(key).or_default();
         sum.0 += 1;
         sum.1 += cents;
     }
 
+    /// `root`'s profile byte, the last one's again without a lookup.
+    fn profile(&mut self, profiles: &Profiles, root: &[u8]) -> u8 {
+        let Ok(root) = <[u8; 8]>::try_from(root) else { return 0 };
+        if let Some((last, byte)) = self.last
+            && last == root
+        {
+            return byte;
+        }
+        let byte = profiles.get(&root);
+        self.last = Some((root, byte));
+        byte
+    }
+
+    /// Adds the finished sums of `other` (another file's) to these.
+    pub(super) fn merge(&mut self, other: National) {
+        for (key, tally) in other.cells {
+            let sum = self.cells.entry(key).or_default();
+            sum.inscricoes += tally.inscricoes;
+            sum.valor += tally.valor;
+        }
+        self.unreadable += other.unreadable;
+    }
+
     /// The sums of the rows added, into `cells` (texts decoded and normalized: `ac` and `AC`
-    /// are one state), and RFB's facts freed.
+    /// are one state).
     pub(super) fn finish(&mut self) {
-        self.profiles = Profiles::default();
         let text = |texts: &Texts, id: u16| decode(texts.text(id));
         for ((uf, tipo, categoria, grupo_tributo, situacao, ajuizado, profile), (n, cents)) in
             std::mem::take(&mut self.acc)
@@ -494,7 +527,7 @@ mod tests {
         .map(String::from)
         .into();
         let at = Columns::of(Categoria::Previdenciario, &columns);
-        let mut national = National::default();
+        let (mut national, profiles) = (National::default(), Profiles::default());
         let rows: [[&[u8]; 7]; 4] = [
             [b"x", b"Pessoa jur\xeddica", b"Principal", b"ac", b"Em cobran\xe7a", b"SIM", b"10.50"],
             [b"y", b"Pessoa jur\xeddica", b"Corresponsavel", b"AC", b"Em cobran\xe7a", b"SIM", b"10.50"],
@@ -502,7 +535,7 @@ mod tests {
             [b"w", b"Pessoa f\xedsica", b"PRINCIPAL", b"AC", b"Em cobran\xe7a", b"SIM", b"dez reais"],
         ];
         for row in &rows {
-            national.add(&at, None, |i| row.get(i).copied());
+            national.add(&profiles, &at, None, |i| row.get(i).copied());
         }
         national.finish();
         assert_eq!(national.total(), Tally { inscricoes: 2, valor: Decimal::new(1075, 2) });
@@ -525,7 +558,7 @@ mod tests {
             &["cnpj_basico", "identificador_matriz_filial", "cnae_fiscal_principal"].map(String::from),
         )
         .unwrap();
-        let mut national = National::default();
+        let (mut national, profiles) = (National::default(), Profiles::default());
         let rfb: [(&ProfileColumns, [&[u8]; 3]); 5] = [
             (&estab, [b"12345678", b"2", b"0111301"]),
             (&estab, [b"12345678", b"1", b"6201-5/01"]),
@@ -534,7 +567,7 @@ mod tests {
             (&empresas, [b"AB1CD2EF", b"3999", b""]),
         ];
         for (at, row) in &rfb {
-            national.learn(at, row[0], row.iter().copied());
+            profiles.learn(at, row[0], row.iter().copied());
         }
         let columns: Vec<String> =
             ["tipo_pessoa", "tipo_devedor", "uf_devedor", "valor_consolidado"].map(String::from).into();
@@ -547,7 +580,7 @@ mod tests {
         ];
         for (root, tipo) in debts {
             let row: [&[u8]; 4] = [tipo, b"PRINCIPAL", b"SP", b"1.00"];
-            national.add(&at, root, |i| row.get(i).copied());
+            national.add(&profiles, &at, root, |i| row.get(i).copied());
         }
         national.finish();
         let profiles: BTreeSet<(&str, &str, &str)> = national
@@ -557,6 +590,5 @@ mod tests {
             .collect();
         let want = BTreeSet::from([("J", "J", "2"), ("J", "G", "3"), ("J", "?", "?"), ("F", "", "")]);
         assert_eq!(profiles, want);
-        assert!(national.profiles.pages.is_empty(), "RFB's facts are freed once the sums are done");
     }
 }

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::layouts::{Kind, cnpj_chars, decode, is_pgfn_header_row, pgfn_header, rfb_shape_fits};
-use super::national::{self, National};
+use super::national::{self, National, Profiles};
 use super::rfb_rows::RfbRows;
 use super::{OpenDataError, layout};
 use crate::api::published::{Published, Row};
@@ -211,12 +211,13 @@ fn read_copied(
     read_file(copy.path(), None, kind, reader)
 }
 
-/// Reads tables into `out`, keeping the rows of `roots`, and sums every PGFN inscription into
-/// `national`.
+/// Reads tables into `out`, keeping the rows of `roots`; learns each company's profile from
+/// RFB's into `profiles`, and sums every PGFN inscription into `national`.
 pub(super) struct TableReader<'a> {
     pub roots: &'a foldhash::HashSet<[u8; 8]>,
     pub out: &'a mut Published,
     pub national: &'a mut National,
+    pub profiles: &'a Profiles,
 }
 
 impl TableReader<'_> {
@@ -264,7 +265,7 @@ impl TableReader<'_> {
             let digits = cnpj_chars(debtor);
             let ours = digits.is_some_and(|d| self.kept(&d[..8]));
             let fields: Vec<String> = if record.len() == header.columns.len() {
-                self.national.add(&national, company(&digits), |i| record.get(i));
+                self.national.add(self.profiles, &national, company(&digits), |i| record.get(i));
                 if !ours {
                     continue;
                 }
@@ -276,7 +277,8 @@ impl TableReader<'_> {
                     continue;
                 };
                 counts.mended += 1;
-                self.national.add(&national, company(&digits), |i| mended.get(i).map(String::as_bytes));
+                let field = |i: usize| mended.get(i).map(String::as_bytes);
+                self.national.add(self.profiles, &national, company(&digits), field);
                 if !ours {
                     continue;
                 }
@@ -335,7 +337,7 @@ impl TableReader<'_> {
                 continue;
             }
             if let Some(profile) = &profile {
-                self.national.learn(profile, root, row.fields());
+                self.profiles.learn(profile, root, row.fields());
             }
             if !self.kept(root) {
                 continue;
@@ -360,6 +362,94 @@ impl TableReader<'_> {
             }
             Kind::Pgfn => {}
         }
+    }
+}
+
+/// A data file of the release to read: where it is (a zip inside an archive: `inner`), what it
+/// holds, and its size.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct DataFile<'a> {
+    pub path: &'a Path,
+    pub inner: Option<&'a str>,
+    pub kind: Kind,
+    pub bytes: u64,
+}
+
+/// What one file gave: the portfolio's rows and the file's national sums (finished), with the
+/// file's account.
+pub(super) struct FileOutcome {
+    pub counts: Counts,
+    pub sha256: String,
+    pub published: Published,
+    pub national: National,
+}
+
+/// Reads `files` on as many threads as the machine has cores, each file whole on one thread
+/// into records and sums of its own, the largest first so that the last to finish is small.
+/// The outcomes come back in `files`' order: added up in that order ([`merge_into`],
+/// [`National::merge`]) they are what reading the files one after another gives. After a file
+/// fails no other is begun, and the first failure in `files`' order is returned.
+pub(super) fn read_files(
+    files: &[DataFile<'_>],
+    roots: &foldhash::HashSet<[u8; 8]>,
+    profiles: &Profiles,
+) -> Result<Vec<FileOutcome>, OpenDataError> {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let mut order: Vec<usize> = (0..files.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(files[i].bytes));
+    let (next, failed) = (AtomicUsize::new(0), AtomicBool::new(false));
+    let slots: Vec<std::sync::Mutex<Option<Result<FileOutcome, OpenDataError>>>> =
+        files.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    let threads =
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get).min(files.len());
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                while !failed.load(Ordering::Relaxed) {
+                    let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
+                    let outcome = read_one(files[i], roots, profiles);
+                    failed.fetch_or(outcome.is_err(), Ordering::Relaxed);
+                    *slots[i].lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(outcome);
+                }
+            });
+        }
+    });
+    let outcomes: Vec<Option<Result<FileOutcome, OpenDataError>>> = slots
+        .into_iter()
+        .map(|s| s.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner))
+        .collect();
+    // Files not begun after a failure are `None`: the failure is among the others.
+    outcomes.into_iter().flatten().collect()
+}
+
+fn read_one(
+    file: DataFile<'_>,
+    roots: &foldhash::HashSet<[u8; 8]>,
+    profiles: &Profiles,
+) -> Result<FileOutcome, OpenDataError> {
+    let (mut published, mut national) = (Published::default(), National::default());
+    let mut reader = TableReader { roots, out: &mut published, national: &mut national, profiles };
+    let (counts, sha256) = read_file(file.path, file.inner, file.kind, &mut reader)?;
+    national.finish();
+    Ok(FileOutcome { counts, sha256, published, national })
+}
+
+/// Adds one file's records to `out`'s, as reading it after `out`'s files would have: a later
+/// company or Simples row replaces an earlier one, establishments and partners are kept once
+/// each, debts follow one another.
+pub(super) fn merge_into(out: &mut Published, part: Published) {
+    out.empresas.extend(part.empresas);
+    out.simples.extend(part.simples);
+    for (root, rows) in part.estabelecimentos {
+        let kept = out.estabelecimentos.entry(root).or_default();
+        rows.into_iter().for_each(|row| push_once(kept, row));
+    }
+    for (root, rows) in part.socios {
+        let kept = out.socios.entry(root).or_default();
+        rows.into_iter().for_each(|row| push_once(kept, row));
+    }
+    for (key, rows) in part.dividas {
+        out.dividas.entry(key).or_default().extend(rows);
     }
 }
 
