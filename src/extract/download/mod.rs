@@ -297,9 +297,10 @@ impl Job<'_> {
         let mut received = 0;
         for attempt in 1..=2 {
             let bar = self.progress.file(&remote.rel, size, std::fs::metadata(&part).map_or(0, |m| m.len()));
-            received += self.transfer.fetch(&remote, &part, size, &bar).await?;
+            let mut checking = None;
+            received += self.transfer.fetch(&remote, &part, size, &bar, &mut checking).await?;
             let (checked, name) = (part.clone(), remote.name().to_string());
-            let verdict = tokio::task::spawn_blocking(move || verify::check(&checked, &name, size))
+            let verdict = tokio::task::spawn_blocking(move || verify::check(&checked, &name, size, checking))
                 .await
                 .unwrap_or_else(|e| Err(format!("the check stopped: {e}")));
             match verdict {

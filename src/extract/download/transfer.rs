@@ -1,4 +1,5 @@
-//! Moving a file's bytes politely: `NAME.part` resumed with Range (a 416, a 200 to a Range
+//! Moving a file's bytes politely, each handed to its checks as it arrives (`verify`):
+//! `NAME.part` resumed with Range (a 416, a 200 to a Range
 //! request and a Content-Range that does not match each restart it cleanly), a transfer with no
 //! byte for the stall time cut and resumed, retries that count only when no byte arrived,
 //! Retry-After honoured on 429 and 503, and few transfers at once to a host, fewer after
@@ -15,6 +16,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::progress::FileBar;
+use super::verify::Checking;
 use super::{Access, DownloadError, Remote, write_error};
 
 /// Tries in a row that received no byte before a file, or a listing, is given up.
@@ -198,12 +200,15 @@ impl<'a> Transfer<'a> {
     }
 
     /// `remote` into `part` until it holds `size` bytes: the bytes received.
+    /// `checking` is given every byte of `part` in order, made anew (and fed what `part` holds)
+    /// when it has not seen exactly that.
     pub(super) async fn fetch(
         &self,
         remote: &Remote,
         part: &Path,
         size: u64,
         bar: &FileBar<'_>,
+        checking: &mut Option<Checking>,
     ) -> Result<u64, DownloadError> {
         let (mut received, mut empty_tries) = (0, 0);
         loop {
@@ -215,8 +220,13 @@ impl<'a> Transfer<'a> {
                 truncate(part)?;
                 continue;
             }
+            if checking.as_ref().is_none_or(|c| c.fed() != have) {
+                let fresh = checking.insert(Checking::start(remote.name()));
+                fresh.feed_prefix(part, have).await.map_err(write_error(part))?;
+            }
+            let checks = checking.get_or_insert_with(|| Checking::start(remote.name()));
             let permit = self.permit(&remote.url).await;
-            let outcome = self.try_once(remote, part, have, size, bar).await?;
+            let outcome = self.try_once(remote, part, have, size, bar, checks).await?;
             drop(permit);
             let (got, why, wait) = match outcome {
                 Try::Got(n, why) => (n, why, None),
@@ -248,6 +258,7 @@ impl<'a> Transfer<'a> {
         have: u64,
         size: u64,
         bar: &FileBar<'_>,
+        checking: &mut Checking,
     ) -> Result<Try, DownloadError> {
         let mut request = self.request(reqwest::Method::GET, remote);
         if have > 0 {
@@ -301,6 +312,9 @@ impl<'a> Transfer<'a> {
         }
         .map_err(write_error(part))?;
         let start = if restart { 0 } else { have };
+        if restart {
+            *checking = Checking::start(remote.name());
+        }
         let mut got = 0u64;
         let stopped = loop {
             match tokio::time::timeout(self.stall, response.chunk()).await {
@@ -322,6 +336,7 @@ impl<'a> Transfer<'a> {
                     file.write_all(&bytes).await.map_err(write_error(part))?;
                     got += bytes.len() as u64;
                     bar.at(start + got);
+                    checking.feed(bytes).await;
                 }
             }
         };
