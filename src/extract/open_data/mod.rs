@@ -341,22 +341,43 @@ pub fn read_lists_dir(dir: &Path) -> Result<lists::Lists, OpenDataError> {
 pub fn read_release(dir: &Path, portfolio: &[Cnpj], partial: bool) -> Result<Release, OpenDataError> {
     let started = std::time::Instant::now();
     let (files, unreadable) = find_files(dir)?;
-    let lists = lists::read_lists(dir, &files)?;
+    // The public lists on a thread of their own, beside the tax files (IBAMA's alone is about
+    // 200 MB of text).
+    let mut release = std::thread::scope(|scope| {
+        let lists = scope.spawn(|| lists::read_lists(dir, &files));
+        let release = read_tax_files(dir, &files, unreadable, portfolio, partial);
+        // A list's error first: it names the one file to fix, whatever else the folder lacks.
+        let lists = lists.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        release.map(|release| Release { lists, ..release })
+    })?;
+    release.lists.expect(dir, false);
+    release.read_ms = started.elapsed().as_millis() as u64;
+    Ok(release)
+}
+
+/// The release's tax files under `dir` (`files`), read for `portfolio` (see `read_release`).
+fn read_tax_files(
+    dir: &Path,
+    files: &[Found],
+    unreadable: Vec<(String, String)>,
+    portfolio: &[Cnpj],
+    partial: bool,
+) -> Result<Release, OpenDataError> {
     // Looked up for every row of the release: foldhash, not the default SipHash.
     let roots: foldhash::HashSet<[u8; 8]> =
         portfolio.iter().filter_map(|c| c.basico().as_bytes().try_into().ok()).collect();
-    let mut release = Release { lists, ..Release::default() };
+    let mut release = Release::default();
     let names: Vec<String> = files.iter().map(|f| f.name(dir)).collect();
-    let contents = zip_contents(dir, &files, unreadable);
-    (release.gaps, release.renewed) = gaps_of(dir, &files, &names, &contents);
+    let contents = zip_contents(dir, files, unreadable);
+    (release.gaps, release.renewed) = gaps_of(dir, files, &names, &contents);
     if !release.gaps.is_empty() && !partial {
         return Err(OpenDataError::Partial { dir: dir.to_path_buf(), gaps: describe(&release.gaps) });
     }
     for g in &release.gaps {
         tracing::warn!("{}: {}; read without it (--partial)", dir.display(), g.describe());
     }
-    let entries = data_entries(dir, &files, &contents)?;
-    release.period = ReleasePeriod::of(&names, &entries, written_in(&files)).map_err(|two| {
+    let entries = data_entries(dir, files, &contents)?;
+    release.period = ReleasePeriod::of(&names, &entries, written_in(files)).map_err(|two| {
         OpenDataError::Mixed { dir: dir.to_path_buf(), what: two.what, periods: two.periods }
     })?;
     let broken: HashSet<&str> =
@@ -367,7 +388,7 @@ pub fn read_release(dir: &Path, portfolio: &[Cnpj], partial: bool) -> Result<Rel
     let _stage = crate::progress::begin("open data", "MiB", bytes.div_ceil(MIB));
     let mut rfb = Vec::new();
     let mut pgfn = Vec::new();
-    for found in &files {
+    for found in files {
         let path = found.name(dir);
         let Some(kind) = found.kind else {
             match read_code_table(found, &path) {
@@ -415,7 +436,6 @@ pub fn read_release(dir: &Path, portfolio: &[Cnpj], partial: bool) -> Result<Rel
     release.files.sort_by(|a, b| a.path.cmp(&b.path));
     say_national(&release.national);
     say_ignored(dir, &release.unread());
-    release.lists.expect(dir, false);
     if release.files.is_empty() {
         return Err(match release.gaps.is_empty() {
             true => OpenDataError::Empty { dir: dir.to_path_buf() },
@@ -426,7 +446,6 @@ pub fn read_release(dir: &Path, portfolio: &[Cnpj], partial: bool) -> Result<Rel
     release.missing =
         Kind::ALL.iter().map(|k| k.dataset().to_string()).filter(|d| !release.found.contains(d)).collect();
     release.published.fontes = fontes(&release);
-    release.read_ms = started.elapsed().as_millis() as u64;
     Ok(release)
 }
 
