@@ -220,11 +220,14 @@ impl<'a> Transfer<'a> {
                 truncate(part)?;
                 continue;
             }
-            if checking.as_ref().is_none_or(|c| c.fed() != have) {
-                let fresh = checking.insert(Checking::start(remote.name()));
-                fresh.feed_prefix(part, have).await.map_err(write_error(part))?;
-            }
-            let checks = checking.get_or_insert_with(|| Checking::start(remote.name()));
+            let checks = match &mut *checking {
+                Some(seen) if seen.fed() == have => seen,
+                slot => {
+                    let fresh = slot.insert(Checking::start(remote.name()));
+                    fresh.feed_prefix(part, have).await.map_err(write_error(part))?;
+                    fresh
+                }
+            };
             let permit = self.permit(&remote.url).await;
             let outcome = self.try_once(remote, part, have, size, bar, checks).await?;
             drop(permit);
