@@ -7,16 +7,18 @@
 --   estabelecimento da mesma raiz (raiz), um sócio cujo documento a lista dá inteiro (socio), um CPF
 --   mascarado com o nome de um sócio, que pode ser ele ou um homônimo (socio_possivel), ou uma
 --   empresa do seu grupo econômico (grupo). Quando o registro a alcança de mais de um modo, vale o
---   mais próximo. Vigente na data da lista: a sanção já começou e não terminou (fim vazio ou "Sem
---   informação" é em aberto); CEPIM e MTE, enquanto a empresa está na lista; embargo do IBAMA, até
---   ser levantado ou cancelado. Um placeholder do CNPJ da leniência não alcança ninguém.
+--   mais próximo. Vigente na data da lista, pela regra que a definição da lista dá (coluna
+--   vigencia): periodo, já começou e não terminou (fim vazio ou "Sem informação" é em aberto; cada
+--   período do MTE é um registro); enquanto_listado (CEPIM), enquanto está na lista; embargo
+--   (IBAMA), até ser levantado ou cancelado. Um placeholder do CNPJ da leniência não alcança ninguém.
 -- description: Each portfolio company on a public list (CGU's CEIS, CNEP, CEPIM and leniency
 --   agreements; the labour ministry's Cadastro de Empregadores; IBAMA's embargoes), one row per list
 --   record, with how it is reached: its own CNPJ (cnpj), another establishment of its root (raiz), a
 --   partner whose whole document the list gives (socio), a masked CPF with a partner's name, him or
 --   a namesake (socio_possivel), or a company of its economic group (grupo); the closest way when
---   several hold. In force on the list's date: started and not ended (an empty end or "Sem
---   informação" is open); CEPIM and MTE while listed; an IBAMA embargo until lifted or cancelled.
+--   several hold. In force on the list's date by the rule its definition gives (column vigencia):
+--   periodo, started and not ended (an empty end or "Sem informação" is open; each MTE period is a
+--   record); enquanto_listado (CEPIM), while listed; embargo (IBAMA), until lifted or cancelled.
 -- answers: Which portfolio companies are on a public list, through what link (own CNPJ, another
 --   establishment, a partner, possibly a partner, a company of the group), and is each record in
 --   force on its list's date?
@@ -35,9 +37,10 @@ registros AS (
            SUBSTRING(documento, 1, 8) AS raiz_documento,
            UPPER(TRIM(nome)) AS nome_comparado,
            CASE WHEN LENGTH(documento) = 11 THEN '***' || SUBSTRING(documento, 4, 6) || '**' END AS cpf_mascarado,
-           CASE WHEN lista = 'CEPIM' THEN TRUE
-                WHEN lista = 'IBAMA' THEN NOT cancelado AND (fim IS NULL OR fim > data_lista)
-                ELSE (inicio IS NULL OR inicio <= data_lista) AND (fim IS NULL OR fim >= data_lista)
+           CASE vigencia
+                WHEN 'enquanto_listado' THEN TRUE
+                WHEN 'embargo' THEN NOT cancelado AND (fim IS NULL OR fim > data_lista)
+                WHEN 'periodo' THEN (inicio IS NULL OR inicio <= data_lista) AND (fim IS NULL OR fim >= data_lista)
            END AS vigente
     FROM listas
 ),

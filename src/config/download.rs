@@ -9,10 +9,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::{ConfigError, Settings, env_parsed, env_switch, env_var, invalid, pick, read_settings_file};
+use crate::api::listas::Lista;
 use crate::cli::{DownloadArgs, ReleaseArgs, RunArgs};
-use crate::extract::download::{
-    CGU_FILES_URL, CGU_URL, IBAMA_URL, ListSources, MTE_URL, PGFN_URL, Pick, RFB_URL, Request,
-};
+use crate::extract::download::{CGU_FILES_URL, CGU_URL, ListSources, PGFN_URL, Pick, RFB_URL, Request};
 
 /// Transfers at once to one host at first: the loaders' 4, which repeated stalls lower.
 const PER_HOST: usize = 4;
@@ -89,8 +88,10 @@ fn resolve_release(to: PathBuf, args: &ReleaseArgs, file: &Settings) -> Result<R
                 text("cgu_files_url", &args.cgu_files_url, &file.cgu_files_url),
                 CGU_FILES_URL,
             )?,
-            mte_url: address("mte_url", text("mte_url", &args.mte_url, &file.mte_url), MTE_URL)?,
-            ibama_url: address("ibama_url", text("ibama_url", &args.ibama_url, &file.ibama_url), IBAMA_URL)?,
+            moved: moved_lists([
+                (Lista::TrabalhoEscravo, "mte_url", text("mte_url", &args.mte_url, &file.mte_url)),
+                (Lista::Ibama, "ibama_url", text("ibama_url", &args.ibama_url, &file.ibama_url)),
+            ])?,
         }),
         _ => None,
     };
@@ -119,6 +120,19 @@ fn month_pick(
         Some(g) if valid(g.value.trim()) => Ok(Pick::Named(g.value.trim().to_string())),
         Some(g) => Err(invalid(setting, &g.value, g.source, format!("write it as {rule}"))),
     }
+}
+
+/// The lists a setting moved to another address, each address checked.
+fn moved_lists(
+    given: [(Lista, &'static str, Option<super::Sourced<String>>); 2],
+) -> Result<Vec<(Lista, String)>, ConfigError> {
+    let mut moved = Vec::new();
+    for (list, setting, given) in given {
+        if given.is_some() {
+            moved.push((list, address(setting, given, "")?));
+        }
+    }
+    Ok(moved)
 }
 
 fn address(

@@ -277,6 +277,7 @@ CNPJ (`sancionado`, as markers).\n\n\
 Files: `listas/part-0.parquet`\n\n\
 | column | type | meaning | example |\n|---|---|---|---|\n\
 | `lista` | string | `CEIS`, `CNEP`, `CEPIM`, `LENIENCIA`, `TRABALHO_ESCRAVO` (MTE) or `IBAMA` | `CEIS` |\n\
+| `vigencia` | string | How the list decides a record is in force (its definition's rule): `periodo` (started and not ended: CEIS, CNEP, Leniência, each MTE period), `enquanto_listado` (while on the list: CEPIM), `embargo` (until lifted or cancelled: IBAMA) | `periodo` |\n\
 | `sancionado` | string | The party's document as the list wrote it (a masked CPF `***921012**`, a punctuated CNPJ, a placeholder) | |\n\
 | `documento` | string | Its digits when they are a whole CNPJ (14) or CPF (11); null for a masked CPF or a placeholder | |\n\
 | `tipo_pessoa` | string | `J` or `F` (as listed, else by the document's length) | `J` |\n\

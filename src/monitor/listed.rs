@@ -13,11 +13,11 @@ use super::alerts::{Alert, Gatilho};
 use super::rules::{Checker, Rule, RuleKind, Rules, RulesError};
 use crate::analyze::cells::text;
 
-/// The lists `sancoes.lista` names.
-pub const LISTS: [&str; 6] = {
-    let all = crate::extract::open_data::lists::List::ALL;
-    [all[0].code(), all[1].code(), all[2].code(), all[3].code(), all[4].code(), all[5].code()]
-};
+/// The lists `sancoes.lista` names, as `api::listas` defines them.
+fn lists() -> Vec<&'static str> {
+    crate::api::listas::LISTAS.iter().map(|d| d.codigo).collect()
+}
+
 /// The links `sancoes.vinculo` names, and the ones a rule watches unless it says.
 pub const LINKS: [&str; 5] = crate::analyze::listed::VINCULOS;
 pub const DEFAULT_LINKS: [&str; 2] = ["cnpj", "raiz"];
@@ -34,7 +34,7 @@ impl Checker<'_> {
         vinculos: &Option<Spanned<Vec<String>>>,
     ) -> Result<(BTreeSet<String>, BTreeSet<String>), RulesError> {
         Ok((
-            names(self, this, ("listas_publicas", listas), &LISTS, &LISTS)?,
+            names(self, this, ("listas_publicas", listas), &lists(), &lists())?,
             names(self, this, ("vinculos", vinculos), &LINKS, &DEFAULT_LINKS)?,
         ))
     }
@@ -128,7 +128,7 @@ mod tests {
     fn lists_and_links_default_to_all_lists_by_cnpj_and_root_and_are_checked() {
         let rule = "[[regra]]\nnome = \"x\"\ntipo = \"lista_restritiva\"\n";
         let r = parse(rule).unwrap();
-        assert_eq!(r.rules[0].listas_publicas, LISTS.map(String::from).into());
+        assert_eq!(r.rules[0].listas_publicas, lists().into_iter().map(String::from).collect());
         assert_eq!(r.rules[0].vinculos, ["cnpj", "raiz"].map(String::from).into());
         let some = parse(&format!("{rule}listas_publicas = [\"CEIS\", \"IBAMA\"]\nvinculos = [\"grupo\"]\n"))
             .unwrap();

@@ -321,7 +321,7 @@ fn refuse_unread_when_strict(
     for (list, why) in missing {
         problems.push(format!(
             "the list {} was expected, {}, but no file of it is there: run `download --lists` again",
-            list.code(),
+            list.codigo(),
             why.says()
         ));
     }

@@ -28,7 +28,15 @@ pub fn attach_lists(frames: &mut Frames, lists: Option<&Lists>) -> Result<(), Tr
             frames.tables.insert(LISTAS, df);
             frames.add_quality(quality);
         }
-        None if frames.contains(LISTAS) => {}
+        None if frames.contains(LISTAS) => {
+            // A run dir written before the lists' rules were a column.
+            if let Some(df) = frames.tables.get_mut(LISTAS)
+                && !df.schema().contains("vigencia")
+            {
+                let rules = rules_of(df).map_err(err)?;
+                df.with_column(rules).map_err(err)?;
+            }
+        }
         None => {
             frames.tables.insert(LISTAS, listas_frame(&[]).map_err(err)?.0);
         }
@@ -76,7 +84,8 @@ pub fn listas_frame(records: &[ListRecord]) -> PolarsResult<(DataFrame, Vec<Qual
     let valor_multa = exact("valor_multa", MONEY_SCALE as u32, &|r| r.valor_multa);
     let area = exact("area_embargada", AREA_SCALE, &|r| r.area);
     let columns = vec![
-        text("lista", &|r| Some(r.lista.code().to_string())),
+        text("lista", &|r| Some(r.lista.codigo().to_string())),
+        text("vigencia", &|r| Some(r.lista.definicao().vigencia.codigo().to_string())),
         text("sancionado", &|r| Some(r.sancionado.clone())),
         text("documento", &|r| r.documento.clone()),
         text("tipo_pessoa", &|r| r.tipo_pessoa.clone()),
@@ -94,6 +103,20 @@ pub fn listas_frame(records: &[ListRecord]) -> PolarsResult<(DataFrame, Vec<Qual
         Column::new("registro".into(), (0..records.len() as i64).collect::<Vec<i64>>()),
     ];
     Ok((DataFrame::new(records.len(), columns)?, quality))
+}
+
+/// The `vigencia` column of a `listas` frame, by its `lista` codes (`api::listas`); null for a
+/// code no list has.
+fn rules_of(df: &DataFrame) -> PolarsResult<Column> {
+    let rules: Vec<Option<&str>> = df
+        .column("lista")?
+        .str()?
+        .iter()
+        .map(|code| {
+            code.and_then(crate::api::listas::Lista::of_codigo).map(|l| l.definicao().vigencia.codigo())
+        })
+        .collect();
+    Ok(Column::new("vigencia".into(), rules))
 }
 
 /// `d` as a mantissa at `scale`, when it has no more decimals than that and fits 18 digits.

@@ -8,6 +8,7 @@ pub mod cnae;
 pub mod error;
 pub mod forms;
 pub mod ids;
+pub mod listas;
 pub mod models;
 pub mod operation;
 pub mod paginate;

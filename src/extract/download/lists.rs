@@ -19,6 +19,7 @@ use chrono::NaiveDate;
 use url::Url;
 
 use super::{Access, DownloadError, Record, Remote, write_error};
+use crate::api::listas::{Definicao, LISTAS, Lista, Publicacao};
 
 /// Portal da Transparência's download pages, one a list below it.
 pub const CGU_URL: &str = "https://portaldatransparencia.gov.br/download-de-dados/";
@@ -27,23 +28,26 @@ pub const CGU_FILES_URL: &str = "https://dadosabertos-download.cgu.gov.br/Portal
 /// How far back from today the file host is asked for a list's day. CGU publishes every day;
 /// ten days outlast the longest holiday (Carnaval) with room to spare.
 pub const WALK_BACK_DAYS: u32 = 10;
-/// The labour ministry's Cadastro de Empregadores ("lista suja").
-pub const MTE_URL: &str = "https://www.gov.br/trabalho-e-emprego/pt-br/assuntos/inspecao-do-trabalho/areas-de-atuacao/cadastro_de_empregadores.csv";
-/// IBAMA's embargoes (the file its open-data catalogue names since May 2026).
-pub const IBAMA_URL: &str = "https://stibamadadosabertosprd.blob.core.windows.net/dados-abertos/dados/TERMOS_DE_EMBARGO/TERMO_EMBARGO/termo_de_embargo.csv";
-/// CGU's lists: the folder (and page) each has, and the name its zips take after the day.
-pub const CGU_LISTS: [(&str, &str); 4] =
-    [("ceis", "CEIS"), ("cnep", "CNEP"), ("cepim", "CEPIM"), ("acordos-leniencia", "AcordosLeniencia")];
 /// The folder under the download's where the lists land.
 pub const FOLDER: &str = "listas";
 
-/// Where the lists are fetched from.
+/// Where the lists are fetched from: CGU's portal and file host for its lists, and each list
+/// published as one file at its address (`api::listas`' unless a setting moved it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListSources {
     pub cgu_url: String,
     pub cgu_files_url: String,
-    pub mte_url: String,
-    pub ibama_url: String,
+    /// The addresses a setting gave (`mte_url`, `ibama_url`), over the definitions'.
+    pub moved: Vec<(Lista, String)>,
+}
+
+impl ListSources {
+    /// Where a list published as one file is: where a setting moved it, else its definition's
+    /// address.
+    fn address(&self, definition: &Definicao) -> Option<&str> {
+        let moved = self.moved.iter().find(|(l, _)| *l == definition.lista).map(|(_, url)| url.as_str());
+        moved.or(definition.endereco())
+    }
 }
 
 /// Every list's file, found: CGU's at their latest day up to `today`, the others at their
@@ -55,11 +59,13 @@ pub(super) async fn files(
     stall: Duration,
 ) -> Result<Vec<Remote>, DownloadError> {
     let mut out = Vec::new();
-    for (list, name) in CGU_LISTS {
-        out.push(cgu_list(http, sources, (list, name), today, stall).await?);
-    }
-    for url in [&sources.mte_url, &sources.ibama_url] {
-        out.push(single(url)?);
+    for definition in &LISTAS {
+        out.push(match definition.publicacao {
+            Publicacao::Cgu { pasta, arquivo, .. } => {
+                cgu_list(http, sources, (pasta, arquivo), today, stall).await?
+            }
+            Publicacao::Endereco { .. } => single(sources.address(definition).unwrap_or_default())?,
+        });
     }
     Ok(out)
 }

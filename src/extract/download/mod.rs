@@ -28,9 +28,7 @@ use std::time::Duration;
 use futures::StreamExt;
 
 use crate::exit::{ExitStatus, HasExitStatus};
-pub use lists::{
-    CGU_FILES_URL, CGU_URL, FOLDER as LISTS_FOLDER, IBAMA_URL, ListSources, MTE_URL, brasilia_today,
-};
+pub use lists::{CGU_FILES_URL, CGU_URL, FOLDER as LISTS_FOLDER, ListSources, brasilia_today};
 pub use record::{FileRecord, Record, current_release, recorded_under};
 
 /// Today's addresses: RFB's public share (month folders at its root) and PGFN's listing.

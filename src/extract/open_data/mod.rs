@@ -199,7 +199,7 @@ impl MissingList {
         lists
             .missing
             .iter()
-            .map(|(list, why)| Self { lista: list.code().to_string(), motivo: why.code().to_string() })
+            .map(|(list, why)| Self { lista: list.codigo().to_string(), motivo: why.code().to_string() })
             .collect()
     }
 }
@@ -234,7 +234,7 @@ impl ListNote {
             .iter()
             .map(|f| ListNote {
                 path: f.path.clone(),
-                lista: f.lista.code().to_string(),
+                lista: f.lista.codigo().to_string(),
                 data_lista: f.data_lista.to_string(),
                 linhas: f.rows,
             })

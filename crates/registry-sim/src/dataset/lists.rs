@@ -14,6 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Dataset, groups};
 use registry_api::ids::Cnpj;
+use registry_api::listas::{Lista, Vigencia};
 
 /// A day (year, month, day).
 pub type Day = (i32, u32, u32);
@@ -64,13 +65,15 @@ const DEMO_PORTFOLIO: usize = 200;
 /// A Leniência CNPJ cell that is no CNPJ, as CGU's files hold some.
 pub const PLACEHOLDER: &str = "EXEMPLOCORP";
 
-/// Whether a record is in force on `date`: a CEPIM record while listed; an IBAMA embargo
-/// until lifted or cancelled; any other once started and until it ends (an MTE period too).
+/// Whether a record is in force on `date`, by its list's rule (`api::listas`): while listed;
+/// an embargo until lifted or cancelled; a period once started and until it ends (an MTE
+/// period too). An unknown list's record never is.
 fn in_force(lista: &str, inicio: Option<Day>, fim: Option<Day>, cancelado: bool, date: Day) -> bool {
-    match lista {
-        "CEPIM" => true,
-        "IBAMA" => !cancelado && fim.is_none_or(|f| f > date),
-        _ => inicio.is_none_or(|i| i <= date) && fim.is_none_or(|f| f >= date),
+    match Lista::of_codigo(lista).map(|l| l.definicao().vigencia) {
+        Some(Vigencia::EnquantoListado) => true,
+        Some(Vigencia::Embargo) => !cancelado && fim.is_none_or(|f| f > date),
+        Some(Vigencia::Periodo) => inicio.is_none_or(|i| i <= date) && fim.is_none_or(|f| f >= date),
+        None => false,
     }
 }
 

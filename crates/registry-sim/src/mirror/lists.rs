@@ -6,10 +6,13 @@
 //!   (`Mozilla/…`).
 //! - CGU's file host, `[/PortalDaTransparencia]/saida/<list>/YYYYMMDD_<NAME>.zip`: the zip, or
 //!   403 (`AccessDenied`, as its storage answers) for a day it does not hold.
-//! - The labour ministry's and IBAMA's single files, at any path ending in their names.
+//! - The lists published as one file (the labour ministry's, IBAMA's), at any path ending in
+//!   their names.
 
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+
+use registry_api::listas::Lista;
 
 use super::MirrorState;
 
@@ -30,7 +33,6 @@ pub(super) const PORTAL: &str = "/download-de-dados/";
 pub(super) const SAIDA: &str = "/saida/";
 /// The path CGU's file host keeps `saida/` under.
 const HOST_PREFIX: &str = "/PortalDaTransparencia";
-pub(super) const SINGLE_FILES: [&str; 2] = ["cadastro_de_empregadores.csv", "termo_de_embargo.csv"];
 
 pub(super) fn target(path: &str) -> Option<ListTarget> {
     if let Some(rest) = path.strip_prefix(PORTAL) {
@@ -44,16 +46,14 @@ pub(super) fn target(path: &str) -> Option<ListTarget> {
         return Some(ListTarget::Hosted(list.to_string(), name.to_string()));
     }
     let name = path.rsplit('/').next()?;
-    SINGLE_FILES.contains(&name).then(|| ListTarget::File(name.to_string()))
+    let single = Lista::of_name(name).is_some_and(|l| l.definicao().endereco().is_some());
+    single.then(|| ListTarget::File(name.to_string()))
 }
 
-/// What a list's zips are named after the day: `CEIS`, `CNEP`, `CEPIM`, or the agreements'.
-fn stem_matches(list: &str, stem: &str) -> bool {
-    let stem = stem.to_ascii_uppercase();
-    match list {
-        "acordos-leniencia" => stem.contains("ACORDO") || stem.contains("LENIENCIA"),
-        other => stem == other.to_ascii_uppercase(),
-    }
+/// Whether a zip of `listas/` (`YYYYMMDD_<stem>.zip`) is of the list whose folder is `list`,
+/// by the names `api::listas` gives its files.
+fn stem_matches(list: &str, day: &str, stem: &str) -> bool {
+    Lista::of_cgu_folder(list).is_some_and(|l| Lista::of_name(&format!("{day}_{stem}.zip")) == Some(l))
 }
 
 /// The zips of `list` in `listas/`: `(day, file name)`, oldest first.
@@ -66,7 +66,7 @@ fn days(s: &MirrorState, list: &str) -> Vec<(String, String)> {
         .filter_map(|name| {
             let (day, rest) = name.split_once('_')?;
             let stem = rest.strip_suffix(".zip")?;
-            (day.len() == 8 && day.bytes().all(|b| b.is_ascii_digit()) && stem_matches(list, stem))
+            (day.len() == 8 && day.bytes().all(|b| b.is_ascii_digit()) && stem_matches(list, day, stem))
                 .then(|| (day.to_string(), name.clone()))
         })
         .collect();

@@ -12,6 +12,8 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use registry_api::listas::{Lista, Publicacao};
+
 use super::latin1;
 use crate::dataset::{Day, Listed, PublicLists, by_list};
 
@@ -91,21 +93,22 @@ pub fn write_lists(lists: &PublicLists, dir: &Path) -> std::io::Result<Vec<PathB
     let by = by_list(lists);
     let rows = |list: &str| by.get(list).cloned().unwrap_or_default();
     let mut files = Vec::new();
-    for (list, name) in [("CEIS", "CEIS"), ("CNEP", "CNEP"), ("CEPIM", "CEPIM")] {
-        let csv = cgu_csv(list, &rows(list));
+    for list in [Lista::Ceis, Lista::Cnep, Lista::Cepim] {
+        let (name, csv) = (file_name(list), cgu_csv(list.codigo(), &rows(list.codigo())));
         files.push(zip(&dir, &format!("{stamp}_{name}"), &[(format!("{stamp}_{name}.csv"), csv)])?);
     }
-    let (acordos, efeitos) = leniencia_csvs(&rows("LENIENCIA"));
+    let (acordos, efeitos) = leniencia_csvs(&rows(Lista::Leniencia.codigo()));
+    let name = file_name(Lista::Leniencia);
     files.push(zip(
         &dir,
-        &format!("{stamp}_AcordosLeniencia"),
-        &[(format!("{stamp}_AcordosLeniencia.csv"), acordos), (format!("{stamp}_Efeitos.csv"), efeitos)],
+        &format!("{stamp}_{name}"),
+        &[(format!("{stamp}_{name}.csv"), acordos), (format!("{stamp}_Efeitos.csv"), efeitos)],
     )?);
-    let mte = dir.join("cadastro_de_empregadores.csv");
-    std::fs::write(&mte, mte_csv(&rows("TRABALHO_ESCRAVO"), lists.date))?;
+    let mte = dir.join(format!("{}.csv", file_name(Lista::TrabalhoEscravo)));
+    std::fs::write(&mte, mte_csv(&rows(Lista::TrabalhoEscravo.codigo()), lists.date))?;
     files.push(mte);
-    let ibama = dir.join("termo_de_embargo.csv");
-    std::fs::write(&ibama, ibama_csv(&rows("IBAMA")))?;
+    let ibama = dir.join(format!("{}.csv", file_name(Lista::Ibama)));
+    std::fs::write(&ibama, ibama_csv(&rows(Lista::Ibama.codigo())))?;
     // IBAMA's file says no date: the day it was written is the list's.
     let noon = u64::try_from(days_from_epoch(lists.date)).unwrap_or(0) * 86_400 + 43_200;
     std::fs::File::options()
@@ -114,6 +117,13 @@ pub fn write_lists(lists: &PublicLists, dir: &Path) -> std::io::Result<Vec<PathB
         .set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(noon))?;
     files.push(ibama);
     Ok(files)
+}
+
+/// The name a list's file is published under (after CGU's day), as `api::listas` defines it.
+fn file_name(list: Lista) -> &'static str {
+    match list.definicao().publicacao {
+        Publicacao::Cgu { arquivo, .. } | Publicacao::Endereco { arquivo, .. } => arquivo,
+    }
 }
 
 /// Days from 1970-01-01 to `(y, m, d)` (proleptic Gregorian).

@@ -12,37 +12,8 @@ use super::decode::says_nothing;
 use super::{List, ListRecord, Lists};
 use crate::extract::open_data::OpenDataError;
 
-/// The columns each list's header must hold: the ones read. CNEP is CEIS's plus the fine.
-fn required(list: List) -> Vec<&'static str> {
-    const CGU: [&str; 7] = [
-        "TIPO DE PESSOA",
-        "CPF OU CNPJ DO SANCIONADO",
-        "NOME DO SANCIONADO",
-        "CATEGORIA DA SANÇÃO",
-        "DATA INÍCIO SANÇÃO",
-        "DATA FINAL SANÇÃO",
-        "ÓRGÃO SANCIONADOR",
-    ];
-    match list {
-        List::Ceis => CGU.to_vec(),
-        List::Cnep => CGU.into_iter().chain(["VALOR DA MULTA"]).collect(),
-        List::Cepim => vec!["CNPJ ENTIDADE", "NOME ENTIDADE", "ÓRGÃO CONCEDENTE", "MOTIVO DO IMPEDIMENTO"],
-        List::Leniencia => vec![
-            "CNPJ DO SANCIONADO",
-            "DATA DE INÍCIO DO ACORDO",
-            "DATA DE FIM DO ACORDO",
-            LENIENCIA_STATUS,
-            "ÓRGÃO SANCIONADOR",
-        ],
-        List::TrabalhoEscravo => vec!["ID", "EMPREGADOR", "CNPJ/CPF", "INCLUSÃO NO CADASTRO DE EMPREGADORES"],
-        List::Ibama => {
-            vec!["SEQ_TAD", "DAT_EMBARGO", "QTD_AREA_EMBARGADA", "SIT_CANCELADO", "DAT_DESEMBARGO"]
-        }
-    }
-}
-
 /// Leniência's status, spelt as CGU publishes it.
-const LENIENCIA_STATUS: &str = "SITUAÇÃO DO ACORDO DE LENIÊNICA";
+use crate::api::listas::LENIENCIA_SITUACAO as LENIENCIA_STATUS;
 
 /// IBAMA's party, under the names its layouts gave it (the older first).
 const IBAMA_DOCUMENT: [&str; 3] = ["CPF_CNPJ_EMBARGADO", "CPF_CNPJ_INFRATOR", "NUM_CPF_CNPJ"];
@@ -89,7 +60,7 @@ impl Header {
 
     fn missing(&self, list: List) -> Vec<&'static str> {
         let mut missing: Vec<&'static str> =
-            required(list).iter().copied().filter(|c| !self.has(c)).collect();
+            list.definicao().colunas.iter().copied().filter(|c| !self.has(c)).collect();
         if list == List::Ibama && self.first_of(&IBAMA_DOCUMENT).is_none() {
             missing.push(IBAMA_DOCUMENT[0]);
         }
@@ -124,7 +95,7 @@ pub(super) fn read_text(
     if !missing.is_empty() {
         return Err(OpenDataError::ListHeader {
             file: entry.to_string(),
-            list: list.code(),
+            list: list.codigo(),
             missing: missing.join(", "),
         });
     }

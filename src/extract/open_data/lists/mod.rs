@@ -24,66 +24,12 @@ use rust_decimal::Decimal;
 use super::OpenDataError;
 use super::folder::{Found, relative};
 
-/// One of the lists, as `sancoes.lista` names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum List {
-    Ceis,
-    Cnep,
-    Cepim,
-    Leniencia,
-    TrabalhoEscravo,
-    Ibama,
-}
-
-impl List {
-    pub const ALL: [List; 6] =
-        [Self::Ceis, Self::Cnep, Self::Cepim, Self::Leniencia, Self::TrabalhoEscravo, Self::Ibama];
-
-    pub const fn code(self) -> &'static str {
-        match self {
-            Self::Ceis => "CEIS",
-            Self::Cnep => "CNEP",
-            Self::Cepim => "CEPIM",
-            Self::Leniencia => "LENIENCIA",
-            Self::TrabalhoEscravo => "TRABALHO_ESCRAVO",
-            Self::Ibama => "IBAMA",
-        }
-    }
-
-    /// The list a file's name says (`20261130_CEIS.zip`, `cadastro_de_empregadores.csv`,
-    /// `termo_de_embargo.csv`, ...), or `None`.
-    pub fn of_name(name: &str) -> Option<List> {
-        let lower = name.to_lowercase();
-        let base = lower.rsplit(['/', '\\']).next().unwrap_or(&lower);
-        let stem = base.strip_suffix(".zip").or_else(|| base.strip_suffix(".csv"))?;
-        if stem.starts_with("cadastro_de_empregadores") {
-            return Some(Self::TrabalhoEscravo);
-        }
-        if stem.starts_with("termo_de_embargo") {
-            return Some(Self::Ibama);
-        }
-        // CGU's `YYYYMMDD_` before the list's name.
-        let name = match cgu_date(stem) {
-            Some(_) => &stem[9..],
-            None => stem,
-        };
-        match name {
-            "ceis" => Some(Self::Ceis),
-            "cnep" => Some(Self::Cnep),
-            "cepim" => Some(Self::Cepim),
-            // `YYYYMMDD_AcordosLeniencia.zip` as CGU serves it, and the names its pages used.
-            "acordos" | "leniencia" | "acordosleniencia" | "acordos_leniencia" | "acordos-leniencia" => {
-                Some(Self::Leniencia)
-            }
-            _ => None,
-        }
-    }
-}
+/// One of the lists, as `sancoes.lista` names it: defined once, in `api::listas`.
+pub use crate::api::listas::Lista as List;
 
 /// The date CGU puts before a file's name (`20261130_CEIS`).
 fn cgu_date(stem: &str) -> Option<NaiveDate> {
-    let (date, _) = stem.split_once('_')?;
-    (date.len() == 8).then(|| NaiveDate::parse_from_str(date, "%Y%m%d").ok())?
+    crate::api::listas::cgu_day(stem).and_then(|day| NaiveDate::parse_from_str(day, "%Y%m%d").ok())
 }
 
 /// One record of a list: one row, or for the MTE one period of a row's inclusion cell.
@@ -189,7 +135,7 @@ impl Lists {
                     "{}: the list {} was expected, {}, but no file of it is there: run `download --lists` \
                      again, or put its file in the folder",
                     dir.display(),
-                    list.code(),
+                    list.codigo(),
                     why.says()
                 );
                 self.missing.push((list, why));
