@@ -45,6 +45,33 @@ pub fn parse_registry_date(s: &str) -> Result<Option<NaiveDate>, ParseError> {
     calendar_date(y, m, d).map(Some).map_err(|r| error(WHAT, s, r))
 }
 
+/// Reads a date that may carry a time of day, as its day: `2023-04-05 10:20:30` (IBAMA's
+/// embargoes write every date so), `2023-04-05T10:20`, or any form [`parse_registry_date`]
+/// reads. The time must have the shape `HH:MM`, `HH:MM:SS` or `HH:MM:SS.fff`, and is dropped;
+/// the day is read, and refused, as [`parse_registry_date`] does, quoting the whole input.
+pub fn parse_date_dropping_time(s: &str) -> Result<Option<NaiveDate>, ParseError> {
+    let t = s.trim();
+    let day = match t.split_once([' ', 'T']) {
+        Some((day, time)) if is_time_of_day(time.trim()) => day,
+        _ => t,
+    };
+    parse_registry_date(day).map_err(|e| ParseError { input: s.to_string(), ..e })
+}
+
+/// `HH:MM`, `HH:MM:SS` or `HH:MM:SS.fff`, each part within its range.
+fn is_time_of_day(t: &str) -> bool {
+    let (clock, fraction) = t.split_once('.').unwrap_or((t, "0"));
+    let parts: Vec<&str> = clock.split(':').collect();
+    let limits = [23, 59, 60];
+    (2..=3).contains(&parts.len())
+        && !fraction.is_empty()
+        && fraction.bytes().all(|b| b.is_ascii_digit())
+        && parts
+            .iter()
+            .zip(limits)
+            .all(|(p, max)| p.len() == 2 && digits_value(p.as_bytes()).is_some_and(|v| v <= max))
+}
+
 /// Reads a month written `MM/YYYY` (or `M/YYYY`), as in the negotiation exports, as the first
 /// day of that month. `Ok(None)` for blank, `null`, `-`, `N/A` and `00/0000`.
 pub fn parse_month_year(s: &str) -> Result<Option<NaiveDate>, ParseError> {
@@ -101,6 +128,24 @@ mod tests {
 
     fn date(y: i32, m: u32, d: u32) -> NaiveDate {
         NaiveDate::from_ymd_opt(y, m, d).expect("test date")
+    }
+
+    #[test]
+    fn a_time_of_day_is_dropped_and_the_day_read_as_any_date() {
+        let cases = [
+            ("2023-04-05 10:20:30", Some(date(2023, 4, 5))),
+            ("2023-04-05T10:20", Some(date(2023, 4, 5))),
+            ("05/04/2023 00:00:00.000", Some(date(2023, 4, 5))),
+            (" 20230405 ", Some(date(2023, 4, 5))),
+            ("", None),
+        ];
+        for (text, day) in cases {
+            assert_eq!(parse_date_dropping_time(text), Ok(day), "{text:?}");
+        }
+        for bad in ["2023-02-30 10:00:00", "2023-04-05 25:00:00", "2023-04-05 ontem", "1667-05-31 11:10:00"] {
+            let err = parse_date_dropping_time(bad).unwrap_err();
+            assert_eq!(err.input, bad, "the whole input is quoted");
+        }
     }
 
     #[test]

@@ -3,10 +3,8 @@
 //! and how one row becomes `ListRecord`s (one per period of an MTE inclusion cell).
 
 use std::collections::HashMap;
-use std::str::FromStr;
 
 use chrono::NaiveDate;
-use rust_decimal::Decimal;
 
 use super::decode::says_nothing;
 use super::{List, ListRecord, Lists};
@@ -125,7 +123,7 @@ pub(super) fn read_text(
             continue;
         }
         rows += 1;
-        let row = Row { header: &header, fields: &fields, at: &at };
+        let row = Row { header: &header, fields: &fields };
         let base = ListRecord {
             lista: list,
             sancionado: String::new(),
@@ -143,7 +141,7 @@ pub(super) fn read_text(
             data_lista: date,
             linha: line,
         };
-        let mut records = records_of(list, &row, base, &mut lists.unreadable);
+        let mut records = records_of(list, &row, base);
         if list == List::TrabalhoEscravo {
             records.iter_mut().for_each(|r| marks_apart(r, &notes));
         }
@@ -215,9 +213,6 @@ fn marks_apart(record: &mut ListRecord, notes: &HashMap<String, String>) {
     record.categoria = Some(format!("{category}; {}", said.join("; ")));
 }
 
-/// Where the cells that could not be read are noted (`Lists::unreadable`).
-type Sink<'a> = &'a mut Vec<(&'static str, String)>;
-
 /// The physical line a record starts at, counted as the reader moves on: the CSV reader's own
 /// count is off after a CRLF, and a record's position may be the line end before it.
 struct Lines<'a> {
@@ -287,7 +282,6 @@ fn first_date(line: &str) -> Option<NaiveDate> {
 struct Row<'a> {
     header: &'a Header,
     fields: &'a csv::StringRecord,
-    at: &'a str,
 }
 
 impl Row<'_> {
@@ -300,30 +294,10 @@ impl Row<'_> {
     fn any(&self, columns: &[&'static str]) -> Option<String> {
         columns.iter().find_map(|c| self.cell(c))
     }
-
-    /// The date in `column`; one in no form the lists use is noted under `listas`' column `to`.
-    fn date(&self, column: &str, to: &'static str, sink: Sink<'_>) -> Option<NaiveDate> {
-        let text = self.cell(column)?;
-        let parsed = parse_date(&text);
-        if parsed.is_none() {
-            sink.push((to, format!("{}: {text}", self.at)));
-        }
-        parsed
-    }
-
-    /// The amount in `column`, as `date`.
-    fn amount(&self, column: &str, to: &'static str, sink: Sink<'_>) -> Option<Decimal> {
-        let text = self.cell(column)?;
-        let parsed = parse_amount(&text);
-        if parsed.is_none() {
-            sink.push((to, format!("{}: {text}", self.at)));
-        }
-        parsed
-    }
 }
 
 /// The records of one row of `list`.
-fn records_of(list: List, row: &Row, mut r: ListRecord, sink: Sink<'_>) -> Vec<ListRecord> {
+fn records_of(list: List, row: &Row, mut r: ListRecord) -> Vec<ListRecord> {
     match list {
         List::Ceis | List::Cnep => {
             r.sancionado = row.cell("CPF OU CNPJ DO SANCIONADO").unwrap_or_default();
@@ -331,10 +305,10 @@ fn records_of(list: List, row: &Row, mut r: ListRecord, sink: Sink<'_>) -> Vec<L
             r.nome = row.any(&["NOME DO SANCIONADO", "RAZÃO SOCIAL - CADASTRO RECEITA"]);
             r.categoria = row.cell("CATEGORIA DA SANÇÃO");
             r.orgao = row.cell("ÓRGÃO SANCIONADOR");
-            r.inicio = row.date("DATA INÍCIO SANÇÃO", "inicio", sink);
-            r.fim = row.date("DATA FINAL SANÇÃO", "fim", sink);
+            r.inicio = row.cell("DATA INÍCIO SANÇÃO");
+            r.fim = row.cell("DATA FINAL SANÇÃO");
             if list == List::Cnep {
-                r.valor_multa = row.amount("VALOR DA MULTA", "valor_multa", sink);
+                r.valor_multa = row.cell("VALOR DA MULTA");
             }
         }
         List::Cepim => {
@@ -350,8 +324,8 @@ fn records_of(list: List, row: &Row, mut r: ListRecord, sink: Sink<'_>) -> Vec<L
             r.nome = row.any(&LENIENCIA_NAME);
             r.categoria = row.cell(LENIENCIA_STATUS);
             r.orgao = row.cell("ÓRGÃO SANCIONADOR");
-            r.inicio = row.date("DATA DE INÍCIO DO ACORDO", "inicio", sink);
-            r.fim = row.date("DATA DE FIM DO ACORDO", "fim", sink);
+            r.inicio = row.cell("DATA DE INÍCIO DO ACORDO");
+            r.fim = row.cell("DATA DE FIM DO ACORDO");
         }
         List::TrabalhoEscravo => {
             r.sancionado = row.cell("CNPJ/CPF").unwrap_or_default();
@@ -361,7 +335,7 @@ fn records_of(list: List, row: &Row, mut r: ListRecord, sink: Sink<'_>) -> Vec<L
             r.documento = document_digits(&r.sancionado);
             r.tipo_pessoa = person_type(r.documento.as_deref());
             let cell = row.cell("INCLUSÃO NO CADASTRO DE EMPREGADORES").unwrap_or_default();
-            return periods(&cell, row.at, sink)
+            return periods(&cell)
                 .into_iter()
                 .map(|(inicio, fim)| ListRecord { inicio, fim, ..r.clone() })
                 .collect();
@@ -371,11 +345,9 @@ fn records_of(list: List, row: &Row, mut r: ListRecord, sink: Sink<'_>) -> Vec<L
             r.nome = row.any(&IBAMA_NAME);
             r.categoria = Some("Embargo".into());
             r.orgao = Some("IBAMA".into());
-            r.inicio = row.date("DAT_EMBARGO", "inicio", sink);
-            r.fim = row.date("DAT_DESEMBARGO", "fim", sink);
-            r.inicio = embargo_date(r.inicio, r.data_lista, row, "inicio", sink);
-            r.fim = embargo_date(r.fim, r.data_lista, row, "fim", sink);
-            r.area = row.amount("QTD_AREA_EMBARGADA", "area_embargada", sink);
+            r.inicio = row.cell("DAT_EMBARGO");
+            r.fim = row.cell("DAT_DESEMBARGO");
+            r.area = row.cell("QTD_AREA_EMBARGADA");
             r.cancelado = row.cell("SIT_CANCELADO").is_some_and(|s| s.eq_ignore_ascii_case("S"));
         }
     }
@@ -386,68 +358,21 @@ fn records_of(list: List, row: &Row, mut r: ListRecord, sink: Sink<'_>) -> Vec<L
     vec![r]
 }
 
-/// IBAMA's own start: Lei nº 7.735 of 22 February 1989 created it, so no term of its is older.
-const IBAMA_CREATED: Option<NaiveDate> = NaiveDate::from_ymd_opt(1989, 2, 22);
-
-/// An IBAMA date no term can carry (before IBAMA existed, or after the file's own date: the real
-/// file has embargoes in 1667 and 2925) is a cell that could not be read, never a real date.
-fn embargo_date(
-    date: Option<NaiveDate>,
-    listed: NaiveDate,
-    row: &Row,
-    to: &'static str,
-    sink: Sink<'_>,
-) -> Option<NaiveDate> {
-    let date = date?;
-    if IBAMA_CREATED.is_some_and(|created| date < created) || date > listed {
-        sink.push((to, format!("{}: {date} (before IBAMA existed or after the file's date)", row.at)));
-        return None;
-    }
-    Some(date)
-}
-
-/// The periods of an MTE inclusion cell (`05/10/2022 a 13/01/2023, 11/11/2024`): each a start
-/// and, when the employer left the list, an end. An empty cell is one period with no dates.
-fn periods(cell: &str, at: &str, sink: Sink<'_>) -> Vec<(Option<NaiveDate>, Option<NaiveDate>)> {
+/// The periods of an MTE inclusion cell (`05/10/2022 a 13/01/2023, 11/11/2024`), as written:
+/// each a start and, when the employer left the list, an end. An empty cell is one period with
+/// no dates.
+fn periods(cell: &str) -> Vec<(Option<String>, Option<String>)> {
     let parts: Vec<&str> = cell.split(',').map(str::trim).filter(|p| !p.is_empty()).collect();
     if parts.is_empty() {
         return vec![(None, None)];
     }
-    let mut date = |text: &str| {
-        let parsed = parse_date(text);
-        if parsed.is_none() {
-            sink.push(("inicio", format!("{at}: {text}")));
-        }
-        parsed
-    };
     parts
         .into_iter()
         .map(|p| match p.split_once(" a ") {
-            Some((from, to)) => (date(from.trim()), date(to.trim())),
-            None => (date(p), None),
+            Some((from, to)) => (Some(from.trim().to_string()), Some(to.trim().to_string())),
+            None => (Some(p.to_string()), None),
         })
         .collect()
-}
-
-/// A date as the lists write it: `DD/MM/YYYY`, `YYYY-MM-DD`, or IBAMA's `YYYY-MM-DD HH:MM:SS`.
-pub(super) fn parse_date(text: &str) -> Option<NaiveDate> {
-    let t = text.trim();
-    let day = match t.split_once(' ') {
-        Some((day, time)) if time.contains(':') => day,
-        _ => t,
-    };
-    NaiveDate::parse_from_str(day, "%d/%m/%Y").or_else(|_| NaiveDate::parse_from_str(day, "%Y-%m-%d")).ok()
-}
-
-/// An amount as the lists write it, exactly: a decimal comma (`1.234.567,89`, `12,5`) or a
-/// decimal point with no comma (`1234.56`); `R$` and spaces ignored.
-pub(super) fn parse_amount(text: &str) -> Option<Decimal> {
-    let t: String = text.trim().trim_start_matches("R$").chars().filter(|c| !c.is_whitespace()).collect();
-    let plain = if t.contains(',') { t.replace('.', "").replace(',', ".") } else { t };
-    if plain.is_empty() || !plain.bytes().all(|b| b.is_ascii_digit() || b == b'.' || b == b'-') {
-        return None;
-    }
-    Decimal::from_str(&plain).ok()
 }
 
 /// The digits of a whole CNPJ (14) or CPF (11), punctuated or not, or the 14 characters of a

@@ -4,11 +4,13 @@
 //! Empregadores (`cadastro_de_empregadores.csv`) and IBAMA's embargoes (`termo_de_embargo.csv`),
 //! each in any subfolder.
 //!
-//! It owns telling each list apart (by its file name, then its header), decoding it (`decode`),
-//! dating it, and reading every row into a `ListRecord` (`layouts`): a header that changed is
-//! refused, naming the file and the columns missing; a row that breaks its layout is counted
-//! with its line, and so is a Leniência placeholder that is no CNPJ (kept, never matched).
-//! Which portfolio company a record touches is the queries' business (`queries/27_sancoes.sql`).
+//! It owns telling each list apart (by its file name, as `api::listas` defines them, then its
+//! header), decoding it (`decode`), dating it, and reading every row into a `ListRecord` of
+//! cells as written (`layouts`): a header that changed is refused, naming the file and the
+//! columns missing; a row that breaks its layout is counted with its line, and so is a Leniência
+//! placeholder that is no CNPJ (kept, never matched). Dates and amounts are typed with every
+//! other source's, in `transform::listas`; which portfolio company a record touches is the
+//! queries' business (`queries/27_sancoes.sql`).
 
 mod decode;
 mod layouts;
@@ -19,7 +21,6 @@ use std::io::Read;
 use std::path::Path;
 
 use chrono::NaiveDate;
-use rust_decimal::Decimal;
 
 use super::OpenDataError;
 use super::folder::{Found, relative};
@@ -46,11 +47,12 @@ pub struct ListRecord {
     pub nome: Option<String>,
     pub categoria: Option<String>,
     pub orgao: Option<String>,
-    pub inicio: Option<NaiveDate>,
-    pub fim: Option<NaiveDate>,
-    pub valor_multa: Option<Decimal>,
-    /// IBAMA's area embargoed, in hectares.
-    pub area: Option<Decimal>,
+    /// The start and the end, the fine (CNEP) and the area embargoed in hectares (IBAMA), as
+    /// the list writes them: typed, with what cannot be read counted, in `transform::listas`.
+    pub inicio: Option<String>,
+    pub fim: Option<String>,
+    pub valor_multa: Option<String>,
+    pub area: Option<String>,
     /// IBAMA's term cancelled (`SIT_CANCELADO = S`).
     pub cancelado: bool,
     /// The file (relative to the folder), and the list's own date.
@@ -78,9 +80,6 @@ pub struct Lists {
     pub malformed: Vec<String>,
     /// Leniência's CNPJ cells that are no CNPJ, each as written.
     pub placeholders: Vec<String>,
-    /// Cells that could not be read (the `listas` column, `file:line: text`): a date or amount
-    /// in no form the list uses.
-    pub unreadable: Vec<(&'static str, String)>,
     /// The lists expected in the folder that no file of it holds, each with why it was
     /// expected (`Expected`).
     pub missing: Vec<(List, Expected)>,
