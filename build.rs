@@ -41,12 +41,12 @@ fn main() {
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default());
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap_or_default());
     let code = format!(
-        "/// Built-in `queries/*.sql`: (name, text).\npub const QUERIES: &[(&str, &str)] = {};\n\
+        "/// Built-in `queries/*.sql`: (name, text).\npub(crate) const QUERIES: &[(&str, &str)] = {};\n\
          /// Built-in `queries/historico/*.sql`, the series over every snapshot of a store: (name, text).\n\
-         pub const HISTORY_QUERIES: &[(&str, &str)] = {};\n\
+         pub(crate) const HISTORY_QUERIES: &[(&str, &str)] = {};\n\
          /// Built-in `templates/**/*.hbs`, `templates/strings/*.toml` and `templates/explore.js`: (relative path, text).\n\
-         pub const TEMPLATES: &[(&str, &str)] = {};\n\
-         /// Built-in `codes/*.csv`: (table name, text).\npub const CODES: &[(&str, &str)] = {};\n",
+         pub(crate) const TEMPLATES: &[(&str, &str)] = {};\n\
+         /// Built-in `codes/*.csv`: (table name, text).\npub(crate) const CODES: &[(&str, &str)] = {};\n",
         list(&root, "queries", &[".sql"], true, false),
         list(&root, "queries/historico", &[".sql"], true, false),
         list(&root, "templates", &[".hbs", ".toml", ".js"], false, true),

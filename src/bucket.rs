@@ -16,10 +16,10 @@ use object_store::{ObjectStore, RetryConfig};
 use url::Url;
 
 /// The URL schemes taken for object storage (each one of `client`'s builders).
-pub const SCHEMES: [&str; 5] = ["s3", "s3a", "gs", "az", "abfs"];
+pub(crate) const SCHEMES: [&str; 5] = ["s3", "s3a", "gs", "az", "abfs"];
 
 /// Whether `location` names object storage rather than a local path.
-pub fn is_remote(location: &Path) -> bool {
+pub(crate) fn is_remote(location: &Path) -> bool {
     location.to_str().and_then(|s| s.split_once("://")).is_some_and(|(scheme, _)| SCHEMES.contains(&scheme))
 }
 
@@ -63,7 +63,7 @@ impl Prefix {
 
 /// What an object-store error means for the person who gave the URL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Failure {
+pub(crate) enum Failure {
     /// No such bucket (or object).
     Missing,
     /// Credentials or rights.
@@ -73,7 +73,7 @@ pub enum Failure {
 }
 
 /// `e` classified, with the service's own words kept short (an S3 error body is a page of XML).
-pub fn failure(e: &object_store::Error) -> (Failure, String) {
+pub(crate) fn failure(e: &object_store::Error) -> (Failure, String) {
     let message: String = e.to_string().chars().take(300).collect();
     let kind = match e {
         object_store::Error::NotFound { .. } => Failure::Missing,
@@ -129,7 +129,7 @@ fn client(url: &Url) -> Result<Arc<dyn ObjectStore>, String> {
 /// Commits use delta-rs's default log store: each commit is one put-if-absent of its JSON
 /// file, which S3 (since 2024, `If-None-Match`), GCS and Azure do atomically, so two writers
 /// can never both commit a version. Idempotent.
-pub fn register_with_delta() {
+pub(crate) fn register_with_delta() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         for scheme in SCHEMES {

@@ -87,33 +87,33 @@ pub(crate) const VARIABLES: &[(&str, &str)] = &[
 
 /// `FISCAL_REPORT_<NAME>` (the setting's name upper-cased), when set and not empty: a fetch
 /// setting between the config file and the flag (`config`).
-pub fn setting(name: &str) -> Option<String> {
+pub(crate) fn setting(name: &str) -> Option<String> {
     debug_assert!(SETTINGS.contains(&name), "{name} is read from the environment: list it in SETTINGS");
     std::env::var(format!("FISCAL_REPORT_{}", name.to_ascii_uppercase())).ok().filter(|v| !v.is_empty())
 }
 
 /// `FISCAL_REPORT_TODAY` (`AAAA-MM-DD`): the day to take for today, to reproduce a run of
 /// another day.
-pub fn today() -> Option<String> {
+pub(crate) fn today() -> Option<String> {
     std::env::var("FISCAL_REPORT_TODAY").ok()
 }
 
 /// `FISCAL_REPORT_HELD_ROWS`: the rows above which a table stays on disk.
-pub fn held_rows() -> Option<String> {
+pub(crate) fn held_rows() -> Option<String> {
     std::env::var("FISCAL_REPORT_HELD_ROWS").ok()
 }
 
 /// `FISCAL_REPORT_WORK_DIR`: where runs to object storage work.
-pub fn work_dir() -> Option<PathBuf> {
+pub(crate) fn work_dir() -> Option<PathBuf> {
     std::env::var_os("FISCAL_REPORT_WORK_DIR").map(PathBuf::from)
 }
 
 /// `PATH`, where a browser is looked for.
-pub fn search_path() -> OsString {
+pub(crate) fn search_path() -> OsString {
     std::env::var_os("PATH").unwrap_or_default()
 }
 
 /// `HOSTNAME`, naming this machine in a store's lock.
-pub fn host_name() -> Option<String> {
+pub(crate) fn host_name() -> Option<String> {
     std::env::var("HOSTNAME").ok()
 }

@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
@@ -21,7 +21,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 
 /// The files of `dir` ending in `.{extension}`, sorted by name, each with its stem (the name an
 /// analyst's file gives its query or code table).
-pub fn files_with_extension(dir: &Path, extension: &str) -> std::io::Result<Vec<(String, PathBuf)>> {
+pub(crate) fn files_with_extension(dir: &Path, extension: &str) -> std::io::Result<Vec<(String, PathBuf)>> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
         .filter_map(Result::ok)
         .map(|e| e.path())
@@ -36,7 +36,7 @@ pub fn files_with_extension(dir: &Path, extension: &str) -> std::io::Result<Vec<
 
 /// The folder to read an analyst's files from: the one given (`--queries`, `--templates`,
 /// `--codes`), else `./<local>` when present; `None` means the copies built into the binary.
-pub fn explicit_or_local(explicit: Option<&Path>, local: &str) -> Option<PathBuf> {
+pub(crate) fn explicit_or_local(explicit: Option<&Path>, local: &str) -> Option<PathBuf> {
     explicit.map(Path::to_path_buf).or_else(|| {
         let local = PathBuf::from(local);
         local.is_dir().then_some(local)
@@ -47,17 +47,17 @@ pub fn explicit_or_local(explicit: Option<&Path>, local: &str) -> Option<PathBuf
 /// the exported tables, `.scratch-respelled-…` beside the typed segments): each is removed by
 /// the process that made it, and one a killed process left behind by the next process that
 /// holds the run directory alone (`remove_scratch`).
-pub const SCRATCH_PREFIX: &str = ".scratch-";
+pub(crate) const SCRATCH_PREFIX: &str = ".scratch-";
 
 /// A scratch directory's name for `what`, unique to this process and call.
-pub fn scratch_name(what: &str) -> String {
+pub(crate) fn scratch_name(what: &str) -> String {
     format!("{SCRATCH_PREFIX}{what}-{}", process_unique())
 }
 
 /// Removes the scratch directories directly under `dir`: only for a process that holds the run
 /// directory alone (its staging lock, exclusive), when none can be another's work in progress.
 /// Best effort: one that cannot be removed stays, as it would have.
-pub fn remove_scratch(dir: &Path) {
+pub(crate) fn remove_scratch(dir: &Path) {
     for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
         if e.file_name().to_string_lossy().starts_with(SCRATCH_PREFIX) && e.path().is_dir() {
             match std::fs::remove_dir_all(e.path()) {
@@ -71,7 +71,7 @@ pub fn remove_scratch(dir: &Path) {
 /// A name part no other process (nor another call in this one) uses at the same time, for
 /// scratch directories that several readers of one folder may make at once: the process id
 /// alone repeats across containers (each one's first process is 1).
-pub fn process_unique() -> String {
+pub(crate) fn process_unique() -> String {
     static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let nanos =
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
@@ -81,7 +81,7 @@ pub fn process_unique() -> String {
 
 /// The file's sha256, in hex: the open-data reader's note of each file read, and the
 /// download's record of each file fetched.
-pub fn sha256_of(path: &Path) -> std::io::Result<String> {
+pub(crate) fn sha256_of(path: &Path) -> std::io::Result<String> {
     use sha2::Digest;
     use std::io::Read;
     let mut file = std::fs::File::open(path)?;

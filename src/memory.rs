@@ -3,12 +3,12 @@
 //! measures only; nothing here decides anything.
 
 /// Peak resident memory so far in MiB; `None` where `/proc/self/status` does not say.
-pub fn peak_mib() -> Option<u64> {
+pub(crate) fn peak_mib() -> Option<u64> {
     status_mib("VmHWM:")
 }
 
 /// Resident memory now in MiB (what the allocator holds, in use or freed and not yet returned).
-pub fn resident_mib() -> Option<u64> {
+pub(crate) fn resident_mib() -> Option<u64> {
     status_mib("VmRSS:")
 }
 
@@ -20,7 +20,7 @@ fn status_mib(field: &str) -> Option<u64> {
 
 /// ` (resident N MiB, process peak so far M MiB)` for a log line, or nothing where the
 /// figures are not known.
-pub fn peak_note() -> String {
+pub(crate) fn peak_note() -> String {
     match (resident_mib(), peak_mib()) {
         (Some(now), Some(peak)) => format!(" (resident {now} MiB, process peak so far {peak} MiB)"),
         _ => String::new(),

@@ -19,14 +19,14 @@ use crate::api::models::Fonte;
 /// PGFN publishes its roll once a quarter, weeks after the quarter closes: one quarter behind
 /// the registry is its normal lag; two means a release was missed and a settled debt may still
 /// be listed (or a new one missing).
-pub const MAX_QUARTERS_BEHIND: i32 = 1;
+pub(crate) const MAX_QUARTERS_BEHIND: i32 = 1;
 
 /// Monthly sources (registry, RFB, CNO, CAFIR) publish every month, some a month late; more
 /// than two months behind means the figures describe another month than the report's.
-pub const MAX_MONTHS_BEHIND: i32 = 2;
+pub(crate) const MAX_MONTHS_BEHIND: i32 = 2;
 
 /// Period fields of the fetched records: staged table -> every distinct value seen.
-pub type PeriodsSeen = BTreeMap<String, BTreeSet<String>>;
+pub(crate) type PeriodsSeen = BTreeMap<String, BTreeSet<String>>;
 
 /// How a source dates its releases.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -118,7 +118,7 @@ const KNOWN: [Known; 6] = [
 ];
 
 /// Months since year 0 of `2026-09` or `202609`.
-pub fn month_index(text: &str) -> Option<i32> {
+pub(crate) fn month_index(text: &str) -> Option<i32> {
     let t = text.trim();
     let (y, m) = match t.len() {
         6 => (&t[..4], &t[4..]),
@@ -130,7 +130,7 @@ pub fn month_index(text: &str) -> Option<i32> {
 }
 
 /// Quarters since year 0 of `2026T3` (also `2026Q3`, `2026-T3`).
-pub fn quarter_index(text: &str) -> Option<i32> {
+pub(crate) fn quarter_index(text: &str) -> Option<i32> {
     let t = text.trim().to_ascii_uppercase().replace('-', "");
     let (y, q) = t.split_once(['T', 'Q'])?;
     let (y, q): (i32, i32) = (y.parse().ok()?, q.parse().ok()?);

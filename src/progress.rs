@@ -45,7 +45,7 @@ static DISPLAY: Mutex<Option<Display>> = Mutex::new(None);
 const LOG_EVERY: Duration = Duration::from_secs(5);
 
 /// Shows the later stages' progress from now on (not with `quiet`).
-pub fn init(quiet: bool) {
+pub(crate) fn init(quiet: bool) {
     let mode = match (quiet, std::io::stderr().is_terminal()) {
         (true, _) => return,
         (false, true) => Mode::Bar,
@@ -56,7 +56,7 @@ pub fn init(quiet: bool) {
 
 /// How progress is shown: `None` with `--quiet` (or before `init`), `Some(true)` as bars on a
 /// terminal, `Some(false)` as log lines. For the parts that draw their own display.
-pub fn bars() -> Option<bool> {
+pub(crate) fn bars() -> Option<bool> {
     lock().as_ref().map(|d| d.mode == Mode::Bar)
 }
 
@@ -68,7 +68,7 @@ fn lock() -> std::sync::MutexGuard<'static, Option<Display>> {
 /// stage ends when the returned guard is dropped, on an early return or error too, so that no
 /// bar is left drawn under an error message.
 #[must_use = "the stage ends when this is dropped"]
-pub fn begin(name: &'static str, unit: &'static str, total: u64) -> StageGuard {
+pub(crate) fn begin(name: &'static str, unit: &'static str, total: u64) -> StageGuard {
     let mut display = lock();
     let Some(d) = display.as_mut() else { return StageGuard(()) };
     if let Some(bar) = d.stage.take().and_then(|s| s.bar) {
@@ -91,7 +91,7 @@ pub fn begin(name: &'static str, unit: &'static str, total: u64) -> StageGuard {
 }
 
 /// The current stage, until dropped.
-pub struct StageGuard(());
+pub(crate) struct StageGuard(());
 
 impl Drop for StageGuard {
     fn drop(&mut self) {
@@ -103,12 +103,12 @@ impl Drop for StageGuard {
 }
 
 /// One step of the current stage is done; `what` names it (the query, the table).
-pub fn step(what: &str) {
+pub(crate) fn step(what: &str) {
     advance(what, 1);
 }
 
 /// `n` more steps of the current stage are done (MiB read, say); `what` names where it is.
-pub fn advance(what: &str, n: u64) {
+pub(crate) fn advance(what: &str, n: u64) {
     let line = {
         let mut display = lock();
         let Some(stage) = display.as_mut().and_then(|d| d.stage.as_mut()) else { return };
@@ -141,7 +141,7 @@ pub fn advance(what: &str, n: u64) {
 /// `bar`, drawn by another part of the program (the fetch's display), is on the screen until
 /// the guard is dropped: log lines are written past it as past a stage's bar.
 #[must_use = "the bar is forgotten when this is dropped"]
-pub fn drawing(bar: &ProgressBar) -> DrawingGuard {
+pub(crate) fn drawing(bar: &ProgressBar) -> DrawingGuard {
     if let Some(d) = lock().as_mut() {
         d.other = Some(bar.clone());
     }
@@ -149,7 +149,7 @@ pub fn drawing(bar: &ProgressBar) -> DrawingGuard {
 }
 
 /// A bar `drawing` was told of, until dropped.
-pub struct DrawingGuard(());
+pub(crate) struct DrawingGuard(());
 
 impl Drop for DrawingGuard {
     fn drop(&mut self) {
@@ -161,7 +161,7 @@ impl Drop for DrawingGuard {
 
 /// Runs `write` (a log line going to stderr) with the bar on the screen hidden, so that the
 /// line is not drawn into the bar and the bar is drawn again below it.
-pub fn suspend<R>(write: impl FnOnce() -> R) -> R {
+pub(crate) fn suspend<R>(write: impl FnOnce() -> R) -> R {
     let bar = lock()
         .as_ref()
         .and_then(|d| d.stage.as_ref().and_then(|s| s.bar.clone()).or_else(|| d.other.clone()));

@@ -17,12 +17,12 @@ static REQUESTED: AtomicBool = AtomicBool::new(false);
 static STOP: OnceLock<watch::Sender<bool>> = OnceLock::new();
 
 /// Whether a stop was asked for (by a signal, since the listener was installed).
-pub fn requested() -> bool {
+pub(crate) fn requested() -> bool {
     REQUESTED.load(Ordering::SeqCst)
 }
 
 /// Resolves when a stop is asked for (at once if one already was). Installs the listener.
-pub async fn wait_for_signal() {
+pub(crate) async fn wait_for_signal() {
     let mut stop = listener().subscribe();
     // An error means the sender is gone, which a static never is.
     let _ = stop.wait_for(|asked| *asked).await;

@@ -8,7 +8,7 @@ const DEEP_STACK_BYTES: usize = 256 << 20;
 
 /// Runs `work` on a scoped thread with `DEEP_STACK_BYTES` of stack and returns its result (a
 /// panic in it is resumed here).
-pub fn deep<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+pub(crate) fn deep<T: Send>(work: impl FnOnce() -> T + Send) -> T {
     std::thread::scope(|s| joined(spawn_deep(s, work)))
 }
 
@@ -32,7 +32,7 @@ fn joined<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
 /// Runs `work(i)` for every `i` below `n` on at most `threads` scoped threads of
 /// `DEEP_STACK_BYTES` each, a thread taking the next `i` when it is done; the results in the
 /// order of `i` (a panic in one is resumed here).
-pub fn deep_each<T: Send>(n: usize, threads: usize, work: impl Fn(usize) -> T + Sync) -> Vec<T> {
+pub(crate) fn deep_each<T: Send>(n: usize, threads: usize, work: impl Fn(usize) -> T + Sync) -> Vec<T> {
     let next = std::sync::atomic::AtomicUsize::new(0);
     let take = || next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let run =

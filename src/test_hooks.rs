@@ -12,32 +12,32 @@ fn number<T: std::str::FromStr>(name: &str) -> Option<T> {
 
 /// `FISCAL_REPORT_TEST_ABORT_AFTER_UPLOADS=N`: the upload to object storage aborts the process
 /// (as a SIGKILL would) after N files.
-pub fn abort_after_uploads() -> Option<usize> {
+pub(crate) fn abort_after_uploads() -> Option<usize> {
     number("FISCAL_REPORT_TEST_ABORT_AFTER_UPLOADS")
 }
 
 /// `FISCAL_REPORT_TEST_ABORT_AFTER_TABLE_COMMITS=N`: the store's commit aborts the process after
 /// N tables.
-pub fn abort_after_table_commits() -> Option<usize> {
+pub(crate) fn abort_after_table_commits() -> Option<usize> {
     number("FISCAL_REPORT_TEST_ABORT_AFTER_TABLE_COMMITS")
 }
 
 /// `FISCAL_REPORT_TEST_COMMIT_PAUSE_MS=MS`: a pause after each table of the store's commit, so a
 /// test can signal the process while the commit is under way.
-pub fn commit_pause() -> Option<Duration> {
+pub(crate) fn commit_pause() -> Option<Duration> {
     number("FISCAL_REPORT_TEST_COMMIT_PAUSE_MS").map(Duration::from_millis)
 }
 
 /// `FISCAL_REPORT_TEST_RETRY_DELAY_MS=MS`: the longest wait between two tries of a failed
 /// request, so a test of a service that keeps failing takes well under a second instead of the
 /// ten real backoffs (about 11 s). Waits a 429's Retry-After asks for are not touched.
-pub fn retry_delay_cap() -> Option<Duration> {
+pub(crate) fn retry_delay_cap() -> Option<Duration> {
     number("FISCAL_REPORT_TEST_RETRY_DELAY_MS").map(Duration::from_millis)
 }
 
 /// `FISCAL_REPORT_TEST_PANIC=1`: the command panics as it starts, so a test can see a bug end
 /// as one (exit 70, the message asking for an issue) from the binary itself.
-pub fn panic_if_asked() {
+pub(crate) fn panic_if_asked() {
     if std::env::var_os("FISCAL_REPORT_TEST_PANIC").is_some_and(|v| !v.is_empty()) {
         panic!("FISCAL_REPORT_TEST_PANIC is set: a bug on purpose, for the exit-code tests");
     }
@@ -46,6 +46,6 @@ pub fn panic_if_asked() {
 /// `PROPTEST_CASES=N`: how many cases a property test of the crate's own tests tries
 /// (`default` unset), as proptest itself reads it for its default configuration.
 #[cfg(test)]
-pub fn proptest_cases(default: u32) -> u32 {
+pub(crate) fn proptest_cases(default: u32) -> u32 {
     number("PROPTEST_CASES").unwrap_or(default)
 }

@@ -15,13 +15,13 @@ use crate::transform::listas::LISTAS;
 
 /// The ways `queries/27_sancoes.sql` says a list reaches a company (`sancoes.vinculo`),
 /// closest first: what the watch rules name and the report groups by.
-pub const VINCULOS: [&str; 5] = ["cnpj", "raiz", "socio", "socio_possivel", "grupo"];
+pub(crate) const VINCULOS: [&str; 5] = ["cnpj", "raiz", "socio", "socio_possivel", "grupo"];
 
 /// The previous snapshot's `sancoes`, in this run's columns.
-pub const SANCOES_ANTERIOR: &str = "sancoes_anterior";
+pub(crate) const SANCOES_ANTERIOR: &str = "sancoes_anterior";
 
 /// Whether `frames` hold no list record (no list was read this run).
-pub fn no_list_read(frames: &Frames) -> bool {
+pub(crate) fn no_list_read(frames: &Frames) -> bool {
     frames.get(LISTAS).is_none_or(|df| df.height() == 0)
 }
 

@@ -9,7 +9,7 @@ use super::Query;
 /// The queries' indices, wave by wave, each wave in file order. `stands_for` lists tables an
 /// earlier query's run also makes (`(table read, query table that makes it)`), as the
 /// portfolio exposure's query makes the partner companies' exposure when no group was expanded.
-pub fn waves(queries: &[Query], stands_for: &[(&str, &str)]) -> Vec<Vec<usize>> {
+pub(super) fn waves(queries: &[Query], stands_for: &[(&str, &str)]) -> Vec<Vec<usize>> {
     let mut wave_of: Vec<usize> = Vec::with_capacity(queries.len());
     for (i, q) in queries.iter().enumerate() {
         let named = &q.names;
@@ -38,7 +38,7 @@ pub fn waves(queries: &[Query], stands_for: &[(&str, &str)]) -> Vec<Vec<usize>> 
 /// Planning a query grows with its text, and a long one started last kept one core busy after
 /// the other had finished (the changes' query, 243 lines, ended the stage ~0.1 s after the
 /// rest of its wave).
-pub fn longest_first(wave: &[usize], queries: &[Query]) -> Vec<usize> {
+pub(super) fn longest_first(wave: &[usize], queries: &[Query]) -> Vec<usize> {
     let mut order = wave.to_vec();
     order.sort_by_key(|i| std::cmp::Reverse(queries[*i].sql.len()));
     order

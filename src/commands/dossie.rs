@@ -7,6 +7,6 @@ use crate::cli::DossieArgs;
 use crate::config::DossieSettings;
 use crate::exit::ExitStatus;
 
-pub async fn dossie(args: DossieArgs) -> Result<ExitStatus> {
+pub(super) async fn dossie(args: DossieArgs) -> Result<ExitStatus> {
     crate::pipeline::dossie::dossie(DossieSettings::resolve(&args)?).await
 }

@@ -6,7 +6,7 @@ use anyhow::Result;
 use crate::cli::DownloadArgs;
 use crate::exit::ExitStatus;
 
-pub async fn download(args: DownloadArgs) -> Result<ExitStatus> {
+pub(super) async fn download(args: DownloadArgs) -> Result<ExitStatus> {
     let request = crate::config::resolve_download(&args)?;
     let done = crate::extract::download::download(&request).await?;
     crate::logging::say(&done.summary(&request.to));

@@ -7,6 +7,6 @@ use crate::cli::FetchArgs;
 use crate::config::RunConfig;
 use crate::exit::ExitStatus;
 
-pub async fn fetch(args: FetchArgs, quiet: bool) -> Result<ExitStatus> {
+pub(super) async fn fetch(args: FetchArgs, quiet: bool) -> Result<ExitStatus> {
     crate::pipeline::fetch::fetch(RunConfig::resolve(&args)?, quiet).await
 }

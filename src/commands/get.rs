@@ -9,7 +9,7 @@ use crate::cli::GetArgs;
 use crate::config::SourceSettings;
 use crate::exit::{Classified, ExitStatus};
 
-pub async fn get(args: GetArgs) -> Result<ExitStatus> {
+pub(super) async fn get(args: GetArgs) -> Result<ExitStatus> {
     let kind = OperationKind::from_name(&args.operation).ok_or_else(|| {
         let names: Vec<&str> = OperationKind::ALL.iter().map(|k| k.name()).collect();
         Classified::new(

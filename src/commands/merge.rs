@@ -7,7 +7,7 @@ use crate::cli::MergeArgs;
 use crate::config::ReportSettings;
 use crate::exit::ExitStatus;
 
-pub async fn merge(args: MergeArgs) -> Result<ExitStatus> {
+pub(super) async fn merge(args: MergeArgs) -> Result<ExitStatus> {
     let contract = super::contract(args.schema_contract.as_deref())?;
     let report = ReportSettings::resolve(&args.report, None)?;
     crate::pipeline::merge::merge(&args.out, &args.shards, &report, contract).await

@@ -7,7 +7,7 @@ use crate::cli::ReportFromArgs;
 use crate::config::ReportSettings;
 use crate::exit::ExitStatus;
 
-pub async fn report(args: ReportFromArgs) -> Result<ExitStatus> {
+pub(super) async fn report(args: ReportFromArgs) -> Result<ExitStatus> {
     let contract = super::contract(args.schema_contract.as_deref())?;
     let report = ReportSettings::resolve(&args.report, None)?;
     crate::pipeline::rerender::report_from(&args.from, &report, contract).await

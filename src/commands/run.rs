@@ -6,6 +6,6 @@ use crate::cli::RunArgs;
 use crate::config::RunSettings;
 use crate::exit::ExitStatus;
 
-pub async fn run(args: RunArgs, quiet: bool) -> Result<ExitStatus> {
+pub(super) async fn run(args: RunArgs, quiet: bool) -> Result<ExitStatus> {
     crate::pipeline::run::run(RunSettings::resolve(&args)?, quiet).await
 }

@@ -11,7 +11,7 @@ use crate::config::registry_config;
 use crate::exit::ExitStatus;
 use crate::pipeline::registry::{RegistryJob, serve_mirror};
 
-pub async fn serve(args: ServeArgs) -> Result<ExitStatus> {
+pub(super) async fn serve(args: ServeArgs) -> Result<ExitStatus> {
     let (cfg, addr) = registry_config(&args)?;
     if let Some(dir) = &args.mirror {
         serve_mirror(dir, &args.mirror_fault, addr).await?;

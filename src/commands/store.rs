@@ -11,7 +11,7 @@ use crate::exit::{Classified, ExitStatus};
 use crate::export::series::{self, write_series};
 use crate::pipeline::series::{COMPANY_SERIES, only_company};
 
-pub async fn store(args: StoreArgs) -> Result<ExitStatus> {
+pub(super) async fn store(args: StoreArgs) -> Result<ExitStatus> {
     match args.command {
         StoreCommand::Info { dir } => {
             print!("{}", crate::store::info::describe(&dir).await?);

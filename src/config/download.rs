@@ -17,7 +17,7 @@ use crate::extract::download::{CGU_FILES_URL, CGU_URL, ListSources, PGFN_URL, Pi
 const PER_HOST: usize = 4;
 
 /// `download`'s request, every setting checked.
-pub fn resolve_download(args: &DownloadArgs) -> Result<Request, ConfigError> {
+pub(crate) fn resolve_download(args: &DownloadArgs) -> Result<Request, ConfigError> {
     let file = match &args.config {
         Some(p) => read_settings_file(p)?,
         None => Settings::default(),

@@ -10,7 +10,7 @@ use crate::cli::EmailArgs;
 use crate::deliver::mail::{self, Attach, MailSettings, Secret, SmtpServer};
 
 /// The e-mail settings, `None` when no recipient is given.
-pub fn resolve(args: &EmailArgs, file: &Settings) -> Result<Option<MailSettings>, ConfigError> {
+pub(super) fn resolve(args: &EmailArgs, file: &Settings) -> Result<Option<MailSettings>, ConfigError> {
     let Some(to) = pick(args.email_to.clone(), env_var("email_to"), file.email_to.clone()) else {
         return Ok(None);
     };

@@ -14,24 +14,24 @@ mod report;
 mod serve;
 mod source;
 
-pub use download::resolve_download;
+pub(crate) use download::resolve_download;
 pub use reference::cli_reference;
-pub use report::{DossieSettings, ReportSettings, WatchSettings};
-pub use serve::registry_config;
-pub use source::SourceSettings;
+pub(crate) use report::{DossieSettings, ReportSettings, WatchSettings};
+pub(crate) use serve::registry_config;
+pub(crate) use source::SourceSettings;
 
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-pub use crate::api::shape::SchemaContract;
+pub(crate) use crate::api::shape::SchemaContract;
 use crate::api::{AnoMes, ApiKey, UFS, Uf};
 use crate::cli::{FetchArgs, RunArgs};
-pub use crate::extract::plan::{MonthSelection, Shard};
+pub(crate) use crate::extract::plan::{MonthSelection, Shard};
 
 /// A setting that breaks a rule. Names the setting, the source, the rule and the fix.
 #[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
+pub(crate) enum ConfigError {
     #[error("cannot read config file {path}: {source}")]
     Read { path: PathBuf, source: std::io::Error },
     #[error("config file {path} is not valid TOML for fiscal-report: {message}")]
@@ -56,7 +56,7 @@ impl crate::exit::HasExitStatus for ConfigError {
 /// The keys a config file may hold: the long flag names with `_` for `-`.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Settings {
+pub(crate) struct Settings {
     pub base_url: Option<String>,
     pub api_key: Option<String>,
     pub allow_insecure_http: Option<bool>,
@@ -181,7 +181,7 @@ fn without_userinfo(url: &str) -> String {
     }
 }
 
-pub fn read_settings_file(path: &Path) -> Result<Settings, ConfigError> {
+pub(crate) fn read_settings_file(path: &Path) -> Result<Settings, ConfigError> {
     let text = std::fs::read_to_string(path)
         .map_err(|source| ConfigError::Read { path: path.to_path_buf(), source })?;
     toml::from_str(&text)
@@ -229,7 +229,7 @@ fn redact_values(message: &str, name: &str) -> String {
 
 /// Validated settings of a `run` or `fetch`.
 #[derive(Debug, Clone)]
-pub struct RunConfig {
+pub(crate) struct RunConfig {
     pub base_url: Option<String>,
     pub api_key: Option<ApiKey>,
     pub allow_insecure_http: bool,
@@ -262,7 +262,7 @@ pub struct RunConfig {
 /// Everything `run` takes: the fetch's settings and the report's, from one read of the config
 /// file, and what `run` adds to them.
 #[derive(Debug, Clone)]
-pub struct RunSettings {
+pub(crate) struct RunSettings {
     pub fetch: RunConfig,
     pub report: ReportSettings,
     /// `--dossies N` (`None`: 10 on the demo run, else none).
@@ -276,7 +276,7 @@ pub struct RunSettings {
 }
 
 impl RunSettings {
-    pub fn resolve(args: &RunArgs) -> Result<Self, ConfigError> {
+    pub(crate) fn resolve(args: &RunArgs) -> Result<Self, ConfigError> {
         let file = settings_file(&args.fetch)?;
         let fetch = RunConfig::from_sources(&args.fetch, &file)?;
         let download = download::resolve_run_download(args, &file, fetch.open_data.as_deref())?;
@@ -310,7 +310,7 @@ fn invalid(
     ConfigError::Invalid { setting, value: value.to_string(), source_name: source, rule: rule.into() }
 }
 
-pub fn parse_ufs(s: &str) -> Result<Vec<Uf>, String> {
+pub(crate) fn parse_ufs(s: &str) -> Result<Vec<Uf>, String> {
     if s.trim().eq_ignore_ascii_case("all") {
         return Ok(UFS.iter().filter_map(|u| Uf::parse(u).ok()).collect());
     }
@@ -330,9 +330,9 @@ pub fn parse_ufs(s: &str) -> Result<Vec<Uf>, String> {
 
 /// How many months `latest` (the default) stands for: 13, so that a change over 12 months has
 /// its base month and every highlight of the report shows a figure.
-pub const LATEST_MONTHS: u32 = 13;
+pub(crate) const LATEST_MONTHS: u32 = 13;
 
-pub fn parse_months(s: &str) -> Result<MonthSelection, String> {
+pub(crate) fn parse_months(s: &str) -> Result<MonthSelection, String> {
     let s = s.trim();
     if s.eq_ignore_ascii_case("latest") {
         return Ok(MonthSelection::Latest(LATEST_MONTHS));
@@ -358,7 +358,7 @@ pub fn parse_months(s: &str) -> Result<MonthSelection, String> {
 
 impl RunConfig {
     /// Merges file < env < flags and checks every rule: the one place settings are read.
-    pub fn resolve(args: &FetchArgs) -> Result<Self, ConfigError> {
+    pub(crate) fn resolve(args: &FetchArgs) -> Result<Self, ConfigError> {
         Self::from_sources(args, &settings_file(args)?)
     }
 
@@ -492,7 +492,7 @@ fn selection(args: &FetchArgs, file: &Settings) -> Result<(Vec<Uf>, MonthSelecti
 
 /// The ceiling of requests in flight when none is given: polite to a small service (the limit
 /// stays lower when answers queue) and room for a slow one with capacity to spare.
-pub const DEFAULT_CONCURRENCY: usize = 64;
+pub(crate) const DEFAULT_CONCURRENCY: usize = 64;
 
 /// Requests in flight, the rate cap and the shard this process owns.
 fn fetch_limits(args: &FetchArgs, file: &Settings) -> Result<(usize, Option<u32>, Shard), ConfigError> {

@@ -12,7 +12,7 @@ use crate::cli::{AnalystFolders, ReportArgs, WatchArgs};
 /// `./codes` when present (`None`: the built-in ones), decided here once; and the language of
 /// what is rendered.
 #[derive(Debug, Clone, Default)]
-pub struct Folders {
+pub(crate) struct Folders {
     pub queries: Option<PathBuf>,
     pub templates: Option<PathBuf>,
     pub codes: Option<PathBuf>,
@@ -20,7 +20,7 @@ pub struct Folders {
 }
 
 impl Folders {
-    pub fn from_args(args: &AnalystFolders) -> Self {
+    pub(crate) fn from_args(args: &AnalystFolders) -> Self {
         Self {
             queries: crate::analyze::default_queries_dir(args.queries.as_deref()),
             templates: crate::fsutil::explicit_or_local(args.templates.as_deref(), "templates"),
@@ -30,13 +30,13 @@ impl Folders {
     }
 
     /// The report stage's own options.
-    pub fn report_options(&self) -> crate::report::ReportOptions {
+    pub(crate) fn report_options(&self) -> crate::report::ReportOptions {
         crate::report::ReportOptions { templates: self.templates.clone(), locale: self.locale }
     }
 
     /// A folder given that is not there is said before the fetch, not after it: what is in one
     /// is checked where it is used.
-    pub fn refuse_missing(&self) -> Result<(), ConfigError> {
+    pub(crate) fn refuse_missing(&self) -> Result<(), ConfigError> {
         let given =
             [("--queries", &self.queries), ("--templates", &self.templates), ("--codes", &self.codes)];
         match given.into_iter().find_map(|(flag, dir)| Some(flag).zip(dir.as_ref().filter(|d| !d.is_dir()))) {
@@ -48,7 +48,7 @@ impl Folders {
 
 /// The watch rules (`--rules`) and where their alerts go.
 #[derive(Debug, Clone, Default)]
-pub struct WatchSettings {
+pub(crate) struct WatchSettings {
     pub rules: Option<PathBuf>,
     /// `--fail-on-alert[=alta|media|baixa]`: the least severity that pages (`baixa` when bare).
     pub fail_on_alert: Option<String>,
@@ -69,7 +69,7 @@ impl WatchSettings {
 
 /// What shapes the analysis, the watch and the report.
 #[derive(Debug, Clone, Default)]
-pub struct ReportSettings {
+pub(crate) struct ReportSettings {
     pub folders: Folders,
     /// Also print report.pdf.
     pub pdf: bool,
@@ -82,7 +82,7 @@ impl ReportSettings {
     /// The flags, with `file_pdf` the config file's `pdf` (`run`'s only). FISCAL_REPORT_PDF when
     /// set says yes or no over the file (`false` turns the file's `pdf = true` off); `--pdf` can
     /// only add to them.
-    pub fn resolve(args: &ReportArgs, file_pdf: Option<bool>) -> Result<Self, ConfigError> {
+    pub(crate) fn resolve(args: &ReportArgs, file_pdf: Option<bool>) -> Result<Self, ConfigError> {
         Ok(Self {
             folders: Folders::from_args(&args.folders),
             pdf: args.pdf || env_switch("pdf")?.or(file_pdf).unwrap_or(false),
@@ -94,7 +94,7 @@ impl ReportSettings {
 
 /// What `dossie` takes: the companies, each once, and where their dossiers go.
 #[derive(Debug, Clone)]
-pub struct DossieSettings {
+pub(crate) struct DossieSettings {
     pub cnpjs: Vec<crate::api::Cnpj>,
     pub out: PathBuf,
     pub source: super::SourceSettings,
@@ -104,7 +104,7 @@ pub struct DossieSettings {
 }
 
 impl DossieSettings {
-    pub fn resolve(args: &crate::cli::DossieArgs) -> Result<Self, ConfigError> {
+    pub(crate) fn resolve(args: &crate::cli::DossieArgs) -> Result<Self, ConfigError> {
         let mut cnpjs = Vec::new();
         for raw in &args.cnpjs {
             let cnpj = crate::api::Cnpj::parse(raw)

@@ -13,7 +13,7 @@ use crate::exit::{Classified, ExitStatus};
 use crate::simulator::{self, FaultConfig, RegistryConfig};
 
 /// The registry `args` describe and the address to serve it on, each flag checked.
-pub fn registry_config(args: &ServeArgs) -> Result<(RegistryConfig, SocketAddr)> {
+pub(crate) fn registry_config(args: &ServeArgs) -> Result<(RegistryConfig, SocketAddr)> {
     // Served, a dataset's credits sit in memory (64: ~1 GB); written as a release, a company is
     // made and written one at a time, up to the dataset's 5 million companies (1000).
     let max_scale = if args.write_open_data.is_some() { 1000.0 } else { 64.0 };

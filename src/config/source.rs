@@ -8,7 +8,7 @@ use crate::api::ApiKey;
 
 /// What it takes to open a source (`pipeline::source`).
 #[derive(Debug, Clone)]
-pub struct SourceSettings {
+pub(crate) struct SourceSettings {
     /// The real service; `None` starts the embedded registry.
     pub base_url: Option<String>,
     pub api_key: Option<ApiKey>,
@@ -21,7 +21,7 @@ pub struct SourceSettings {
 }
 
 impl SourceSettings {
-    pub fn from_run_config(cfg: &RunConfig) -> Self {
+    pub(crate) fn from_run_config(cfg: &RunConfig) -> Self {
         Self {
             base_url: cfg.base_url.clone(),
             api_key: cfg.api_key.clone(),
@@ -33,7 +33,7 @@ impl SourceSettings {
     }
 
     /// For the look-ups (`get`, `dossie`): the service flags alone, the demo dataset otherwise.
-    pub fn from_service_args(args: &crate::cli::ServiceArgs) -> Self {
+    pub(crate) fn from_service_args(args: &crate::cli::ServiceArgs) -> Self {
         Self {
             base_url: args.base_url.clone(),
             api_key: args.api_key.clone().map(ApiKey::new),

@@ -7,6 +7,6 @@
 //! host of a destination, never a secret. What to send is decided by the earlier stages (the
 //! alerts by `monitor`, the figures by `report`); this stage only carries it.
 
-pub mod mail;
+pub(crate) mod mail;
 pub(crate) mod retry;
 pub(crate) mod webhook;

@@ -22,7 +22,7 @@ const LISTED: usize = 50;
 const TIMEOUT: Duration = Duration::from_secs(20);
 
 #[derive(Debug, thiserror::Error)]
-pub enum WebhookError {
+pub(crate) enum WebhookError {
     #[error(
         "--notify-webhook is not a usable URL ({reason}); give the full https:// address of the receiver"
     )]
@@ -50,7 +50,7 @@ impl crate::exit::HasExitStatus for WebhookError {
 
 /// A checked webhook: where to post and the optional token. Neither shows in `Debug`.
 #[derive(Clone)]
-pub struct Webhook {
+pub(crate) struct Webhook {
     url: Url,
     token: Option<String>,
 }
@@ -102,7 +102,7 @@ fn line(a: &TrackedAlert) -> String {
 
 impl Webhook {
     /// Checks `url` (before anything is fetched).
-    pub fn new(url: &str, token: Option<String>) -> Result<Self, WebhookError> {
+    pub(crate) fn new(url: &str, token: Option<String>) -> Result<Self, WebhookError> {
         let parsed = Url::parse(url.trim()).map_err(|e| WebhookError::BadUrl { reason: e.to_string() })?;
         let host = parsed.host_str().unwrap_or_default().to_string();
         match transport_problem(&parsed, false) {
@@ -120,7 +120,7 @@ impl Webhook {
     }
 
     /// `scheme://host[:port]`: what messages may say of the URL.
-    pub fn host(&self) -> String {
+    pub(crate) fn host(&self) -> String {
         let port = self.url.port().map(|p| format!(":{p}")).unwrap_or_default();
         format!("{}://{}{port}", self.url.scheme(), self.url.host_str().unwrap_or_default())
     }
@@ -129,7 +129,7 @@ impl Webhook {
     /// its run, which that run sent), and returns how many it carried; does nothing when there
     /// are none. The counts are of all of them. Retries a failed connection or a 5xx/429 answer twice,
     /// with a pause (backon, as the registry client's).
-    pub async fn notify(&self, alerts: &[TrackedAlert]) -> Result<Option<usize>, WebhookError> {
+    pub(crate) async fn notify(&self, alerts: &[TrackedAlert]) -> Result<Option<usize>, WebhookError> {
         let sent: Vec<&TrackedAlert> = alerts.iter().filter(|a| a.is_sent()).collect();
         if sent.is_empty() {
             return Ok(None);

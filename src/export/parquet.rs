@@ -66,7 +66,7 @@ fn os_error_in(text: &str) -> Option<std::io::Error> {
 }
 
 /// Writes `df` to `path` atomically and returns its manifest entry (path relative to `root`).
-pub fn write_parquet(
+pub(crate) fn write_parquet(
     df: &mut DataFrame,
     path: &Path,
     root: &Path,
@@ -78,7 +78,7 @@ pub fn write_parquet(
 /// `write_parquet` of `df`'s rows in `order` (every row once), gathered a row group at a time:
 /// the file of `df` sorted, without a sorted copy of `df` (a third of the debts at 200,000
 /// companies is ~300 MB).
-pub fn write_parquet_in_order(
+pub(crate) fn write_parquet_in_order(
     df: &DataFrame,
     order: &IdxCa,
     path: &Path,
@@ -93,7 +93,7 @@ pub fn write_parquet_in_order(
 /// the previous one in the file (a partition sorted a key range at a time), with `schema`. The
 /// row groups are cut every `ROW_GROUP_ROWS` rows whatever the runs' lengths, so the file is
 /// the one `write_parquet_in_order` writes of the same rows in the same order.
-pub fn write_parquet_runs(
+pub(crate) fn write_parquet_runs(
     schema: &Schema,
     height: usize,
     next_run: &mut dyn FnMut() -> PolarsResult<Option<DataFrame>>,
@@ -107,7 +107,7 @@ pub fn write_parquet_runs(
 
 /// `write_parquet_in_order` but for the footer: the rows are written to `tmp` now, and the
 /// file is finished (footer with its metadata, then moved to `path`) by `Unfinished::finish`.
-pub fn begin_parquet_in_order(
+pub(crate) fn begin_parquet_in_order(
     df: &DataFrame,
     order: &IdxCa,
     tmp: PathBuf,
@@ -148,7 +148,7 @@ fn row_groups_in_order<'a>(
 /// A Parquet file whose rows are written and whose footer is not yet. The footer holds the
 /// key-value metadata, and a run that writes its credits while the fetch still runs knows that
 /// metadata (the sources' versions, which the companies' answers complete) only at the end.
-pub struct Unfinished {
+pub(crate) struct Unfinished {
     writer: BatchedWriter<SharedSink>,
     sink: SharedSink,
     tmp: PathBuf,
@@ -158,13 +158,13 @@ pub struct Unfinished {
 
 impl Unfinished {
     /// Where the file goes once finished.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
     /// Writes the footer with `meta` (after Arrow's schema, as Polars' own writer puts it), then
     /// flushes, syncs, reads it back and moves it into place as `write_parquet` does.
-    pub fn finish(self, root: &Path, meta: &FileMetadata) -> Result<FileEntry, ExportError> {
+    pub(crate) fn finish(self, root: &Path, meta: &FileMetadata) -> Result<FileEntry, ExportError> {
         let Unfinished { writer, sink, tmp, path, height } = self;
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|source| ExportError::Io { path: path.clone(), source })?;
@@ -380,7 +380,7 @@ impl<W: std::io::Write> std::io::Write for HashingWriter<W> {
 }
 
 /// Row count from the footer, read with arrow-rs' parquet crate rather than Polars.
-pub fn read_row_count(path: &Path) -> Result<u64, parquet::errors::ParquetError> {
+pub(crate) fn read_row_count(path: &Path) -> Result<u64, parquet::errors::ParquetError> {
     use parquet::file::reader::{FileReader, SerializedFileReader};
     let file = File::open(path).map_err(|e| parquet::errors::ParquetError::External(Box::new(e)))?;
     let reader = SerializedFileReader::new(file)?;
@@ -389,7 +389,7 @@ pub fn read_row_count(path: &Path) -> Result<u64, parquet::errors::ParquetError>
 
 /// A hive partition path segment `key=value` that cannot leave its directory: anything but
 /// letters, digits, `-` and `_` is percent-encoded, whatever the service sent.
-pub fn partition_segment(key: &str, value: Option<&str>) -> String {
+pub(crate) fn partition_segment(key: &str, value: Option<&str>) -> String {
     /// Everything but ASCII letters, digits, `-` and `_` is escaped: no `.` or `/` can make a
     /// value a path of its own.
     const KEPT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'_');

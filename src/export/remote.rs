@@ -25,7 +25,7 @@ use crate::export::manifest::{FileEntry, Manifest};
 const TRANSFERS_IN_FLIGHT: usize = 8;
 
 #[derive(Debug, thiserror::Error)]
-pub enum RemoteError {
+pub(crate) enum RemoteError {
     #[error("{url}: {reason}; write s3://BUCKET/PREFIX, gs://BUCKET/PREFIX or az://CONTAINER/PREFIX")]
     BadUrl { url: String, reason: String },
     #[error(
@@ -78,12 +78,12 @@ impl HasExitStatus for RemoteError {
 
 /// The local directory under which runs to object storage work and downloads land:
 /// `FISCAL_REPORT_WORK_DIR`, else `.fiscal-report-work` in the working directory.
-pub fn work_root() -> PathBuf {
+pub(crate) fn work_root() -> PathBuf {
     crate::environment::work_dir().unwrap_or_else(|| PathBuf::from(".fiscal-report-work"))
 }
 
 /// Where a run's finished outputs go, or a finished run is read from: a folder in a bucket.
-pub struct RemoteOut {
+pub(crate) struct RemoteOut {
     at: Prefix,
 }
 
@@ -93,11 +93,11 @@ impl std::fmt::Debug for RemoteOut {
     }
 }
 
-pub use crate::bucket::is_remote;
+pub(crate) use crate::bucket::is_remote;
 
 /// A downloaded copy of a run, removed when dropped (the run stays in the bucket).
 #[derive(Debug)]
-pub struct LocalCopy {
+pub(crate) struct LocalCopy {
     pub dir: PathBuf,
 }
 
@@ -110,19 +110,19 @@ impl Drop for LocalCopy {
 impl RemoteOut {
     /// The folder `url` names, with a client configured from the environment. Nothing is sent
     /// yet: a missing bucket or a refused credential shows at the first request.
-    pub fn parse(url: &str) -> Result<Self, RemoteError> {
+    pub(crate) fn parse(url: &str) -> Result<Self, RemoteError> {
         let at = Prefix::open(url).map_err(|reason| RemoteError::BadUrl { url: url.to_string(), reason })?;
         Ok(Self { at })
     }
 
     /// The URL as given, for messages.
-    pub fn url(&self) -> &str {
+    pub(crate) fn url(&self) -> &str {
         &self.at.url
     }
 
     /// The local directory the run works in before the upload: one per URL, under `root`, so
     /// the same command run again (`--resume`) finds its staging.
-    pub fn work_dir(&self, root: &Path) -> PathBuf {
+    pub(crate) fn work_dir(&self, root: &Path) -> PathBuf {
         let mut dir = root.join(&self.at.bucket);
         for part in self.at.path.parts() {
             dir.push(part.as_ref());
@@ -138,7 +138,7 @@ impl RemoteOut {
     }
 
     /// Whether a run's manifest is already at this URL.
-    pub async fn holds_run(&self) -> Result<bool, RemoteError> {
+    pub(crate) async fn holds_run(&self) -> Result<bool, RemoteError> {
         match self.at.store.head(&self.at.key("manifest.json")).await {
             Ok(_) => Ok(true),
             Err(object_store::Error::NotFound { .. }) => Ok(false),
@@ -149,7 +149,7 @@ impl RemoteOut {
     /// Downloads the run at this URL into a copy of this process's own under `root`: its
     /// manifest, then every object it names, each checked against the manifest's size and
     /// sha256; the manifest is written last, so a copy cut short is never taken for a whole one.
-    pub async fn download(&self, root: &Path) -> Result<LocalCopy, RemoteError> {
+    pub(crate) async fn download(&self, root: &Path) -> Result<LocalCopy, RemoteError> {
         let local = self.download_dir(root);
         let manifest_bytes = match self.at.store.get(&self.at.key("manifest.json")).await {
             Ok(r) => r.bytes().await.map_err(|e| self.classify(&e, String::new()))?,
@@ -215,7 +215,11 @@ impl RemoteOut {
 
     /// Uploads each of `files` (paths relative to `local`) as one object, and returns their
     /// entries: the size and sha256 of what was sent, read once.
-    pub async fn upload(&self, local: &Path, files: Vec<String>) -> Result<Vec<FileEntry>, RemoteError> {
+    pub(crate) async fn upload(
+        &self,
+        local: &Path,
+        files: Vec<String>,
+    ) -> Result<Vec<FileEntry>, RemoteError> {
         let put = |rel: String| async move {
             let path = local.join(&rel);
             let bytes = tokio::fs::read(&path).await.map_err(|source| RemoteError::Read { path, source })?;
@@ -244,7 +248,7 @@ impl RemoteOut {
 
     /// Uploads `local/manifest.json` once the files it names (`sent`) are up: last, its
     /// presence says every object it names is there. Returns the objects and bytes sent in all.
-    pub async fn upload_manifest(
+    pub(crate) async fn upload_manifest(
         &self,
         local: &Path,
         sent: &[FileEntry],
@@ -256,7 +260,7 @@ impl RemoteOut {
 
     /// Uploads every file the manifest in `local` names, then the manifest itself (the one on
     /// disk, untouched); returns that manifest and the number of objects and bytes sent.
-    pub async fn publish(&self, local: &Path) -> Result<(Manifest, usize, u64), RemoteError> {
+    pub(crate) async fn publish(&self, local: &Path) -> Result<(Manifest, usize, u64), RemoteError> {
         let path = local.join("manifest.json");
         let manifest = Manifest::read(local).map_err(|source| RemoteError::Read { path, source })?;
         let sent = self.upload(local, manifest.files.iter().map(|f| f.path.clone()).collect()).await?;

@@ -12,7 +12,7 @@ use crate::analyze::cells::{CellKind, kind_of, text};
 
 /// The formats `store series` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SeriesFormat {
+pub(crate) enum SeriesFormat {
     /// Columns aligned for a terminal.
     Table,
     Csv,
@@ -21,7 +21,11 @@ pub enum SeriesFormat {
 }
 
 /// Writes `df` in `format` to `out` (atomically), or to standard output without one.
-pub fn write_series(df: &DataFrame, format: SeriesFormat, out: Option<&Path>) -> Result<(), ExportError> {
+pub(crate) fn write_series(
+    df: &DataFrame,
+    format: SeriesFormat,
+    out: Option<&Path>,
+) -> Result<(), ExportError> {
     let bytes = match format {
         SeriesFormat::Table => table_bytes(df),
         SeriesFormat::Csv => csv_bytes(df),

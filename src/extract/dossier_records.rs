@@ -21,7 +21,7 @@ const PAGES_IN_FLIGHT: usize = 2;
 
 /// A construction work and its details (operations 8 to 11).
 #[derive(Debug, Clone, Default)]
-pub struct WorkRecords {
+pub(crate) struct WorkRecords {
     pub obra: Obra,
     pub vinculos: Vec<Vinculo>,
     pub cnaes: Vec<ObraCnae>,
@@ -30,7 +30,7 @@ pub struct WorkRecords {
 
 /// One company's records as the service sent them.
 #[derive(Debug, Clone)]
-pub struct DossierRecords {
+pub(crate) struct DossierRecords {
     pub cnpj: Cnpj,
     pub profile: CompanyProfile,
     pub estabelecimentos: Vec<Estabelecimento>,
@@ -71,7 +71,7 @@ async fn work(client: &Records, obra: Obra) -> Result<WorkRecords, ApiError> {
 
 /// Fetches every record of `cnpj` a dossier shows. A company the service does not know is
 /// `ApiError::NotFound` (from its profile).
-pub async fn fetch_dossier(client: &Records, cnpj: &Cnpj) -> Result<DossierRecords, ApiError> {
+pub(crate) async fn fetch_dossier(client: &Records, cnpj: &Cnpj) -> Result<DossierRecords, ApiError> {
     let profile: CompanyProfile = client.profile(cnpj, None).await?;
     let dividas = try_join_all(
         Categoria::ALL

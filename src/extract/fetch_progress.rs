@@ -10,13 +10,13 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::accounting::Accounting;
 
-pub struct Progress {
+pub(crate) struct Progress {
     stop: tokio::sync::watch::Sender<bool>,
     task: tokio::task::JoinHandle<()>,
 }
 
 impl Progress {
-    pub fn start(total_tasks: u64, acct: Arc<Accounting>, quiet: bool) -> Self {
+    pub(crate) fn start(total_tasks: u64, acct: Arc<Accounting>, quiet: bool) -> Self {
         let (stop, mut rx) = tokio::sync::watch::channel(false);
         let interactive = std::io::stderr().is_terminal() && !quiet;
         let task = tokio::spawn(async move {
@@ -63,7 +63,7 @@ impl Progress {
         Self { stop, task }
     }
 
-    pub async fn finish(self) {
+    pub(crate) async fn finish(self) {
         let _ = self.stop.send(true);
         let _ = self.task.await;
     }

@@ -23,7 +23,7 @@ pub struct ResumoSeen {
 }
 
 /// The `resumos` of a profile, by key.
-pub fn resumos_seen(p: &CompanyProfile) -> BTreeMap<String, ResumoSeen> {
+pub(crate) fn resumos_seen(p: &CompanyProfile) -> BTreeMap<String, ResumoSeen> {
     p.resumos
         .iter()
         .flatten()

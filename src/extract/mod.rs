@@ -7,7 +7,7 @@
 pub mod accounting;
 pub(crate) mod control;
 pub(crate) mod dossier_records;
-pub mod download;
+pub(crate) mod download;
 pub(crate) mod fetch_progress;
 pub(crate) mod incremental;
 pub(crate) mod open_data;

@@ -20,11 +20,11 @@ use crate::tables::{Row, Table, value};
 /// How many steps from the portfolio the expansion follows partner companies: a holding's
 /// holding's holding. Control chains in practice are short; the cap keeps a partner web that
 /// reaches half the registry from fetching it.
-pub const EXPANSION_DEPTH: usize = 3;
+pub(crate) const EXPANSION_DEPTH: usize = 3;
 
 /// What the expansion fetched.
 #[derive(Debug, Default)]
-pub struct Expansion {
+pub(crate) struct Expansion {
     /// The staged rows of every company it found, by table (as a monthly fetch stages them).
     pub rows: BTreeMap<Table, Vec<Row>>,
     /// Companies fetched (the service knew them).
@@ -38,7 +38,7 @@ pub struct Expansion {
 /// Fetches `first` (partner companies the portfolio names), then the partner companies those
 /// name, up to `EXPANSION_DEPTH` steps; `known` are the roots already held (the portfolio's),
 /// never fetched again. Only a rejected key stops it: any other failure costs that company.
-pub async fn expand_groups(
+pub(crate) async fn expand_groups(
     f: &Records,
     first: BTreeSet<Cnpj>,
     mut known: BTreeSet<String>,

@@ -10,7 +10,7 @@ use crate::api::{AnoMes, Categoria, Cnpj, Uf};
 
 /// Which months to fetch.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum MonthSelection {
+pub(crate) enum MonthSelection {
     /// The latest N months the service has, found by probing.
     Latest(u32),
     Range(AnoMes, AnoMes),
@@ -90,7 +90,7 @@ impl CompanyTask {
 
 /// The names of the lists every known company's task fetches, as plans and run records keep
 /// them: a run or a snapshot made with other lists (before partners were fetched) is told apart.
-pub fn company_list_names() -> Vec<String> {
+pub(crate) fn company_list_names() -> Vec<String> {
     CompanyTask::LISTS.iter().map(|l| l.name()).collect()
 }
 
@@ -138,7 +138,7 @@ impl Task {
 /// The service's URL in one spelling: `https://host/api/` and `https://host/api` name one
 /// service (the client joins its paths below either), so a `--resume` given the other goes on,
 /// and a staging written before the URL had one spelling still matches.
-pub fn one_spelling(url: &str) -> &str {
+pub(crate) fn one_spelling(url: &str) -> &str {
     url.trim_end_matches('/')
 }
 
@@ -174,7 +174,7 @@ pub struct IncrementalSpec {
 }
 
 /// States as a set: sorted, each once (`SP,RJ` and `RJ,SP` are the same states).
-pub fn uf_set(ufs: &[String]) -> Vec<&str> {
+pub(crate) fn uf_set(ufs: &[String]) -> Vec<&str> {
     let mut set: Vec<&str> = ufs.iter().map(String::as_str).collect();
     set.sort_unstable();
     set.dedup();
@@ -217,7 +217,7 @@ impl PartialEq for PlanSpec {
 
 impl Eq for PlanSpec {}
 
-pub fn portfolio_hash(cnpjs: &[Cnpj]) -> String {
+pub(crate) fn portfolio_hash(cnpjs: &[Cnpj]) -> String {
     use sha2::Digest;
     let mut sorted: Vec<&str> = cnpjs.iter().map(Cnpj::as_str).collect();
     sorted.sort_unstable();
@@ -252,7 +252,7 @@ pub fn plan_tasks(ufs: &[Uf], months: &[AnoMes], cnpjs: &[Cnpj], shard: Shard) -
 }
 
 /// `from..=to`, ascending.
-pub fn month_range(from: AnoMes, to: AnoMes) -> Vec<AnoMes> {
+pub(crate) fn month_range(from: AnoMes, to: AnoMes) -> Vec<AnoMes> {
     (from.index()..=to.index()).filter_map(AnoMes::from_index).collect()
 }
 

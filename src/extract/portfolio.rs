@@ -38,7 +38,7 @@ pub struct PortfolioNote {
 
 impl Portfolio {
     /// The manifest's account of this portfolio, read from `path`.
-    pub fn note(&self, path: &Path) -> PortfolioNote {
+    pub(crate) fn note(&self, path: &Path) -> PortfolioNote {
         PortfolioNote {
             arquivo: path.display().to_string(),
             cnpjs: self.cnpjs.len(),
@@ -49,7 +49,7 @@ impl Portfolio {
 }
 
 #[derive(Debug, Clone, Default)]
-pub struct Portfolio {
+pub(crate) struct Portfolio {
     /// Valid CNPJs in order of first appearance, without duplicates.
     pub cnpjs: Vec<Cnpj>,
     pub issues: Vec<LineIssue>,
@@ -57,7 +57,7 @@ pub struct Portfolio {
 }
 
 #[derive(Debug, thiserror::Error)]
-pub enum PortfolioError {
+pub(crate) enum PortfolioError {
     #[error("cannot read the portfolio file {path}: {source}")]
     Read { path: PathBuf, source: std::io::Error },
     #[error(
@@ -98,13 +98,17 @@ fn unquote(s: &str) -> &str {
 
 /// Reads the portfolio at `path`; `alphanumeric` takes the alphanumeric CNPJs too (read from
 /// the publishers' files, which carry them; the service does not).
-pub fn read_portfolio(path: &Path, strict: bool, alphanumeric: bool) -> Result<Portfolio, PortfolioError> {
+pub(crate) fn read_portfolio(
+    path: &Path,
+    strict: bool,
+    alphanumeric: bool,
+) -> Result<Portfolio, PortfolioError> {
     let bytes =
         std::fs::read(path).map_err(|source| PortfolioError::Read { path: path.to_path_buf(), source })?;
     parse_portfolio(&decode(&bytes), path, strict, alphanumeric)
 }
 
-pub fn parse_portfolio(
+pub(crate) fn parse_portfolio(
     text: &str,
     path: &Path,
     strict: bool,

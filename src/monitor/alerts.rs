@@ -116,7 +116,7 @@ impl Alert {
 }
 
 /// How many alerts each rule raised, by rule name.
-pub fn count_by_rule<'a>(alerts: impl IntoIterator<Item = &'a Alert>) -> BTreeMap<&'a str, usize> {
+pub(crate) fn count_by_rule<'a>(alerts: impl IntoIterator<Item = &'a Alert>) -> BTreeMap<&'a str, usize> {
     let mut counts = BTreeMap::new();
     for a in alerts {
         *counts.entry(a.regra.as_str()).or_default() += 1;
@@ -125,7 +125,9 @@ pub fn count_by_rule<'a>(alerts: impl IntoIterator<Item = &'a Alert>) -> BTreeMa
 }
 
 /// How many alerts are of each severity, by its name.
-pub fn count_by_severity<'a>(alerts: impl IntoIterator<Item = &'a Alert>) -> BTreeMap<&'static str, usize> {
+pub(crate) fn count_by_severity<'a>(
+    alerts: impl IntoIterator<Item = &'a Alert>,
+) -> BTreeMap<&'static str, usize> {
     let mut counts = BTreeMap::new();
     for a in alerts {
         *counts.entry(a.severidade.name()).or_default() += 1;
@@ -134,7 +136,7 @@ pub fn count_by_severity<'a>(alerts: impl IntoIterator<Item = &'a Alert>) -> BTr
 }
 
 /// The alerts (with where each stands) as JSON Lines.
-pub fn to_jsonl<T: Serialize>(alerts: &[T]) -> String {
+pub(crate) fn to_jsonl<T: Serialize>(alerts: &[T]) -> String {
     let mut out = String::new();
     for a in alerts {
         // An Alert holds strings, numbers and maps of them: it always serialises.

@@ -31,7 +31,7 @@ use crate::transform::Frames;
 /// What the new snapshot says of the conditions the open alerts watch. A part the analyst's
 /// queries do not give is `None`: the alerts that need it stay open (they cannot be judged).
 #[derive(Debug, Default)]
-pub struct Holding {
+pub(crate) struct Holding {
     pub previous_snapshot: Option<String>,
     /// The companies found in this snapshot.
     pub(super) present: Option<BTreeSet<String>>,
@@ -97,7 +97,7 @@ fn same_value(a: &str, b: &str) -> bool {
 impl Holding {
     /// Reads the conditions from the run's aggregates (`situacao_fiscal_por_retrato`,
     /// `carteira_cadastro`) and its debts table.
-    pub fn read(aggregates: &Aggregates, frames: &Frames) -> PolarsResult<Self> {
+    pub(crate) fn read(aggregates: &Aggregates, frames: &Frames) -> PolarsResult<Self> {
         let mut h = Holding {
             previous_snapshot: aggregates.previous_snapshot.clone(),
             sanctions_read: aggregates.get("sancoes").is_some(),
@@ -198,7 +198,7 @@ impl Holding {
     }
 
     /// No condition read (nothing to judge): only the snapshot compared with.
-    pub fn unread(aggregates: &Aggregates) -> Self {
+    pub(crate) fn unread(aggregates: &Aggregates) -> Self {
         Holding { previous_snapshot: aggregates.previous_snapshot.clone(), ..Self::default() }
     }
 
@@ -293,7 +293,7 @@ fn still_grown(rule: &Rule, base: Decimal, owed: Decimal) -> bool {
 /// rule and company) against `before` (the alerts of the last snapshot: the open ones may stay
 /// open, take new triggers or be resolved), judged on `now`. `rules` is `None` for a run
 /// without rules, which carries the open alerts unjudged.
-pub fn track(
+pub(crate) fn track(
     rules: Option<&Rules>,
     fired: Vec<Alert>,
     before: Vec<TrackedAlert>,
@@ -435,7 +435,7 @@ fn reason_resolved(rules: &Rules, alert: &TrackedAlert, now: &Holding) -> Option
 
 /// Whether judging these alerts needs the snapshot's conditions (`Holding::read`): some alert
 /// was open, or a fall of standing opens one (it keeps the standing it fell from).
-pub fn needs_conditions(fired: &[Alert], before: &[TrackedAlert]) -> bool {
+pub(crate) fn needs_conditions(fired: &[Alert], before: &[TrackedAlert]) -> bool {
     before.iter().any(|a| a.estado != Estado::Resolvida)
         || fired.iter().any(|a| a.tipo == RuleKind::RegularidadePiorou.name())
 }

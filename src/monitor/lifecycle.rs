@@ -84,7 +84,7 @@ impl TrackedAlert {
 
 /// Every fired alert as new: a run with no alerts of the last snapshot to compare with (no store,
 /// or one whose run failed tasks and commits nothing).
-pub fn all_new(fired: Vec<Alert>, snapshot: &str) -> Vec<TrackedAlert> {
+pub(crate) fn all_new(fired: Vec<Alert>, snapshot: &str) -> Vec<TrackedAlert> {
     let mut out: Vec<TrackedAlert> = fired.into_iter().map(|a| opened(a, snapshot)).collect();
     in_order(&mut out);
     out
@@ -210,7 +210,7 @@ const COLUMNS: [&str; 15] = [
 ];
 
 /// The alerts as the store keeps them (lists and triggers as JSON text).
-pub fn to_frame(alerts: &[TrackedAlert]) -> PolarsResult<DataFrame> {
+pub(crate) fn to_frame(alerts: &[TrackedAlert]) -> PolarsResult<DataFrame> {
     let none = || alerts.iter().map(|_| None).collect::<Vec<Option<String>>>();
     let texts: [Vec<Option<String>>; 15] = [
         alerts.iter().map(|a| Some(a.alerta.regra.clone())).collect(),
@@ -237,7 +237,7 @@ pub fn to_frame(alerts: &[TrackedAlert]) -> PolarsResult<DataFrame> {
 /// The alerts of a snapshot as the store kept them; rows of a rule kind this binary does not
 /// know are left out. Per-row alerts of a store written before alerts were grouped are folded
 /// into one per rule and company (`fold_rows`).
-pub fn from_frame(df: &DataFrame) -> PolarsResult<Vec<TrackedAlert>> {
+pub(crate) fn from_frame(df: &DataFrame) -> PolarsResult<Vec<TrackedAlert>> {
     let cols: Vec<Vec<Option<String>>> =
         COLUMNS.iter().map(|c| strings(df, c)).collect::<PolarsResult<_>>()?;
     let snapshot = strings(df, "snapshot")?;
@@ -295,7 +295,7 @@ pub fn from_frame(df: &DataFrame) -> PolarsResult<Vec<TrackedAlert>> {
 }
 
 /// How many alerts are in each state.
-pub fn count_by_state(alerts: &[TrackedAlert]) -> BTreeMap<&'static str, usize> {
+pub(crate) fn count_by_state(alerts: &[TrackedAlert]) -> BTreeMap<&'static str, usize> {
     let mut counts = BTreeMap::new();
     for a in alerts {
         *counts.entry(a.estado.name()).or_default() += 1;

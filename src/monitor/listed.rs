@@ -19,8 +19,8 @@ fn lists() -> Vec<&'static str> {
 }
 
 /// The links `sancoes.vinculo` names, and the ones a rule watches unless it says.
-pub const LINKS: [&str; 5] = crate::analyze::listed::VINCULOS;
-pub const DEFAULT_LINKS: [&str; 2] = ["cnpj", "raiz"];
+pub(crate) const LINKS: [&str; 5] = crate::analyze::listed::VINCULOS;
+pub(crate) const DEFAULT_LINKS: [&str; 2] = ["cnpj", "raiz"];
 
 /// The query result the rule reads.
 const SANCTIONS: &str = "sancoes";

@@ -7,12 +7,12 @@ use crate::analyze::Aggregates;
 use crate::transform::QualityCount;
 
 /// The aggregate that lists the disagreements (`queries/22_conciliacao_resumos.sql`).
-pub const RECONCILIATION: &str = "conciliacao_resumos";
+pub(crate) const RECONCILIATION: &str = "conciliacao_resumos";
 
 /// One `data_quality` entry per summary field (`resumos.total`, `resumos.valor_total`) that
 /// disagreed at least once, with the first companies as examples. None when the query is gone
 /// or found nothing.
-pub fn summary_disagreements(aggregates: &Aggregates) -> Vec<QualityCount> {
+pub(crate) fn summary_disagreements(aggregates: &Aggregates) -> Vec<QualityCount> {
     let Some(df) = aggregates.get(RECONCILIATION) else { return Vec::new() };
     let text = |name: &str| df.column(name).ok().and_then(|c| c.cast(&DataType::String).ok());
     let (Some(cnpj), Some(tabela), Some(categoria)) = (text("cnpj"), text("tabela"), text("categoria"))

@@ -18,7 +18,7 @@ use super::rules::{RuleKind, Rules};
 /// - One the run did not have (a rule added or changed since), or had resolved, is new.
 /// - One of the run's that does not fire now stays as the run left it (open and not judged, or
 ///   resolved that run) while a rule of that name and kind is in the file; it goes with its rule.
-pub fn rerendered(rules: &Rules, fired: Vec<Alert>, run: Vec<TrackedAlert>) -> Vec<TrackedAlert> {
+pub(crate) fn rerendered(rules: &Rules, fired: Vec<Alert>, run: Vec<TrackedAlert>) -> Vec<TrackedAlert> {
     let snapshot = fired.iter().find_map(|a| a.snapshot.clone()).unwrap_or_default();
     let mut before: BTreeMap<_, TrackedAlert> = run.into_iter().map(|a| (a.identity(), a)).collect();
     let mut out = Vec::new();
@@ -39,7 +39,7 @@ pub fn rerendered(rules: &Rules, fired: Vec<Alert>, run: Vec<TrackedAlert>) -> V
 
 /// `judged` (a re-render's own judgment, against the store its run committed to) with the
 /// alerts `run` wrote in the same state marked carried: that run sent them, if at all.
-pub fn carried_where_run_had(judged: Vec<TrackedAlert>, run: &[TrackedAlert]) -> Vec<TrackedAlert> {
+pub(crate) fn carried_where_run_had(judged: Vec<TrackedAlert>, run: &[TrackedAlert]) -> Vec<TrackedAlert> {
     let had: std::collections::BTreeSet<_> = run.iter().map(|a| (a.identity(), a.estado)).collect();
     judged.into_iter().map(|a| if had.contains(&(a.identity(), a.estado)) { carried(a) } else { a }).collect()
 }
@@ -76,7 +76,7 @@ struct Line {
 
 /// The alerts of an `alertas.jsonl`, and how many of its lines could not be read (not JSON, or
 /// a rule kind or state this binary does not know).
-pub fn from_jsonl(text: &str) -> (Vec<TrackedAlert>, usize) {
+pub(crate) fn from_jsonl(text: &str) -> (Vec<TrackedAlert>, usize) {
     let mut unread = 0;
     let (mut alerts, mut rows) = (Vec::new(), Vec::new());
     for line in text.lines().filter(|l| !l.trim().is_empty()) {

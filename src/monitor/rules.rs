@@ -22,7 +22,7 @@ use crate::api::Cnpj;
 
 /// A rules file that cannot be used: which file, where, what is wrong and how to fix it.
 #[derive(Debug, thiserror::Error)]
-pub enum RulesError {
+pub(crate) enum RulesError {
     #[error("cannot read the rules file {path}: {source}; point --rules at a readable TOML file")]
     Read { path: PathBuf, source: std::io::Error },
     #[error("rules file {path}, line {line}: {problem}\n  fix: {fix}")]
@@ -37,7 +37,7 @@ impl crate::exit::HasExitStatus for RulesError {
 
 /// What a rule watches for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RuleKind {
+pub(crate) enum RuleKind {
     /// A new debt inscription of at least `valor_minimo`: one the company owes as principal
     /// and, unless `somente_principal`, one it now owes as co-responsible or jointly liable.
     NovaInscricao,
@@ -80,19 +80,19 @@ impl RuleKind {
 
     /// The register rules: a change of the company's register that stays while the company
     /// keeps the value it changed to.
-    pub fn is_register(self) -> bool {
+    pub(crate) fn is_register(self) -> bool {
         matches!(self, Self::MudancaCnae | Self::MudancaEndereco | Self::MudancaCapital)
     }
 
     /// The rules about one change of one record (a register field, a partner): their alert
     /// names the change's kind and follows the value it changed to.
-    pub fn follows_a_change(self) -> bool {
+    pub(crate) fn follows_a_change(self) -> bool {
         self.is_register() || self == Self::MudancaSocios
     }
 
     /// What one trigger of this kind is called, singular and plural, in the words of an update
     /// ("+3 inscrições").
-    pub fn trigger_words(self) -> (&'static str, &'static str) {
+    pub(crate) fn trigger_words(self) -> (&'static str, &'static str) {
         match self {
             Self::NovaInscricao => ("inscrição", "inscrições"),
             Self::InscricaoAjuizada => ("inscrição ajuizada", "inscrições ajuizadas"),
@@ -104,7 +104,7 @@ impl RuleKind {
 
     /// What a trigger of this kind is about, beside its rule and company: the record a change
     /// names (for `qualquer_mudanca`, the change itself), or the exposure.
-    pub fn subject(self, valores: &BTreeMap<String, serde_json::Value>) -> String {
+    pub(crate) fn subject(self, valores: &BTreeMap<String, serde_json::Value>) -> String {
         let value = |k: &str| valores.get(k).and_then(|v| v.as_str()).unwrap_or_default().to_string();
         match self {
             Self::AumentoExposicao => "exposicao".into(),
@@ -120,11 +120,11 @@ impl RuleKind {
     }
 
     /// The kind a rules file (or the store's alerts table) names.
-    pub fn parse(name: &str) -> Option<Self> {
+    pub(crate) fn parse(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|k| k.name() == name)
     }
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Self::NovaInscricao => "nova_inscricao",
             Self::AumentoExposicao => "aumento_exposicao",
@@ -160,23 +160,23 @@ impl RuleKind {
 
 /// The `mudancas` kinds of a partner entering, leaving and changing qualification
 /// (`mudanca_socios`).
-pub const PARTNER_ENTERED: &str = "sócio entrou";
-pub const PARTNER_LEFT: &str = "sócio saiu";
-pub const PARTNER_REQUALIFIED: &str = "qualificação do sócio alterada";
+pub(crate) const PARTNER_ENTERED: &str = "sócio entrou";
+pub(crate) const PARTNER_LEFT: &str = "sócio saiu";
+pub(crate) const PARTNER_REQUALIFIED: &str = "qualificação do sócio alterada";
 /// The `mudancas` kind of a new cadastral situation (`saiu_de_ativa`).
-pub const SITUATION: &str = "situação cadastral alterada";
+pub(crate) const SITUATION: &str = "situação cadastral alterada";
 /// The `mudancas` kinds of the register rules (`mudanca_cnae`, `mudanca_endereco`,
 /// `mudanca_capital`).
-pub const MAIN_CNAE: &str = "CNAE principal alterado";
-pub const SECONDARY_CNAES: &str = "CNAEs secundários alterados";
-pub const MUNICIPALITY: &str = "sede mudou de município";
-pub const CEP: &str = "CEP da sede alterado";
-pub const STREET: &str = "endereço da sede alterado";
-pub const CAPITAL: &str = "capital social alterado";
+pub(crate) const MAIN_CNAE: &str = "CNAE principal alterado";
+pub(crate) const SECONDARY_CNAES: &str = "CNAEs secundários alterados";
+pub(crate) const MUNICIPALITY: &str = "sede mudou de município";
+pub(crate) const CEP: &str = "CEP da sede alterado";
+pub(crate) const STREET: &str = "endereço da sede alterado";
+pub(crate) const CAPITAL: &str = "capital social alterado";
 
 /// One checked rule.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Rule {
+pub(crate) struct Rule {
     pub nome: String,
     pub kind: RuleKind,
     /// R$: the least new inscription (`nova_inscricao`) or exposure increase (`aumento_exposicao`).
@@ -199,7 +199,7 @@ pub struct Rule {
 
 /// The checked rules file: its rules and its watched lists (label -> CNPJs).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Rules {
+pub(crate) struct Rules {
     pub rules: Vec<Rule>,
     pub lists: BTreeMap<String, BTreeSet<String>>,
 }
@@ -423,14 +423,14 @@ fn percent_of(v: &toml::Value) -> Option<f64> {
 
 impl Rules {
     /// Reads and checks `path`.
-    pub fn load(path: &Path) -> Result<Self, RulesError> {
+    pub(crate) fn load(path: &Path) -> Result<Self, RulesError> {
         let text = std::fs::read_to_string(path)
             .map_err(|source| RulesError::Read { path: path.to_path_buf(), source })?;
         Self::parse(&text, path)
     }
 
     /// Checks the text of a rules file (`path` names it in messages).
-    pub fn parse(text: &str, path: &Path) -> Result<Self, RulesError> {
+    pub(crate) fn parse(text: &str, path: &Path) -> Result<Self, RulesError> {
         let check = Checker { text, path };
         let shape: FileShape = toml::from_str(text).map_err(|e| {
             check.invalid(
@@ -481,13 +481,13 @@ impl Rules {
     }
 
     /// Whether `rule` applies to `cnpj`.
-    pub fn covers(&self, rule: &Rule, cnpj: &str) -> bool {
+    pub(crate) fn covers(&self, rule: &Rule, cnpj: &str) -> bool {
         rule.lista.as_ref().is_none_or(|l| self.lists.get(l).is_some_and(|c| c.contains(cnpj)))
     }
 
     /// The alerts the rules raise over this run's changes: one per rule and company, holding
     /// every change (or the exposure) that set it off, in rule order, then company.
-    pub fn evaluate(&self, aggregates: &Aggregates) -> Vec<Alert> {
+    pub(crate) fn evaluate(&self, aggregates: &Aggregates) -> Vec<Alert> {
         let mut alerts = Vec::new();
         for rule in &self.rules {
             let found = match rule.kind {

@@ -11,7 +11,7 @@ use crate::store::snapshot::PreviousSnapshot;
 use crate::transform::Frames;
 
 /// The analyze stage's output: the queries run and their results.
-pub struct Analysis {
+pub(super) struct Analysis {
     pub queries: Vec<Query>,
     pub aggregates: Aggregates,
     /// `run --dossies N`: the records of the companies whose dossiers the report links to.
@@ -27,7 +27,7 @@ pub struct Analysis {
 
 /// Runs the queries over `frames`, with the previous snapshot beside them when a store has one;
 /// the manifest records how long it took.
-pub fn analyze(
+pub(super) fn analyze(
     frames: &mut Frames,
     previous: Option<&PreviousSnapshot>,
     args: &ReportSettings,
@@ -37,13 +37,13 @@ pub fn analyze(
 }
 
 /// The queries `args` name (`--queries`, else `./queries`, else the built-in ones).
-pub fn report_queries(args: &ReportSettings) -> Result<Vec<crate::analyze::Query>> {
+pub(super) fn report_queries(args: &ReportSettings) -> Result<Vec<crate::analyze::Query>> {
     Ok(load_queries(args.folders.queries.as_deref())?)
 }
 
 /// `analyze` with the queries already loaded, and the results of those `early` ran on the
 /// credits while the fetch went on.
-pub fn analyze_with(
+pub(super) fn analyze_with(
     frames: &mut Frames,
     previous: Option<&PreviousSnapshot>,
     queries: Vec<crate::analyze::Query>,

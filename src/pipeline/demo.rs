@@ -18,7 +18,7 @@ use crate::exit::{Classified, ExitStatus};
 use crate::extract::plan::MonthSelection;
 
 /// The example watch rules the demo turns on.
-pub const EXAMPLE_RULES: &str = include_str!("../../regras/exemplo.toml");
+pub(crate) const EXAMPLE_RULES: &str = include_str!("../../regras/exemplo.toml");
 
 /// The store's folder name, beside the outputs.
 const STORE_NAME: &str = ".demo-store";
@@ -42,13 +42,13 @@ fn wanted(settings: &RunSettings) -> bool {
 }
 
 /// The month before the demo's, to run first with these settings; `then` once it has run.
-pub struct MonthBefore {
+pub(crate) struct MonthBefore {
     pub settings: RunSettings,
     pub then: Compare,
 }
 
 /// Where the month before left what the demo's own run compares with.
-pub struct Compare {
+pub(crate) struct Compare {
     previous: AnoMes,
     newest: AnoMes,
     scale: f64,
@@ -58,7 +58,7 @@ pub struct Compare {
 
 /// The month before, when `run` with these settings is the plain demo (an earlier demo's store
 /// removed); `None` otherwise.
-pub fn month_before(settings: &RunSettings) -> Result<Option<MonthBefore>> {
+pub(crate) fn month_before(settings: &RunSettings) -> Result<Option<MonthBefore>> {
     if !wanted(settings) {
         return Ok(None);
     }
@@ -90,7 +90,7 @@ pub fn month_before(settings: &RunSettings) -> Result<Option<MonthBefore>> {
 impl Compare {
     /// Once the month before has run (`outcome`): its scratch outputs gone, and the demo's
     /// settings pointed at the store it committed to. The month the demo compares with.
-    pub fn on(self, outcome: Result<ExitStatus>, settings: &mut RunSettings) -> Result<AnoMes> {
+    pub(crate) fn on(self, outcome: Result<ExitStatus>, settings: &mut RunSettings) -> Result<AnoMes> {
         let _ = std::fs::remove_dir_all(&self.scratch);
         let previous = self.previous;
         match outcome? {

@@ -18,7 +18,7 @@ const STANDING_QUERIES: [&str; 2] = ["situacao_fiscal_por_retrato", "situacao_fi
 /// Requests in flight for `dossie` (a handful of companies, each with a dozen short lists).
 const DOSSIER_CONCURRENCY: usize = 8;
 
-pub async fn dossie(settings: DossieSettings) -> Result<ExitStatus> {
+pub(crate) async fn dossie(settings: DossieSettings) -> Result<ExitStatus> {
     let DossieSettings { cnpjs, out, source, folders, store } = settings;
     // The analyst's folders are read before anything is fetched: a broken one costs nothing.
     let codes = CodeTables::load(folders.codes.as_deref())?;

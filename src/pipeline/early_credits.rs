@@ -39,7 +39,7 @@ pub(super) struct Pending(mpsc::Receiver<EarlyCredits>);
 impl Pending {
     /// The credits' early work, waited for when it began (nothing when the fetch never staged
     /// every credit task, or the work could not be done: the later stages then do it).
-    pub fn wait(self) -> EarlyCredits {
+    pub(super) fn wait(self) -> EarlyCredits {
         let waited = Instant::now();
         let early = self.0.recv().unwrap_or_default();
         if !early.results.is_empty() {

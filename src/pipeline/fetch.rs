@@ -29,7 +29,7 @@ use crate::extract::{
 use crate::transform::pretype::SegmentTyper;
 
 /// `fiscal-report fetch`: the fetch stage alone.
-pub async fn fetch(cfg: RunConfig, quiet: bool) -> Result<ExitStatus> {
+pub(crate) async fn fetch(cfg: RunConfig, quiet: bool) -> Result<ExitStatus> {
     match fetch_stage(cfg, quiet, None).await? {
         FetchStage::Fetched(mut fetched) => {
             // With a store, `fetch` commits the new snapshot too, with its changes (the default

@@ -61,7 +61,7 @@ pub(super) enum FetchStage {
 impl Fetched {
     /// Ctrl-C or SIGTERM after the fetch: the run stops before `next` (nothing committed,
     /// everything fetched staged) and says how to finish without fetching again.
-    pub fn stop_if_requested(&self, next: &str) -> anyhow::Result<()> {
+    pub(super) fn stop_if_requested(&self, next: &str) -> anyhow::Result<()> {
         if !crate::shutdown::requested() {
             return Ok(());
         }
@@ -77,12 +77,12 @@ impl Fetched {
     }
 
     /// Requests the pool has sent so far, this run.
-    pub fn requests_sent(&self) -> u64 {
+    pub(super) fn requests_sent(&self) -> u64 {
         self.fetcher.accounting().requests.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Records in the manifest the requests sent for `what` since the pool had sent `before`.
-    pub fn note_requests_since(&mut self, what: &str, before: u64) {
+    pub(super) fn note_requests_since(&mut self, what: &str, before: u64) {
         let now = self.requests_sent();
         *self.manifest.requests_after_fetch.entry(what.to_string()).or_default() +=
             now.saturating_sub(before);

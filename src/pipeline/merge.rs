@@ -119,7 +119,7 @@ fn journal_mismatches(manifest: &FetchSummary, staged: &StagedFetch) -> Vec<Stri
 /// `merge OUT SHARD...`, each of them a directory or an object-storage URL: shards in a bucket
 /// are downloaded (checked against their manifests) and merged here; an OUT in a bucket is
 /// written in a local work dir and uploaded, manifest last.
-pub async fn merge(
+pub(crate) async fn merge(
     out: &Path,
     shards: &[PathBuf],
     report: &ReportSettings,

@@ -22,13 +22,13 @@ use crate::monitor::lifecycle::{TrackedAlert, all_new, count_by_state};
 use crate::transform::Frames;
 
 /// A run id that sorts by time: `20261121T233000Z-1a2b3c4d`.
-pub fn new_run_id() -> String {
+pub(super) fn new_run_id() -> String {
     let now = chrono::Utc::now();
     format!("{}-{}", now.format("%Y%m%dT%H%M%SZ"), &super::source::random_key()[..8])
 }
 
 /// Which raw tables `analyze_export_report` writes.
-pub enum RawTables {
+pub(super) enum RawTables {
     /// A fresh run: write them (those begun while the fetch ran are finished).
     Write(Vec<BegunTable>),
     /// `report --from`: they are the input; keep them and their manifest entries.
@@ -36,7 +36,7 @@ pub enum RawTables {
 }
 
 /// Aggregates, Parquet, manifest and report for `frames`, written into `out`.
-pub fn analyze_export_report(
+pub(super) fn analyze_export_report(
     frames: Frames,
     manifest: &mut Manifest,
     out: &Path,
@@ -51,7 +51,7 @@ pub fn analyze_export_report(
 
 /// Parquet, alerts, manifest and report for `frames` and their `analysis`, written into
 /// `out`; returns the alerts the watch rules raised and whether the PDF was printed.
-pub fn export_report(
+pub(super) fn export_report(
     mut frames: Frames,
     analysis: Analysis,
     manifest: &mut Manifest,

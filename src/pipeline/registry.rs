@@ -12,7 +12,7 @@ use crate::exit::{Classified, ExitStatus};
 use crate::simulator::{self, RegistryConfig};
 
 /// What `serve` does with the registry.
-pub enum RegistryJob {
+pub(crate) enum RegistryJob {
     /// Serve it on this address until Ctrl-C or SIGTERM.
     Serve(SocketAddr),
     /// `--write-open-data DIR`.
@@ -25,7 +25,7 @@ pub enum RegistryJob {
 }
 
 /// The registry `cfg` describes, put to `job`.
-pub async fn run_registry(cfg: &RegistryConfig, job: RegistryJob) -> Result<()> {
+pub(crate) async fn run_registry(cfg: &RegistryConfig, job: RegistryJob) -> Result<()> {
     let state = super::source::embedded_state(cfg).await?;
     match job {
         RegistryJob::WriteOpenData(dir) => write_release(&state.dataset, &dir).await,
@@ -133,7 +133,7 @@ fn changing_portfolio(
 }
 
 /// `--mirror DIR`: the release folder served as the publishers serve theirs, until a signal.
-pub async fn serve_mirror(dir: &std::path::Path, faults: &[String], addr: SocketAddr) -> Result<()> {
+pub(crate) async fn serve_mirror(dir: &std::path::Path, faults: &[String], addr: SocketAddr) -> Result<()> {
     use simulator::mirror::{MirrorFaults, SHARE_TOKEN};
     let mirror = simulator::mirror::start(dir, MirrorFaults::named(faults), addr)
         .await

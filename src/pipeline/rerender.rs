@@ -13,7 +13,7 @@ use crate::export::remote::{RemoteOut, is_remote, work_root};
 
 /// `fiscal-report report --from DIR` (or `s3://…`: the run is downloaded, checked against its
 /// manifest, re-rendered in a local copy and uploaded back, manifest last).
-pub async fn report_from(
+pub(crate) async fn report_from(
     from: &Path,
     report: &ReportSettings,
     contract: Option<crate::config::SchemaContract>,

@@ -18,7 +18,7 @@ use crate::exit::ExitStatus;
 use crate::extract::dossier_records::fetch_dossier;
 use crate::transform::staged::frames_from_staging;
 
-pub async fn run(mut settings: RunSettings, quiet: bool) -> Result<ExitStatus> {
+pub(crate) async fn run(mut settings: RunSettings, quiet: bool) -> Result<ExitStatus> {
     // The rules file is checked before anything is fetched, the demo's month before included.
     let mut watch = Watch::load(&settings.report.watch)?;
     // `--download`: the release completed into the --open-data folder, then read as any.

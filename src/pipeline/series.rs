@@ -16,21 +16,21 @@ use crate::transform::Frames;
 use crate::transform::nacional::DIVIDA_ATIVA_NACIONAL;
 
 /// The stacked tables the series' queries read.
-pub const EXPOSURE_BY_SNAPSHOT: &str = "carteira_exposicao_por_retrato";
-pub const STANDING_BY_SNAPSHOT: &str = "situacao_fiscal_estimada_por_retrato";
-pub const CHANGES_BY_SNAPSHOT: &str = "mudancas_por_retrato";
-pub const NATIONAL_BY_SNAPSHOT: &str = "divida_ativa_nacional_por_retrato";
+pub(crate) const EXPOSURE_BY_SNAPSHOT: &str = "carteira_exposicao_por_retrato";
+pub(crate) const STANDING_BY_SNAPSHOT: &str = "situacao_fiscal_estimada_por_retrato";
+pub(crate) const CHANGES_BY_SNAPSHOT: &str = "mudancas_por_retrato";
+pub(crate) const NATIONAL_BY_SNAPSHOT: &str = "divida_ativa_nacional_por_retrato";
 /// The store's table of each snapshot's estimated standings (query 20, committed with it).
 const STANDING_TABLE: &str = "situacao_fiscal_estimada";
 /// The store's table of each snapshot's changes (query 28, committed with it).
 const CHANGES_TABLE: &str = "mudancas";
 /// The timeline over every snapshot (`queries/historico/06_linha_do_tempo.sql`): `store
 /// timeline` prints it, the dossiers show each company's.
-pub const TIMELINE: &str = "linha_do_tempo";
+pub(crate) const TIMELINE: &str = "linha_do_tempo";
 
 /// The series of every snapshot in `snapshots`; None when the queries lack the exposure query
 /// (an analyst's folder without it has no exposure to follow).
-pub async fn portfolio_history(
+pub(crate) async fn portfolio_history(
     reader: &StoreReader,
     snapshots: &BTreeSet<String>,
     queries: &[Query],
@@ -204,7 +204,7 @@ pub(super) fn exposure_history_from(
 }
 
 /// The series `store series --cnpj` prints, and the dossiers' history is read from.
-pub const COMPANY_SERIES: &str = "serie_exposicao_empresa";
+pub(crate) const COMPANY_SERIES: &str = "serie_exposicao_empresa";
 
 /// One snapshot's company tables as the exposure query reads them (the profile and the three
 /// money lists, not the partners); with `only`, those companies' rows alone.

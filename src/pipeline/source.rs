@@ -14,11 +14,11 @@ use crate::exit::{Classified, ExitStatus};
 use crate::simulator::{self, FaultConfig, RegistryConfig};
 
 /// Companies in the demo portfolio of a run on the embedded registry.
-pub const DEMO_PORTFOLIO_SIZE: usize = 200;
+pub(crate) const DEMO_PORTFOLIO_SIZE: usize = 200;
 
 /// A key for the embedded registry of this process only: random so that nothing else on the
 /// machine can use that server by guessing it.
-pub fn random_key() -> String {
+pub(crate) fn random_key() -> String {
     use rand::{Rng, SeedableRng};
     let nanos =
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
@@ -28,7 +28,7 @@ pub fn random_key() -> String {
 
 /// An open source: a client for it and, for the embedded registry, the server (stopped when
 /// this is dropped) and its demo portfolio.
-pub struct Source {
+pub(crate) struct Source {
     pub client: RegistryClient,
     /// The base URL, or `embedded`: what the plan and the manifest record.
     pub base_url: String,
@@ -40,7 +40,7 @@ pub struct Source {
 }
 
 /// The embedded registry's state for `cfg`; an `--as-of` outside its months is bad input.
-pub async fn embedded_state(cfg: &RegistryConfig) -> Result<std::sync::Arc<simulator::ServerState>> {
+pub(crate) async fn embedded_state(cfg: &RegistryConfig) -> Result<std::sync::Arc<simulator::ServerState>> {
     simulator::build_state(cfg)
         .await
         .map_err(|why| Classified::new(ExitStatus::BadInput, format!("--as-of: {why}")).into())
@@ -49,7 +49,7 @@ pub async fn embedded_state(cfg: &RegistryConfig) -> Result<std::sync::Arc<simul
 /// What a fetch reads: its records, the label the plan and the manifest record for them, and
 /// the service behind them, held open for what the run asks after the fetch (none over the
 /// files alone).
-pub struct Opened {
+pub(crate) struct Opened {
     pub records: crate::extract::Records,
     pub label: String,
     pub service: Option<Source>,
@@ -59,7 +59,7 @@ pub struct Opened {
 /// release (`--open-data`) the records its files held for the portfolio, handed over as read:
 /// no request, no page, no JSON. With `--base-url` as well, that service answers what the files
 /// do not carry.
-pub async fn open_records(
+pub(crate) async fn open_records(
     settings: &SourceSettings,
     release: Option<&mut crate::extract::open_data::Release>,
     pool: impl Fn(&Source) -> crate::extract::PageFetcher,
@@ -82,7 +82,7 @@ pub async fn open_records(
     Ok(Opened { records, label, service })
 }
 
-pub async fn open(settings: &SourceSettings) -> Result<Source> {
+pub(crate) async fn open(settings: &SourceSettings) -> Result<Source> {
     if let Some(url) = &settings.base_url {
         let key = settings.api_key.clone().unwrap_or_else(|| ApiKey::new(""));
         let mut cc = ClientConfig::new(url.clone(), key);

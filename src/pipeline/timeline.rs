@@ -15,7 +15,7 @@ use crate::transform::Frames;
 /// The timeline of `cnpj` in the store at `dir`, with the history queries of `queries` (the
 /// folder decided by the settings; `None`: the built-in ones). Exit 5 for a company in no
 /// snapshot; a company in some with no change has an empty timeline.
-pub async fn company_timeline(dir: &Path, cnpj: &Cnpj, queries: Option<&Path>) -> Result<DataFrame> {
+pub(crate) async fn company_timeline(dir: &Path, cnpj: &Cnpj, queries: Option<&Path>) -> Result<DataFrame> {
     let query = only(&crate::analyze::load_history_queries(queries)?, &[TIMELINE]);
     if query.is_empty() {
         return Err(Classified::new(
@@ -44,7 +44,7 @@ pub async fn company_timeline(dir: &Path, cnpj: &Cnpj, queries: Option<&Path>) -
 }
 
 /// Every company's timeline in the store (`query`: the timeline's, alone).
-pub async fn timelines(
+pub(crate) async fn timelines(
     reader: &StoreReader,
     snapshots: &std::collections::BTreeSet<String>,
     query: &[crate::analyze::Query],

@@ -16,7 +16,7 @@ use crate::monitor::rules::Rules;
 /// The watch rules and where their alerts go: read and checked before anything is fetched,
 /// so a broken rules file costs nothing.
 #[derive(Debug, Default)]
-pub struct Watch {
+pub(super) struct Watch {
     pub(super) rules: Option<(String, Rules)>,
     webhook: Option<Webhook>,
     /// `--fail-on-alert[=SEVERIDADE]`: the least severity of a new alert that makes the run
@@ -25,7 +25,7 @@ pub struct Watch {
 }
 
 impl Watch {
-    pub fn load(args: &WatchSettings) -> Result<Self> {
+    pub(super) fn load(args: &WatchSettings) -> Result<Self> {
         let rules = match &args.rules {
             Some(path) => Some((path.display().to_string(), Rules::load(path)?)),
             None => None,
@@ -39,14 +39,14 @@ impl Watch {
     }
 
     /// The demo's: the example rules, built in, no webhook (`pipeline::demo`).
-    pub fn example() -> Result<Self> {
+    pub(super) fn example() -> Result<Self> {
         let path = Path::new("regras/exemplo.toml");
         let rules = Rules::parse(super::demo::EXAMPLE_RULES, path)?;
         Ok(Self { rules: Some((path.display().to_string(), rules)), ..Self::default() })
     }
 
     /// The checked rules, when `--rules` was given.
-    pub fn rules(&self) -> Option<&Rules> {
+    pub(super) fn rules(&self) -> Option<&Rules> {
         self.rules.as_ref().map(|(_, r)| r)
     }
 
@@ -55,7 +55,7 @@ impl Watch {
     /// status: `done` unless `--fail-on-alert` and new alerts (or updates their rules re-send) of
     /// at least its severity; a PDF that could not be printed is
     /// said last, once everything else is done.
-    pub async fn conclude(&self, outputs: Outputs, done: ExitStatus) -> Result<ExitStatus> {
+    pub(super) async fn conclude(&self, outputs: Outputs, done: ExitStatus) -> Result<ExitStatus> {
         let Outputs { alerts, pdf, .. } = outputs;
         let status = self.conclude_alerts(&alerts, done).await?;
         match pdf {
@@ -112,7 +112,7 @@ impl Watch {
 /// report.pdf could not be printed (when `--pdf` was asked and the browser was missing or
 /// failed), and the report's digest for the e-mail.
 #[derive(Debug, Default)]
-pub struct Outputs {
+pub(super) struct Outputs {
     pub alerts: Vec<TrackedAlert>,
     pub pdf: Option<crate::report::pdf::PdfError>,
     /// What a message about the report repeats of it (the e-mail), once the report is rendered.

@@ -50,7 +50,7 @@ fn round1(v: f64) -> f64 {
 }
 
 /// A line chart of several series over the same months; y from 0 to a rounded maximum.
-pub fn line_chart(months: &[String], series: &[(String, Vec<Option<Decimal>>)]) -> LineChart {
+pub(crate) fn line_chart(months: &[String], series: &[(String, Vec<Option<Decimal>>)]) -> LineChart {
     let max = series
         .iter()
         .flat_map(|(_, v)| v.iter().flatten())
@@ -109,7 +109,7 @@ fn nice_step(v: f64) -> f64 {
 }
 
 /// Bar length as a percentage of the largest absolute value.
-pub fn bar_percent(v: Option<Decimal>, max: Decimal) -> f64 {
+pub(crate) fn bar_percent(v: Option<Decimal>, max: Decimal) -> f64 {
     match (v, max.is_zero()) {
         (Some(v), false) => round1((v.abs() / max * Decimal::from(100)).to_f64().unwrap_or(0.0)),
         _ => 0.0,
@@ -117,7 +117,7 @@ pub fn bar_percent(v: Option<Decimal>, max: Decimal) -> f64 {
 }
 
 /// The 27 states on a tile grid shaped roughly like the map of Brazil: (uf, column, row).
-pub const TILE_GRID: [(&str, u8, u8); 27] = [
+pub(crate) const TILE_GRID: [(&str, u8, u8); 27] = [
     ("RR", 2, 0),
     ("AP", 4, 0),
     ("AM", 1, 1),
@@ -148,7 +148,7 @@ pub const TILE_GRID: [(&str, u8, u8); 27] = [
 ];
 
 /// One of five heat classes (0 lightest) for `v` within `0..=max`.
-pub fn heat(v: Option<Decimal>, max: Decimal) -> u8 {
+pub(crate) fn heat(v: Option<Decimal>, max: Decimal) -> u8 {
     let p = bar_percent(v, max);
     match p {
         p if p >= 80.0 => 4,

@@ -23,13 +23,13 @@ use crate::transform::parse::{cnae_section, parse_brl_amount, parse_registry_dat
 
 /// A value with the name its code stands for (`2062` — Sociedade Empresária Limitada).
 #[derive(Debug, Clone, Serialize)]
-pub struct Coded {
+pub(crate) struct Coded {
     pub code: Option<String>,
     pub name: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Establishment {
+pub(crate) struct Establishment {
     pub cnpj: String,
     pub kind: Coded,
     pub nome_fantasia: Option<String>,
@@ -40,7 +40,7 @@ pub struct Establishment {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Partner {
+pub(crate) struct Partner {
     pub nome: Option<String>,
     pub documento: Option<String>,
     /// A partner that is itself a company (a CNPJ): its group is linked to this one.
@@ -50,7 +50,7 @@ pub struct Partner {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct WorkLink {
+pub(crate) struct WorkLink {
     pub responsavel: Option<String>,
     pub qualificacao: Option<String>,
     pub inicio: Option<String>,
@@ -58,7 +58,7 @@ pub struct WorkLink {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct WorkArea {
+pub(crate) struct WorkArea {
     pub tipo: Option<String>,
     pub categoria: Option<String>,
     pub destinacao: Option<String>,
@@ -66,7 +66,7 @@ pub struct WorkArea {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Work {
+pub(crate) struct Work {
     pub cno: Option<String>,
     pub nome: Option<String>,
     pub situacao: Option<String>,
@@ -81,7 +81,7 @@ pub struct Work {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Debt {
+pub(crate) struct Debt {
     pub numero: Option<String>,
     /// The company's role in the inscription, in the reader's words (`principal`,
     /// `corresponsável`, `solidária`); the role as published when it is none of these.
@@ -97,7 +97,7 @@ pub struct Debt {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct DebtCategory {
+pub(crate) struct DebtCategory {
     pub categoria: String,
     pub rows: Vec<Debt>,
     pub total: String,
@@ -105,7 +105,7 @@ pub struct DebtCategory {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Plan {
+pub(crate) struct Plan {
     pub adesao: Option<String>,
     pub parcelas: Option<i64>,
     pub valor_parcelado: Option<String>,
@@ -113,7 +113,7 @@ pub struct Plan {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Deal {
+pub(crate) struct Deal {
     pub processo: Option<String>,
     pub data: Option<String>,
     pub divida_transacionada: Option<String>,
@@ -122,7 +122,7 @@ pub struct Deal {
 
 /// The estimated tax standing of a company (`situacao_fiscal_estimada`), as the queries judge it.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct Standing {
+pub(crate) struct Standing {
     pub situacao: String,
     pub inscricoes_ativas: i64,
     pub inscricoes_em_cobranca: i64,
@@ -133,7 +133,7 @@ pub struct Standing {
 /// What the queries and the store add to the records: each company's standing and, when a
 /// store was read, its exposure history.
 #[derive(Debug, Clone, Default)]
-pub struct Judged {
+pub(crate) struct Judged {
     pub standings: std::collections::BTreeMap<String, Standing>,
     pub history: Option<ExposureHistory>,
     /// With a store: each company's changes over its snapshots (`timeline_of`).
@@ -143,11 +143,11 @@ pub struct Judged {
 }
 
 /// Each company's changes over a store's snapshots, oldest first, by CNPJ (digits).
-pub type Timeline = std::collections::BTreeMap<String, Vec<TimelineEvent>>;
+pub(crate) type Timeline = std::collections::BTreeMap<String, Vec<TimelineEvent>>;
 
 /// One change of a company's timeline, as the dossier shows it.
 #[derive(Debug, Clone, Serialize)]
-pub struct TimelineEvent {
+pub(crate) struct TimelineEvent {
     /// The event's date when the files give one, else the first day of its snapshot's month.
     pub data: String,
     pub fato_datado: bool,
@@ -160,7 +160,7 @@ pub struct TimelineEvent {
 /// The timeline of every company from the series' `linha_do_tempo`
 /// (`queries/historico/06_linha_do_tempo.sql`), amounts in the reader's format and codes with
 /// their names (`codes`); `None` without it.
-pub fn timeline_of(
+pub(crate) fn timeline_of(
     series: Option<&crate::analyze::Aggregates>,
     codes: &CodeTables,
     locale: Locale,
@@ -202,7 +202,7 @@ fn format_day(d: chrono::NaiveDate, locale: Locale) -> String {
 }
 
 /// Each company's standing from the aggregate `situacao_fiscal_estimada`, by CNPJ (digits).
-pub fn standings(aggs: &crate::analyze::Aggregates) -> std::collections::BTreeMap<String, Standing> {
+pub(crate) fn standings(aggs: &crate::analyze::Aggregates) -> std::collections::BTreeMap<String, Standing> {
     use crate::analyze::cells::{int, text};
     let Some(df) = aggs.get("situacao_fiscal_estimada") else { return Default::default() };
     (0..df.height())
@@ -222,7 +222,7 @@ pub fn standings(aggs: &crate::analyze::Aggregates) -> std::collections::BTreeMa
 
 /// `standings`, each with the snapshot since which the company has held it when the store's
 /// series (`situacao_fiscal_desde`) say so for the same standing.
-pub fn standings_since(
+pub(crate) fn standings_since(
     aggs: &crate::analyze::Aggregates,
     history: Option<&crate::analyze::Aggregates>,
 ) -> std::collections::BTreeMap<String, Standing> {
@@ -243,17 +243,17 @@ pub fn standings_since(
 }
 
 /// Each company's exposure at each store snapshot (`AAAAMM`), oldest first, by CNPJ (digits).
-pub type ExposureHistory = std::collections::BTreeMap<String, Vec<(String, Decimal)>>;
+pub(crate) type ExposureHistory = std::collections::BTreeMap<String, Vec<(String, Decimal)>>;
 
 /// One snapshot's exposure, for the Markdown table under the chart.
 #[derive(Debug, Clone, Serialize)]
-pub struct HistoryPoint {
+pub(crate) struct HistoryPoint {
     pub snapshot: String,
     pub exposicao: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct DossierView {
+pub(crate) struct DossierView {
     pub t: super::strings::Strings,
     pub lang: &'static str,
     pub demo: bool,
@@ -391,7 +391,7 @@ fn periods(r: &DossierRecords) -> Periodos {
 /// What every dossier of one rendering shares: code names, words, language, where the data
 /// came from.
 #[derive(Clone, Copy)]
-pub struct Context<'a> {
+pub(crate) struct Context<'a> {
     pub codes: &'a CodeTables,
     pub strings: &'a super::strings::Strings,
     pub locale: Locale,
@@ -401,7 +401,7 @@ pub struct Context<'a> {
 }
 
 /// The view of one company's dossier.
-pub fn dossier_view(
+pub(crate) fn dossier_view(
     r: &DossierRecords,
     ctx: &Context<'_>,
     standing: Option<&Standing>,
@@ -567,7 +567,7 @@ pub fn dossier_view(
 
 /// Renders the dossiers of `records` into `out/dossies/<cnpj>.html` and `.md`; returns their
 /// manifest entries. Templates are compiled before anything is written.
-pub fn render_dossiers(
+pub(crate) fn render_dossiers(
     records: &[DossierRecords],
     judged: &Judged,
     codes: &CodeTables,

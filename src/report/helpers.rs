@@ -115,7 +115,7 @@ impl HelperDef for Fmt {
     }
 }
 
-pub fn register(hb: &mut Handlebars<'_>, locale: Locale, escape: fn(&str) -> String) {
+pub(crate) fn register(hb: &mut Handlebars<'_>, locale: Locale, escape: fn(&str) -> String) {
     let all = [
         ("money", Kind::Money),
         ("money_compact", Kind::MoneyCompact),
@@ -136,7 +136,7 @@ pub fn register(hb: &mut Handlebars<'_>, locale: Locale, escape: fn(&str) -> Str
 
 /// Escapes text for a GitHub-flavoured Markdown table cell: no value can open a tag, start a
 /// link or emphasis, or split the cell.
-pub fn markdown_escape(s: &str) -> String {
+pub(crate) fn markdown_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

@@ -8,7 +8,7 @@
 
 pub use crate::analyze::cells;
 pub(crate) mod charts;
-pub mod digest;
+pub(crate) mod digest;
 pub(crate) mod dossier_page;
 pub mod format;
 pub(crate) mod helpers;

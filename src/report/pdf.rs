@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use crate::export::manifest::FileEntry;
 
-pub const PDF_FILE: &str = "report.pdf";
+pub(crate) const PDF_FILE: &str = "report.pdf";
 /// The programs looked for on PATH, in this order.
 const BROWSERS: [&str; 5] =
     ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome"];
@@ -21,7 +21,7 @@ const BROWSERS: [&str; 5] =
 const PRINT_TIMEOUT: Duration = Duration::from_secs(180);
 
 #[derive(Debug, thiserror::Error)]
-pub enum PdfError {
+pub(crate) enum PdfError {
     #[error(
         "report.pdf not written: no Chromium or Chrome on PATH (looked for {}); install one (Debian: \
          apt-get install chromium) or point --browser / FISCAL_REPORT_BROWSER at it, or drop --pdf. \
@@ -47,7 +47,7 @@ impl crate::exit::HasExitStatus for PdfError {
 }
 
 /// The browser to print with: `explicit`, else the first of [`BROWSERS`] on PATH.
-pub fn find_browser(explicit: Option<&Path>) -> Result<PathBuf, PdfError> {
+pub(crate) fn find_browser(explicit: Option<&Path>) -> Result<PathBuf, PdfError> {
     if let Some(p) = explicit {
         return Ok(p.to_path_buf());
     }
@@ -60,7 +60,7 @@ pub fn find_browser(explicit: Option<&Path>) -> Result<PathBuf, PdfError> {
 
 /// Prints `out/report.html` to `out/report.pdf` (a temporary name renamed, so a reader never
 /// sees half a file) and returns its manifest entry.
-pub fn print_pdf(out: &Path, browser: &Path) -> Result<FileEntry, PdfError> {
+pub(crate) fn print_pdf(out: &Path, browser: &Path) -> Result<FileEntry, PdfError> {
     let failed = |reason: String| PdfError::Failed { browser: browser.display().to_string(), reason };
     let html = std::path::absolute(out.join("report.html")).map_err(|e| failed(e.to_string()))?;
     let tmp = out.join(format!(".{PDF_FILE}.tmp-{}", std::process::id()));
@@ -130,7 +130,7 @@ fn run_browser(browser: &Path, html: &Path, pdf: &Path, profile: &Path) -> Resul
 
 /// Without `--pdf`, a report.pdf of an earlier render of this folder would show old figures
 /// beside new ones: it goes (the manifest never lists it then).
-pub fn remove_stale_pdf(out: &Path) {
+pub(crate) fn remove_stale_pdf(out: &Path) {
     let _ = std::fs::remove_file(out.join(PDF_FILE));
 }
 

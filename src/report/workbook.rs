@@ -88,7 +88,7 @@ fn summary_lines(view: &ReportView, t: &Strings) -> Vec<SummaryLine> {
 
 /// The workbook's content: the summary from `view`, the sheets from `aggs` and `quality`
 /// (`data_quality`, written beside the aggregates), in the order of the Parquet files' queries.
-pub fn workbook_content<'a>(
+pub(crate) fn workbook_content<'a>(
     view: &ReportView,
     aggs: &'a Aggregates,
     quality: &'a DataFrame,

@@ -200,7 +200,7 @@ async fn add_new_columns(
 
 /// Columns `like` has and `df` lacks, added to `df` as nulls of `like`'s types: rows of a
 /// snapshot written before a table gained a column, read beside rows written after.
-pub fn conform(df: &mut DataFrame, like: &Schema) -> PolarsResult<()> {
+pub(crate) fn conform(df: &mut DataFrame, like: &Schema) -> PolarsResult<()> {
     let n = df.height();
     for (name, dtype) in like.iter() {
         if df.column(name).is_err() {

@@ -7,7 +7,7 @@ use std::path::Path;
 use super::{StoreError, StoreRoot, TABLES, read_runs, table};
 
 /// The text `store info` prints.
-pub async fn describe(location: &Path) -> Result<String, StoreError> {
+pub(crate) async fn describe(location: &Path) -> Result<String, StoreError> {
     let root = &StoreRoot::new(location)?;
     super::check_layout(root, false).await?;
     let runs = read_runs(root).await?;

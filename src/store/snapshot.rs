@@ -20,7 +20,7 @@ use crate::transform::vocabulary::respell_vocabulary;
 
 /// What the run was asked and did, beside its frames.
 #[derive(Debug, Clone)]
-pub struct SnapshotPlan {
+pub(crate) struct SnapshotPlan {
     pub snapshot: AnoMes,
     pub months: Vec<AnoMes>,
     pub ufs: Vec<String>,
@@ -39,15 +39,15 @@ const LIST_TABLES: [Table; 4] =
     [Table::DividasPgfn, Table::ParcelamentosRfb, Table::TransacoesRfb, Table::Socios];
 /// Tables the analysis derives from the snapshot (and the previous one): query results of the
 /// same name, committed with the snapshot.
-pub const DERIVED_TABLES: [&str; 3] = ["mudancas", "situacao_fiscal_estimada", SANCTIONS_TABLE];
+pub(crate) const DERIVED_TABLES: [&str; 3] = ["mudancas", "situacao_fiscal_estimada", SANCTIONS_TABLE];
 /// The portfolio's records on the public lists (`queries/27_sancoes.sql`): kept per snapshot
 /// so the next one's changes say who entered and left each list.
-pub const SANCTIONS_TABLE: &str = "sancoes";
+pub(crate) const SANCTIONS_TABLE: &str = "sancoes";
 /// The watch rules' alerts of each snapshot, committed with it (made by the monitor stage).
-pub const ALERTS_TABLE: &str = "alertas";
+pub(crate) const ALERTS_TABLE: &str = "alertas";
 
 /// The company tables of a snapshot: carried, compared with the previous snapshot's.
-pub const COMPANY_TABLES: [Table; 5] =
+pub(crate) const COMPANY_TABLES: [Table; 5] =
     [Table::Empresas, Table::DividasPgfn, Table::ParcelamentosRfb, Table::TransacoesRfb, Table::Socios];
 
 /// Adds rows carried from the store to `table`'s fresh frame (in its column order), with their
@@ -66,7 +66,7 @@ fn carry(fresh: &mut Frames, table: Table, mut carried: DataFrame) -> Result<(),
 
 /// A new snapshot assembled and not yet committed: its frames (what the run reports) and the
 /// previous snapshot's, for the changes between them.
-pub struct Assembled {
+pub(crate) struct Assembled {
     pub frames: Frames,
     pub previous: Option<PreviousSnapshot>,
     fresh_credits: DataFrame,
@@ -87,7 +87,7 @@ pub struct PreviousSnapshot {
 /// What the store gives a new snapshot that is known before the fetch: the last snapshot's
 /// lists (whose unchanged companies are carried), the credit months not fetched again, and the
 /// previous snapshot's company tables. Read while the fetch waits on the network.
-pub struct StoreReads {
+pub(crate) struct StoreReads {
     last_lists: BTreeMap<&'static str, DataFrame>,
     kept_credits: Option<DataFrame>,
     previous: Option<PreviousSnapshot>,
@@ -96,7 +96,7 @@ pub struct StoreReads {
 /// The store's reads under way. Dropped unused (an error before the snapshot, a release already
 /// stored) they are waited for: cut at the runtime's shutdown mid-read, delta's executor thread
 /// panics, and a refused run would end on "internal error".
-pub struct PendingReads(Option<tokio::task::JoinHandle<Result<StoreReads, StoreError>>>);
+pub(crate) struct PendingReads(Option<tokio::task::JoinHandle<Result<StoreReads, StoreError>>>);
 
 impl Drop for PendingReads {
     fn drop(&mut self) {
@@ -112,7 +112,7 @@ impl Drop for PendingReads {
 
 impl PendingReads {
     /// The reads, to await where the snapshot is assembled.
-    pub fn into_handle(mut self) -> Option<tokio::task::JoinHandle<Result<StoreReads, StoreError>>> {
+    pub(crate) fn into_handle(mut self) -> Option<tokio::task::JoinHandle<Result<StoreReads, StoreError>>> {
         self.0.take()
     }
 }
@@ -120,7 +120,7 @@ impl PendingReads {
 /// Starts reading what `assemble_snapshot` needs from the store for a run at `snapshot` over
 /// `months` that fetches the credits of `credit_months`; `carry_lists` is false under `--full`,
 /// when no company's lists are carried.
-pub fn read_ahead(
+pub(crate) fn read_ahead(
     store: &Store,
     snapshot: AnoMes,
     months: &[AnoMes],
@@ -176,7 +176,7 @@ impl<'a> ReadOnce<'a> {
 /// The snapshot before `current` among `snapshots`, as `reader` holds it: what the changes and
 /// the alerts of `current` were judged against (`None` for a store's first snapshot). For a
 /// re-render of a run; a run reads it with the rest of `read_ahead`.
-pub async fn previous_snapshot(
+pub(crate) async fn previous_snapshot(
     reader: &StoreReader,
     current: &str,
     snapshots: &BTreeSet<String>,
@@ -220,7 +220,7 @@ async fn previous_of(
 /// Builds the new snapshot from `fresh` (typed from this run's staging) and what was read from
 /// the store: the lists of unchanged companies and the credit months not fetched again are
 /// carried in.
-pub fn assemble_snapshot(
+pub(crate) fn assemble_snapshot(
     reads: StoreReads,
     mut fresh: Frames,
     entries: &[&TaskEntry],
@@ -261,7 +261,7 @@ pub fn assemble_snapshot(
 /// Commits `assembled` and the tables derived from it (`derived`: the changes and the estimated
 /// standing, partitioned by `snapshot` like the company tables) as one store version,
 /// and returns the snapshot's frames and the new version.
-pub async fn commit_snapshot(
+pub(crate) async fn commit_snapshot(
     store: &mut Store,
     assembled: Assembled,
     derived: &BTreeMap<&'static str, DataFrame>,

@@ -5,7 +5,7 @@
 //! It owns naming and flattening only: how rows are stored durably is `extract::staging`'s, how
 //! their text becomes typed columns is `transform`'s.
 
-pub mod record;
+pub(crate) mod record;
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;

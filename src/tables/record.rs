@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde::ser::{self, Impossible, SerializeStruct};
 
 #[derive(Debug)]
-pub struct NotScalar;
+pub(crate) struct NotScalar;
 
 impl std::fmt::Display for NotScalar {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -201,7 +201,7 @@ impl<'a> ser::Serializer for Record<'a> {
 }
 
 /// Calls `each(field, text)` for every field of the struct `rec`, in declaration order.
-pub fn for_each_field<T: Serialize>(rec: &T, each: &mut dyn FnMut(&'static str, Option<String>)) {
+pub(crate) fn for_each_field<T: Serialize>(rec: &T, each: &mut dyn FnMut(&'static str, Option<String>)) {
     let _ = rec.serialize(Record(each));
 }
 

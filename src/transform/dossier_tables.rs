@@ -53,10 +53,10 @@ impl Staged {
 }
 
 /// The dossiers' typed tables by name, in `DOSSIER_TABLES` order.
-pub type DossierTables = Vec<(&'static str, DataFrame)>;
+pub(crate) type DossierTables = Vec<(&'static str, DataFrame)>;
 
 /// The typed tables of `records` and what did not parse.
-pub fn dossier_frames(
+pub(crate) fn dossier_frames(
     records: &[DossierRecords],
 ) -> Result<(DossierTables, Vec<QualityCount>), TransformError> {
     let mut staged: BTreeMap<&'static str, Staged> = BTreeMap::new();
@@ -91,7 +91,7 @@ pub fn dossier_frames(
 /// The dossier companies' profiles and debts as the run's own `empresas` and `dividas_pgfn`
 /// frames (same staging rows, same typing), so the queries that judge a company's standing
 /// run on a dossier exactly as on a monthly run.
-pub fn standing_frames(records: &[DossierRecords]) -> Result<super::Frames, TransformError> {
+pub(crate) fn standing_frames(records: &[DossierRecords]) -> Result<super::Frames, TransformError> {
     use crate::tables::{Table, flat_row, profile_row};
     let profiles: Vec<_> = records.iter().map(|r| profile_row(&r.profile, r.cnpj.as_str())).collect();
     let debts: Vec<_> = records

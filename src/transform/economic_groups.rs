@@ -18,20 +18,20 @@ use super::{Frames, TransformError};
 use crate::api::Cnpj;
 
 /// The table name the queries read.
-pub const GRUPOS_ECONOMICOS: &str = "grupos_economicos";
+pub(crate) const GRUPOS_ECONOMICOS: &str = "grupos_economicos";
 
 /// The exposure of the partner companies `--expand-groups` fetched: the portfolio-exposure
 /// query's result over their records (empty without the expansion).
-pub const SOCIAS_EXPOSICAO: &str = "socias_exposicao";
+pub(crate) const SOCIAS_EXPOSICAO: &str = "socias_exposicao";
 
 /// The inscriptions (`categoria`, `numero_inscricao`) the portfolio owes, handed to the
 /// portfolio-exposure query when it runs over the partner companies fetched for the groups, so
 /// that an inscription a portfolio company already counts is not counted again for a partner.
 /// Over the portfolio itself the queries read it empty.
-pub const INSCRICOES_DA_CARTEIRA: &str = "inscricoes_da_carteira";
+pub(crate) const INSCRICOES_DA_CARTEIRA: &str = "inscricoes_da_carteira";
 
 /// `INSCRICOES_DA_CARTEIRA` of `frames`: each numbered inscription of its debts once.
-pub fn portfolio_inscriptions(frames: &Frames) -> PolarsResult<DataFrame> {
+pub(crate) fn portfolio_inscriptions(frames: &Frames) -> PolarsResult<DataFrame> {
     let Some(scan) = frames.scan(crate::tables::Table::DividasPgfn.name()) else {
         return Ok(no_inscriptions());
     };
@@ -43,7 +43,7 @@ pub fn portfolio_inscriptions(frames: &Frames) -> PolarsResult<DataFrame> {
 }
 
 /// An `INSCRICOES_DA_CARTEIRA` with no row.
-pub fn no_inscriptions() -> DataFrame {
+pub(crate) fn no_inscriptions() -> DataFrame {
     let text = |name: &str| Column::new_empty(name.into(), &DataType::String);
     DataFrame::new(0, vec![text("categoria"), text("numero_inscricao")]).unwrap_or_default()
 }
@@ -51,7 +51,7 @@ pub fn no_inscriptions() -> DataFrame {
 /// Adds `grupos_economicos` to `frames` (from its own rows and, when given, the expansion's),
 /// unless it holds one already (a run dir read back by `report --from`) and there is no
 /// expansion to add.
-pub fn attach_groups(frames: &mut Frames, expansion: Option<&Frames>) -> Result<(), TransformError> {
+pub(crate) fn attach_groups(frames: &mut Frames, expansion: Option<&Frames>) -> Result<(), TransformError> {
     if expansion.is_none() && frames.tables.contains_key(GRUPOS_ECONOMICOS) {
         return Ok(());
     }
@@ -198,7 +198,7 @@ fn add_companies(
 
 /// The partner companies `frames` names that are not among its own companies: what
 /// `--expand-groups` fetches next.
-pub fn partner_companies(frames: &Frames, known: &BTreeSet<String>) -> PolarsResult<BTreeSet<Cnpj>> {
+pub(crate) fn partner_companies(frames: &Frames, known: &BTreeSet<String>) -> PolarsResult<BTreeSet<Cnpj>> {
     let mut out = BTreeSet::new();
     let Some(socios) = frames.get(crate::tables::Table::Socios.name()) else { return Ok(out) };
     for doc in texts(socios, "cnpj_cpf_socio")?.iter().flatten() {
@@ -212,7 +212,7 @@ pub fn partner_companies(frames: &Frames, known: &BTreeSet<String>) -> PolarsRes
 }
 
 /// The roots of the companies `frames` holds (its `empresas` rows).
-pub fn company_roots(frames: &Frames) -> PolarsResult<BTreeSet<String>> {
+pub(crate) fn company_roots(frames: &Frames) -> PolarsResult<BTreeSet<String>> {
     let Some(empresas) = frames.get(crate::tables::Table::Empresas.name()) else {
         return Ok(BTreeSet::new());
     };
@@ -228,7 +228,10 @@ pub fn company_roots(frames: &Frames) -> PolarsResult<BTreeSet<String>> {
 /// `expansion`: one row per member of every group of two or more companies (or of one company
 /// the portfolio lists under two or more CNPJs). A group is named after its member that is a
 /// partner of the most other members (its holding, usually); ties go to the smaller root.
-pub fn economic_groups(frames: &Frames, expansion: Option<&Frames>) -> Result<DataFrame, TransformError> {
+pub(crate) fn economic_groups(
+    frames: &Frames,
+    expansion: Option<&Frames>,
+) -> Result<DataFrame, TransformError> {
     let err = |source| TransformError::Frame { table: GRUPOS_ECONOMICOS, source };
     let mut members = BTreeMap::new();
     let mut roots = Roots::default();

@@ -16,14 +16,14 @@ use crate::api::listas::Lista;
 use crate::extract::open_data::lists::{ListRecord, Lists};
 
 /// The table name the queries read.
-pub const LISTAS: &str = "listas";
+pub(crate) const LISTAS: &str = "listas";
 
 /// IBAMA's areas: hectares to the ten-thousandth, as published.
 const AREA_SCALE: u32 = 4;
 
 /// Adds `listas` to `frames`: the records of `lists` with their quality counts, or, without
 /// lists, an empty table unless the frames hold one already (a run dir read back).
-pub fn attach_lists(frames: &mut Frames, lists: Option<&Lists>) -> Result<(), TransformError> {
+pub(crate) fn attach_lists(frames: &mut Frames, lists: Option<&Lists>) -> Result<(), TransformError> {
     let err = |source: PolarsError| TransformError::Frame { table: LISTAS, source };
     match lists {
         Some(lists) => {
@@ -51,7 +51,7 @@ pub fn attach_lists(frames: &mut Frames, lists: Option<&Lists>) -> Result<(), Tr
 /// The `listas` frame of `records`, in their order, and what of them could not be read or
 /// held: a date or amount in no form the sources use, an amount with more decimals than its
 /// column keeps.
-pub fn listas_frame(records: &[ListRecord]) -> PolarsResult<(DataFrame, Vec<QualityCount>)> {
+pub(crate) fn listas_frame(records: &[ListRecord]) -> PolarsResult<(DataFrame, Vec<QualityCount>)> {
     let mut unreadable = Vec::new();
     let typed: Vec<Typed> = records.iter().map(|r| Typed::of(r, &mut unreadable)).collect();
     let text = |name: &str, f: &dyn Fn(&ListRecord) -> Option<String>| {

@@ -13,11 +13,14 @@ use super::{Frames, TransformError};
 use crate::extract::open_data::national::National;
 
 /// The table's name in the output and to the queries.
-pub const DIVIDA_ATIVA_NACIONAL: &str = "divida_ativa_nacional";
+pub(crate) const DIVIDA_ATIVA_NACIONAL: &str = "divida_ativa_nacional";
 
 /// Adds `divida_ativa_nacional` to `frames` from `national`, or, without it, an empty table
 /// unless the frames hold one already (a run dir read back).
-pub fn attach_national(frames: &mut Frames, national: Option<&National>) -> Result<(), TransformError> {
+pub(crate) fn attach_national(
+    frames: &mut Frames,
+    national: Option<&National>,
+) -> Result<(), TransformError> {
     let err = |source: PolarsError| TransformError::Frame { table: DIVIDA_ATIVA_NACIONAL, source };
     if national.is_none() && frames.contains(DIVIDA_ATIVA_NACIONAL) {
         return Ok(());
@@ -28,7 +31,7 @@ pub fn attach_national(frames: &mut Frames, national: Option<&National>) -> Resu
 }
 
 /// The frame of `national`'s cells, in their order (no row for an empty one, in the same columns).
-pub fn national_frame(national: &National) -> PolarsResult<DataFrame> {
+pub(crate) fn national_frame(national: &National) -> PolarsResult<DataFrame> {
     let cells: Vec<_> = national.cells.iter().collect();
     let text = |name: &str, f: &dyn Fn(&crate::extract::open_data::national::NationalKey) -> String| {
         Column::new(name.into(), cells.iter().map(|(k, _)| f(k)).collect::<Vec<String>>())

@@ -28,7 +28,7 @@ const TYPED_LAYOUT: u32 = 1;
 
 /// One segment typed: its frame, what did not parse, and for `empresas` its profiles'
 /// summaries (`resumos`, read from the text).
-pub struct TypedSegment {
+pub(crate) struct TypedSegment {
     pub typed: DataFrame,
     pub quality: Vec<QualityCount>,
     pub resumos: Option<DataFrame>,
@@ -38,7 +38,7 @@ pub struct TypedSegment {
 }
 
 /// A typed segment's file, as its sidecar describes it (`TypedSegment::whole_file`).
-pub struct TypedFile {
+pub(crate) struct TypedFile {
     pub path: PathBuf,
     pub rows: usize,
     pub quality: Vec<QualityCount>,
@@ -66,7 +66,7 @@ impl Sidecar {
 
 impl TypedSegment {
     /// Types one segment's staged text frame.
-    pub fn of(table: Table, text: DataFrame) -> Result<Self, TransformError> {
+    pub(crate) fn of(table: Table, text: DataFrame) -> Result<Self, TransformError> {
         let (typed, mut quality) = type_table(table, &text)?;
         let resumos = if table == Table::Empresas {
             let (df, q) = super::resumos::resumos_frame(&text)?;
@@ -138,7 +138,7 @@ impl TypedSegment {
 
     /// The typed files of `segment`, when they are whole and of this binary's typing; the
     /// summaries only `with_resumos` (they may be read where used instead).
-    pub fn load(segment: &Path, with_resumos: bool) -> Option<Self> {
+    pub(crate) fn load(segment: &Path, with_resumos: bool) -> Option<Self> {
         let (typed, resumos, sidecar) = Self::paths(segment);
         let note = Sidecar::of_this_typing(&sidecar)?;
         let read = |p: &Path| ParquetReader::new(std::fs::File::open(p).ok()?).finish().ok();
@@ -162,7 +162,7 @@ pub(super) fn write_frame(path: &Path, df: &mut DataFrame) -> std::io::Result<()
 }
 
 /// The typing thread and the way segments reach it.
-pub struct SegmentTyper {
+pub(crate) struct SegmentTyper {
     tx: mpsc::Sender<Job>,
     worker: JoinHandle<()>,
 }
@@ -177,7 +177,9 @@ enum Job {
 impl SegmentTyper {
     /// Starts the thread; it counts the records it types in `acct.typed` (for the progress
     /// display).
-    pub fn start(acct: std::sync::Arc<crate::extract::accounting::Accounting>) -> std::io::Result<Self> {
+    pub(crate) fn start(
+        acct: std::sync::Arc<crate::extract::accounting::Accounting>,
+    ) -> std::io::Result<Self> {
         let (tx, rx) = mpsc::channel::<Job>();
         let worker = std::thread::Builder::new().name("typing".into()).spawn(move || {
             for job in rx {
@@ -191,14 +193,14 @@ impl SegmentTyper {
     }
 
     /// What the fetch calls with each committed segment.
-    pub fn sink(&self) -> SegmentSink {
+    pub(crate) fn sink(&self) -> SegmentSink {
         let tx = self.tx.clone();
         Box::new(move |segment| drop(tx.send(Job::Segment(segment))))
     }
 
     /// `f`, to be called with what it is given once the segments sent before it are typed
     /// (on the typing thread: `f` should only hand its work on).
-    pub fn after_typed<T: Send + 'static>(
+    pub(crate) fn after_typed<T: Send + 'static>(
         &self,
         f: impl FnOnce(T) + Send + 'static,
     ) -> Box<dyn FnOnce(T) + Send> {
@@ -207,7 +209,7 @@ impl SegmentTyper {
     }
 
     /// Waits for the segments sent so far to be typed.
-    pub fn finish(self) {
+    pub(crate) fn finish(self) {
         let Self { tx, worker } = self;
         drop(tx);
         let _ = worker.join();

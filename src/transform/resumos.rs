@@ -29,7 +29,7 @@ struct Staged {
 /// The list a summary is of, and its categoria: read from its link (`/v1/cnpjs/{cnpj}/
 /// dividas-pgfn?categoria=fgts`), which the spec gives a meaning to, and from its key (the
 /// spec leaves keys free) only when the link names no list.
-pub fn summarised_list(key: &str, href: Option<&str>) -> Option<(Table, Option<Categoria>)> {
+pub(crate) fn summarised_list(key: &str, href: Option<&str>) -> Option<(Table, Option<Categoria>)> {
     let from_link = href.and_then(|h| {
         let url = url::Url::parse("http://registry.invalid/").ok()?.join(h).ok()?;
         let last = url.path_segments()?.rfind(|s| !s.is_empty())?.to_string();
@@ -54,7 +54,7 @@ fn list_named(name: &str, categoria: Option<Categoria>) -> Option<(Table, Option
 
 /// The typed `resumos` frame from the staged `empresas` frame (its `resumos` column holds each
 /// profile's map as JSON text). A map that is not JSON is counted in data quality.
-pub fn resumos_frame(empresas: &DataFrame) -> Result<(DataFrame, Vec<QualityCount>), TransformError> {
+pub(crate) fn resumos_frame(empresas: &DataFrame) -> Result<(DataFrame, Vec<QualityCount>), TransformError> {
     let ferr = |source| TransformError::Frame { table: RESUMOS, source };
     let text = |name: &str| empresas.column(name).and_then(|c| c.str().cloned()).map_err(ferr);
     let (cnpjs, maps) = (text("cnpj_consultado")?, text("resumos")?);

@@ -7,7 +7,7 @@ use crate::tables::Table;
 
 /// How a column is derived from its staged text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// Text as sent (trimmed; blank becomes null).
     Text,
     /// Codes compared across tables: trimmed and upper-cased.
@@ -43,18 +43,18 @@ pub enum Kind {
 
 impl Kind {
     /// Kinds whose failures keep the text in a `<column>_raw` column and count as data quality.
-    pub fn keeps_raw(self) -> bool {
+    pub(crate) fn keeps_raw(self) -> bool {
         matches!(self, Self::Money | Self::Date | Self::Int | Self::Uf)
     }
 
     /// Kinds that keep the published text in `<column>_original` beside the value they group.
-    pub fn keeps_original(self) -> bool {
+    pub(crate) fn keeps_original(self) -> bool {
         self == Self::Vocab
     }
 }
 
 #[derive(Debug, Clone, Copy)]
-pub struct ColumnSpec {
+pub(crate) struct ColumnSpec {
     pub name: &'static str,
     pub source: &'static str,
     pub kind: Kind,
@@ -228,7 +228,7 @@ const TRANSACOES: &[ColumnSpec] = &[
 
 /// `resumos`: the profile's summaries, one row per company and summary (derived from the
 /// staged `empresas` rows, not a list of its own).
-pub const RESUMOS: &[ColumnSpec] = &[
+pub(crate) const RESUMOS: &[ColumnSpec] = &[
     col("cnpj", "cnpj", Text, "CNPJ asked for"),
     col("chave", "chave", Text, "The summary's key as the service sent it"),
     col(
@@ -246,7 +246,7 @@ pub const RESUMOS: &[ColumnSpec] = &[
 
 /// The dossiers' tables (`dossies/<table>.parquet`): the lists of operations 2, 3, 4 and 8 to
 /// 11 for the companies a run or `dossie` wrote a dossier of. Typed like the raw tables.
-pub const ESTABELECIMENTOS: &[ColumnSpec] = &[
+pub(crate) const ESTABELECIMENTOS: &[ColumnSpec] = &[
     col("cnpj_consultado", "cnpj_consultado", Text, "CNPJ whose dossier this row belongs to"),
     col("cnpj", "cnpj_completo", Text, "The establishment's CNPJ (14 digits)"),
     col("cnpj_basico", "cnpj_basico", Code, "First 8 digits: the company (and its economic group's key)"),
@@ -263,7 +263,7 @@ pub const ESTABELECIMENTOS: &[ColumnSpec] = &[
     col("cep", "cep", Text, "Postal code"),
 ];
 
-pub const SOCIOS: &[ColumnSpec] = &[
+pub(crate) const SOCIOS: &[ColumnSpec] = &[
     col("cnpj", "cnpj_consultado", Text, "CNPJ asked for (a portfolio company, or a dossier's)"),
     col("cnpj_basico", "cnpj_basico", Code, "The company's first 8 digits"),
     col("identificador_socio", "identificador_socio", Code, "1 company, 2 person, 3 foreigner"),
@@ -280,7 +280,7 @@ pub const SOCIOS: &[ColumnSpec] = &[
     col("faixa_etaria", "faixa_etaria", Code, "Age band (code)"),
 ];
 
-pub const OBRAS: &[ColumnSpec] = &[
+pub(crate) const OBRAS: &[ColumnSpec] = &[
     col("cnpj_consultado", "cnpj_consultado", Text, "CNPJ whose dossier this row belongs to"),
     col("cno", "cno", Text, "The work's CNO number"),
     col("nome", "nome", Text, "The work's name"),
@@ -297,7 +297,7 @@ pub const OBRAS: &[ColumnSpec] = &[
     col("cno_vinculado", "cno_vinculado", Text, "A work this one is linked to"),
 ];
 
-pub const OBRA_VINCULOS: &[ColumnSpec] = &[
+pub(crate) const OBRA_VINCULOS: &[ColumnSpec] = &[
     col("cno", "cno", Text, "The work's CNO number"),
     col("ni_responsavel", "ni_responsavel", Text, "Linked taxpayer (CNPJ or CPF)"),
     col("qualificacao_contribuinte", "qualificacao_contribuinte", Code, "The taxpayer's role in the work"),
@@ -306,13 +306,13 @@ pub const OBRA_VINCULOS: &[ColumnSpec] = &[
     col("data_registro", "data_registro", Date, "Registration date"),
 ];
 
-pub const OBRA_CNAES: &[ColumnSpec] = &[
+pub(crate) const OBRA_CNAES: &[ColumnSpec] = &[
     col("cno", "cno", Text, "The work's CNO number"),
     col("cnae", "cnae", Code, "A CNAE of the work (7 digits)"),
     col("data_registro", "data_registro", Date, "Registration date"),
 ];
 
-pub const OBRA_AREAS: &[ColumnSpec] = &[
+pub(crate) const OBRA_AREAS: &[ColumnSpec] = &[
     col("cno", "cno", Text, "The work's CNO number"),
     col("tipo_obra", "tipo_obra_raw", Text, "Type of work, as published"),
     col("tipo_area", "tipo_area_raw", Text, "Type of area, as published"),
@@ -328,7 +328,7 @@ pub const OBRA_AREAS: &[ColumnSpec] = &[
 ];
 
 /// The dossiers' tables by name, in the order they are written and documented.
-pub const DOSSIER_TABLES: [(&str, &[ColumnSpec]); 6] = [
+pub(crate) const DOSSIER_TABLES: [(&str, &[ColumnSpec]); 6] = [
     ("estabelecimentos", ESTABELECIMENTOS),
     ("socios", SOCIOS),
     ("obras", OBRAS),
@@ -337,7 +337,7 @@ pub const DOSSIER_TABLES: [(&str, &[ColumnSpec]); 6] = [
     ("obra_areas", OBRA_AREAS),
 ];
 
-pub fn columns(table: Table) -> &'static [ColumnSpec] {
+pub(crate) fn columns(table: Table) -> &'static [ColumnSpec] {
     match table {
         Table::CreditosAtivos => CREDITOS,
         Table::Empresas => EMPRESAS,

@@ -14,7 +14,7 @@ use crate::extract::staging::{StagedFetch, TaskStatus};
 use crate::tables::Table;
 
 /// Typed frames from the staged records of one or more finished fetches (shards of one run).
-pub fn frames_from_staged(fetches: &[StagedFetch]) -> Result<Frames> {
+pub(crate) fn frames_from_staged(fetches: &[StagedFetch]) -> Result<Frames> {
     frames_with_credits(fetches, None)
 }
 
@@ -46,7 +46,7 @@ fn company_status(s: TaskStatus) -> CompanyStatus {
 /// Typed frames from a finished fetch's staging, once `typer` has typed the segments this
 /// fetch committed (those it did not get to are typed here). `credits`: typed while the fetch
 /// ran, once it had staged them all (`build_frames` says when they are taken).
-pub fn frames_from_staging(
+pub(crate) fn frames_from_staging(
     outcome: &FetchOutcome,
     typer: Option<SegmentTyper>,
     credits: Option<HeldCredits>,

@@ -99,7 +99,7 @@ pub(super) fn spelled_column(
 /// Re-derives `table`'s vocabulary columns over all of `df`'s rows from the published text
 /// they keep in `<column>_original`: rows typed in different runs (a snapshot that carries
 /// some rows from the store) then show one spelling per group, as one run typing them all would.
-pub fn respell_vocabulary(table: Table, df: &mut DataFrame) -> PolarsResult<()> {
+pub(crate) fn respell_vocabulary(table: Table, df: &mut DataFrame) -> PolarsResult<()> {
     for spec in columns(table).iter().filter(|c| c.kind == Kind::Vocab) {
         let original = df.column(&format!("{}_original", spec.name))?.str()?.clone();
         df.with_column(vocabulary_column(spec.name.into(), &original))?;
@@ -109,7 +109,7 @@ pub fn respell_vocabulary(table: Table, df: &mut DataFrame) -> PolarsResult<()> 
 
 /// The published texts of each vocabulary column of `typed` (a table typed by `type_table`),
 /// distinct and trimmed: what its spellings were chosen from.
-pub fn published_vocabulary(table: Table, typed: &DataFrame) -> PolarsResult<PublishedVocabulary> {
+pub(crate) fn published_vocabulary(table: Table, typed: &DataFrame) -> PolarsResult<PublishedVocabulary> {
     let mut out = PublishedVocabulary::new();
     for spec in columns(table).iter().filter(|c| c.kind == Kind::Vocab) {
         let distinct = typed.column(&format!("{}_original", spec.name))?.as_materialized_series().unique()?;
@@ -122,14 +122,14 @@ pub fn published_vocabulary(table: Table, typed: &DataFrame) -> PolarsResult<Pub
 }
 
 /// Per vocabulary column, the distinct published texts of a segment.
-pub type PublishedVocabulary = BTreeMap<String, Vec<String>>;
+pub(crate) type PublishedVocabulary = BTreeMap<String, Vec<String>>;
 
 /// Whether segments typed apart, each choosing its spellings from its own `published` texts,
 /// show what typing them together would: for each column, every segment's choice for each of
 /// its texts is the one all the segments' texts give. (Then `respell_vocabulary` would change
 /// nothing, and costs a pass over every row to find that out.) `None` (a segment whose texts
 /// are not known) is not agreement.
-pub fn spellings_agree(table: Table, published: &[Option<PublishedVocabulary>]) -> bool {
+pub(crate) fn spellings_agree(table: Table, published: &[Option<PublishedVocabulary>]) -> bool {
     columns(table).iter().filter(|c| c.kind == Kind::Vocab).all(|spec| {
         let Some(each) = published.iter().map(|p| p.as_ref()?.get(spec.name)).collect::<Option<Vec<_>>>()
         else {

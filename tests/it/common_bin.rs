@@ -7,7 +7,7 @@ use std::process::{Child, Command, Stdio};
 /// The binary under test: cargo's build, or `FISCAL_REPORT_BIN` when set. Two worktrees
 /// sharing one target directory overwrite each other's `target/debug/fiscal-report`; a copy
 /// taken right after the build keeps a test run on its own code.
-pub fn bin() -> Command {
+pub(crate) fn bin() -> Command {
     let path =
         std::env::var_os("FISCAL_REPORT_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_fiscal-report").into());
     let mut c = Command::new(path);
@@ -16,13 +16,13 @@ pub fn bin() -> Command {
 }
 
 /// A `fiscal-report serve` child on a free loopback port; killed on drop.
-pub struct ServeProcess {
+pub(crate) struct ServeProcess {
     pub child: Child,
     pub base_url: String,
 }
 
 impl ServeProcess {
-    pub fn start(key: &str, seed: u64, scale: f64, extra: &[&str]) -> Self {
+    pub(crate) fn start(key: &str, seed: u64, scale: f64, extra: &[&str]) -> Self {
         let mut child = bin()
             .args([
                 "serve",
@@ -55,7 +55,7 @@ impl Drop for ServeProcess {
 
 /// SIGKILLs `child` (a fetch or run writing to `out`) once its first staging commit is
 /// durable: far from done, with something to resume.
-pub fn kill_after_first_staging_commit(mut child: Child, out: &std::path::Path) {
+pub(crate) fn kill_after_first_staging_commit(mut child: Child, out: &std::path::Path) {
     wait_for_first_staging_commit(&mut child, out);
     child.kill().unwrap(); // SIGKILL on Unix
     child.wait().unwrap();
@@ -63,7 +63,7 @@ pub fn kill_after_first_staging_commit(mut child: Child, out: &std::path::Path) 
 
 /// Returns once `child` (a fetch or run writing to `out`) has made its first staging commit
 /// durable, still running.
-pub fn wait_for_first_staging_commit(child: &mut Child, out: &std::path::Path) {
+pub(crate) fn wait_for_first_staging_commit(child: &mut Child, out: &std::path::Path) {
     let journal = out.join(".staging/journal.jsonl");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     while std::fs::read_to_string(&journal).map(|t| t.lines().count()).unwrap_or(0) < 1 {
@@ -75,7 +75,7 @@ pub fn wait_for_first_staging_commit(child: &mut Child, out: &std::path::Path) {
 
 /// SIGKILLs `child`, whose stderr is piped, once a line of it contains `text` (a stage's log
 /// line at `-v`): a kill at a chosen point after the fetch.
-pub fn kill_when_stderr_says(mut child: Child, text: &str) {
+pub(crate) fn kill_when_stderr_says(mut child: Child, text: &str) {
     let stderr = child.stderr.take().expect("stderr piped");
     let mut lines = BufReader::new(stderr).lines();
     assert!(lines.by_ref().map_while(Result::ok).any(|l| l.contains(text)), "the run never said {text:?}");
@@ -85,13 +85,13 @@ pub fn kill_when_stderr_says(mut child: Child, text: &str) {
 
 /// Sends `signal` (`TERM`, `INT`) to `child`, whose stderr is piped, once a line of it contains
 /// `text`; then waits for it and returns its exit code and its whole stderr.
-pub fn signal_when_stderr_says(child: Child, text: &str, signal: &str) -> (Option<i32>, String) {
+pub(crate) fn signal_when_stderr_says(child: Child, text: &str, signal: &str) -> (Option<i32>, String) {
     signal_at_each(child, &[(text, signal)])
 }
 
 /// `signal_when_stderr_says` for each (text, signal) of `steps` in turn: each signal once its
 /// text is read, after the one before.
-pub fn signal_at_each(mut child: Child, steps: &[(&str, &str)]) -> (Option<i32>, String) {
+pub(crate) fn signal_at_each(mut child: Child, steps: &[(&str, &str)]) -> (Option<i32>, String) {
     let stderr = child.stderr.take().expect("stderr piped");
     let mut lines = BufReader::new(stderr).lines().map_while(Result::ok);
     let mut said = Vec::new();
@@ -111,7 +111,7 @@ pub fn signal_at_each(mut child: Child, steps: &[(&str, &str)]) -> (Option<i32>,
 }
 
 /// Every file below `dir`, recursively.
-pub fn files_below(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+pub(crate) fn files_below(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -124,13 +124,13 @@ pub fn files_below(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 }
 
 /// The file each skipped test adds a line to; `.ci/run` counts its lines after the tests.
-pub const SKIP_LOG: &str = concat!(env!("CARGO_TARGET_TMPDIR"), "/skipped-tests.txt");
+pub(crate) const SKIP_LOG: &str = concat!(env!("CARGO_TARGET_TMPDIR"), "/skipped-tests.txt");
 
 /// A test that cannot run here for want of what `missing` names. Under CI, which installs
 /// every tool the tests need (`.ci/run`), that fails the test: a skip would hide a regression.
 /// Elsewhere it says SKIPPED and adds a line to `SKIP_LOG`, as `cargo test` shows nothing of a
 /// passing test's output.
-pub fn skip(missing: &str) {
+pub(crate) fn skip(missing: &str) {
     assert!(std::env::var_os("CI").is_none(), "CI must have it: {missing}");
     eprintln!("SKIPPED: {missing}");
     let thread = std::thread::current();
@@ -146,7 +146,7 @@ pub fn skip(missing: &str) {
 }
 
 /// True when `python3` can import `modules`; else the test skips (`skip`).
-pub fn python_with(modules: &str) -> bool {
+pub(crate) fn python_with(modules: &str) -> bool {
     let ok = Command::new("python3")
         .args(["-c", &format!("import {modules}")])
         .output()
@@ -158,14 +158,14 @@ pub fn python_with(modules: &str) -> bool {
 }
 
 /// A plain HTTP client (no key header), for requests our client would not send.
-pub fn plain_http() -> reqwest::Client {
+pub(crate) fn plain_http() -> reqwest::Client {
     let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::new()
 }
 
 /// Runs `fiscal-report run` on the embedded registry with the portfolio `cnpjs` and `args`
 /// (months, states, scale) into `dir/out`, and returns that directory.
-pub fn demo_run_into(dir: &std::path::Path, cnpjs: &[String], args: &[&str]) -> std::path::PathBuf {
+pub(crate) fn demo_run_into(dir: &std::path::Path, cnpjs: &[String], args: &[&str]) -> std::path::PathBuf {
     std::fs::write(dir.join("carteira.txt"), cnpjs.join("\n")).unwrap();
     let out = bin()
         .args(["--quiet", "run"])
@@ -181,7 +181,7 @@ pub fn demo_run_into(dir: &std::path::Path, cnpjs: &[String], args: &[&str]) -> 
 }
 
 /// A copy of the directory tree `from` at `to`.
-pub fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+pub(crate) fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
     std::fs::create_dir_all(to).unwrap();
     for e in std::fs::read_dir(from).unwrap().flatten() {
         let (src, dst) = (e.path(), to.join(e.file_name()));
@@ -190,11 +190,11 @@ pub fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
 }
 
 /// A small tmpfs mounted at `at` (created), unmounted on drop: a disk that can be filled.
-pub struct SmallDisk(pub std::path::PathBuf);
+pub(crate) struct SmallDisk(pub std::path::PathBuf);
 
 impl SmallDisk {
     /// `None` where mounting is not allowed (it needs root): the caller says SKIPPED.
-    pub fn mount(at: &std::path::Path, size: &str) -> Option<Self> {
+    pub(crate) fn mount(at: &std::path::Path, size: &str) -> Option<Self> {
         std::fs::create_dir_all(at).ok()?;
         let mounted = Command::new("mount")
             .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])

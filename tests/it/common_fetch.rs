@@ -11,7 +11,7 @@ use fiscal_report::tables::Table;
 
 /// Every staged row under `out/.staging`, by table, in a canonical order: each row's non-null
 /// columns and their text.
-pub fn staged_rows(out: &Path) -> BTreeMap<Table, Vec<String>> {
+pub(crate) fn staged_rows(out: &Path) -> BTreeMap<Table, Vec<String>> {
     let mut by_table: BTreeMap<Table, Vec<String>> = BTreeMap::new();
     let dir = out.join(".staging");
     for e in std::fs::read_dir(&dir).unwrap().flatten() {
@@ -79,7 +79,7 @@ fn with(mut texts: Texts, context: &[(&str, &str)]) -> String {
 /// What a complete fetch of `ufs` x `months` and `cnpjs` must stage, from the dataset's records
 /// as the registry sends them plus the context columns the staging adds (the CNPJ asked for, the
 /// categoria).
-pub fn expected_rows(
+pub(crate) fn expected_rows(
     d: &Dataset,
     ufs: &[&str],
     months: &[AnoMes],
@@ -123,7 +123,7 @@ pub fn expected_rows(
 
 /// The minimum requests for that fetch: one per page of every list (one for an empty list)
 /// plus one profile per company; unknown companies cost only their profile request.
-pub fn minimum_requests(d: &Dataset, ufs: &[&str], months: &[AnoMes], cnpjs: &[Cnpj]) -> u64 {
+pub(crate) fn minimum_requests(d: &Dataset, ufs: &[&str], months: &[AnoMes], cnpjs: &[Cnpj]) -> u64 {
     let pages = |n: usize| n.div_ceil(100).max(1) as u64;
     let mut total = 0;
     for m in months {
@@ -145,7 +145,7 @@ pub fn minimum_requests(d: &Dataset, ufs: &[&str], months: &[AnoMes], cnpjs: &[C
     total
 }
 
-pub fn assert_same_records(got: &BTreeMap<Table, Vec<String>>, want: &BTreeMap<Table, Vec<String>>) {
+pub(crate) fn assert_same_records(got: &BTreeMap<Table, Vec<String>>, want: &BTreeMap<Table, Vec<String>>) {
     for t in Table::ALL {
         let (g, w) = (got.get(&t).cloned().unwrap_or_default(), want.get(&t).cloned().unwrap_or_default());
         assert_eq!(

@@ -46,7 +46,7 @@ fn report_figures(dir: &Path) -> String {
 }
 
 /// Every aggregate and every raw table of the runs in `a` and `b` are equal, row for row.
-pub fn assert_same_outputs(a: &Path, b: &Path) {
+pub(crate) fn assert_same_outputs(a: &Path, b: &Path) {
     let mut aggregates = 0;
     for e in std::fs::read_dir(a.join("aggregates")).unwrap().flatten() {
         let (x, y) = (read(&e.path()), read(&b.join("aggregates").join(e.file_name())));

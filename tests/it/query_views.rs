@@ -13,7 +13,7 @@ use crate::common_bin::bin;
 
 /// The plain demo (`run --out DIR`: the month before into a store of its own, then its own
 /// month on that store), run once for the tests here and in `spark`.
-pub fn demo_run() -> &'static Path {
+pub(crate) fn demo_run() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let out = tempfile::tempdir().unwrap().keep().join("out");

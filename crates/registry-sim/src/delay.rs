@@ -46,19 +46,19 @@ impl Ord for Waiter {
 /// Wakes futures at their deadlines, from a thread of its own; the thread ends when the last
 /// handle is dropped.
 #[derive(Clone)]
-pub struct PreciseDelay {
+pub(crate) struct PreciseDelay {
     tx: Sender<(Instant, oneshot::Sender<()>)>,
 }
 
 impl PreciseDelay {
-    pub fn start() -> std::io::Result<Self> {
+    pub(crate) fn start() -> std::io::Result<Self> {
         let (tx, rx) = channel();
         std::thread::Builder::new().name("registry-latency".into()).spawn(move || wake_at_deadlines(&rx))?;
         Ok(Self { tx })
     }
 
     /// Resolves at `at` (at once when `at` has passed).
-    pub async fn until(&self, at: Instant) {
+    pub(crate) async fn until(&self, at: Instant) {
         if at <= Instant::now() {
             return;
         }

@@ -9,13 +9,13 @@ use crate::report::format::{self, Locale};
 
 const PT: Locale = Locale::PtBr;
 /// The mark of synthetic data, first in the subject and the body.
-pub const DEMO_MARK: &str = "[DEMONSTRAÇÃO]";
+pub(crate) const DEMO_MARK: &str = "[DEMONSTRAÇÃO]";
 /// Companies with new alerts listed in the body (the report lists them all).
 const LISTED: usize = 20;
 
 /// Where the report and what was not attached can be read, and what was attached.
 #[derive(Debug, Clone, Default)]
-pub struct Carried {
+pub(crate) struct Carried {
     /// The report itself (`--report-url`, or where `--out` put it in a bucket).
     pub link: Option<String>,
     pub attached: Vec<String>,
@@ -25,7 +25,7 @@ pub struct Carried {
 }
 
 /// The subject, the plain text and the HTML of the message about `month` (AAAAMM).
-pub struct Composed {
+pub(crate) struct Composed {
     pub subject: String,
     pub text: String,
     pub html: String,
@@ -40,7 +40,7 @@ fn new_alerts_words(n: usize) -> String {
     if n == 1 { "1 alerta novo".into() } else { format!("{n} alertas novos") }
 }
 
-pub fn subject(digest: &Digest, month: &str) -> String {
+pub(crate) fn subject(digest: &Digest, month: &str) -> String {
     let mut s = String::new();
     if digest.demo {
         s.push_str(DEMO_MARK);
@@ -166,7 +166,7 @@ const DEMO_LINE: &str =
     "Dados sintéticos do registro embutido (demonstração): nenhum número desta mensagem é real.";
 
 /// The message about the report of `month` (AAAAMM).
-pub fn compose(digest: &Digest, month: &str, carried: &Carried) -> Composed {
+pub(crate) fn compose(digest: &Digest, month: &str, carried: &Carried) -> Composed {
     let title = format!("Relatório fiscal de {}", format::month(month, PT));
     let blocks = blocks(digest, carried);
     let mut text = String::new();

@@ -7,7 +7,7 @@
 //! `smtp://host:25`); its password comes from the environment or a file, never the URL or a
 //! flag, and no message of ours names it: the server is said as `scheme://host:port`.
 
-pub mod message;
+pub(crate) mod message;
 
 use std::path::Path;
 use std::time::Duration;
@@ -25,10 +25,10 @@ use message::Carried;
 /// How long one try may wait on the server.
 const TIMEOUT: Duration = Duration::from_secs(30);
 /// The size cap when none is given, in MB (10^6 bytes): what most mail servers accept.
-pub const DEFAULT_CAP_MB: u64 = 20;
+pub(crate) const DEFAULT_CAP_MB: u64 = 20;
 
 #[derive(Debug, thiserror::Error)]
-pub enum MailError {
+pub(crate) enum MailError {
     #[error(
         "the report could not be e-mailed through {server}: {reason}; every output is written, and the \
          next run of this month mails it (or run again with --email-again)"
@@ -59,7 +59,7 @@ impl crate::exit::HasExitStatus for MailError {
 
 /// The SMTP server: lettre's URL without a password, and the user in it.
 #[derive(Clone)]
-pub struct SmtpServer {
+pub(crate) struct SmtpServer {
     url: url::Url,
 }
 
@@ -71,7 +71,7 @@ impl std::fmt::Debug for SmtpServer {
 
 impl SmtpServer {
     /// Checks a lettre URL: `smtp` or `smtps`, a host, no password in it.
-    pub fn parse(raw: &str) -> Result<Self, String> {
+    pub(crate) fn parse(raw: &str) -> Result<Self, String> {
         let url = url::Url::parse(raw.trim()).map_err(|e| format!("it is not a URL ({e})"))?;
         if !matches!(url.scheme(), "smtp" | "smtps") {
             return Err(format!(
@@ -96,14 +96,14 @@ impl SmtpServer {
 
     /// The user in the URL, if any, percent-decoded (`relatorios%40x.com` is `relatorios@x.com`;
     /// a `+` stays a `+`).
-    pub fn user(&self) -> Option<String> {
+    pub(crate) fn user(&self) -> Option<String> {
         let user = self.url.username();
         (!user.is_empty())
             .then(|| percent_encoding::percent_decode_str(user).decode_utf8_lossy().into_owned())
     }
 
     /// `smtp://host:port`: what messages may say of the server.
-    pub fn shown(&self) -> String {
+    pub(crate) fn shown(&self) -> String {
         let port = self.url.port().map(|p| format!(":{p}")).unwrap_or_default();
         format!("{}://{}{port}", self.url.scheme(), self.url.host_str().unwrap_or_default())
     }
@@ -111,10 +111,10 @@ impl SmtpServer {
 
 /// A password: never shown by `Debug`.
 #[derive(Clone)]
-pub struct Secret(String);
+pub(crate) struct Secret(String);
 
 impl Secret {
-    pub fn new(s: String) -> Self {
+    pub(crate) fn new(s: String) -> Self {
         Self(s)
     }
 }
@@ -127,7 +127,7 @@ impl std::fmt::Debug for Secret {
 
 /// One of the report's files the message may carry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     Pdf,
     Html,
     Xlsx,
@@ -154,7 +154,7 @@ impl Kind {
 /// `--email-attach`: the files chosen, or by default report.pdf when made, else report.html,
 /// and report.xlsx.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub enum Attach {
+pub(crate) enum Attach {
     #[default]
     Default,
     Chosen(Vec<Kind>),
@@ -162,7 +162,7 @@ pub enum Attach {
 
 impl Attach {
     /// `none`, `all`, or a comma list of `pdf`, `html`, `xlsx`.
-    pub fn parse(raw: &str) -> Result<Self, String> {
+    pub(crate) fn parse(raw: &str) -> Result<Self, String> {
         let mut kinds = Vec::new();
         for part in raw.split(',').map(|p| p.trim().to_ascii_lowercase()).filter(|p| !p.is_empty()) {
             let more: &[Kind] = match part.as_str() {
@@ -192,7 +192,7 @@ impl Attach {
 
 /// Everything `run --email-to` takes, checked by the settings.
 #[derive(Debug, Clone)]
-pub struct MailSettings {
+pub(crate) struct MailSettings {
     pub to: Vec<Mailbox>,
     pub from: Mailbox,
     pub server: SmtpServer,
@@ -207,7 +207,7 @@ pub struct MailSettings {
 }
 
 /// A comma list of addresses (`a@x, Nome <b@y>`), each checked.
-pub fn parse_addresses(raw: &str) -> Result<Vec<Mailbox>, String> {
+pub(crate) fn parse_addresses(raw: &str) -> Result<Vec<Mailbox>, String> {
     let mut out = Vec::new();
     for part in raw.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         out.push(parse_address(part)?);
@@ -218,12 +218,12 @@ pub fn parse_addresses(raw: &str) -> Result<Vec<Mailbox>, String> {
     Ok(out)
 }
 
-pub fn parse_address(raw: &str) -> Result<Mailbox, String> {
+pub(crate) fn parse_address(raw: &str) -> Result<Mailbox, String> {
     raw.trim().parse::<Mailbox>().map_err(|e| format!("{raw:?} is not an e-mail address ({e})"))
 }
 
 /// The finished report a message is about.
-pub struct Report<'a> {
+pub(crate) struct Report<'a> {
     pub out: &'a Path,
     /// The files the run wrote (the manifest's).
     pub files: &'a [FileEntry],
@@ -238,7 +238,7 @@ pub struct Report<'a> {
 /// Mails `report` as `settings` say to `recipients` (retrying as `retry` does) and returns what
 /// was sent, and to whom: a recipient the server refuses does not keep the others from theirs
 /// (`EmailNote::recusados`). An error when nobody got it.
-pub async fn send(
+pub(crate) async fn send(
     settings: &MailSettings,
     report: &Report<'_>,
     recipients: &[Mailbox],

@@ -44,7 +44,7 @@ pub(super) fn excel_date(date: NaiveDate) -> Option<ExcelDateTime> {
 }
 
 /// `202507` -> the first day of that month.
-pub fn month_start(ano_mes: &str) -> Option<NaiveDate> {
+pub(crate) fn month_start(ano_mes: &str) -> Option<NaiveDate> {
     if ano_mes.len() != 6 || !ano_mes.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }

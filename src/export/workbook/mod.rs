@@ -21,15 +21,15 @@ use polars::prelude::DataFrame;
 use rust_decimal::Decimal;
 use rust_xlsxwriter::{Format, FormatBorder, Workbook, XlsxError};
 
-pub use columns::month_start;
+pub(crate) use columns::month_start;
 
 /// The file name beside report.html.
-pub const WORKBOOK_FILE: &str = "report.xlsx";
+pub(crate) const WORKBOOK_FILE: &str = "report.xlsx";
 
 /// Excel number format codes, from the report's strings file (an analyst's to change). A code
 /// is written in Excel's own notation (`#,##0.00`); Excel shows it with the reader's separators.
 #[derive(Debug, Clone)]
-pub struct NumberFormats {
+pub(crate) struct NumberFormats {
     pub money: String,
     pub date: String,
     pub month: String,
@@ -39,7 +39,7 @@ pub struct NumberFormats {
 
 /// One value of the summary sheet.
 #[derive(Debug, Clone, PartialEq)]
-pub enum SummaryValue {
+pub(crate) enum SummaryValue {
     Money(Decimal),
     /// A percentage in percent units (12.5 means 12.5 %), shown with the decimal format.
     Percent(f64),
@@ -50,13 +50,13 @@ pub enum SummaryValue {
 
 /// A line of the summary: a label and up to a few values side by side (an amount and its %).
 #[derive(Debug, Clone)]
-pub struct SummaryLine {
+pub(crate) struct SummaryLine {
     pub label: String,
     pub values: Vec<Option<SummaryValue>>,
 }
 
 /// A table's sheet: its name on the tab, what the summary's index says of it, its rows.
-pub struct TableSheet<'a> {
+pub(crate) struct TableSheet<'a> {
     pub name: String,
     pub title: String,
     pub description: String,
@@ -67,7 +67,7 @@ pub struct TableSheet<'a> {
 }
 
 /// Everything the workbook shows, in the report's language.
-pub struct WorkbookContent<'a> {
+pub(crate) struct WorkbookContent<'a> {
     pub summary_sheet: String,
     pub title: String,
     pub subtitle: String,
@@ -129,13 +129,13 @@ impl Formats {
 
 impl WorkbookContent<'_> {
     /// The rows of its tables (the manifest's count for the file).
-    pub fn rows(&self) -> u64 {
+    pub(crate) fn rows(&self) -> u64 {
         self.sheets.iter().map(|s| s.frame.height() as u64).sum()
     }
 }
 
 /// The workbook's bytes (the report stage writes them beside its other files).
-pub fn build_workbook(content: &WorkbookContent<'_>) -> Result<Vec<u8>, WorkbookError> {
+pub(crate) fn build_workbook(content: &WorkbookContent<'_>) -> Result<Vec<u8>, WorkbookError> {
     let build = |sheet: &str| {
         let sheet = sheet.to_string();
         move |source| WorkbookError::Build { file: WORKBOOK_FILE, sheet: sheet.clone(), source }

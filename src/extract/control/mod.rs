@@ -32,7 +32,7 @@ fn locked<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// An answer (a round trip to learn from), a fault (5xx but 503, a cut body: past any limit), or
 /// a refusal (429, 503: a limit's, or a stray).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     Answered,
     Fault,
     Refused { retry_after: Option<Duration> },
@@ -40,14 +40,14 @@ pub enum Outcome {
 
 /// A place in flight, from `acquire` (the turn to leave included) to `release`.
 #[derive(Debug)]
-pub struct Ticket {
+pub(crate) struct Ticket {
     permit: Option<OwnedSemaphorePermit>,
     sample: Sample,
 }
 
 /// A request's round trip, from `release` to `observe`.
 #[derive(Debug, Clone, Copy)]
-pub struct Sample {
+pub(crate) struct Sample {
     sent: Instant,
     rtt: Duration,
     in_flight: usize,
@@ -55,7 +55,7 @@ pub struct Sample {
 
 /// Requests in flight and per second. The semaphore's permits, idle and held: `limit + debt`.
 #[derive(Debug)]
-pub struct Control {
+pub(crate) struct Control {
     sem: Arc<Semaphore>,
     max_rps: Option<f64>,
     in_flight: AtomicUsize,
@@ -64,7 +64,7 @@ pub struct Control {
 
 impl Control {
     /// `ceiling`: `--concurrency`; `max_rps`: `--max-rps`.
-    pub fn new(ceiling: usize, max_rps: Option<u32>) -> Self {
+    pub(crate) fn new(ceiling: usize, max_rps: Option<u32>) -> Self {
         let (now, max_rps) = (Instant::now(), max_rps.map(f64::from).filter(|r| *r > 0.0));
         let (vegas, rate) = (Vegas::new(ceiling.max(1), now), Rate::default());
         let sem = Arc::new(Semaphore::new(vegas.limit));
@@ -73,13 +73,13 @@ impl Control {
     }
 
     /// The in-flight limit now and its ceiling (`--concurrency`).
-    pub fn limit(&self) -> (usize, usize) {
+    pub(crate) fn limit(&self) -> (usize, usize) {
         let s = locked(&self.state);
         (s.vegas.limit, s.vegas.ceiling)
     }
 
     /// Waits for a place in flight, then for the turn to leave (a cut while asleep puts it later).
-    pub async fn acquire(&self) -> Ticket {
+    pub(crate) async fn acquire(&self) -> Ticket {
         let permit = self.sem.clone().acquire_owned().await.ok();
         let sent = loop {
             let turn = locked(&self.state).turn(Instant::now(), self.max_rps);
@@ -93,7 +93,7 @@ impl Control {
     }
 
     /// Gives the place back once the body is in: decoding is not the service's time.
-    pub fn release(&self, ticket: Ticket) -> Sample {
+    pub(crate) fn release(&self, ticket: Ticket) -> Sample {
         self.in_flight.fetch_sub(1, Ordering::AcqRel);
         let mut s = locked(&self.state);
         if let Some(permit) = ticket.permit.filter(|_| s.debt > 0) {
@@ -104,7 +104,12 @@ impl Control {
     }
 
     /// What came of a request of `operation`. Returns the in-flight limit and the pace after it.
-    pub fn observe(&self, operation: &'static str, sample: Sample, outcome: Outcome) -> (usize, Option<f64>) {
+    pub(crate) fn observe(
+        &self,
+        operation: &'static str,
+        sample: Sample,
+        outcome: Outcome,
+    ) -> (usize, Option<f64>) {
         let (mut s, now) = (locked(&self.state), Instant::now());
         let before = s.vegas.limit;
         s.observe(now, operation, sample, outcome);

@@ -22,19 +22,20 @@ use super::{Access, DownloadError, Record, Remote, write_error};
 use crate::api::listas::{Definicao, LISTAS, Lista, Publicacao};
 
 /// Portal da Transparência's download pages, one a list below it.
-pub const CGU_URL: &str = "https://portaldatransparencia.gov.br/download-de-dados/";
+pub(crate) const CGU_URL: &str = "https://portaldatransparencia.gov.br/download-de-dados/";
 /// CGU's file host, a folder a list below it.
-pub const CGU_FILES_URL: &str = "https://dadosabertos-download.cgu.gov.br/PortalDaTransparencia/saida/";
+pub(crate) const CGU_FILES_URL: &str =
+    "https://dadosabertos-download.cgu.gov.br/PortalDaTransparencia/saida/";
 /// How far back from today the file host is asked for a list's day. CGU publishes every day;
 /// ten days outlast the longest holiday (Carnaval) with room to spare.
-pub const WALK_BACK_DAYS: u32 = 10;
+pub(super) const WALK_BACK_DAYS: u32 = 10;
 /// The folder under the download's where the lists land.
-pub const FOLDER: &str = "listas";
+pub(crate) const FOLDER: &str = "listas";
 
 /// Where the lists are fetched from: CGU's portal and file host for its lists, and each list
 /// published as one file at its address (`api::listas`' unless a setting moved it).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ListSources {
+pub(crate) struct ListSources {
     pub cgu_url: String,
     pub cgu_files_url: String,
     /// The addresses a setting gave (`mte_url`, `ibama_url`), over the definitions'.
@@ -79,7 +80,7 @@ fn parse(url: &str) -> Result<Url, DownloadError> {
 }
 
 /// Today in Brasília, where CGU's days are named.
-pub fn brasilia_today() -> NaiveDate {
+pub(crate) fn brasilia_today() -> NaiveDate {
     (chrono::Utc::now() - chrono::Duration::hours(3)).date_naive()
 }
 

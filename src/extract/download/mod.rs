@@ -28,21 +28,21 @@ use std::time::Duration;
 use futures::StreamExt;
 
 use crate::exit::{ExitStatus, HasExitStatus};
-pub use lists::{CGU_FILES_URL, CGU_URL, FOLDER as LISTS_FOLDER, ListSources, brasilia_today};
-pub use record::{FileRecord, Record, current_release, recorded_under};
+pub(crate) use lists::{CGU_FILES_URL, CGU_URL, FOLDER as LISTS_FOLDER, ListSources, brasilia_today};
+pub(crate) use record::{Record, current_release, recorded_under};
 
 /// Today's addresses: RFB's public share (month folders at its root) and PGFN's listing.
-pub const RFB_URL: &str = "https://arquivos.receitafederal.gov.br/index.php/s/YggdBLfdninEJX9";
-pub const PGFN_URL: &str = "https://dadosabertos.pgfn.gov.br/";
+pub(crate) const RFB_URL: &str = "https://arquivos.receitafederal.gov.br/index.php/s/YggdBLfdninEJX9";
+pub(crate) const PGFN_URL: &str = "https://dadosabertos.pgfn.gov.br/";
 
 /// An RFB month folder's name: `YYYY-MM`.
-pub fn is_month(name: &str) -> bool {
+pub(crate) fn is_month(name: &str) -> bool {
     let b = name.as_bytes();
     b.len() == 7 && b[4] == b'-' && b.iter().enumerate().all(|(i, c)| i == 4 || c.is_ascii_digit())
 }
 
 /// A PGFN quarter folder's name: `YYYY_trimestre_NN`.
-pub fn is_quarter(name: &str) -> bool {
+pub(crate) fn is_quarter(name: &str) -> bool {
     name.split_once("_trimestre_").is_some_and(|(y, n)| {
         y.len() == 4 && matches!(n, "01" | "02" | "03" | "04") && y.bytes().all(|c| c.is_ascii_digit())
     })
@@ -50,14 +50,14 @@ pub fn is_quarter(name: &str) -> bool {
 
 /// Which release of a publisher: its latest, or one by its folder's name.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Pick {
+pub(crate) enum Pick {
     Latest,
     Named(String),
 }
 
 /// What to download, and how patiently.
 #[derive(Debug, Clone)]
-pub struct Request {
+pub(crate) struct Request {
     pub to: PathBuf,
     /// A share link (`…/index.php/s/TOKEN`) or an Apache listing of month folders.
     pub rfb_url: String,
@@ -77,7 +77,7 @@ pub struct Request {
 
 /// What a download did.
 #[derive(Debug, Clone)]
-pub struct Downloaded {
+pub(crate) struct Downloaded {
     pub rfb_month: String,
     pub pgfn_quarter: String,
     /// Files of the two releases.
@@ -94,7 +94,7 @@ pub struct Downloaded {
 
 impl Downloaded {
     /// What it did, in a sentence for stderr.
-    pub fn summary(&self, to: &Path) -> String {
+    pub(crate) fn summary(&self, to: &Path) -> String {
         let removed = match self.removed.is_empty() {
             true => String::new(),
             false => format!("; removed the older {}", self.removed.join(", ")),
@@ -116,7 +116,7 @@ impl Downloaded {
 }
 
 #[derive(Debug, thiserror::Error)]
-pub enum DownloadError {
+pub(crate) enum DownloadError {
     #[error("{url}: {problem}; expected {expected}")]
     Layout { url: String, problem: String, expected: String },
     #[error("{url} has no {what} {asked}; it has {listed}")]
@@ -196,7 +196,7 @@ impl Remote {
 
 /// Gets RFB's and PGFN's releases into `req.to`. Ctrl-C or SIGTERM stops it at once (exit
 /// 130): every file finished is recorded and every `.part` kept, so the next download resumes.
-pub async fn download(req: &Request) -> Result<Downloaded, DownloadError> {
+pub(crate) async fn download(req: &Request) -> Result<Downloaded, DownloadError> {
     tokio::select! {
         done = download_whole(req) => done,
         () = crate::shutdown::wait_for_signal() => Err(DownloadError::Interrupted { to: req.to.clone() }),

@@ -10,10 +10,10 @@ use serde::{Deserialize, Serialize};
 
 use super::Remote;
 
-pub const FILE: &str = "download.json";
+pub(super) const FILE: &str = "download.json";
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct Record {
+pub(crate) struct Record {
     /// RFB's month of the last download (`YYYY-MM`).
     pub rfb_month: Option<String>,
     /// PGFN's quarter of the last download (`YYYY_trimestre_NN`).
@@ -23,7 +23,7 @@ pub struct Record {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
-pub struct FileRecord {
+pub(crate) struct FileRecord {
     pub url: String,
     /// The month or quarter it belongs to.
     pub release: String,
@@ -55,14 +55,14 @@ pub(super) fn load(dir: &Path) -> Record {
 /// The release a download last went for in `dir` (its RFB month and PGFN quarter, as its
 /// `download.json` names them), or `None` for a folder no download manages. A run reads that
 /// release: the folders of older ones are kept (`--keep`), not read.
-pub fn current_release(dir: &Path) -> Option<(String, String)> {
+pub(crate) fn current_release(dir: &Path) -> Option<(String, String)> {
     let record = read(dir).ok()??;
     Some((record.rfb_month?, record.pgfn_quarter?))
 }
 
 /// The files `dir`'s download record names under `folder/` (`listas/20261130_CEIS.zip`); none
 /// without a record.
-pub fn recorded_under(dir: &Path, folder: &str) -> Vec<String> {
+pub(crate) fn recorded_under(dir: &Path, folder: &str) -> Vec<String> {
     let prefix = format!("{folder}/");
     let files = read(dir).ok().flatten().map(|r| r.files).unwrap_or_default();
     files.into_keys().filter(|rel| rel.starts_with(&prefix)).collect()

@@ -14,7 +14,7 @@ use crate::api::published::rfb;
 
 /// What a published file holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// A PGFN dívida ativa file of one system (told by its header).
     Pgfn,
     Empresas,
@@ -25,7 +25,7 @@ pub enum Kind {
 
 impl Kind {
     /// The name the manifest gives the dataset.
-    pub fn dataset(self) -> &'static str {
+    pub(crate) fn dataset(self) -> &'static str {
         match self {
             Self::Pgfn => "pgfn_dividas",
             Self::Empresas => "rfb_empresas",
@@ -36,7 +36,7 @@ impl Kind {
     }
 
     /// RFB's column names in file order (its files have no header); `None` for PGFN.
-    pub fn rfb_columns(self) -> Option<&'static [&'static str]> {
+    pub(crate) fn rfb_columns(self) -> Option<&'static [&'static str]> {
         match self {
             Self::Pgfn => None,
             Self::Empresas => Some(&rfb::EMPRESAS),
@@ -47,7 +47,7 @@ impl Kind {
     }
 
     /// Every kind, in the order a release is read.
-    pub const ALL: [Kind; 5] =
+    pub(crate) const ALL: [Kind; 5] =
         [Self::Pgfn, Self::Empresas, Self::Estabelecimentos, Self::Socios, Self::Simples];
 }
 
@@ -57,7 +57,7 @@ impl Kind {
 /// 2022 RFB zipped each file under its own name (`K3241.K03200Y3.D10710.EMPRECSV.zip`). Code
 /// tables (`Cnaes.zip`, `Municipios.zip`, ...) and anything else are not a kind: they are left
 /// alone.
-pub fn kind_of_name(name: &str) -> Option<Kind> {
+pub(crate) fn kind_of_name(name: &str) -> Option<Kind> {
     let base = stem(name);
     let base = base.as_str();
     if base.starts_with("DADOS_ABERTOS") || base.starts_with("ARQUIVO_LAI") {
@@ -171,7 +171,7 @@ impl Form {
 
 /// A PGFN header read: the system it is a file of, and each column's name on the wire.
 #[derive(Debug, Clone)]
-pub struct PgfnHeader {
+pub(crate) struct PgfnHeader {
     pub categoria: Categoria,
     /// The file's columns, each under its name on the wire.
     pub columns: Vec<String>,
@@ -188,7 +188,7 @@ impl PgfnHeader {
     /// closing each line); then a row still longer is mended when joining the extra fields
     /// into exactly one free-text column (a `;` in a name) leaves every column of fixed form
     /// in its form.
-    pub fn mend(&self, fields: &[String]) -> Option<Vec<String>> {
+    pub(crate) fn mend(&self, fields: &[String]) -> Option<Vec<String>> {
         let n = self.columns.len();
         let mut fields = fields;
         while fields.len() > n && fields.last().is_some_and(|f| f.trim().is_empty()) {
@@ -226,7 +226,7 @@ impl PgfnHeader {
 /// The header of a PGFN file, or what is wrong with it. The system is told by the columns
 /// only one system has: `ENTIDADE_RESPONSAVEL` (FGTS, whose entity is the CEF), `TIPO_CREDITO`
 /// (previdenciário), else `RECEITA_PRINCIPAL` (não previdenciário).
-pub fn pgfn_header(fields: &[String]) -> Result<PgfnHeader, String> {
+pub(crate) fn pgfn_header(fields: &[String]) -> Result<PgfnHeader, String> {
     let upper: Vec<String> =
         fields.iter().map(|f| f.trim().trim_start_matches('\u{feff}').to_uppercase()).collect();
     let has = |c: &str| upper.iter().any(|u| u == c);
@@ -258,13 +258,13 @@ pub fn pgfn_header(fields: &[String]) -> Result<PgfnHeader, String> {
 }
 
 /// Whether a PGFN data row is the header again (files joined with their headers).
-pub fn is_pgfn_header_row(debtor_field: &[u8]) -> bool {
+pub(crate) fn is_pgfn_header_row(debtor_field: &[u8]) -> bool {
     debtor_field.trim_ascii().eq_ignore_ascii_case(b"CPF_CNPJ")
 }
 
 /// Whether an RFB row has its layout's shape: its number of fields, and a root of 8 digits or
 /// (alphanumeric CNPJs, issued from July 2026) upper-case letters and digits.
-pub fn rfb_shape_fits(kind: Kind, fields: usize, root: &[u8]) -> bool {
+pub(crate) fn rfb_shape_fits(kind: Kind, fields: usize, root: &[u8]) -> bool {
     kind.rfb_columns().is_some_and(|c| c.len() == fields)
         && root.len() == 8
         && root.iter().all(|b| b.is_ascii_digit() || b.is_ascii_uppercase())
@@ -272,7 +272,7 @@ pub fn rfb_shape_fits(kind: Kind, fields: usize, root: &[u8]) -> bool {
 
 /// Whether a file's name is one a release's data comes in: a zip, a CSV, or an RFB table
 /// unpacked from its zip (`K3241.K03200Y0.D40511.EMPRECSV`).
-pub fn is_data_file(name: &str) -> bool {
+pub(crate) fn is_data_file(name: &str) -> bool {
     let upper = name.to_uppercase();
     upper.ends_with(".ZIP")
         || upper.ends_with(".CSV")
@@ -282,7 +282,7 @@ pub fn is_data_file(name: &str) -> bool {
 
 /// A published field's text: UTF-8 when it is, else Latin-1 (every byte one character), as
 /// PGFN and RFB publish.
-pub fn decode(bytes: &[u8]) -> String {
+pub(crate) fn decode(bytes: &[u8]) -> String {
     match std::str::from_utf8(bytes) {
         Ok(s) => s.to_string(),
         Err(_) => bytes.iter().map(|&b| char::from(b)).collect(),
@@ -292,7 +292,7 @@ pub fn decode(bytes: &[u8]) -> String {
 /// The 14 characters of a debtor written as a CNPJ (`04.071.544/0001-03` or bare; an
 /// alphanumeric one, issued from July 2026, `12.ABC.345/01DE-35`: letters in its first 12);
 /// `None` for a person (`XXX761.362XX`, `***.123.456-**`) or anything else.
-pub fn cnpj_chars(field: &[u8]) -> Option<[u8; 14]> {
+pub(crate) fn cnpj_chars(field: &[u8]) -> Option<[u8; 14]> {
     let mut out = [0u8; 14];
     let mut n = 0;
     for &b in field {

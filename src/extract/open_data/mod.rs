@@ -11,13 +11,13 @@
 
 mod code_tables;
 mod folder;
-pub mod layouts;
-pub mod lists;
-pub mod national;
+pub(crate) mod layouts;
+pub(crate) mod lists;
+pub(crate) mod national;
 mod read;
 mod release;
 mod rfb_rows;
-pub mod whole;
+pub(crate) mod whole;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
@@ -28,12 +28,12 @@ use crate::api::published::Published;
 use folder::{Found, ZipContents, data_entries, find_files, listing, written_in, zip_contents};
 use layouts::Kind;
 use read::{Counts, DataFile, MIB, read_files};
-pub use release::ReleasePeriod;
-pub use whole::{Gap, files_of};
+pub(crate) use release::ReleasePeriod;
+pub(crate) use whole::{Gap, files_of};
 
 /// A folder or file that cannot be used, named with what is wrong and how to fix it.
 #[derive(Debug, thiserror::Error)]
-pub enum OpenDataError {
+pub(crate) enum OpenDataError {
     #[error(
         "cannot read the open-data folder {dir}: {source}; point --open-data at the folder holding the downloaded files"
     )]
@@ -254,7 +254,7 @@ pub struct ListNote {
 
 impl Release {
     /// The manifest's account of this release, read from `dir`.
-    pub fn note(&self, dir: &Path) -> OpenDataNote {
+    pub(crate) fn note(&self, dir: &Path) -> OpenDataNote {
         OpenDataNote {
             dir: dir.display().to_string(),
             files: self.files.clone(),
@@ -276,18 +276,18 @@ impl Release {
 
     /// Of the files ignored, those that are data no reader takes: not the download's own
     /// bookkeeping.
-    pub fn unread(&self) -> Vec<String> {
+    pub(crate) fn unread(&self) -> Vec<String> {
         self.ignored.iter().filter(|p| !bookkeeping(p)).cloned().collect()
     }
 
     /// The month the release stands for: RFB's month, else the last month of PGFN's quarter.
-    pub fn month(&self) -> Option<crate::api::AnoMes> {
+    pub(crate) fn month(&self) -> Option<crate::api::AnoMes> {
         self.period.month()
     }
 }
 
 /// Every dataset a release of both publishers renews, as the store's run record names them.
-pub fn all_datasets() -> BTreeSet<String> {
+pub(crate) fn all_datasets() -> BTreeSet<String> {
     let systems = crate::api::Categoria::ALL.iter().map(|c| format!("pgfn_{}", c.as_str()));
     let tables = Kind::ALL.iter().filter(|k| **k != Kind::Pgfn).map(|k| k.dataset().to_string());
     systems.chain(tables).collect()
@@ -295,7 +295,7 @@ pub fn all_datasets() -> BTreeSet<String> {
 
 /// What a folder gave for a portfolio.
 #[derive(Debug, Default)]
-pub struct Release {
+pub(crate) struct Release {
     pub published: Published,
     pub files: Vec<FileRead>,
     /// Files whose name says no dataset nor code table (notes), left alone.
@@ -322,7 +322,7 @@ pub struct Release {
 /// The public lists in `dir` (any subfolder), for a run over a service (`--lists-dir`): every
 /// list is asked for, and a file no reader takes is named (the release's files and code tables
 /// are not, as the folder may be the one `download --lists` filled).
-pub fn read_lists_dir(dir: &Path) -> Result<lists::Lists, OpenDataError> {
+pub(crate) fn read_lists_dir(dir: &Path) -> Result<lists::Lists, OpenDataError> {
     let (files, _) = find_files(dir)?;
     let mut lists = lists::read_lists(dir, &files)?;
     let names = files.iter().filter(|f| f.inner.is_none() && f.kind.is_none()).map(|f| f.name(dir));
@@ -338,7 +338,7 @@ pub fn read_lists_dir(dir: &Path) -> Result<lists::Lists, OpenDataError> {
 /// Reads the open-data files under `dir` for `portfolio`. A release with gaps (a part or a
 /// system missing, a file broken or half-downloaded) is refused unless `partial`, when what is
 /// there is read and the gaps are kept in the release's account.
-pub fn read_release(dir: &Path, portfolio: &[Cnpj], partial: bool) -> Result<Release, OpenDataError> {
+pub(crate) fn read_release(dir: &Path, portfolio: &[Cnpj], partial: bool) -> Result<Release, OpenDataError> {
     let started = std::time::Instant::now();
     let (files, unreadable) = find_files(dir)?;
     // The public lists on a thread of their own, beside the tax files (IBAMA's alone is about
@@ -477,7 +477,7 @@ fn bookkeeping(path: &str) -> bool {
 }
 
 /// What the readers take, as said beside a file none of them takes.
-pub const READERS_TAKE: &str = "PGFN's Dados_abertos_*.zip, RFB's Empresas, Estabelecimentos, Socios and Simples \
+pub(crate) const READERS_TAKE: &str = "PGFN's Dados_abertos_*.zip, RFB's Empresas, Estabelecimentos, Socios and Simples \
      zips and code tables, and the public lists (YYYYMMDD_CEIS.zip, _CNEP, _CEPIM, _AcordosLeniencia, \
      cadastro_de_empregadores.csv, termo_de_embargo.csv)";
 
@@ -539,7 +539,7 @@ fn read_code_table(found: &Found, path: &str) -> Option<(&'static str, BTreeMap<
 
 /// Writes the release's code tables into `dir` as `codes/` holds them (`<table>.csv`,
 /// `codigo,nome`), where the export takes them (`CodeTables::with_release`).
-pub fn write_code_tables(release: &Release, dir: &Path) -> std::io::Result<()> {
+pub(crate) fn write_code_tables(release: &Release, dir: &Path) -> std::io::Result<()> {
     if release.codes.is_empty() {
         return Ok(());
     }

@@ -28,7 +28,7 @@ use crate::api::cnae::{CNAE_SECTIONS, section_of_subclass};
 
 /// One cell of the national picture.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct NationalKey {
+pub(crate) struct NationalKey {
     pub uf: String,
     /// `J` (Pessoa jurídica), `F` (Pessoa física), else the text as published.
     pub tipo_pessoa: String,
@@ -49,7 +49,7 @@ pub struct NationalKey {
 
 /// What a cell sums: its inscriptions and their value.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Tally {
+pub(crate) struct Tally {
     pub inscricoes: u64,
     pub valor: Decimal,
 }
@@ -59,7 +59,7 @@ pub struct Tally {
 /// [`National::finish`] has run. Each file read on its own thread sums into its own, and the
 /// finished sums are added up ([`National::merge`]).
 #[derive(Debug, Clone, Default)]
-pub struct National {
+pub(crate) struct National {
     pub cells: BTreeMap<NationalKey, Tally>,
     /// Principal rows whose `VALOR_CONSOLIDADO` is in no form PGFN writes: in no cell.
     pub unreadable: u64,
@@ -341,17 +341,17 @@ impl National {
     }
 
     /// The inscriptions and their value, in all.
-    pub fn total(&self) -> Tally {
+    pub(crate) fn total(&self) -> Tally {
         self.sum(|_| true)
     }
 
     /// The inscriptions and their value of one person type (`J`, `F`).
-    pub fn of_person_type(&self, tipo: &str) -> Tally {
+    pub(crate) fn of_person_type(&self, tipo: &str) -> Tally {
         self.sum(|k| k.tipo_pessoa == tipo)
     }
 
     /// The inscriptions and their value of the cells `keep` takes.
-    pub fn sum(&self, keep: impl Fn(&NationalKey) -> bool) -> Tally {
+    pub(crate) fn sum(&self, keep: impl Fn(&NationalKey) -> bool) -> Tally {
         self.cells.iter().filter(|(k, _)| keep(k)).fold(Tally::default(), |a, (_, t)| Tally {
             inscricoes: a.inscricoes + t.inscricoes,
             valor: a.valor + t.valor,
@@ -364,7 +364,7 @@ impl National {
 /// word of the text (`Receita da dívida ativa - IRPJ`, `DIV ATIVA-SIMPLES NACIONAL`) is the
 /// inscription's; none is `Outros` (fines, SPU, import duty). The groups are the service's
 /// (`grupo_tributo`), so the two sources read alike.
-pub const TAX_GROUPS: [(&str, &[&str]); 10] = [
+pub(crate) const TAX_GROUPS: [(&str, &[&str]); 10] = [
     ("Simples Nacional", &["SIMPLES", "MEI", "SIMEI"]),
     ("IRPJ", &["IRPJ"]),
     ("CSLL", &["CSLL"]),
@@ -379,7 +379,7 @@ pub const TAX_GROUPS: [(&str, &[&str]); 10] = [
 
 /// An inscription's tax group: previdenciário's are `Contribuições previdenciárias`, FGTS's
 /// `FGTS`; a não previdenciário one's by its `RECEITA_PRINCIPAL` ([`TAX_GROUPS`]).
-pub fn tax_group(categoria: Categoria, receita: &[u8]) -> &'static str {
+pub(crate) fn tax_group(categoria: Categoria, receita: &[u8]) -> &'static str {
     match categoria {
         Categoria::Previdenciario => "Contribuições previdenciárias",
         Categoria::Fgts => "FGTS",

@@ -20,7 +20,7 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 const MOST_LINES: usize = 8;
 
 /// The rows of one RFB table, read line by line.
-pub struct RfbRows<R> {
+pub(super) struct RfbRows<R> {
     source: R,
     /// The fields a row of this table has.
     fields: usize,
@@ -35,7 +35,7 @@ pub struct RfbRows<R> {
 
 /// One row: its text (between the outer quotes, when quoted), where it starts (1-based), and
 /// how its fields are separated.
-pub struct RfbRow<'a> {
+pub(super) struct RfbRow<'a> {
     text: &'a [u8],
     pub line: u64,
     fields: usize,
@@ -43,7 +43,7 @@ pub struct RfbRow<'a> {
 }
 
 impl<R: BufRead> RfbRows<R> {
-    pub fn new(source: R, fields: usize) -> Self {
+    pub(super) fn new(source: R, fields: usize) -> Self {
         Self {
             source,
             fields,
@@ -57,7 +57,7 @@ impl<R: BufRead> RfbRows<R> {
     }
 
     /// The next row, `None` at the end; blank lines between rows are passed over.
-    pub fn next_row(&mut self) -> std::io::Result<Option<RfbRow<'_>>> {
+    pub(super) fn next_row(&mut self) -> std::io::Result<Option<RfbRow<'_>>> {
         loop {
             if self.has_ahead {
                 std::mem::swap(&mut self.row, &mut self.ahead);
@@ -137,7 +137,7 @@ fn starts_a_row(line: &[u8]) -> bool {
 
 impl<'a> RfbRow<'a> {
     /// Its fields, without their quotes.
-    pub fn fields(&self) -> impl Iterator<Item = &'a [u8]> + use<'a> {
+    pub(super) fn fields(&self) -> impl Iterator<Item = &'a [u8]> + use<'a> {
         let (text, width) = (self.text, self.separator.needle().len());
         let mut at = 0;
         let mut cuts = self.separator.find_iter(text).chain(std::iter::once(text.len()));
@@ -150,12 +150,12 @@ impl<'a> RfbRow<'a> {
     }
 
     /// How many fields it has.
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.fields
     }
 
     /// Its first field (the CNPJ's root in every RFB table).
-    pub fn first(&self) -> &'a [u8] {
+    pub(super) fn first(&self) -> &'a [u8] {
         let end = self.separator.find(self.text).unwrap_or(self.text.len());
         &self.text[..end]
     }

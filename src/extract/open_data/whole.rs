@@ -217,7 +217,7 @@ fn missing_rfb(files: &[Listed], listing: Option<&str>) -> Vec<Gap> {
 
 /// The files a whole release gives `dataset` in (`pgfn_fgts`: `Dados_abertos_FGTS.zip`;
 /// `rfb_socios`: `Socios0.zip to Socios9.zip`), for a person.
-pub fn files_of(dataset: &str) -> String {
+pub(crate) fn files_of(dataset: &str) -> String {
     if let Some(system) = dataset.strip_prefix("pgfn_").and_then(|s| Categoria::parse(s).ok()) {
         return pgfn_zip(system).to_string();
     }

@@ -2,7 +2,7 @@
 //! Money travels as exact decimal text and is formatted by the templates' helpers; a section
 //! whose query is missing is simply absent.
 
-pub mod changes;
+pub(crate) mod changes;
 mod credits;
 mod history;
 mod model;

@@ -66,7 +66,12 @@ pub struct Sanctions {
 }
 
 /// None when the run has no `sancoes` query (an analyst's folder without it).
-pub fn sanctions(aggs: &Aggregates, frames: &Frames, locale: Locale, t: &Strings) -> Option<Sanctions> {
+pub(crate) fn sanctions(
+    aggs: &Aggregates,
+    frames: &Frames,
+    locale: Locale,
+    t: &Strings,
+) -> Option<Sanctions> {
     let df = aggs.get("sancoes")?;
     let names = company_names(aggs);
     let read = df.height() > 0 || lists_read(frames);
@@ -109,13 +114,13 @@ pub fn sanctions(aggs: &Aggregates, frames: &Frames, locale: Locale, t: &Strings
 }
 
 /// Whether the run read any public list (its `listas` holds records).
-pub fn lists_read(frames: &Frames) -> bool {
+pub(crate) fn lists_read(frames: &Frames) -> bool {
     frames.tables.get(crate::transform::listas::LISTAS).is_some_and(|l| l.height() > 0)
 }
 
 /// Each company's records on the lists, in force first, by CNPJ (digits): what its dossier
 /// shows.
-pub fn by_company(df: &DataFrame, locale: Locale, t: &Strings) -> BTreeMap<String, Vec<SanctionRow>> {
+pub(crate) fn by_company(df: &DataFrame, locale: Locale, t: &Strings) -> BTreeMap<String, Vec<SanctionRow>> {
     let mut out: BTreeMap<String, Vec<SanctionRow>> = BTreeMap::new();
     for i in rows(df) {
         let (_, row) = record(df, i, &BTreeMap::new(), locale, t);

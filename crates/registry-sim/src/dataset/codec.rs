@@ -71,7 +71,7 @@ pub(super) struct Codec {
 
 impl Codec {
     /// The offsets depend on the seed, so two seeds give two different sets of ids.
-    pub fn new(seed: u64) -> Codec {
+    pub(super) fn new(seed: u64) -> Codec {
         Codec {
             root: Affine::new(ROOT_A, ROOT_MOD, seed, 1),
             cno: Affine::new(CNO_A, CNO_MOD, seed, 2),
@@ -80,16 +80,16 @@ impl Codec {
     }
 
     /// Companies addressable by the 8-digit root space.
-    pub const MAX_COMPANIES: usize = 100_000_000;
+    pub(super) const MAX_COMPANIES: usize = 100_000_000;
     /// Properties addressable by the 7-digit NIRF payload.
-    pub const MAX_PROPERTIES: usize = 10_000_000;
+    pub(super) const MAX_PROPERTIES: usize = 10_000_000;
 
-    pub fn root(&self, index: usize) -> u64 {
+    pub(super) fn root(&self, index: usize) -> u64 {
         self.root.encode(index as u64) as u64
     }
 
     /// CNPJ of establishment `ordem` (1 = head office) of company `index`.
-    pub fn cnpj(&self, index: usize, ordem: u32) -> Cnpj {
+    pub(super) fn cnpj(&self, index: usize, ordem: u32) -> Cnpj {
         let base = format!("{:08}{:04}", self.root(index), ordem % 10_000);
         // Invariant: `base` is exactly 12 ASCII digits, for which check digits always exist.
         Cnpj::from_base(&base).expect("12 ASCII digits always have CNPJ check digits")
@@ -98,7 +98,7 @@ impl Codec {
     /// (company index, ordem) of a CNPJ's 14 digits (the index may be beyond the dataset), by
     /// this dataset's own encoding: no check digits asked, so the truths find companies with
     /// it, never with the client's CNPJ parser.
-    pub fn decode_digits(&self, s: &str) -> Option<(usize, u32)> {
+    pub(super) fn decode_digits(&self, s: &str) -> Option<(usize, u32)> {
         if !all_digits(s, 14) {
             return None;
         }
@@ -107,14 +107,14 @@ impl Codec {
         Some((self.root.decode(root) as usize, ordem))
     }
 
-    pub fn cno(&self, index: usize, k: u32) -> String {
+    pub(super) fn cno(&self, index: usize, k: u32) -> String {
         let payload = format!("{:011}", self.cno.encode(index as u64 * OBRA_SLOTS + u64::from(k)));
         let dv = mod11(&payload);
         format!("{payload}{dv}")
     }
 
     /// (company index, work slot) of a CNO whose check digit is right.
-    pub fn decode_cno(&self, cno: &str) -> Option<(usize, u32)> {
+    pub(super) fn decode_cno(&self, cno: &str) -> Option<(usize, u32)> {
         if !all_digits(cno, 12) || mod11(&cno[..11]) != cno.as_bytes()[11] - b'0' {
             return None;
         }
@@ -122,13 +122,13 @@ impl Codec {
         Some(((v / OBRA_SLOTS) as usize, (v % OBRA_SLOTS) as u32))
     }
 
-    pub fn nirf(&self, index: usize) -> String {
+    pub(super) fn nirf(&self, index: usize) -> String {
         let payload = format!("{:07}", self.nirf.encode(index as u64));
         let dv = mod11(&payload);
         format!("{payload}{dv}")
     }
 
-    pub fn decode_nirf(&self, nirf: &str) -> Option<usize> {
+    pub(super) fn decode_nirf(&self, nirf: &str) -> Option<usize> {
         if !all_digits(nirf, 8) || mod11(&nirf[..7]) != nirf.as_bytes()[7] - b'0' {
             return None;
         }

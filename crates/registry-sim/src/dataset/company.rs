@@ -61,7 +61,7 @@ fn count_from(rng: &mut DetRng, weights: &[u32]) -> u32 {
 }
 
 impl Core {
-    pub fn generate(ds: &Dataset, index: usize) -> Core {
+    pub(super) fn generate(ds: &Dataset, index: usize) -> Core {
         let mut rng = entity_rng(ds.seed, stream::CORE, index as u64);
         let rng = &mut rng;
         let uf = pick_uf(rng);
@@ -157,19 +157,19 @@ impl Core {
         }
     }
 
-    pub fn cnae(&self) -> &'static Cnae {
+    pub(super) fn cnae(&self) -> &'static Cnae {
         &CNAES[self.cnae]
     }
 
-    pub fn municipio(&self) -> &'static Municipio {
+    pub(super) fn municipio(&self) -> &'static Municipio {
         &MUNICIPIOS[self.mun]
     }
 
-    pub fn uf_code(&self) -> &'static str {
+    pub(super) fn uf_code(&self) -> &'static str {
         UFS[self.uf]
     }
 
-    pub fn is_public(&self) -> bool {
+    pub(super) fn is_public(&self) -> bool {
         is_public(self.natureza)
     }
 }

@@ -270,7 +270,7 @@ fn growth_table(months: usize) -> Vec<Vec<f64>> {
 
 impl Credits {
     /// `target_rows` per month over all UFs (before saturation and churn).
-    pub fn generate(seed: u64, months: &[AnoMes], target_rows: usize) -> Credits {
+    pub(super) fn generate(seed: u64, months: &[AnoMes], target_rows: usize) -> Credits {
         let nm = months.len();
         let universe = Universe::new();
         let kept: Vec<Vec<Kept>> = (0..UFS.len()).map(|u| universe.keep(seed, u, target_rows, nm)).collect();
@@ -320,15 +320,15 @@ impl Credits {
         Credits { months: months.to_vec(), cell_start, cell_total, codes, cents }
     }
 
-    pub fn cell(&self, month: usize, uf: usize) -> usize {
+    pub(super) fn cell(&self, month: usize, uf: usize) -> usize {
         month * UFS.len() + uf
     }
 
-    pub fn cell_rows(&self, cell: usize) -> usize {
+    pub(super) fn cell_rows(&self, cell: usize) -> usize {
         self.cell_start[cell + 1] - self.cell_start[cell]
     }
 
-    pub fn bytes(&self) -> usize {
+    pub(super) fn bytes(&self) -> usize {
         self.codes.capacity() * 4
             + self.cents.capacity() * 8
             + self.cell_start.capacity() * 8
@@ -352,7 +352,7 @@ impl Credits {
     }
 
     /// Exact total of a cell as published (see `published_cents`).
-    pub fn published_total(&self, cell: usize, preliminary: Option<usize>) -> i64 {
+    pub(super) fn published_total(&self, cell: usize, preliminary: Option<usize>) -> i64 {
         if preliminary != Some(cell / UFS.len()) {
             return self.cell_total[cell];
         }
@@ -363,7 +363,7 @@ impl Credits {
 
     /// Rows `offset..offset + limit` of the concatenation of `cells` (in the given order), as
     /// published (see `published_cents`).
-    pub fn page(
+    pub(super) fn page(
         &self,
         cells: &[usize],
         mut offset: usize,

@@ -40,20 +40,20 @@ use super::text::{Date, TODAY};
 /// Stream identifiers of the history decisions (apart from the generators' own).
 pub(super) mod stream {
     /// `+ categoria position`: filings and revaluations of current debts.
-    pub const DEBT_EVENTS: u64 = 101;
+    pub(crate) const DEBT_EVENTS: u64 = 101;
     /// `+ categoria position`: a debt paid off inside the window.
-    pub const DEBT_GONE: u64 = 105;
-    pub const PLAN_GONE: u64 = 108;
-    pub const TRANSACTION_GONE: u64 = 109;
-    pub const PARTNER_GONE: u64 = 110;
-    pub const CAPITAL_RAISED: u64 = 111;
-    pub const CNAE_CHANGED: u64 = 112;
-    pub const HEAD_OFFICE_MOVED: u64 = 113;
-    pub const PORTE_GREW: u64 = 114;
-    pub const NATUREZA_CHANGED: u64 = 115;
-    pub const ACTIVITY_ADDED: u64 = 116;
-    pub const ADDRESS_CHANGED: u64 = 117;
-    pub const PARTNER_PROMOTED: u64 = 118;
+    pub(crate) const DEBT_GONE: u64 = 105;
+    pub(crate) const PLAN_GONE: u64 = 108;
+    pub(crate) const TRANSACTION_GONE: u64 = 109;
+    pub(crate) const PARTNER_GONE: u64 = 110;
+    pub(crate) const CAPITAL_RAISED: u64 = 111;
+    pub(crate) const CNAE_CHANGED: u64 = 112;
+    pub(crate) const HEAD_OFFICE_MOVED: u64 = 113;
+    pub(crate) const PORTE_GREW: u64 = 114;
+    pub(crate) const NATUREZA_CHANGED: u64 = 115;
+    pub(crate) const ACTIVITY_ADDED: u64 = 116;
+    pub(crate) const ADDRESS_CHANGED: u64 = 117;
+    pub(crate) const PARTNER_PROMOTED: u64 = 118;
 }
 
 /// Last day of month `index` of the window.

@@ -14,20 +14,20 @@ pub(super) type DetRng = ChaCha8Rng;
 /// Stream identifiers: one per generated table, so adding a draw to one table never shifts
 /// the values of another.
 pub(super) mod stream {
-    pub const CORE: u64 = 1;
-    pub const ESTAB: u64 = 2;
-    pub const SOCIO: u64 = 3;
-    pub const OBRA: u64 = 4;
+    pub(crate) const CORE: u64 = 1;
+    pub(crate) const ESTAB: u64 = 2;
+    pub(crate) const SOCIO: u64 = 3;
+    pub(crate) const OBRA: u64 = 4;
     /// `DIVIDA + categoria position` (three streams).
-    pub const DIVIDA: u64 = 5;
-    pub const PARCEL: u64 = 9;
-    pub const TRANSACAO: u64 = 10;
-    pub const IMOVEL: u64 = 11;
-    pub const IMOVEL_PLACE: u64 = 12;
-    pub const CREDIT: u64 = 13;
-    pub const CODEC: u64 = 14;
+    pub(crate) const DIVIDA: u64 = 5;
+    pub(crate) const PARCEL: u64 = 9;
+    pub(crate) const TRANSACAO: u64 = 10;
+    pub(crate) const IMOVEL: u64 = 11;
+    pub(crate) const IMOVEL_PLACE: u64 = 12;
+    pub(crate) const CREDIT: u64 = 13;
+    pub(crate) const CODEC: u64 = 14;
     /// Which profiles carry a summary that disagrees with their list.
-    pub const SUMMARY: u64 = 15;
+    pub(crate) const SUMMARY: u64 = 15;
 }
 
 /// SplitMix64 finaliser: a cheap, well-mixed hash of one word.

@@ -16,7 +16,7 @@ pub(super) struct Rural {
 }
 
 impl Rural {
-    pub fn generate(seed: u64, count: usize) -> Rural {
+    pub(super) fn generate(seed: u64, count: usize) -> Rural {
         let mut rng = entity_rng(seed, stream::IMOVEL_PLACE, 0);
         let places = (0..count)
             .map(|_| {
@@ -28,17 +28,17 @@ impl Rural {
         Rural { places }
     }
 
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.places.len()
     }
 
-    pub fn bytes(&self) -> usize {
+    pub(super) fn bytes(&self) -> usize {
         self.places.capacity() * std::mem::size_of::<(u8, u16)>()
     }
 
     /// Indexes of the properties passing both filters, in property order. `uf` is matched
     /// case-insensitively (an unknown UF matches nothing); `municipio` exactly.
-    pub fn matching(&self, uf: Option<&str>, municipio: Option<&str>) -> Vec<usize> {
+    pub(super) fn matching(&self, uf: Option<&str>, municipio: Option<&str>) -> Vec<usize> {
         let uf_pos = match uf {
             Some(u) => match super::geo::uf_index(u) {
                 Some(p) => Some(p),
@@ -57,7 +57,7 @@ impl Rural {
             .collect()
     }
 
-    pub fn place(&self, index: usize) -> Option<(usize, usize)> {
+    pub(super) fn place(&self, index: usize) -> Option<(usize, usize)> {
         self.places.get(index).map(|(u, m)| (usize::from(*u), usize::from(*m)))
     }
 }

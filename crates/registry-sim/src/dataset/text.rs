@@ -50,12 +50,12 @@ pub(super) struct Date {
 pub(super) const TODAY: Date = Date::new(2026, 9, 30);
 
 impl Date {
-    pub const fn new(y: i32, m: u32, d: u32) -> Date {
+    pub(super) const fn new(y: i32, m: u32, d: u32) -> Date {
         Date { y, m, d }
     }
 
     /// Days since 1970-01-01 (H. Hinnant's civil algorithm).
-    pub fn days(self) -> i64 {
+    pub(super) fn days(self) -> i64 {
         let y = i64::from(self.y) - i64::from(self.m <= 2);
         let era = y.div_euclid(400);
         let yoe = y - era * 400;
@@ -65,7 +65,7 @@ impl Date {
         era * 146_097 + doe - 719_468
     }
 
-    pub fn from_days(z: i64) -> Date {
+    pub(super) fn from_days(z: i64) -> Date {
         let z = z + 719_468;
         let era = z.div_euclid(146_097);
         let doe = z - era * 146_097;
@@ -79,7 +79,7 @@ impl Date {
     }
 
     /// Uniform between `lo` and `hi`, both included (`lo` when the range is empty).
-    pub fn between(rng: &mut DetRng, lo: Date, hi: Date) -> Date {
+    pub(super) fn between(rng: &mut DetRng, lo: Date, hi: Date) -> Date {
         let (a, b) = (lo.days(), hi.days());
         if b <= a {
             return lo;
@@ -87,34 +87,34 @@ impl Date {
         Date::from_days(a + below(rng, (b - a + 1) as usize) as i64)
     }
 
-    pub fn plus_days(self, n: i64) -> Date {
+    pub(super) fn plus_days(self, n: i64) -> Date {
         Date::from_days(self.days() + n)
     }
 
-    pub fn min(self, other: Date) -> Date {
+    pub(super) fn min(self, other: Date) -> Date {
         if other < self { other } else { self }
     }
 
-    pub fn max(self, other: Date) -> Date {
+    pub(super) fn max(self, other: Date) -> Date {
         if other > self { other } else { self }
     }
 
     /// `YYYYMMDD` (raw CNPJ files).
-    pub fn compact(self) -> String {
+    pub(super) fn compact(self) -> String {
         format!("{:04}{:02}{:02}", self.y, self.m, self.d)
     }
 
     /// `YYYY-MM-DD`.
-    pub fn iso(self) -> String {
+    pub(super) fn iso(self) -> String {
         format!("{:04}-{:02}-{:02}", self.y, self.m, self.d)
     }
 
     /// `DD/MM/YYYY` (PGFN files).
-    pub fn br(self) -> String {
+    pub(super) fn br(self) -> String {
         format!("{:02}/{:02}/{:04}", self.d, self.m, self.y)
     }
 
-    pub fn render(self, form: DateForm) -> String {
+    pub(super) fn render(self, form: DateForm) -> String {
         match form {
             DateForm::Compact => self.compact(),
             DateForm::Iso => self.iso(),

@@ -14,7 +14,7 @@ pub(super) struct Section {
 
 impl Section {
     /// Its name, as in `docs/domain.md`, "CNAE 2.x sections" (accented): the interface's table.
-    pub fn descr(&self) -> &'static str {
+    pub(super) fn descr(&self) -> &'static str {
         self.letter.chars().next().and_then(registry_api::cnae::section_by_letter).map_or("", |s| s.name)
     }
 }

@@ -26,7 +26,7 @@ use super::OpenDataError;
 use super::folder::{Found, relative};
 
 /// One of the lists, as `sancoes.lista` names it: defined once, in `api::listas`.
-pub use crate::api::listas::Lista as List;
+pub(crate) use crate::api::listas::Lista as List;
 
 /// The date CGU puts before a file's name (`20261130_CEIS`).
 fn cgu_date(stem: &str) -> Option<NaiveDate> {
@@ -145,7 +145,7 @@ impl Lists {
 
 /// Whether a file of the folder is one of the lists, or the MTE's note that dates its list
 /// (`cadastro_de_empregadores.txt`).
-pub fn is_list_file(name: &str) -> bool {
+pub(crate) fn is_list_file(name: &str) -> bool {
     let base = name.rsplit(['/', '\\']).next().unwrap_or(name).to_lowercase();
     List::of_name(name).is_some() || (base.starts_with("cadastro_de_empregadores") && base.ends_with(".txt"))
 }
