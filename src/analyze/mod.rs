@@ -6,7 +6,7 @@
 
 pub mod cells;
 mod early_results;
-pub(crate) mod listed;
+pub(crate) mod sancoes;
 mod waves;
 
 pub use early_results::{EarlyResults, run_credit_queries};
@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use polars::prelude::*;
 use polars::sql::SQLContext;
 
-use crate::store::snapshot::{COMPANY_TABLES, PreviousSnapshot, SANCTIONS_TABLE};
+use crate::store::snapshot::{COMPANY_TABLES, PreviousSnapshot, SANCOES_TABLE};
 use crate::tables::Table;
 use crate::transform::Frames;
 use crate::transform::disk::{collect_streaming, held_whole_rows};
@@ -421,12 +421,12 @@ fn run_queries_here(
                 inputs.insert(SOCIAS_EXPOSICAO.to_string(), df.clear());
             }
             // The changes compare the lists' records with the previous snapshot's.
-            let df = if q.table == SANCTIONS_TABLE {
-                let (now, before) = listed::with_previous(df, frames, previous).map_err(|e| {
-                    AnalyzeError::Previous { table: SANCTIONS_TABLE.into(), message: e.to_string() }
+            let df = if q.table == SANCOES_TABLE {
+                let (now, before) = sancoes::with_previous(df, frames, previous).map_err(|e| {
+                    AnalyzeError::Previous { table: SANCOES_TABLE.into(), message: e.to_string() }
                 })?;
-                tables.insert(listed::SANCOES_ANTERIOR.to_string(), before.clone().lazy());
-                inputs.insert(listed::SANCOES_ANTERIOR.to_string(), before);
+                tables.insert(sancoes::SANCOES_ANTERIOR.to_string(), before.clone().lazy());
+                inputs.insert(sancoes::SANCOES_ANTERIOR.to_string(), before);
                 now
             } else {
                 df

@@ -11,7 +11,7 @@ use std::time::Duration;
 use super::{ConfigError, Settings, env_parsed, env_switch, env_var, invalid, pick, read_settings_file};
 use crate::api::listas::Lista;
 use crate::cli::{DownloadArgs, ReleaseArgs, RunArgs};
-use crate::extract::download::{CGU_FILES_URL, CGU_URL, ListSources, PGFN_URL, Pick, RFB_URL, Request};
+use crate::extract::download::{CGU_FILES_URL, CGU_URL, ListaSources, PGFN_URL, Pick, RFB_URL, Request};
 
 /// Transfers at once to one host at first: the loaders' 4, which repeated stalls lower.
 const PER_HOST: usize = 4;
@@ -81,14 +81,14 @@ fn resolve_release(to: PathBuf, args: &ReleaseArgs, file: &Settings) -> Result<R
         other => other.map(|k| k.value as usize),
     };
     let lists = match pick(args.lists.then_some(true), env_switch("lists")?, file.lists) {
-        Some(s) if s.value => Some(ListSources {
+        Some(s) if s.value => Some(ListaSources {
             cgu_url: address("cgu_url", text("cgu_url", &args.cgu_url, &file.cgu_url), CGU_URL)?,
             cgu_files_url: address(
                 "cgu_files_url",
                 text("cgu_files_url", &args.cgu_files_url, &file.cgu_files_url),
                 CGU_FILES_URL,
             )?,
-            moved: moved_lists([
+            moved: moved_listas([
                 (Lista::TrabalhoEscravo, "mte_url", text("mte_url", &args.mte_url, &file.mte_url)),
                 (Lista::Ibama, "ibama_url", text("ibama_url", &args.ibama_url, &file.ibama_url)),
             ])?,
@@ -123,7 +123,7 @@ fn month_pick(
 }
 
 /// The lists a setting moved to another address, each address checked.
-fn moved_lists(
+fn moved_listas(
     given: [(Lista, &'static str, Option<super::Sourced<String>>); 2],
 ) -> Result<Vec<(Lista, String)>, ConfigError> {
     let mut moved = Vec::new();

@@ -76,7 +76,7 @@ pub struct Manifest {
     /// With `--lists-dir` (a run over a service): the folder, each list read, the files no
     /// reader takes and the lists missing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub listas_dir: Option<crate::extract::open_data::ListsDirNote>,
+    pub listas_dir: Option<crate::extract::open_data::ListasDirNote>,
     /// With `--cnpjs`: the portfolio file, the companies read from it, and the lines skipped
     /// (not a CNPJ) with their reasons: a company the run left out is said here.
     #[serde(default, skip_serializing_if = "Option::is_none")]

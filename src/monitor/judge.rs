@@ -50,7 +50,7 @@ pub(crate) struct Holding {
     /// `mudancas` shows them.
     pub(super) register: Option<HashMap<(String, &'static str), Option<String>>>,
     /// Whether the lists' records (`sancoes`) were read, so a sanction not fired again is over.
-    pub(super) sanctions_read: bool,
+    pub(super) sancoes_read: bool,
 }
 
 /// The `empresas` columns a register change of each `mudancas` kind shows, in order (the
@@ -100,7 +100,7 @@ impl Holding {
     pub(crate) fn read(aggregates: &Aggregates, frames: &Frames) -> PolarsResult<Self> {
         let mut h = Holding {
             previous_snapshot: aggregates.previous_snapshot.clone(),
-            sanctions_read: aggregates.get("sancoes").is_some(),
+            sancoes_read: aggregates.get("sancoes").is_some(),
             ..Self::default()
         };
         if let Some(df) = aggregates.get("situacao_fiscal_por_retrato") {
@@ -273,7 +273,7 @@ impl Holding {
                 same_optional(now.as_deref(), value("valor_novo").as_deref())
             }
             RuleKind::QualquerMudanca => false,
-            RuleKind::ListaRestritiva => !self.sanctions_read,
+            RuleKind::ListaRestritiva => !self.sancoes_read,
         }
     }
 }

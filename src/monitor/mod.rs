@@ -13,7 +13,7 @@
 pub(crate) mod alerts;
 pub(crate) mod judge;
 pub(crate) mod lifecycle;
-pub(crate) mod listed;
+pub(crate) mod listas;
 pub(crate) mod reconciliation;
 pub(crate) mod rerender;
 pub(crate) mod rules;

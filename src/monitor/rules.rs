@@ -3,7 +3,7 @@
 //!
 //! It owns reading and checking the file (every problem named with its file, line and fix,
 //! before anything is fetched) and matching rules against the aggregates `mudancas` and
-//! `variacao_exposicao` (and `sancoes`, for `lista_restritiva`: listed.rs). What counts as a
+//! `variacao_exposicao` (and `sancoes`, for `lista_restritiva`: listas.rs). What counts as a
 //! change is the SQL's; where alerts go is not decided here.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -192,7 +192,7 @@ pub(crate) struct Rule {
     pub severidade: Severidade,
     /// Whether an open alert that takes new triggers is sent again (`reenviar_atualizacoes`).
     pub reenviar_atualizacoes: bool,
-    /// `lista_restritiva` only: the public lists and the links it watches (listed.rs).
+    /// `lista_restritiva` only: the public lists and the links it watches (listas.rs).
     pub listas_publicas: BTreeSet<String>,
     pub vinculos: BTreeSet<String>,
 }
@@ -373,7 +373,7 @@ impl Checker<'_> {
             ));
         }
         let somente_principal = r.somente_principal.as_ref().is_some_and(|f| *f.get_ref());
-        let (listas_publicas, vinculos) = self.lists_and_links(this, &r.listas_publicas, &r.vinculos)?;
+        let (listas_publicas, vinculos) = self.listas_and_links(this, &r.listas_publicas, &r.vinculos)?;
         let severidade = match &r.severidade {
             None => Severidade::Media,
             Some(s) => Severidade::parse(s.get_ref().trim()).ok_or_else(|| {
@@ -476,7 +476,7 @@ impl Rules {
     }
 
     /// The labels of the watched lists holding `cnpj`.
-    fn lists_of(&self, cnpj: &str) -> Vec<String> {
+    fn listas_of(&self, cnpj: &str) -> Vec<String> {
         self.lists.iter().filter(|(_, c)| c.contains(cnpj)).map(|(l, _)| l.clone()).collect()
     }
 
@@ -495,7 +495,7 @@ impl Rules {
                     .get("variacao_exposicao")
                     .map(|df| self.exposure_triggers(rule, df))
                     .unwrap_or_default(),
-                RuleKind::ListaRestritiva => self.sanction_triggers(rule, aggregates),
+                RuleKind::ListaRestritiva => self.sancoes_triggers(rule, aggregates),
                 _ => aggregates.get("mudancas").map(|df| self.change_triggers(rule, df)).unwrap_or_default(),
             };
             // One alert per company: its triggers folded under it, one per subject.
@@ -522,7 +522,7 @@ impl Rules {
             regra: rule.nome.clone(),
             tipo: rule.kind.name(),
             severidade: rule.severidade,
-            listas: self.lists_of(&cnpj),
+            listas: self.listas_of(&cnpj),
             razao_social: text(df, "razao_social", i),
             snapshot: text(df, "snapshot", i),
             snapshot_anterior: text(df, "snapshot_anterior", i),

@@ -52,7 +52,7 @@ pub(super) fn analyze_with(
 ) -> Result<Analysis> {
     let started = std::time::Instant::now();
     crate::transform::economic_groups::attach_groups(frames, None)?;
-    crate::transform::listas::attach_lists(frames, None)?;
+    crate::transform::listas::attach_listas(frames, None)?;
     crate::transform::nacional::attach_national(frames, None)?;
     let aggregates = run_queries_after(frames, previous, &queries, early)?;
     manifest.time_stage("analyze", started);

@@ -16,7 +16,7 @@ use crate::analyze::{EarlyResults, Query};
 use crate::monitor::lifecycle::{self, TrackedAlert};
 use crate::monitor::rules::Rules;
 use crate::store::snapshot::{
-    ALERTS_TABLE, Assembled, DERIVED_TABLES, PreviousSnapshot, SANCTIONS_TABLE, assemble_snapshot,
+    ALERTS_TABLE, Assembled, DERIVED_TABLES, PreviousSnapshot, SANCOES_TABLE, assemble_snapshot,
     commit_snapshot,
 };
 use crate::transform::Frames;
@@ -34,7 +34,7 @@ pub(super) async fn analyze_and_commit(
     // Read before the fetch, said here when they could not be: the expansion prices the partner
     // companies with the run's own exposure query.
     let queries = queries?;
-    crate::transform::listas::attach_lists(&mut frames, fetched.public_lists.take().as_ref())?;
+    crate::transform::listas::attach_listas(&mut frames, fetched.listas.take().as_ref())?;
     crate::transform::nacional::attach_national(&mut frames, fetched.national.take().as_ref())?;
     match assemble(fetched, frames).await? {
         Ok(mut assembled) => {
@@ -152,10 +152,10 @@ async fn assemble(fetched: &mut Fetched, frames: Frames) -> Result<Result<Assemb
 }
 
 /// A run that read no public list keeps the previous snapshot's records of them
-/// (`analyze::listed`): the manifest and the log say so.
+/// (`analyze::sancoes`): the manifest and the log say so.
 fn note_lists_carried(fetched: &mut Fetched, assembled: &Assembled, analysis: &Analysis) {
-    let kept = analysis.aggregates.get(SANCTIONS_TABLE).map_or(0, DataFrame::height);
-    if kept == 0 || !crate::analyze::listed::no_list_read(&assembled.frames) {
+    let kept = analysis.aggregates.get(SANCOES_TABLE).map_or(0, DataFrame::height);
+    if kept == 0 || !crate::analyze::sancoes::no_list_read(&assembled.frames) {
         return;
     }
     let before = assembled.previous.as_ref().map(|p| p.snapshot.as_str()).unwrap_or_default();

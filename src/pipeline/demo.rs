@@ -78,7 +78,7 @@ pub(crate) fn month_before(settings: &RunSettings) -> Result<Option<MonthBefore>
     before.fetch = baseline_config(cfg, previous, &store, &scratch);
     if cfg.lists_dir.is_none() {
         let dir = store.with_file_name(LISTS_NAME);
-        write_demo_lists(&dir, previous, cfg.demo_scale)?;
+        write_demo_listas(&dir, previous, cfg.demo_scale)?;
         before.fetch.lists_dir = Some(dir);
     }
     Ok(Some(MonthBefore {
@@ -105,7 +105,7 @@ impl Compare {
         }
         if settings.fetch.lists_dir.is_none() {
             let dir = self.store.with_file_name(LISTS_NAME);
-            write_demo_lists(&dir, self.newest, self.scale)?;
+            write_demo_listas(&dir, self.newest, self.scale)?;
             settings.fetch.lists_dir = Some(dir);
         }
         settings.fetch.store = Some(self.store);
@@ -117,7 +117,7 @@ impl Compare {
 /// their published layouts under `dir/listas/`, for the demo's run to read: the month
 /// before's first, then the demo's own month's in their place, so the store sees the lists
 /// move as they would from one monthly run to the next.
-fn write_demo_lists(dir: &Path, month: AnoMes, scale: f64) -> Result<()> {
+fn write_demo_listas(dir: &Path, month: AnoMes, scale: f64) -> Result<()> {
     use crate::simulator::{Dataset, RegistryConfig};
     let listas = dir.join("listas");
     if listas.exists() {
@@ -127,7 +127,7 @@ fn write_demo_lists(dir: &Path, month: AnoMes, scale: f64) -> Result<()> {
     let ds = Dataset::generate(RegistryConfig::DEFAULT_SEED, scale)
         .as_of(month)
         .map_err(|e| anyhow::anyhow!("the demo's public lists: {e}"))?;
-    crate::simulator::open_data::lists::write_lists(&ds.public_lists(), dir)
+    crate::simulator::open_data::listas::write_listas(&ds.listas(), dir)
         .with_context(|| format!("writing the demo's public lists into {}", dir.display()))?;
     Ok(())
 }

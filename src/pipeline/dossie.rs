@@ -86,7 +86,7 @@ pub(crate) async fn dossie(settings: DossieSettings) -> Result<ExitStatus> {
             (
                 Some(history),
                 crate::report::dossier_page::timeline_of(Some(&timelines), &codes, folders.locale),
-                latest_sanctions(&reader, &snapshots).await?,
+                latest_sancoes(&reader, &snapshots).await?,
             )
         }
         None => (None, None, None),
@@ -111,11 +111,11 @@ pub(crate) async fn dossie(settings: DossieSettings) -> Result<ExitStatus> {
 /// matched them), for each dossier to show its company's; `None` when the snapshot holds none
 /// (its run may have read no list), so a dossier never claims its company is on none. The lists themselves are read by
 /// `run` (`--open-data`, `--lists-dir`), which this command does not repeat.
-async fn latest_sanctions(
+async fn latest_sancoes(
     reader: &crate::store::StoreReader,
     snapshots: &std::collections::BTreeSet<String>,
 ) -> Result<Option<polars::prelude::DataFrame>> {
-    let table = crate::store::snapshot::SANCTIONS_TABLE;
+    let table = crate::store::snapshot::SANCOES_TABLE;
     let Some(latest) = snapshots.last() else { return Ok(None) };
     if !reader.holds(table) {
         return Ok(None);

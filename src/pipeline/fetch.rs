@@ -181,7 +181,7 @@ pub(super) async fn fetch_stage(
     let mut release = read_open_data(&cfg, portfolio.as_ref()).await?;
     let mut lists_dir = match release {
         Some(_) => None,
-        None => read_lists_dir(cfg.lists_dir.as_deref())?,
+        None => read_listas_dir(cfg.lists_dir.as_deref())?,
     };
     refuse_unread_when_strict(&cfg, release.as_ref(), lists_dir.as_ref())?;
     let settings = SourceSettings::from_run_config(&cfg);
@@ -288,7 +288,7 @@ pub(super) async fn fetch_stage(
         remote,
         typer,
         national: release.as_mut().map(|r| std::mem::take(&mut r.national)),
-        public_lists: match release.as_mut() {
+        listas: match release.as_mut() {
             Some(r) => Some(std::mem::take(&mut r.lists)),
             None => lists_dir.take(),
         },
@@ -300,7 +300,7 @@ pub(super) async fn fetch_stage(
 fn refuse_unread_when_strict(
     cfg: &RunConfig,
     release: Option<&crate::extract::open_data::Release>,
-    lists_dir: Option<&crate::extract::open_data::lists::Lists>,
+    lists_dir: Option<&crate::extract::open_data::listas::Listas>,
 ) -> Result<()> {
     let (dir, unread, missing) = match (release, lists_dir) {
         (Some(r), _) => (cfg.open_data.as_deref(), r.unread(), &r.lists.missing),
@@ -331,9 +331,11 @@ fn refuse_unread_when_strict(
 }
 
 /// `--lists-dir DIR`: the public lists for a run over a service; `None` without it.
-fn read_lists_dir(dir: Option<&std::path::Path>) -> Result<Option<crate::extract::open_data::lists::Lists>> {
+fn read_listas_dir(
+    dir: Option<&std::path::Path>,
+) -> Result<Option<crate::extract::open_data::listas::Listas>> {
     let Some(dir) = dir else { return Ok(None) };
-    let lists = crate::extract::open_data::read_lists_dir(dir)?;
+    let lists = crate::extract::open_data::read_listas_dir(dir)?;
     tracing::info!(
         "public lists: {} files, {} records from {}",
         lists.files.len(),
@@ -441,7 +443,7 @@ fn say_what_is_fetched(
 #[derive(Clone, Copy)]
 struct Read<'a> {
     release: Option<&'a crate::extract::open_data::Release>,
-    lists_dir: Option<&'a crate::extract::open_data::lists::Lists>,
+    lists_dir: Option<&'a crate::extract::open_data::listas::Listas>,
 }
 
 /// The fetch's manifest, written before anything reads the staging: a full disk says how to
@@ -464,7 +466,7 @@ fn write_fetch_manifest(
     manifest.listas_dir = read
         .lists_dir
         .zip(cfg.lists_dir.as_deref())
-        .map(|(l, dir)| crate::extract::open_data::ListsDirNote::of(dir, l));
+        .map(|(l, dir)| crate::extract::open_data::ListasDirNote::of(dir, l));
     // Written only for freeze: evolve is what a manifest without it means.
     manifest.schema_contract =
         (cfg.schema_contract == SchemaContract::Freeze).then_some(SchemaContract::Freeze);

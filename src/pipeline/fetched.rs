@@ -34,7 +34,7 @@ pub(super) struct Fetched {
     /// service's pool, with its retries, rate limit and accounting, or the release's files).
     pub fetcher: Arc<Records>,
     /// With `--open-data`: the public lists its folder holds (taken by the analysis).
-    pub public_lists: Option<crate::extract::open_data::lists::Lists>,
+    pub listas: Option<crate::extract::open_data::listas::Listas>,
     /// With `--open-data`: the release's national debt (taken by the analysis).
     pub national: Option<crate::extract::open_data::national::National>,
 }

@@ -288,7 +288,7 @@ pub(crate) struct DossierView {
     /// With a store: its changes over the snapshots, oldest first.
     pub linha_do_tempo: Vec<TimelineEvent>,
     /// Its records on the public lists read, in force first; `listas_lidas` false: none read.
-    pub listas: Vec<super::view::SanctionRow>,
+    pub listas: Vec<super::view::SancoesRow>,
     pub listas_lidas: bool,
     /// The estimate the queries make from the active debts (`19_situacao_fiscal_por_retrato`).
     pub situacao_fiscal: Option<Standing>,
@@ -591,7 +591,7 @@ pub(crate) fn render_dossiers(
     let strings = templates.strings(options.locale)?;
     let ctx = Context { codes, strings: &strings, locale: options.locale, source, demo };
     let lists =
-        judged.sancoes.as_ref().map(|df| super::view::sanctions::by_company(df, options.locale, &strings));
+        judged.sancoes.as_ref().map(|df| super::view::sancoes::by_company(df, options.locale, &strings));
     let mut entries = Vec::new();
     for r in records {
         let standing = judged.standings.get(r.cnpj.as_str());

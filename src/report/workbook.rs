@@ -16,7 +16,7 @@ use crate::export::workbook::{NumberFormats, SummaryLine, SummaryValue, TableShe
 /// The aggregate shown as the portfolio's own sheet, right after the summary.
 const PORTFOLIO_TABLE: &str = "carteira_cadastro";
 /// The public lists' matches (`queries/27_sancoes.sql`), on a sheet named in words.
-const SANCTIONS_TABLE: &str = "sancoes";
+const SANCOES_TABLE: &str = "sancoes";
 /// The values that could not be read (written beside the aggregates by the export).
 const QUALITY_TABLE: &str = "data_quality";
 
@@ -101,7 +101,7 @@ pub(crate) fn workbook_content<'a>(
         .map(|(q, df)| TableSheet {
             name: match q.table.as_str() {
                 PORTFOLIO_TABLE => t.get("planilha_carteira"),
-                SANCTIONS_TABLE => t.get("planilha_sancoes"),
+                SANCOES_TABLE => t.get("planilha_sancoes"),
                 _ => q.table.clone(),
             },
             title: super::view::title_of(q, locale),

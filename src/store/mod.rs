@@ -268,7 +268,7 @@ fn snapshots_of(runs: &[RunRecord]) -> BTreeSet<String> {
 }
 
 /// Whether the snapshot of `record` holds every list this binary fetches for a company.
-fn holds_every_list(record: &RunRecord) -> bool {
+fn holds_every_lista(record: &RunRecord) -> bool {
     crate::extract::plan::company_list_names().iter().all(|l| record.lists.contains(l))
 }
 
@@ -431,7 +431,7 @@ impl Store {
         // A snapshot that does not say it holds every list this binary fetches (one written
         // before partners were fetched, or by an older binary since) knows no company whole:
         // every company's lists are fetched again, so none is carried incomplete.
-        if !holds_every_list(last) {
+        if !holds_every_lista(last) {
             return Ok(HashMap::new());
         }
         let bad = |m: String| StoreError::Delta { table: "controle_empresas".into(), message: m };

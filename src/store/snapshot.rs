@@ -39,10 +39,10 @@ const LIST_TABLES: [Table; 4] =
     [Table::DividasPgfn, Table::ParcelamentosRfb, Table::TransacoesRfb, Table::Socios];
 /// Tables the analysis derives from the snapshot (and the previous one): query results of the
 /// same name, committed with the snapshot.
-pub(crate) const DERIVED_TABLES: [&str; 3] = ["mudancas", "situacao_fiscal_estimada", SANCTIONS_TABLE];
+pub(crate) const DERIVED_TABLES: [&str; 3] = ["mudancas", "situacao_fiscal_estimada", SANCOES_TABLE];
 /// The portfolio's records on the public lists (`queries/27_sancoes.sql`): kept per snapshot
 /// so the next one's changes say who entered and left each list.
-pub(crate) const SANCTIONS_TABLE: &str = "sancoes";
+pub(crate) const SANCOES_TABLE: &str = "sancoes";
 /// The watch rules' alerts of each snapshot, committed with it (made by the monitor stage).
 pub(crate) const ALERTS_TABLE: &str = "alertas";
 
@@ -203,13 +203,13 @@ async fn previous_of(
     }
     // A store that keeps the lists' records but holds none for that snapshot: none were
     // listed (empty, no columns). A store written before they were kept has no such entry.
-    match tables.at(SANCTIONS_TABLE, &previous).await? {
+    match tables.at(SANCOES_TABLE, &previous).await? {
         Some(mut df) => {
             let _ = df.drop_in_place("snapshot");
-            company.insert(SANCTIONS_TABLE, df);
+            company.insert(SANCOES_TABLE, df);
         }
-        None if tables.reader.holds(SANCTIONS_TABLE) => {
-            company.insert(SANCTIONS_TABLE, DataFrame::empty());
+        None if tables.reader.holds(SANCOES_TABLE) => {
+            company.insert(SANCOES_TABLE, DataFrame::empty());
         }
         None => {}
     }

@@ -1,4 +1,4 @@
-//! The public lists' records (`extract::open_data::lists`) as the typed `listas` table the
+//! The public lists' records (`extract::open_data::listas`) as the typed `listas` table the
 //! queries read: one row per record, money as Decimal(18,2), dates as dates, each read by the
 //! parsers every source shares (`transform::parse`), and what could not be read counted in
 //! `data_quality` (rows out of layout with their line, Leniência's placeholders, cells in no
@@ -13,7 +13,7 @@ use super::parse::{parse_brl_amount, parse_date_dropping_time};
 use super::typing::{MONEY_PRECISION, MONEY_SCALE, QualityCount, days_since_epoch, note_example};
 use super::{Frames, TransformError};
 use crate::api::listas::Lista;
-use crate::extract::open_data::lists::{ListRecord, Lists};
+use crate::extract::open_data::listas::{ListaRecord, Listas};
 
 /// The table name the queries read.
 pub(crate) const LISTAS: &str = "listas";
@@ -23,12 +23,12 @@ const AREA_SCALE: u32 = 4;
 
 /// Adds `listas` to `frames`: the records of `lists` with their quality counts, or, without
 /// lists, an empty table unless the frames hold one already (a run dir read back).
-pub(crate) fn attach_lists(frames: &mut Frames, lists: Option<&Lists>) -> Result<(), TransformError> {
+pub(crate) fn attach_listas(frames: &mut Frames, lists: Option<&Listas>) -> Result<(), TransformError> {
     let err = |source: PolarsError| TransformError::Frame { table: LISTAS, source };
     match lists {
         Some(lists) => {
             let (df, mut quality) = listas_frame(&lists.records).map_err(err)?;
-            quality.extend(list_quality(lists));
+            quality.extend(listas_quality(lists));
             frames.tables.insert(LISTAS, df);
             frames.add_quality(quality);
         }
@@ -51,13 +51,13 @@ pub(crate) fn attach_lists(frames: &mut Frames, lists: Option<&Lists>) -> Result
 /// The `listas` frame of `records`, in their order, and what of them could not be read or
 /// held: a date or amount in no form the sources use, an amount with more decimals than its
 /// column keeps.
-pub(crate) fn listas_frame(records: &[ListRecord]) -> PolarsResult<(DataFrame, Vec<QualityCount>)> {
+pub(crate) fn listas_frame(records: &[ListaRecord]) -> PolarsResult<(DataFrame, Vec<QualityCount>)> {
     let mut unreadable = Vec::new();
     let typed: Vec<Typed> = records.iter().map(|r| Typed::of(r, &mut unreadable)).collect();
-    let text = |name: &str, f: &dyn Fn(&ListRecord) -> Option<String>| {
+    let text = |name: &str, f: &dyn Fn(&ListaRecord) -> Option<String>| {
         Column::new(name.into(), records.iter().map(f).collect::<Vec<Option<String>>>())
     };
-    let date = |name: &str, f: &dyn Fn(&ListRecord, &Typed) -> Option<chrono::NaiveDate>| {
+    let date = |name: &str, f: &dyn Fn(&ListaRecord, &Typed) -> Option<chrono::NaiveDate>| {
         let days = records.iter().zip(&typed).map(|(r, t)| f(r, t).map(days_since_epoch));
         Int32Chunked::from_iter_options(name.into(), days).into_date().into_column()
     };
@@ -128,7 +128,7 @@ type Unreadable = Vec<(&'static str, String)>;
 const IBAMA_CREATED: Option<NaiveDate> = NaiveDate::from_ymd_opt(1989, 2, 22);
 
 impl Typed {
-    fn of(r: &ListRecord, unreadable: &mut Unreadable) -> Typed {
+    fn of(r: &ListaRecord, unreadable: &mut Unreadable) -> Typed {
         let mut note = |column: &'static str, text: &str| {
             unreadable.push((column, format!("{}:{}: {text}", r.arquivo, r.linha)));
         };
@@ -208,7 +208,7 @@ fn at_scale(d: Decimal, scale: u32) -> Option<i128> {
 /// What of the lists' files could not be read, as `data_quality` counts it: rows out of layout
 /// (`linha`, each example `file:line`) and Leniência's placeholders (`sancionado`, as markers
 /// read as no document).
-fn list_quality(lists: &Lists) -> Vec<QualityCount> {
+fn listas_quality(lists: &Listas) -> Vec<QualityCount> {
     let count = |column: &str, failures: u64, placeholders: u64, texts: &mut dyn Iterator<Item = &str>| {
         let mut examples = Vec::new();
         texts.for_each(|t| note_example(&mut examples, t));
@@ -233,12 +233,12 @@ fn list_quality(lists: &Lists) -> Vec<QualityCount> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::extract::open_data::lists::List;
+    use crate::extract::open_data::listas::Lista;
     use chrono::NaiveDate;
 
-    fn record(lista: List, multa: Option<&str>) -> ListRecord {
+    fn record(lista: Lista, multa: Option<&str>) -> ListaRecord {
         let day = NaiveDate::from_ymd_opt(2026, 9, 28);
-        ListRecord {
+        ListaRecord {
             lista,
             sancionado: "12345678000195".into(),
             documento: Some("12345678000195".into()),
@@ -259,15 +259,15 @@ mod tests {
 
     #[test]
     fn listas_is_typed_and_counts_what_it_cannot_hold_or_read() {
-        let records = [record(List::Cnep, Some("1.234.567,89")), record(List::Cnep, Some("0,125"))];
-        let lists = Lists {
+        let records = [record(Lista::Cnep, Some("1.234.567,89")), record(Lista::Cnep, Some("0,125"))];
+        let lists = Listas {
             records: records.to_vec(),
             malformed: vec!["x.csv:7".into()],
             placeholders: vec!["EXBILFINGER".into()],
-            ..Lists::default()
+            ..Listas::default()
         };
         let mut frames = Frames::default();
-        attach_lists(&mut frames, Some(&lists)).unwrap();
+        attach_listas(&mut frames, Some(&lists)).unwrap();
         let df = frames.get(LISTAS).unwrap();
         assert_eq!(df.column("valor_multa").unwrap().dtype(), &DataType::Decimal(18, 2));
         assert_eq!(df.column("inicio").unwrap().dtype(), &DataType::Date);
@@ -283,16 +283,16 @@ mod tests {
         assert_eq!(by_column("sancionado").map(|q| (q.failures, q.placeholders)), Some((0, 1)));
 
         let mut empty = Frames::default();
-        attach_lists(&mut empty, None).unwrap();
+        attach_listas(&mut empty, None).unwrap();
         let none = empty.get(LISTAS).unwrap();
         assert_eq!((none.height(), none.schema()), (0, df.schema()), "no lists: the same columns, empty");
     }
 
     /// The lists of a folder, read as a run reads them, and the frames they make.
-    fn read_folder(dir: &std::path::Path) -> (Lists, Frames) {
-        let lists = crate::extract::open_data::read_lists_dir(dir).unwrap();
+    fn read_folder(dir: &std::path::Path) -> (Listas, Frames) {
+        let lists = crate::extract::open_data::read_listas_dir(dir).unwrap();
         let mut frames = Frames::default();
-        attach_lists(&mut frames, Some(&lists)).unwrap();
+        attach_listas(&mut frames, Some(&lists)).unwrap();
         (lists, frames)
     }
 

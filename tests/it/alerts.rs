@@ -289,7 +289,7 @@ pub(super) fn expected_list_alerts(
     portfolio: &[Cnpj],
     want: &mut Alerts,
 ) {
-    let truth = after.lists_truth(portfolio);
+    let truth = after.listas_truth(portfolio);
     for rule in rules.iter().filter(|r| r.tipo == "lista_restritiva") {
         for t in truth.iter().filter(|t| t.vigente) {
             let covered = rule.list.as_ref().is_none_or(|l| l.contains(&t.cnpj));

@@ -271,8 +271,8 @@ pub(super) fn changes_in(file: &Path) -> (Vec<Change>, DataFrame) {
     let mut rows = Vec::new();
     for i in 0..df.height() {
         let t = table[i].clone().unwrap();
-        // The public lists' rows: `records_truth` knows no list; `lists_monthly` compares them
-        // with `Dataset::lists_truth` at each month.
+        // The public lists' rows: `records_truth` knows no list; `listas_monthly` compares them
+        // with `Dataset::listas_truth` at each month.
         if t == "sancoes" {
             continue;
         }

@@ -213,7 +213,7 @@ fn the_lists_downloaded_from_the_mirror_give_the_same_sancoes_as_the_served_fold
     let d = Dataset::generate(RegistryConfig::DEFAULT_SEED, SCALE);
     open_data::write_open_data(&d, &served).unwrap();
     let mut portfolio: Vec<String> = d.demo_portfolio(20).iter().map(ToString::to_string).collect();
-    portfolio.extend(d.public_lists().targets.iter().map(ToString::to_string));
+    portfolio.extend(d.listas().targets.iter().map(ToString::to_string));
     std::fs::write(tmp.path().join("carteira.txt"), portfolio.join("\n")).unwrap();
 
     let (_rt, m) = mirror_of(&served, MirrorFaults::default());

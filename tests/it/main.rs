@@ -33,7 +33,7 @@ mod groups;
 mod history;
 mod hostile_service;
 mod layers;
-mod lists_monthly;
+mod listas_monthly;
 mod merge_shards;
 mod object_storage;
 mod open_data;

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use crate::common_bin::*;
 use fiscal_report::api::{Categoria, Cnpj};
 use fiscal_report::export::tables::read_exported_table;
-use fiscal_report::simulator::dataset::{Listed, PublicLists};
+use fiscal_report::simulator::dataset::{Listas, Listed};
 use fiscal_report::simulator::{Dataset, RegistryConfig};
 use polars::prelude::*;
 use rust_decimal::Decimal;
@@ -839,12 +839,12 @@ fn a_ceis_row_for_a_cnpj_with_letters_reaches_the_company_by_its_cnpj_and_by_its
         vigente: true,
         row,
     };
-    let lists = PublicLists {
+    let lists = Listas {
         date: (2026, 11, 30),
         records: vec![listed("12ABC34501DE35".into(), 1), listed(branch.clone(), 2)],
         targets: Vec::new(),
     };
-    fiscal_report::simulator::open_data::lists::write_lists(&lists, &downloads).unwrap();
+    fiscal_report::simulator::open_data::listas::write_listas(&lists, &downloads).unwrap();
     let o = run_open_data(tmp.path(), &downloads, &["12ABC34501DE35".to_string()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let path = tmp.path().join("files-run/aggregates/sancoes.parquet");

@@ -1,7 +1,7 @@
 //! `aggregates/sancoes.parquet` against the embedded dataset's own record of who is on which
 //! public list: the dataset writes CEIS, CNEP, CEPIM, Leniência, the MTE's Cadastro de
 //! Empregadores and IBAMA's embargoes in their published layouts beside its release, with
-//! portfolio companies on them by each way a company is reached; `Dataset::lists_truth` says
+//! portfolio companies on them by each way a company is reached; `Dataset::listas_truth` says
 //! which record touches which company, how and whether in force, from the dataset's partners and
 //! groups (never through the reader or the SQL). A list whose header changed stops the run.
 
@@ -55,7 +55,7 @@ pub(crate) fn write_release(dir: &Path) {
 /// Some of the demo's companies and every company the lists were made about.
 pub(crate) fn listed_portfolio(d: &Dataset) -> Vec<Cnpj> {
     let mut portfolio: Vec<Cnpj> = d.demo_portfolio(40);
-    portfolio.extend(d.public_lists().targets.iter().cloned());
+    portfolio.extend(d.listas().targets.iter().cloned());
     portfolio.sort();
     portfolio.dedup();
     portfolio
@@ -76,12 +76,12 @@ pub(crate) fn run_over_the_release(dir: &Path, portfolio: &[Cnpj]) -> DataFrame 
 fn sancoes_equals_the_datasets_truth_for_each_way_a_company_is_listed() {
     let tmp = tempfile::tempdir().unwrap();
     let d = Dataset::generate(RegistryConfig::DEFAULT_SEED, SCALE);
-    let lists = d.public_lists();
+    let lists = d.listas();
     let portfolio = listed_portfolio(&d);
     let sancoes = run_over_the_release(tmp.path(), &portfolio);
 
     let truth: Vec<Match> = d
-        .lists_truth(&portfolio)
+        .listas_truth(&portfolio)
         .into_iter()
         .map(|t| (t.cnpj, t.lista, t.vinculo.to_string(), t.vigente, t.sancionado))
         .collect();

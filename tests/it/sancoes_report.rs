@@ -1,5 +1,5 @@
 //! The report's "Sanções e listas" section against the embedded dataset's own record of who is
-//! on which public list (`Dataset::lists_truth`, made from the dataset's partners and groups,
+//! on which public list (`Dataset::listas_truth`, made from the dataset's partners and groups,
 //! never through the reader or the SQL): every company with a sanction in force shows under the
 //! way the list reaches it, with the list's name and date; a run without lists says so.
 
@@ -78,7 +78,7 @@ fn html_escape(s: &str) -> String {
 fn the_reports_section_lists_exactly_the_companies_in_force_by_the_truth() {
     let tmp = tempfile::tempdir().unwrap();
     let d = Dataset::generate(RegistryConfig::DEFAULT_SEED, SCALE);
-    let lists = d.public_lists();
+    let lists = d.listas();
     let portfolio = listed_portfolio(&d);
     run_over_the_release(tmp.path(), &portfolio);
     let html = std::fs::read_to_string(tmp.path().join("run/report.html")).unwrap();
@@ -88,7 +88,7 @@ fn the_reports_section_lists_exactly_the_companies_in_force_by_the_truth() {
     let date = format!("{day:02}/{m:02}/{y:04}");
     let names: BTreeMap<&str, &str> = LIST_NAMES.into_iter().collect();
     let mut want: Vec<Shown> = d
-        .lists_truth(&portfolio)
+        .listas_truth(&portfolio)
         .into_iter()
         .filter(|t| t.vigente)
         .map(|t| (t.vinculo.to_string(), t.cnpj, names[t.lista.as_str()].to_string(), date.clone()))
@@ -109,7 +109,7 @@ fn the_reports_section_lists_exactly_the_companies_in_force_by_the_truth() {
         .map(|r| (r.lista, r.documento.as_str()))
         .collect();
     let want_ended: BTreeSet<(String, String, String)> = d
-        .lists_truth(&portfolio)
+        .listas_truth(&portfolio)
         .into_iter()
         .filter(|t| !t.vigente && ended_records.contains(&(t.lista.as_str(), t.sancionado.as_str())))
         .map(|t| {
@@ -137,7 +137,7 @@ fn a_run_without_lists_says_so_in_one_sentence() {
     write_release(tmp.path());
     std::fs::remove_dir_all(tmp.path().join("downloads/listas")).unwrap();
     let d = Dataset::generate(RegistryConfig::DEFAULT_SEED, SCALE);
-    let cnpjs: Vec<String> = d.public_lists().targets.iter().map(ToString::to_string).collect();
+    let cnpjs: Vec<String> = d.listas().targets.iter().map(ToString::to_string).collect();
     let o = run_files(tmp.path(), &cnpjs);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let html = std::fs::read_to_string(tmp.path().join("run/report.html")).unwrap();
@@ -150,7 +150,7 @@ fn a_run_without_lists_says_so_in_one_sentence() {
 fn a_service_run_reads_lists_dir_and_a_listed_companys_dossier_shows_its_list() {
     let tmp = tempfile::tempdir().unwrap();
     let d = Dataset::generate(RegistryConfig::DEFAULT_SEED, SCALE);
-    let lists = d.public_lists();
+    let lists = d.listas();
     write_release(tmp.path());
     let portfolio: Vec<String> = lists.targets.iter().map(ToString::to_string).collect();
     std::fs::write(tmp.path().join("carteira.txt"), portfolio.join("\n")).unwrap();
@@ -174,7 +174,7 @@ fn a_service_run_reads_lists_dir_and_a_listed_companys_dossier_shows_its_list() 
     let run = tmp.path().join("run");
 
     // The service run matched the lists it was pointed at, as the truth has them.
-    let in_force: Vec<_> = d.lists_truth(&lists.targets).into_iter().filter(|t| t.vigente).collect();
+    let in_force: Vec<_> = d.listas_truth(&lists.targets).into_iter().filter(|t| t.vigente).collect();
     let html = std::fs::read_to_string(run.join("report.html")).unwrap();
     let section = html_section(&html, "sancoes");
     for t in &in_force {
@@ -231,8 +231,7 @@ fn a_service_run_reads_lists_dir_and_a_listed_companys_dossier_shows_its_list() 
 fn a_lists_dir_missing_a_list_or_holding_a_stray_file_says_so_and_strict_stops() {
     let tmp = tempfile::tempdir().unwrap();
     let d = Dataset::generate(RegistryConfig::DEFAULT_SEED, SCALE);
-    let written =
-        fiscal_report::simulator::open_data::lists::write_lists(&d.public_lists(), tmp.path()).unwrap();
+    let written = fiscal_report::simulator::open_data::listas::write_listas(&d.listas(), tmp.path()).unwrap();
     let listas = tmp.path().join("listas");
     let cepim = written.iter().find(|p| p.to_string_lossy().ends_with("_CEPIM.zip")).unwrap();
     std::fs::remove_file(cepim).unwrap();

@@ -85,8 +85,8 @@ mod groups;
 mod groups_truth;
 #[path = "dataset/history.rs"]
 mod history;
-#[path = "dataset/lists.rs"]
-mod lists;
+#[path = "dataset/listas.rs"]
+mod listas;
 #[path = "dataset/obras.rs"]
 mod obras;
 #[path = "dataset/profile.rs"]
@@ -128,7 +128,7 @@ pub struct NationalTruth {
     pub unreadable: u64,
 }
 pub use groups_truth::GroupTruth;
-pub use lists::{Day, ListTruth, Listed, PLACEHOLDER, PublicLists, by_list};
+pub use listas::{Day, ListaTruth, Listas, Listed, PLACEHOLDER, by_lista};
 pub use truth::{
     CompanyTruth, CreditCellTruth, DebtRecordTruth, DebtTruth, MoneyTruth, PortfolioTruth, RecordsTruth,
     Truth,
@@ -631,14 +631,14 @@ impl Dataset {
     }
 
     /// The public lists (CEIS, CNEP, CEPIM, Leniência, MTE, IBAMA) as of the latest month.
-    pub fn public_lists(&self) -> PublicLists {
-        lists::lists(self)
+    pub fn listas(&self) -> Listas {
+        listas::lists(self)
     }
 
     /// Which list records touch each company of `portfolio`, how, and whether in force, from
-    /// the dataset's own partners and groups (see `lists::truth`).
-    pub fn lists_truth(&self, portfolio: &[Cnpj]) -> Vec<ListTruth> {
-        lists::truth(self, &lists::lists(self), portfolio)
+    /// the dataset's own partners and groups (see `listas::truth`).
+    pub fn listas_truth(&self, portfolio: &[Cnpj]) -> Vec<ListaTruth> {
+        listas::truth(self, &listas::lists(self), portfolio)
     }
 
     /// One company's records in cents at the as-of month (`None` when it is not in the data).

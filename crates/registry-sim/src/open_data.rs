@@ -6,7 +6,7 @@
 //! the public lists beside them (`lists`). A run over these files can then be checked
 //! against a run over the service, record for record.
 
-pub mod lists;
+pub mod listas;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -145,7 +145,7 @@ pub fn write_open_data(ds: &Dataset, dir: &Path) -> std::io::Result<Written> {
         }
         joined(rfb.join())?;
         written.files.extend(rfb_files.iter().map(|(path, _)| path.clone()));
-        written.files.extend(lists::write_lists(&ds.public_lists(), dir)?);
+        written.files.extend(listas::write_listas(&ds.listas(), dir)?);
         Ok(written)
     })
 }

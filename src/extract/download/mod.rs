@@ -14,8 +14,8 @@
 //! `pgfn/YYYY_trimestre_NN/`.
 
 mod keep;
+mod listas;
 mod listing;
-mod lists;
 mod progress;
 mod record;
 mod transfer;
@@ -28,7 +28,7 @@ use std::time::Duration;
 use futures::StreamExt;
 
 use crate::exit::{ExitStatus, HasExitStatus};
-pub(crate) use lists::{CGU_FILES_URL, CGU_URL, FOLDER as LISTS_FOLDER, ListSources, brasilia_today};
+pub(crate) use listas::{CGU_FILES_URL, CGU_URL, FOLDER as LISTAS_FOLDER, ListaSources, brasilia_today};
 pub(crate) use record::{Record, current_release, recorded_under};
 
 /// Today's addresses: RFB's public share (month folders at its root) and PGFN's listing.
@@ -72,7 +72,7 @@ pub(crate) struct Request {
     /// Once the release is whole: keep the last N months and quarters, remove older ones.
     pub keep: Option<usize>,
     /// `--lists`: the public lists too, into `listas/`.
-    pub lists: Option<ListSources>,
+    pub lists: Option<ListaSources>,
 }
 
 /// What a download did.
@@ -215,7 +215,7 @@ async fn download_whole(req: &Request) -> Result<Downloaded, DownloadError> {
     // this one is under way: its unfinished files make the folder a partial release.
     record::save(&req.to, &record).map_err(write_error(&req.to.join(record::FILE)))?;
     let lists = match &req.lists {
-        Some(sources) => lists::files(&http, sources, brasilia_today(), req.stall).await?,
+        Some(sources) => listas::files(&http, sources, brasilia_today(), req.stall).await?,
         None => Vec::new(),
     };
     let list_files: Vec<String> = lists.iter().map(|f| f.rel.clone()).collect();
@@ -255,7 +255,7 @@ async fn download_whole(req: &Request) -> Result<Downloaded, DownloadError> {
     job.progress.finish();
     let mut record = job.record.into_inner().unwrap_or_else(|p| p.into_inner());
     if first_error.is_none() {
-        lists::older_days(&req.to, &list_files, &mut record)?;
+        listas::older_days(&req.to, &list_files, &mut record)?;
         if let Some(n) = req.keep {
             done.removed = keep::older_than_last(&req.to, n, &mut record)?;
         }

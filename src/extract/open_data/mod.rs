@@ -12,7 +12,7 @@
 mod code_tables;
 mod folder;
 pub(crate) mod layouts;
-pub(crate) mod lists;
+pub(crate) mod listas;
 pub(crate) mod national;
 mod read;
 mod release;
@@ -65,7 +65,7 @@ pub(crate) enum OpenDataError {
         "{file}: the header of the {list} list changed, it lacks the columns {missing}; the list is not read \
          with a layout it does not have: replace the file with the publisher's, or remove it from the folder"
     )]
-    ListHeader { file: String, list: &'static str, missing: String },
+    ListaHeader { file: String, list: &'static str, missing: String },
     #[error(
         "{dir} holds the data file {name} twice ({first} and {second}): its rows would be counted twice; \
          keep one of them (a zip or the file unpacked from it, not both; a download saved twice as \"(1)\")"
@@ -140,10 +140,10 @@ pub struct OpenDataNote {
     pub read_ms: u64,
     /// The public lists read beside the tax files, each with its date.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub listas: Vec<ListNote>,
+    pub listas: Vec<ListaNote>,
     /// The lists expected in the folder (downloaded into it) that no file there holds.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub listas_ausentes: Vec<MissingList>,
+    pub listas_ausentes: Vec<MissingLista>,
     /// Every PGFN inscription of the release (the portfolio's or not) summed once, by its
     /// principal debtor's row: by state, person type, system, tax group, situation and in court.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -189,13 +189,13 @@ impl NationalNote {
 /// A list expected in a folder and not found there, and why it was expected: `baixada` (the
 /// folder's download record names its file) or `pedida` (`--lists-dir` asks for every list).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct MissingList {
+pub struct MissingLista {
     pub lista: String,
     pub motivo: String,
 }
 
-impl MissingList {
-    pub fn of(lists: &lists::Lists) -> Vec<Self> {
+impl MissingLista {
+    pub fn of(lists: &listas::Listas) -> Vec<Self> {
         lists
             .missing
             .iter()
@@ -207,32 +207,32 @@ impl MissingList {
 /// What the manifest says of `--lists-dir`: the folder, each list read, the files no reader
 /// takes and the lists missing.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct ListsDirNote {
+pub struct ListasDirNote {
     pub dir: String,
-    pub listas: Vec<ListNote>,
+    pub listas: Vec<ListaNote>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unread: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub listas_ausentes: Vec<MissingList>,
+    pub listas_ausentes: Vec<MissingLista>,
 }
 
-impl ListsDirNote {
-    pub fn of(dir: &Path, lists: &lists::Lists) -> Self {
+impl ListasDirNote {
+    pub fn of(dir: &Path, lists: &listas::Listas) -> Self {
         Self {
             dir: dir.display().to_string(),
-            listas: ListNote::of(lists),
+            listas: ListaNote::of(lists),
             unread: lists.unread.clone(),
-            listas_ausentes: MissingList::of(lists),
+            listas_ausentes: MissingLista::of(lists),
         }
     }
 }
 
-impl ListNote {
-    fn of(lists: &lists::Lists) -> Vec<Self> {
+impl ListaNote {
+    fn of(lists: &listas::Listas) -> Vec<Self> {
         lists
             .files
             .iter()
-            .map(|f| ListNote {
+            .map(|f| ListaNote {
                 path: f.path.clone(),
                 lista: f.lista.codigo().to_string(),
                 data_lista: f.data_lista.to_string(),
@@ -245,7 +245,7 @@ impl ListNote {
 /// A public list read, as the manifest names it: its file, which list, the list's date and how
 /// many rows it gave.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct ListNote {
+pub struct ListaNote {
     pub path: String,
     pub lista: String,
     pub data_lista: String,
@@ -267,9 +267,9 @@ impl Release {
             codes: self.codes.iter().map(|(table, (file, _))| (table.clone(), file.clone())).collect(),
             carried: self.carried.clone(),
             read_ms: self.read_ms,
-            listas: ListNote::of(&self.lists),
+            listas: ListaNote::of(&self.lists),
             unread: self.unread(),
-            listas_ausentes: MissingList::of(&self.lists),
+            listas_ausentes: MissingLista::of(&self.lists),
             nacional: NationalNote::of(&self.national, self.period.quarter.as_deref()),
         }
     }
@@ -314,7 +314,7 @@ pub(crate) struct Release {
     pub carried: BTreeMap<String, String>,
     pub read_ms: u64,
     /// The public lists the folder holds beside the tax files (`lists`).
-    pub lists: lists::Lists,
+    pub lists: listas::Listas,
     /// Every PGFN inscription of the release summed once (`national`), the portfolio's or not.
     pub national: national::National,
 }
@@ -322,12 +322,12 @@ pub(crate) struct Release {
 /// The public lists in `dir` (any subfolder), for a run over a service (`--lists-dir`): every
 /// list is asked for, and a file no reader takes is named (the release's files and code tables
 /// are not, as the folder may be the one `download --lists` filled).
-pub(crate) fn read_lists_dir(dir: &Path) -> Result<lists::Lists, OpenDataError> {
+pub(crate) fn read_listas_dir(dir: &Path) -> Result<listas::Listas, OpenDataError> {
     let (files, _) = find_files(dir)?;
-    let mut lists = lists::read_lists(dir, &files)?;
+    let mut lists = listas::read_listas(dir, &files)?;
     let names = files.iter().filter(|f| f.inner.is_none() && f.kind.is_none()).map(|f| f.name(dir));
     lists.unread = names
-        .filter(|name| !lists::is_list_file(name) && code_tables::table_of(name).is_none())
+        .filter(|name| !listas::is_lista_file(name) && code_tables::table_of(name).is_none())
         .filter(|name| !bookkeeping(name))
         .collect();
     say_ignored(dir, &lists.unread);
@@ -344,7 +344,7 @@ pub(crate) fn read_release(dir: &Path, portfolio: &[Cnpj], partial: bool) -> Res
     // The public lists on a thread of their own, beside the tax files (IBAMA's alone is about
     // 200 MB of text).
     let mut release = std::thread::scope(|scope| {
-        let lists = scope.spawn(|| lists::read_lists(dir, &files));
+        let lists = scope.spawn(|| listas::read_listas(dir, &files));
         let release = read_tax_files(dir, &files, unreadable, portfolio, partial);
         // A list's error first: it names the one file to fix, whatever else the folder lacks.
         let lists = lists.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
@@ -395,7 +395,7 @@ fn read_tax_files(
                 Some((table, codes)) => {
                     release.codes.insert(table.to_string(), (path, codes));
                 }
-                None if lists::is_list_file(&path) => {}
+                None if listas::is_lista_file(&path) => {}
                 None => release.ignored.push(path),
             }
             continue;

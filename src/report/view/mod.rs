@@ -8,7 +8,7 @@ mod history;
 mod model;
 mod portfolio;
 mod run;
-pub(crate) mod sanctions;
+pub(crate) mod sancoes;
 mod sources;
 
 use polars::prelude::DataFrame;
@@ -26,7 +26,7 @@ pub use history::history;
 pub use model::*;
 use portfolio::portfolio;
 use run::{incomplete, partial_release, run_info, shard_part};
-pub use sanctions::{SanctionGroup, SanctionRow, Sanctions};
+pub use sancoes::{Sancoes, SancoesGroup, SancoesRow};
 pub use sources::{SourceRow, Sources, sources};
 
 fn s(d: Option<Decimal>) -> Option<String> {
@@ -134,7 +134,7 @@ pub fn build_view_with(
         lang: if locale == Locale::PtBr { "pt-BR" } else { "en" },
         headline: headline(aggs),
         alert_highlights: None,
-        sanctions: sanctions::sanctions(aggs, frames, locale, t),
+        sanctions: sancoes::sanctions(aggs, frames, locale, t),
         credits_read: trend_national.is_some(),
         national_debt: credits::national_debt(
             aggs,

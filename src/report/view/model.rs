@@ -377,7 +377,7 @@ pub struct ReportView {
     /// the five that matter most. None without rules.
     pub alert_highlights: Option<AlertHighlights>,
     /// "Sanções e listas": the companies on a public list; None without the `sancoes` query.
-    pub sanctions: Option<super::Sanctions>,
+    pub sanctions: Option<super::Sancoes>,
     /// Whether the run holds any national credit figure; without one, the credit sections give
     /// way to a sentence saying so, never an empty chart.
     pub credits_read: bool,

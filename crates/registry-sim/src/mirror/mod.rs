@@ -19,8 +19,8 @@
 //! It decides paths and faults; `listing` writes the listings, `files` the files' answers.
 
 mod files;
+mod listas;
 mod listing;
-mod lists;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -208,7 +208,7 @@ enum Target {
     /// carries it) and the path inside it.
     Dav { token: Option<String>, inside: String },
     /// A public list's page, day or file (`lists`).
-    List(lists::ListTarget),
+    Lista(listas::ListaTarget),
 }
 
 /// The share's WebDAV roots that carry the token in the path.
@@ -229,8 +229,8 @@ fn target(raw: &str) -> Option<Target> {
             return Some(Target::Dav { token: Some(token.to_string()), inside: inside.to_string() });
         }
     }
-    if let Some(list) = lists::target(&path) {
-        return Some(Target::List(list));
+    if let Some(list) = listas::target(&path) {
+        return Some(Target::Lista(list));
     }
     if let Some(rest) = path.strip_prefix(RFB_LISTING) {
         return Some(Target::Apache(format!("cnpj/{rest}")));
@@ -296,9 +296,9 @@ async fn answer(State(s): State<Shared>, req: Request) -> Response {
             files::file_or_listing(&s, &method, &headers, &path, &under_root).await
         }
         Target::Apache(_) => StatusCode::METHOD_NOT_ALLOWED.into_response(),
-        Target::List(list) => match (lists::answer(&s, &headers, &list), list) {
+        Target::Lista(list) => match (listas::answer(&s, &headers, &list), list) {
             (Some(response), _) => response,
-            (None, lists::ListTarget::File(name) | lists::ListTarget::Hosted(_, name)) => {
+            (None, listas::ListaTarget::File(name) | listas::ListaTarget::Hosted(_, name)) => {
                 files::file_or_listing(&s, &method, &headers, &path, &format!("listas/{name}")).await
             }
             (None, _) => StatusCode::NOT_FOUND.into_response(),

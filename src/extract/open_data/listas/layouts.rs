@@ -1,13 +1,13 @@
 //! Each list's published layout: the columns its header must hold (spelt as published, CGU's
 //! typos included), where the header is (the MTE puts text lines before it and after the rows),
-//! and how one row becomes `ListRecord`s (one per period of an MTE inclusion cell).
+//! and how one row becomes `ListaRecord`s (one per period of an MTE inclusion cell).
 
 use std::collections::HashMap;
 
 use chrono::NaiveDate;
 
 use super::decode::says_nothing;
-use super::{List, ListRecord, Lists};
+use super::{Lista, ListaRecord, Listas};
 use crate::extract::open_data::OpenDataError;
 
 /// Leniência's status, spelt as CGU publishes it.
@@ -56,10 +56,10 @@ impl Header {
         columns.iter().copied().find(|c| self.has(c))
     }
 
-    fn missing(&self, list: List) -> Vec<&'static str> {
+    fn missing(&self, list: Lista) -> Vec<&'static str> {
         let mut missing: Vec<&'static str> =
             list.definicao().colunas.iter().copied().filter(|c| !self.has(c)).collect();
-        if list == List::Ibama && self.first_of(&IBAMA_DOCUMENT).is_none() {
+        if list == Lista::Ibama && self.first_of(&IBAMA_DOCUMENT).is_none() {
             missing.push(IBAMA_DOCUMENT[0]);
         }
         missing
@@ -69,11 +69,11 @@ impl Header {
 /// Reads one list's text (`entry`: its file, relative to the folder) into `lists`; `date`: the
 /// list's date unless its text says one (the MTE's text lines).
 pub(super) fn read_text(
-    list: List,
+    list: Lista,
     entry: &str,
     text: &str,
     date: NaiveDate,
-    lists: &mut Lists,
+    lists: &mut Listas,
 ) -> Result<(), OpenDataError> {
     let (skipped, body) = header_at(list, text);
     let mut reader = csv::ReaderBuilder::new()
@@ -86,19 +86,19 @@ pub(super) fn read_text(
         Some(Ok(fields)) => Header::of(&fields),
         _ => Header(HashMap::new()),
     };
-    if list == List::Leniencia && header.has(LENIENCIA_EFFECTS) && !header.has(LENIENCIA_STATUS) {
+    if list == Lista::Leniencia && header.has(LENIENCIA_EFFECTS) && !header.has(LENIENCIA_STATUS) {
         return Ok(());
     }
     let missing = header.missing(list);
     if !missing.is_empty() {
-        return Err(OpenDataError::ListHeader {
+        return Err(OpenDataError::ListaHeader {
             file: entry.to_string(),
             list: list.codigo(),
             missing: missing.join(", "),
         });
     }
-    let date = if list == List::TrabalhoEscravo { text_date(text).unwrap_or(date) } else { date };
-    let notes = if list == List::TrabalhoEscravo { footnotes(text) } else { HashMap::new() };
+    let date = if list == Lista::TrabalhoEscravo { text_date(text).unwrap_or(date) } else { date };
+    let notes = if list == Lista::TrabalhoEscravo { footnotes(text) } else { HashMap::new() };
     let width = header.0.len();
     let mut rows = 0;
     let mut lines = Lines { text: body.as_bytes(), byte: 0, line: skipped + 1 };
@@ -113,7 +113,7 @@ pub(super) fn read_text(
             lists.malformed.push(at);
             continue;
         };
-        if fields.iter().all(|f| f.trim().is_empty()) || (list == List::TrabalhoEscravo && fields.len() == 1)
+        if fields.iter().all(|f| f.trim().is_empty()) || (list == Lista::TrabalhoEscravo && fields.len() == 1)
         {
             // A blank line, or one of the MTE's text lines after its rows.
             continue;
@@ -124,7 +124,7 @@ pub(super) fn read_text(
         }
         rows += 1;
         let row = Row { header: &header, fields: &fields };
-        let base = ListRecord {
+        let base = ListaRecord {
             lista: list,
             sancionado: String::new(),
             documento: None,
@@ -142,18 +142,18 @@ pub(super) fn read_text(
             linha: line,
         };
         let mut records = records_of(list, &row, base);
-        if list == List::TrabalhoEscravo {
+        if list == Lista::TrabalhoEscravo {
             records.iter_mut().for_each(|r| marks_apart(r, &notes));
         }
         lists.records.extend(records);
-        if list == List::Leniencia
+        if list == Lista::Leniencia
             && let Some(last) =
                 lists.records.last().filter(|r| r.documento.is_none() && !r.sancionado.is_empty())
         {
             lists.placeholders.push(last.sancionado.clone());
         }
     }
-    lists.files.push(super::ListFile { path: entry.to_string(), lista: list, data_lista: date, rows });
+    lists.files.push(super::ListaFile { path: entry.to_string(), lista: list, data_lista: date, rows });
     Ok(())
 }
 
@@ -201,7 +201,7 @@ pub(super) fn footnotes(text: &str) -> HashMap<String, String> {
 /// by: each goes to `categoria` after the list's category, with its footnote when the file
 /// has one (`Trabalho análogo ao de escravo; (*1) Incluído no Cadastro em cumprimento à
 /// sentença …`).
-fn marks_apart(record: &mut ListRecord, notes: &HashMap<String, String>) {
+fn marks_apart(record: &mut ListaRecord, notes: &HashMap<String, String>) {
     let Some((name, marks)) = record.nome.as_deref().map(without_marks) else { return };
     if marks.is_empty() {
         return;
@@ -237,8 +237,8 @@ impl Lines<'_> {
 
 /// How many lines come before the header, and the text from it on: the MTE's header is the
 /// first line whose first field is `ID`; every other list's is its first line.
-fn header_at(list: List, text: &str) -> (u64, &str) {
-    if list != List::TrabalhoEscravo {
+fn header_at(list: Lista, text: &str) -> (u64, &str) {
+    if list != Lista::TrabalhoEscravo {
         return (0, text);
     }
     let mut offset = 0;
@@ -297,9 +297,9 @@ impl Row<'_> {
 }
 
 /// The records of one row of `list`.
-fn records_of(list: List, row: &Row, mut r: ListRecord) -> Vec<ListRecord> {
+fn records_of(list: Lista, row: &Row, mut r: ListaRecord) -> Vec<ListaRecord> {
     match list {
-        List::Ceis | List::Cnep => {
+        Lista::Ceis | Lista::Cnep => {
             r.sancionado = row.cell("CPF OU CNPJ DO SANCIONADO").unwrap_or_default();
             r.tipo_pessoa = row.cell("TIPO DE PESSOA");
             r.nome = row.any(&["NOME DO SANCIONADO", "RAZÃO SOCIAL - CADASTRO RECEITA"]);
@@ -307,18 +307,18 @@ fn records_of(list: List, row: &Row, mut r: ListRecord) -> Vec<ListRecord> {
             r.orgao = row.cell("ÓRGÃO SANCIONADOR");
             r.inicio = row.cell("DATA INÍCIO SANÇÃO");
             r.fim = row.cell("DATA FINAL SANÇÃO");
-            if list == List::Cnep {
+            if list == Lista::Cnep {
                 r.valor_multa = row.cell("VALOR DA MULTA");
             }
         }
-        List::Cepim => {
+        Lista::Cepim => {
             r.sancionado = row.cell("CNPJ ENTIDADE").unwrap_or_default();
             r.tipo_pessoa = Some("J".into());
             r.nome = row.cell("NOME ENTIDADE");
             r.categoria = row.cell("MOTIVO DO IMPEDIMENTO");
             r.orgao = row.cell("ÓRGÃO CONCEDENTE");
         }
-        List::Leniencia => {
+        Lista::Leniencia => {
             r.sancionado = row.cell("CNPJ DO SANCIONADO").unwrap_or_default();
             r.tipo_pessoa = Some("J".into());
             r.nome = row.any(&LENIENCIA_NAME);
@@ -327,7 +327,7 @@ fn records_of(list: List, row: &Row, mut r: ListRecord) -> Vec<ListRecord> {
             r.inicio = row.cell("DATA DE INÍCIO DO ACORDO");
             r.fim = row.cell("DATA DE FIM DO ACORDO");
         }
-        List::TrabalhoEscravo => {
+        Lista::TrabalhoEscravo => {
             r.sancionado = row.cell("CNPJ/CPF").unwrap_or_default();
             r.nome = row.cell("EMPREGADOR");
             r.categoria = Some("Trabalho análogo ao de escravo".into());
@@ -337,10 +337,10 @@ fn records_of(list: List, row: &Row, mut r: ListRecord) -> Vec<ListRecord> {
             let cell = row.cell("INCLUSÃO NO CADASTRO DE EMPREGADORES").unwrap_or_default();
             return periods(&cell)
                 .into_iter()
-                .map(|(inicio, fim)| ListRecord { inicio, fim, ..r.clone() })
+                .map(|(inicio, fim)| ListaRecord { inicio, fim, ..r.clone() })
                 .collect();
         }
-        List::Ibama => {
+        Lista::Ibama => {
             r.sancionado = row.any(&IBAMA_DOCUMENT).unwrap_or_default();
             r.nome = row.any(&IBAMA_NAME);
             r.categoria = Some("Embargo".into());

@@ -1,4 +1,4 @@
-//! The dataset's public lists (`Dataset::public_lists`) written as their publishers release
+//! The dataset's public lists (`Dataset::listas`) written as their publishers release
 //! them, quirks included, under `listas/` of a release folder: CGU's CEIS, CNEP, CEPIM and
 //! Acordos de Leniência as `YYYYMMDD_<LIST>.zip` holding `YYYYMMDD_<LIST>.csv` (ISO-8859-1,
 //! Leniência's named `YYYYMMDD_AcordosLeniencia.zip` as CGU's file host names it,
@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use registry_api::listas::{Lista, Publicacao};
 
 use super::latin1;
-use crate::dataset::{Day, Listed, PublicLists, by_list};
+use crate::dataset::{Day, Listas, Listed, by_lista};
 
 const CEIS_HEADER: [&str; 24] = [
     "CADASTRO",
@@ -85,12 +85,12 @@ fn iso(d: Option<Day>) -> String {
 }
 
 /// Writes every list of `lists` under `dir/listas/`; the files written.
-pub fn write_lists(lists: &PublicLists, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+pub fn write_listas(lists: &Listas, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let dir = dir.join("listas");
     std::fs::create_dir_all(&dir)?;
     let (y, m, d) = lists.date;
     let stamp = format!("{y:04}{m:02}{d:02}");
-    let by = by_list(lists);
+    let by = by_lista(lists);
     let rows = |list: &str| by.get(list).cloned().unwrap_or_default();
     let mut files = Vec::new();
     for list in [Lista::Ceis, Lista::Cnep, Lista::Cepim] {

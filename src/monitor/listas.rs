@@ -19,15 +19,15 @@ fn lists() -> Vec<&'static str> {
 }
 
 /// The links `sancoes.vinculo` names, and the ones a rule watches unless it says.
-pub(crate) const LINKS: [&str; 5] = crate::analyze::listed::VINCULOS;
+pub(crate) const LINKS: [&str; 5] = crate::analyze::sancoes::VINCULOS;
 pub(crate) const DEFAULT_LINKS: [&str; 2] = ["cnpj", "raiz"];
 
 /// The query result the rule reads.
-const SANCTIONS: &str = "sancoes";
+const SANCOES: &str = "sancoes";
 
 impl Checker<'_> {
     /// A rule's `listas_publicas` and `vinculos`, checked (`names`).
-    pub(super) fn lists_and_links(
+    pub(super) fn listas_and_links(
         &self,
         this: (&str, RuleKind),
         listas: &Option<Spanned<Vec<String>>>,
@@ -79,12 +79,12 @@ fn names(
 impl Rules {
     /// The alerts of a `lista_restritiva` rule: one trigger per record of `sancoes` in force on
     /// its lists by its links, for the companies it covers.
-    pub(super) fn sanction_triggers(
+    pub(super) fn sancoes_triggers(
         &self,
         rule: &Rule,
         aggregates: &crate::analyze::Aggregates,
     ) -> Vec<(Alert, Gatilho)> {
-        let Some(df) = aggregates.get(SANCTIONS) else { return Vec::new() };
+        let Some(df) = aggregates.get(SANCOES) else { return Vec::new() };
         let Ok(vigente) = df.column("vigente").and_then(|c| c.bool().cloned()) else { return Vec::new() };
         let mut out = Vec::new();
         for i in 0..df.height() {

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 
 use polars::prelude::*;
 
-use crate::store::snapshot::{PreviousSnapshot, SANCTIONS_TABLE};
+use crate::store::snapshot::{PreviousSnapshot, SANCOES_TABLE};
 use crate::transform::Frames;
 use crate::transform::frames::CARTEIRA;
 use crate::transform::listas::LISTAS;
@@ -34,7 +34,7 @@ pub(super) fn with_previous(
     frames: &Frames,
     previous: Option<&PreviousSnapshot>,
 ) -> PolarsResult<(DataFrame, DataFrame)> {
-    let before = match previous.map(|p| p.tables.get(SANCTIONS_TABLE)) {
+    let before = match previous.map(|p| p.tables.get(SANCOES_TABLE)) {
         Some(Some(b)) => super::conform(b, &now)?,
         Some(None) => return Ok((now.clone(), now)),
         None => now.clear(),

@@ -17,7 +17,7 @@ use registry_api::listas::Lista;
 use super::MirrorState;
 
 /// Where a list's request leads.
-pub(super) enum ListTarget {
+pub(super) enum ListaTarget {
     /// The list's page (`ceis`, `cnep`, `cepim`, `acordos-leniencia`).
     Page(String),
     /// A day's address of a list: `(list, YYYYMMDD)`.
@@ -34,20 +34,20 @@ pub(super) const SAIDA: &str = "/saida/";
 /// The path CGU's file host keeps `saida/` under.
 const HOST_PREFIX: &str = "/PortalDaTransparencia";
 
-pub(super) fn target(path: &str) -> Option<ListTarget> {
+pub(super) fn target(path: &str) -> Option<ListaTarget> {
     if let Some(rest) = path.strip_prefix(PORTAL) {
         return Some(match rest.trim_end_matches('/').split_once('/') {
-            Some((list, day)) => ListTarget::Day(list.to_string(), day.to_string()),
-            None => ListTarget::Page(rest.trim_end_matches('/').to_string()),
+            Some((list, day)) => ListaTarget::Day(list.to_string(), day.to_string()),
+            None => ListaTarget::Page(rest.trim_end_matches('/').to_string()),
         });
     }
     if let Some(rest) = path.strip_prefix(HOST_PREFIX).unwrap_or(path).strip_prefix(SAIDA) {
         let (list, name) = rest.split_once('/').unwrap_or((rest, ""));
-        return Some(ListTarget::Hosted(list.to_string(), name.to_string()));
+        return Some(ListaTarget::Hosted(list.to_string(), name.to_string()));
     }
     let name = path.rsplit('/').next()?;
     let single = Lista::of_name(name).is_some_and(|l| l.definicao().endereco().is_some());
-    single.then(|| ListTarget::File(name.to_string()))
+    single.then(|| ListaTarget::File(name.to_string()))
 }
 
 /// Whether a zip of `listas/` (`YYYYMMDD_<stem>.zip`) is of the list whose folder is `list`,
@@ -90,16 +90,16 @@ fn access_denied() -> Response {
 }
 
 /// The list's page or a day's redirect, or a refusal; `None` for a file (the caller serves it).
-pub(super) fn answer(s: &MirrorState, headers: &HeaderMap, target: &ListTarget) -> Option<Response> {
-    if let ListTarget::Hosted(list, name) = target {
+pub(super) fn answer(s: &MirrorState, headers: &HeaderMap, target: &ListaTarget) -> Option<Response> {
+    if let ListaTarget::Hosted(list, name) = target {
         let held = days(s, list).iter().any(|(_, n)| n == name);
         return (!held || headers.get(header::USER_AGENT).is_none()).then(access_denied);
     }
-    if !matches!(target, ListTarget::File(_)) && !browser(headers) {
+    if !matches!(target, ListaTarget::File(_)) && !browser(headers) {
         return Some((StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed").into_response());
     }
     match target {
-        ListTarget::Page(list) => {
+        ListaTarget::Page(list) => {
             let pushes: String = days(s, list)
                 .iter()
                 .map(|(d, _)| {
@@ -117,12 +117,12 @@ pub(super) fn answer(s: &MirrorState, headers: &HeaderMap, target: &ListTarget) 
             );
             Some(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], page).into_response())
         }
-        ListTarget::Day(list, day) => Some(match days(s, list).into_iter().find(|(d, _)| d == day) {
+        ListaTarget::Day(list, day) => Some(match days(s, list).into_iter().find(|(d, _)| d == day) {
             Some((_, name)) => {
                 (StatusCode::FOUND, [(header::LOCATION, format!("{SAIDA}{list}/{name}"))]).into_response()
             }
             None => StatusCode::NOT_FOUND.into_response(),
         }),
-        ListTarget::File(_) | ListTarget::Hosted(..) => None,
+        ListaTarget::File(_) | ListaTarget::Hosted(..) => None,
     }
 }

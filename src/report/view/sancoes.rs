@@ -12,14 +12,14 @@ use serde::Serialize;
 use super::super::cells::text;
 use super::rows;
 use crate::analyze::Aggregates;
-use crate::analyze::listed::VINCULOS;
+use crate::analyze::sancoes::VINCULOS;
 use crate::report::format::Locale;
 use crate::report::strings::Strings;
 use crate::transform::Frames;
 
 /// One record of a list touching one company, in the report's words.
 #[derive(Debug, Clone, Serialize)]
-pub struct SanctionRow {
+pub struct SancoesRow {
     pub cnpj: String,
     pub razao_social: Option<String>,
     /// The list's name (`lista_nome_<code>`).
@@ -44,44 +44,39 @@ pub struct SanctionRow {
 
 /// The records in force reached one way (`vinculo`).
 #[derive(Debug, Clone, Serialize)]
-pub struct SanctionGroup {
+pub struct SancoesGroup {
     pub vinculo: &'static str,
     pub label: String,
     pub companies: usize,
-    pub rows: Vec<SanctionRow>,
+    pub rows: Vec<SancoesRow>,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Sanctions {
+pub struct Sancoes {
     /// Whether any public list was read: without one the section says so in one sentence.
     pub read: bool,
     /// The lists' dates as their files give them.
     pub dates: Vec<String>,
-    pub in_force: Vec<SanctionGroup>,
+    pub in_force: Vec<SancoesGroup>,
     /// Companies with a sanction in force, and those reached by their own CNPJ or root.
     pub companies_in_force: usize,
     pub companies_own: usize,
-    /// Sanctions that ended in the twelve months before their list's date.
-    pub ended: Vec<SanctionRow>,
+    /// Sancoes that ended in the twelve months before their list's date.
+    pub ended: Vec<SancoesRow>,
 }
 
 /// None when the run has no `sancoes` query (an analyst's folder without it).
-pub(crate) fn sanctions(
-    aggs: &Aggregates,
-    frames: &Frames,
-    locale: Locale,
-    t: &Strings,
-) -> Option<Sanctions> {
+pub(crate) fn sanctions(aggs: &Aggregates, frames: &Frames, locale: Locale, t: &Strings) -> Option<Sancoes> {
     let df = aggs.get("sancoes")?;
     let names = company_names(aggs);
     let read = df.height() > 0 || lists_read(frames);
-    let all: Vec<(Record, SanctionRow)> = rows(df).map(|i| record(df, i, &names, locale, t)).collect();
-    let in_force: Vec<SanctionGroup> = VINCULOS
+    let all: Vec<(Record, SancoesRow)> = rows(df).map(|i| record(df, i, &names, locale, t)).collect();
+    let in_force: Vec<SancoesGroup> = VINCULOS
         .iter()
         .map(|v| {
-            let rows: Vec<SanctionRow> =
+            let rows: Vec<SancoesRow> =
                 all.iter().filter(|(r, _)| r.vigente && r.vinculo == *v).map(|(_, s)| s.clone()).collect();
-            SanctionGroup {
+            SancoesGroup {
                 vinculo: v,
                 label: t.get(&format!("sancoes_vinculo_{v}")),
                 companies: rows.iter().map(|r| &r.cnpj).collect::<BTreeSet<_>>().len(),
@@ -94,7 +89,7 @@ pub(crate) fn sanctions(
         let near = |r: &Record| !own || r.vinculo == "cnpj" || r.vinculo == "raiz";
         all.iter().filter(|(r, _)| r.vigente && near(r)).map(|(_, s)| &s.cnpj).collect::<BTreeSet<_>>().len()
     };
-    Some(Sanctions {
+    Some(Sancoes {
         read,
         dates: all
             .iter()
@@ -108,7 +103,7 @@ pub(crate) fn sanctions(
         ended: all
             .iter()
             .filter(|(r, _)| r.ended_within_a_year())
-            .map(|(_, s)| SanctionRow { ended: true, ..s.clone() })
+            .map(|(_, s)| SancoesRow { ended: true, ..s.clone() })
             .collect(),
     })
 }
@@ -120,8 +115,8 @@ pub(crate) fn lists_read(frames: &Frames) -> bool {
 
 /// Each company's records on the lists, in force first, by CNPJ (digits): what its dossier
 /// shows.
-pub(crate) fn by_company(df: &DataFrame, locale: Locale, t: &Strings) -> BTreeMap<String, Vec<SanctionRow>> {
-    let mut out: BTreeMap<String, Vec<SanctionRow>> = BTreeMap::new();
+pub(crate) fn by_company(df: &DataFrame, locale: Locale, t: &Strings) -> BTreeMap<String, Vec<SancoesRow>> {
+    let mut out: BTreeMap<String, Vec<SancoesRow>> = BTreeMap::new();
     for i in rows(df) {
         let (_, row) = record(df, i, &BTreeMap::new(), locale, t);
         out.entry(row.cnpj.clone()).or_default().push(row);
@@ -160,7 +155,7 @@ fn record(
     names: &BTreeMap<String, String>,
     locale: Locale,
     t: &Strings,
-) -> (Record, SanctionRow) {
+) -> (Record, SancoesRow) {
     let cnpj = text(df, "cnpj", i).unwrap_or_default();
     let vinculo = text(df, "vinculo", i).unwrap_or_default();
     let date_of = |c: &str| text(df, c, i).and_then(|d| NaiveDate::parse_from_str(&d, "%Y-%m-%d").ok());
@@ -173,7 +168,7 @@ fn record(
         data_lista,
         vinculo: vinculo.clone(),
     };
-    let row = SanctionRow {
+    let row = SancoesRow {
         razao_social: names.get(&cnpj).cloned(),
         cnpj,
         lista: t.get(&format!("lista_nome_{lista}")),

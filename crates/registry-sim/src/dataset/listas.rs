@@ -5,7 +5,7 @@
 //! partner, a partner's whole CPF (MTE), a partner's masked CPF with his name (CGU), a company
 //! of its economic group; and records ended and not yet started. They move from month to month
 //! at the dataset's latest month (`moving`): a company enters CEIS, one leaves it, one's
-//! sanction ends. `open_data::lists` writes them in the published layouts.
+//! sanction ends. `open_data::listas` writes them in the published layouts.
 //!
 //! `truth` says, for a portfolio, which company each record touches and how, from the
 //! dataset's own partners and groups: never through the client's reading or SQL.
@@ -41,7 +41,7 @@ pub struct Listed {
 
 /// The lists of one dataset: their date, their records, and the companies they were made about.
 #[derive(Debug, Clone, Default)]
-pub struct PublicLists {
+pub struct Listas {
     pub date: Day,
     pub records: Vec<Listed>,
     /// The head offices the records were made about (a portfolio holding them meets every way
@@ -51,7 +51,7 @@ pub struct PublicLists {
 
 /// One record touching one portfolio company, as the truth has it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct ListTruth {
+pub struct ListaTruth {
     pub cnpj: String,
     pub lista: String,
     pub vinculo: &'static str,
@@ -79,7 +79,7 @@ fn in_force(lista: &str, inicio: Option<Day>, fim: Option<Day>, cancelado: bool,
 
 /// Adds a record to `out`, in force or not by its list's rule on the lists' date.
 fn put(
-    out: &mut PublicLists,
+    out: &mut Listas,
     lista: &'static str,
     documento: String,
     tipo: &'static str,
@@ -102,12 +102,12 @@ fn put(
 }
 
 /// The dataset's lists, dated the 28th of its latest month.
-pub(super) fn lists(ds: &Dataset) -> PublicLists {
+pub(super) fn lists(ds: &Dataset) -> Listas {
     let month = ds.latest_month().to_string();
     let year: i32 = month.get(0..4).and_then(|y| y.parse().ok()).unwrap_or(2026);
     let date = (year, month.get(4..6).and_then(|m| m.parse().ok()).unwrap_or(9), 28);
     let y = year;
-    let mut out = PublicLists { date, ..PublicLists::default() };
+    let mut out = Listas { date, ..Listas::default() };
     let o = &mut out;
     let total = ds.companies;
     let mut targets = Vec::new();
@@ -221,7 +221,7 @@ type Pick<'a> = dyn FnMut(usize, &dyn Fn(&Cnpj) -> bool) -> Option<Cnpj> + 'a;
 /// the first is listed and the second is not; as of any month before, the other way round.
 fn moving(
     ds: &Dataset,
-    o: &mut PublicLists,
+    o: &mut Listas,
     targets: &mut Vec<Cnpj>,
     pick: &mut Pick<'_>,
     name: &dyn Fn(&Cnpj) -> String,
@@ -274,7 +274,7 @@ fn punctuated(cnpj: &str) -> String {
 /// establishment of its root, a partner (a whole CNPJ, or a whole CPF whose middle digits and
 /// name are a person partner's), a masked CPF with a partner's name, a company of its group
 /// (the groups the portfolio's own partners lists make). The closest way when several hold.
-pub(super) fn truth(ds: &Dataset, lists: &PublicLists, portfolio: &[Cnpj]) -> Vec<ListTruth> {
+pub(super) fn truth(ds: &Dataset, lists: &Listas, portfolio: &[Cnpj]) -> Vec<ListaTruth> {
     let groups = ds.groups_truth(portfolio, 0);
     let mut out = Vec::new();
     let companies: BTreeSet<&Cnpj> = portfolio.iter().collect();
@@ -314,7 +314,7 @@ pub(super) fn truth(ds: &Dataset, lists: &PublicLists, portfolio: &[Cnpj]) -> Ve
                 None
             };
             if let Some(vinculo) = vinculo {
-                out.push(ListTruth {
+                out.push(ListaTruth {
                     cnpj: cnpj.to_string(),
                     lista: r.lista.to_string(),
                     vinculo,
@@ -329,7 +329,7 @@ pub(super) fn truth(ds: &Dataset, lists: &PublicLists, portfolio: &[Cnpj]) -> Ve
 }
 
 /// The records of `lists` by list, in row order (what each file holds).
-pub fn by_list(lists: &PublicLists) -> BTreeMap<&'static str, Vec<&Listed>> {
+pub fn by_lista(lists: &Listas) -> BTreeMap<&'static str, Vec<&Listed>> {
     let mut out: BTreeMap<&'static str, Vec<&Listed>> = BTreeMap::new();
     for r in &lists.records {
         out.entry(r.lista).or_default().push(r);

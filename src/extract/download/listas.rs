@@ -35,14 +35,14 @@ pub(crate) const FOLDER: &str = "listas";
 /// Where the lists are fetched from: CGU's portal and file host for its lists, and each list
 /// published as one file at its address (`api::listas`' unless a setting moved it).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct ListSources {
+pub(crate) struct ListaSources {
     pub cgu_url: String,
     pub cgu_files_url: String,
     /// The addresses a setting gave (`mte_url`, `ibama_url`), over the definitions'.
     pub moved: Vec<(Lista, String)>,
 }
 
-impl ListSources {
+impl ListaSources {
     /// Where a list published as one file is: where a setting moved it, else its definition's
     /// address.
     fn address(&self, definition: &Definicao) -> Option<&str> {
@@ -55,7 +55,7 @@ impl ListSources {
 /// addresses.
 pub(super) async fn files(
     http: &reqwest::Client,
-    sources: &ListSources,
+    sources: &ListaSources,
     today: NaiveDate,
     stall: Duration,
 ) -> Result<Vec<Remote>, DownloadError> {
@@ -63,7 +63,7 @@ pub(super) async fn files(
     for definition in &LISTAS {
         out.push(match definition.publicacao {
             Publicacao::Cgu { pasta, arquivo, .. } => {
-                cgu_list(http, sources, (pasta, arquivo), today, stall).await?
+                cgu_lista(http, sources, (pasta, arquivo), today, stall).await?
             }
             Publicacao::Endereco { .. } => single(sources.address(definition).unwrap_or_default())?,
         });
@@ -89,15 +89,15 @@ fn folder(base: &str) -> String {
 }
 
 /// The list's page on the portal: the Referer CGU's servers expect, and the fallback.
-fn page(sources: &ListSources, list: &str) -> Result<Url, DownloadError> {
+fn page(sources: &ListaSources, list: &str) -> Result<Url, DownloadError> {
     let base = folder(&sources.cgu_url);
     parse(&base)?.join(list).map_err(|e| layout(&base, e.to_string(), "a base address"))
 }
 
 /// A CGU list's zip of its latest day: from the file host, else from the portal's page.
-async fn cgu_list(
+async fn cgu_lista(
     http: &reqwest::Client,
-    sources: &ListSources,
+    sources: &ListaSources,
     (list, name): (&str, &str),
     today: NaiveDate,
     stall: Duration,

@@ -5,7 +5,7 @@
 //! each in any subfolder.
 //!
 //! It owns telling each list apart (by its file name, as `api::listas` defines them, then its
-//! header), decoding it (`decode`), dating it, and reading every row into a `ListRecord` of
+//! header), decoding it (`decode`), dating it, and reading every row into a `ListaRecord` of
 //! cells as written (`layouts`): a header that changed is refused, naming the file and the
 //! columns missing; a row that breaks its layout is counted with its line, and so is a Leniência
 //! placeholder that is no CNPJ (kept, never matched). Dates and amounts are typed with every
@@ -26,7 +26,7 @@ use super::OpenDataError;
 use super::folder::{Found, relative};
 
 /// One of the lists, as `sancoes.lista` names it: defined once, in `api::listas`.
-pub(crate) use crate::api::listas::Lista as List;
+pub(crate) use crate::api::listas::Lista;
 
 /// The date CGU puts before a file's name (`20261130_CEIS`).
 fn cgu_date(stem: &str) -> Option<NaiveDate> {
@@ -35,8 +35,8 @@ fn cgu_date(stem: &str) -> Option<NaiveDate> {
 
 /// One record of a list: one row, or for the MTE one period of a row's inclusion cell.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ListRecord {
-    pub lista: List,
+pub struct ListaRecord {
+    pub lista: Lista,
     /// The document as the list wrote it (a masked CPF, a punctuated CNPJ, a placeholder).
     pub sancionado: String,
     /// Its digits when they are a whole CNPJ (14) or CPF (11), or the 14 characters of a CNPJ
@@ -64,25 +64,25 @@ pub struct ListRecord {
 
 /// One list file read.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ListFile {
+pub struct ListaFile {
     pub path: String,
-    pub lista: List,
+    pub lista: Lista,
     pub data_lista: NaiveDate,
     pub rows: u64,
 }
 
 /// Everything read of the lists in a folder.
 #[derive(Debug, Default)]
-pub struct Lists {
-    pub records: Vec<ListRecord>,
-    pub files: Vec<ListFile>,
+pub struct Listas {
+    pub records: Vec<ListaRecord>,
+    pub files: Vec<ListaFile>,
     /// Rows whose fields do not fit their layout, each as `file:line`.
     pub malformed: Vec<String>,
     /// Leniência's CNPJ cells that are no CNPJ, each as written.
     pub placeholders: Vec<String>,
     /// The lists expected in the folder that no file of it holds, each with why it was
     /// expected (`Expected`).
-    pub missing: Vec<(List, Expected)>,
+    pub missing: Vec<(Lista, Expected)>,
     /// `--lists-dir`: the folder's files no list reader takes, each named on stderr.
     pub unread: Vec<String>,
 }
@@ -113,17 +113,17 @@ impl Expected {
     }
 }
 
-impl Lists {
+impl Listas {
     /// Each list expected in `dir` (`asked_for`: every one; else those its download record
     /// names) that no file read gave, said on stderr.
     pub(super) fn expect(&mut self, dir: &Path, asked_for: bool) {
-        let read: std::collections::BTreeSet<List> = self.files.iter().map(|f| f.lista).collect();
-        let recorded: std::collections::BTreeSet<List> =
-            crate::extract::download::recorded_under(dir, crate::extract::download::LISTS_FOLDER)
+        let read: std::collections::BTreeSet<Lista> = self.files.iter().map(|f| f.lista).collect();
+        let recorded: std::collections::BTreeSet<Lista> =
+            crate::extract::download::recorded_under(dir, crate::extract::download::LISTAS_FOLDER)
                 .iter()
-                .filter_map(|rel| List::of_name(rel))
+                .filter_map(|rel| Lista::of_name(rel))
                 .collect();
-        for list in List::ALL {
+        for list in Lista::ALL {
             let why = match (asked_for, recorded.contains(&list)) {
                 (true, _) => Expected::AskedFor,
                 (false, true) => Expected::Downloaded,
@@ -145,20 +145,20 @@ impl Lists {
 
 /// Whether a file of the folder is one of the lists, or the MTE's note that dates its list
 /// (`cadastro_de_empregadores.txt`).
-pub(crate) fn is_list_file(name: &str) -> bool {
+pub(crate) fn is_lista_file(name: &str) -> bool {
     let base = name.rsplit(['/', '\\']).next().unwrap_or(name).to_lowercase();
-    List::of_name(name).is_some() || (base.starts_with("cadastro_de_empregadores") && base.ends_with(".txt"))
+    Lista::of_name(name).is_some() || (base.starts_with("cadastro_de_empregadores") && base.ends_with(".txt"))
 }
 
 /// Reads every list among `files` (the folder's, as `folder::find_files` lists them).
-pub(super) fn read_lists(dir: &Path, files: &[Found]) -> Result<Lists, OpenDataError> {
-    let mut lists = Lists::default();
+pub(super) fn read_listas(dir: &Path, files: &[Found]) -> Result<Listas, OpenDataError> {
+    let mut lists = Listas::default();
     for found in files.iter().filter(|f| f.inner.is_none()) {
         let name = relative(dir, &found.path);
-        let Some(list) = List::of_name(&name) else { continue };
+        let Some(list) = Lista::of_name(&name) else { continue };
         for (entry, bytes) in texts_of(&found.path, &name)? {
             let date = match list {
-                List::TrabalhoEscravo => mte_note_date(&found.path),
+                Lista::TrabalhoEscravo => mte_note_date(&found.path),
                 _ => None,
             };
             let date = date.unwrap_or_else(|| list_date(list, &found.path, &entry));
@@ -195,11 +195,11 @@ fn texts_of(path: &Path, name: &str) -> Result<Vec<(String, Vec<u8>)>, OpenDataE
 /// The date a list stands at when the text does not say it: CGU's date before the file's name
 /// (the zip's or the CSV's), else any `YYYYMMDD` in the name, else the day the file was written.
 /// The MTE's own date, in the text lines around its header, is `layouts`' to read.
-fn list_date(list: List, path: &Path, entry: &str) -> NaiveDate {
+fn list_date(list: Lista, path: &Path, entry: &str) -> NaiveDate {
     let from_name = entry.split('/').rev().find_map(|part| {
         let lower = part.to_lowercase();
         let stem = lower.split('.').next().unwrap_or(&lower).to_string();
-        cgu_date(&stem).or_else(|| (list == List::Ibama).then(|| date_in(&stem)).flatten())
+        cgu_date(&stem).or_else(|| (list == Lista::Ibama).then(|| date_in(&stem)).flatten())
     });
     from_name.unwrap_or_else(|| written_on(path))
 }

@@ -1,5 +1,5 @@
 //! The public lists month by month on a store, against the embedded dataset's own record of who
-//! was on which list each month (`Dataset::lists_truth` at each month, `Dataset::as_of`): the
+//! was on which list each month (`Dataset::listas_truth` at each month, `Dataset::as_of`): the
 //! dataset's lists move at its latest month (a company enters CEIS, one leaves it, one's
 //! sanction ends). Three monthly runs over `--open-data` releases, the middle one without its
 //! lists: that month carries the lists before it; the last one's `mudancas` says who entered
@@ -23,14 +23,14 @@ fn dataset_at(month: &str) -> Dataset {
 
 /// (cnpj, lista) of each company the truth has on a list, by any link.
 fn listed(d: &Dataset, portfolio: &[Cnpj]) -> BTreeSet<(String, String)> {
-    d.lists_truth(portfolio).into_iter().map(|t| (t.cnpj, t.lista)).collect()
+    d.listas_truth(portfolio).into_iter().map(|t| (t.cnpj, t.lista)).collect()
 }
 
 /// The companies the truth has with a sanction in force by their CNPJ or root (what the rule
 /// watches by default).
 fn in_force(d: &Dataset, portfolio: &[Cnpj]) -> BTreeSet<String> {
     let near = |v: &str| v == "cnpj" || v == "raiz";
-    d.lists_truth(portfolio).into_iter().filter(|t| t.vigente && near(t.vinculo)).map(|t| t.cnpj).collect()
+    d.listas_truth(portfolio).into_iter().filter(|t| t.vigente && near(t.vinculo)).map(|t| t.cnpj).collect()
 }
 
 fn texts(df: &DataFrame, column: &str) -> Vec<String> {
@@ -73,8 +73,8 @@ fn two_months_of_lists_give_their_entries_exits_alerts_and_timeline_as_the_truth
     let dir = tmp.path();
     let (first, last) = (dataset_at(MONTHS[0]), dataset_at(MONTHS[2]));
     let mut portfolio: Vec<Cnpj> = first.demo_portfolio(10);
-    portfolio.extend(first.public_lists().targets);
-    portfolio.extend(last.public_lists().targets);
+    portfolio.extend(first.listas().targets);
+    portfolio.extend(last.listas().targets);
     portfolio.sort();
     portfolio.dedup();
     let cnpjs: Vec<String> = portfolio.iter().map(ToString::to_string).collect();
@@ -131,7 +131,7 @@ fn two_months_of_lists_give_their_entries_exits_alerts_and_timeline_as_the_truth
 
     // The last month against the first (carried through the second), as the truth has them.
     let date = {
-        let (y, m, d) = last.public_lists().date;
+        let (y, m, d) = last.listas().date;
         format!("{y}-{m:02}-{d:02}")
     };
     let got = list_changes(&outs[2]);
@@ -154,11 +154,11 @@ fn two_months_of_lists_give_their_entries_exits_alerts_and_timeline_as_the_truth
     // A sanction still listed whose end passed: in force by its own CNPJ in the first month's
     // truth, listed and no longer in force in the last's.
     let ended: BTreeSet<(String, String)> = first
-        .lists_truth(&portfolio)
+        .listas_truth(&portfolio)
         .into_iter()
         .filter(|t| t.vigente)
         .filter(|t| {
-            let now = last.lists_truth(&portfolio);
+            let now = last.listas_truth(&portfolio);
             now.iter().any(|n| (&n.cnpj, &n.lista, &n.sancionado) == (&t.cnpj, &t.lista, &t.sancionado))
                 && !now.iter().any(|n| {
                     (&n.cnpj, &n.lista, &n.sancionado, n.vigente) == (&t.cnpj, &t.lista, &t.sancionado, true)

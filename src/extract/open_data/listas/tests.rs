@@ -5,7 +5,7 @@ use std::path::Path;
 
 use chrono::NaiveDate;
 
-use super::{List, ListRecord, Lists, read_lists};
+use super::{Lista, ListaRecord, Listas, read_listas};
 use crate::extract::open_data::OpenDataError;
 use crate::extract::open_data::folder::find_files;
 
@@ -78,16 +78,16 @@ fn zip_with(dir: &Path, name: &str, entries: &[(&str, Vec<u8>)]) {
     zip.finish().unwrap();
 }
 
-fn read(dir: &Path) -> Result<Lists, OpenDataError> {
+fn read(dir: &Path) -> Result<Listas, OpenDataError> {
     let (files, _) = find_files(dir).unwrap();
-    read_lists(dir, &files)
+    read_listas(dir, &files)
 }
 
 fn day(d: u32, m: u32, y: i32) -> NaiveDate {
     NaiveDate::from_ymd_opt(y, m, d).unwrap()
 }
 
-fn of(lists: &Lists, list: List) -> Vec<&ListRecord> {
+fn of(lists: &Listas, list: Lista) -> Vec<&ListaRecord> {
     lists.records.iter().filter(|r| r.lista == list).collect()
 }
 
@@ -104,7 +104,7 @@ fn ceis_in_its_zip_latin1_crlf_typos_masked_cpfs_and_sem_informacao() {
         + "\r\n";
     zip_with(tmp.path(), "20261130_CEIS.zip", &[("20261130_CEIS.csv", latin1(&text))]);
     let lists = read(tmp.path()).unwrap();
-    let ceis = of(&lists, List::Ceis);
+    let ceis = of(&lists, Lista::Ceis);
     assert_eq!(ceis.len(), 3, "{lists:?}");
     let company = ceis[0];
     assert_eq!(company.documento.as_deref(), Some("12345678000195"));
@@ -141,7 +141,7 @@ fn cnep_fines_are_exact_decimals_and_a_row_out_of_layout_is_counted_with_its_lin
     .join("\n");
     write(tmp.path(), "cgu/20261130_CNEP.csv", &latin1(&text));
     let lists = read(tmp.path()).unwrap();
-    let cnep = of(&lists, List::Cnep);
+    let cnep = of(&lists, Lista::Cnep);
     assert_eq!(cnep.len(), 2);
     assert_eq!(cnep[0].valor_multa.as_deref(), Some("1.234.567,89"), "as written: typed in transform");
     assert_eq!(cnep[1].valor_multa.as_deref(), Some("0,10"));
@@ -167,12 +167,12 @@ fn cepim_has_no_dates_and_leniencia_keeps_its_placeholders_out_of_matching() {
         &[("20261130_Acordos.csv", latin1(acordos)), ("20261130_Efeitos.csv", latin1(efeitos))],
     );
     let lists = read(tmp.path()).unwrap();
-    let cepim = of(&lists, List::Cepim);
+    let cepim = of(&lists, Lista::Cepim);
     assert_eq!(cepim.len(), 1);
     assert!(cepim[0].inicio.is_none() && cepim[0].fim.is_none());
     assert_eq!(cepim[0].categoria.as_deref(), Some("Omissão no dever de prestar contas"));
     assert_eq!(cepim[0].orgao.as_deref(), Some("MINISTÉRIO DA SAÚDE"));
-    let acordos = of(&lists, List::Leniencia);
+    let acordos = of(&lists, Lista::Leniencia);
     assert_eq!(acordos.len(), 2, "the effects file holds no party");
     assert_eq!(acordos[0].documento.as_deref(), Some("15144306000199"));
     assert_eq!(acordos[0].categoria.as_deref(), Some("Em cumprimento"));
@@ -197,7 +197,7 @@ fn mte_cp1252_text_lines_around_the_header_and_several_periods_in_one_cell() {
     assert!(!lossy);
     write(tmp.path(), "mte/cadastro_de_empregadores.csv", &bytes);
     let lists = read(tmp.path()).unwrap();
-    let mte = of(&lists, List::TrabalhoEscravo);
+    let mte = of(&lists, Lista::TrabalhoEscravo);
     assert_eq!(mte.len(), 4, "two periods of row 1, one of rows 2 and 3: {lists:?}");
     assert_eq!(mte[0].documento.as_deref(), Some("12345678909"));
     assert_eq!(mte[0].sancionado, "123.456.789-09");
@@ -233,7 +233,7 @@ fn ibama_utf8_with_bom_decimal_comma_areas_and_date_times() {
                 \"3\";\"A3\";\"2021-01-02 00:00:00\";\"AM\";\"CICLANO\";\"11.222.333/0001-81\";\"3\";\"S\";\"\";\"\"\n";
     write(tmp.path(), "ibama/termo_de_embargo.csv", text.as_bytes());
     let lists = read(tmp.path()).unwrap();
-    let ibama = of(&lists, List::Ibama);
+    let ibama = of(&lists, Lista::Ibama);
     assert_eq!(ibama.len(), 3);
     assert_eq!(ibama[0].nome.as_deref(), Some("AGROPECUÁRIA SÃO JOÃO"));
     assert_eq!(ibama[0].documento.as_deref(), Some("12345678000195"));
@@ -252,7 +252,7 @@ fn a_header_that_changed_is_refused_naming_the_file_and_the_columns_missing() {
         .replace("\"DATA FINAL SANÇÃO\"", "\"FIM\"");
     write(tmp.path(), "20261130_CEIS.csv", &latin1(&header));
     let err = read(tmp.path()).unwrap_err();
-    let OpenDataError::ListHeader { file, list, missing } = &err else { panic!("{err}") };
+    let OpenDataError::ListaHeader { file, list, missing } = &err else { panic!("{err}") };
     assert_eq!((file.as_str(), *list), ("20261130_CEIS.csv", "CEIS"));
     assert_eq!(missing, "CPF OU CNPJ DO SANCIONADO, DATA FINAL SANÇÃO");
     use crate::exit::HasExitStatus;
@@ -262,15 +262,15 @@ fn a_header_that_changed_is_refused_naming_the_file_and_the_columns_missing() {
 
 #[test]
 fn each_list_is_told_by_its_name() {
-    assert_eq!(List::of_name("dl/20261130_CEIS.zip"), Some(List::Ceis));
-    assert_eq!(List::of_name("20261130_cnep.csv"), Some(List::Cnep));
-    assert_eq!(List::of_name("x/20261130_CEPIM.zip"), Some(List::Cepim));
-    assert_eq!(List::of_name("20261130_Acordos.zip"), Some(List::Leniencia));
-    assert_eq!(List::of_name("cadastro_de_empregadores.csv"), Some(List::TrabalhoEscravo));
-    assert_eq!(List::of_name("termo_de_embargo.zip"), Some(List::Ibama));
-    assert_eq!(List::of_name("Dados_abertos_FGTS.zip"), None);
-    assert_eq!(List::of_name("Socios0.zip"), None);
-    assert_eq!(List::of_name("20261130_CEIS.pdf"), None);
+    assert_eq!(Lista::of_name("dl/20261130_CEIS.zip"), Some(Lista::Ceis));
+    assert_eq!(Lista::of_name("20261130_cnep.csv"), Some(Lista::Cnep));
+    assert_eq!(Lista::of_name("x/20261130_CEPIM.zip"), Some(Lista::Cepim));
+    assert_eq!(Lista::of_name("20261130_Acordos.zip"), Some(Lista::Leniencia));
+    assert_eq!(Lista::of_name("cadastro_de_empregadores.csv"), Some(Lista::TrabalhoEscravo));
+    assert_eq!(Lista::of_name("termo_de_embargo.zip"), Some(Lista::Ibama));
+    assert_eq!(Lista::of_name("Dados_abertos_FGTS.zip"), None);
+    assert_eq!(Lista::of_name("Socios0.zip"), None);
+    assert_eq!(Lista::of_name("20261130_CEIS.pdf"), None);
 }
 
 /// A fixture of tests/fixtures/real/ (provenance in its SOURCES.md), as published.
@@ -294,7 +294,7 @@ fn ibamas_real_file_reads_whole_each_cell_as_written() {
     let header = cells_of(&text, 1);
     let col = |name: &str| header.iter().position(|h| h == name).unwrap();
     let rows = text.lines().count() - 1;
-    let ibama = of(&lists, List::Ibama);
+    let ibama = of(&lists, Lista::Ibama);
     assert_eq!(ibama.len(), rows, "every row of the real file is a record");
     assert!(lists.malformed.is_empty(), "{:?}", lists.malformed);
     let cell = |raw: &[String], name: &str| Some(raw[col(name)].clone()).filter(|c| !c.is_empty());
@@ -331,12 +331,12 @@ fn the_mtes_real_csv_is_dated_by_the_note_beside_it() {
     // The note says "Cadastro atualizado em 04/09/2026" after its ordinance's 13/09/2024.
     write(tmp.path(), "cadastro_de_empregadores.txt", &real("mte_empregadores.txt"));
     let lists = read(tmp.path()).unwrap();
-    let mte = of(&lists, List::TrabalhoEscravo);
+    let mte = of(&lists, Lista::TrabalhoEscravo);
     assert!(!mte.is_empty());
     assert!(mte.iter().all(|r| r.data_lista == day(4, 9, 2026)), "{:?}", lists.files);
-    assert!(of(&undated, List::TrabalhoEscravo).iter().all(|r| r.data_lista != day(4, 9, 2026)));
+    assert!(of(&undated, Lista::TrabalhoEscravo).iter().all(|r| r.data_lista != day(4, 9, 2026)));
     // Line 17, by hand: two periods in one cell, "06/10/2025 a 05/02/2026, 19/08/2026".
-    let ys: Vec<&&ListRecord> = mte.iter().filter(|r| r.linha == 17).collect();
+    let ys: Vec<&&ListaRecord> = mte.iter().filter(|r| r.linha == 17).collect();
     assert_eq!(ys.len(), 2);
     assert_eq!(ys[0].documento.as_deref(), Some("32264221000163"));
     assert_eq!((ys[0].inicio.as_deref(), ys[0].fim.as_deref()), (Some("06/10/2025"), Some("05/02/2026")));
@@ -361,7 +361,7 @@ fn the_leniency_zip_as_cgu_serves_it_is_read_with_its_respelt_columns() {
         &[("20261130_AcordosLeniencia.csv", cp1252(acordos)), ("20261130_Efeitos.csv", cp1252(efeitos))],
     );
     let lists = read(tmp.path()).unwrap();
-    let acordos = of(&lists, List::Leniencia);
+    let acordos = of(&lists, Lista::Leniencia);
     assert_eq!(acordos.len(), 1, "{lists:?}");
     assert_eq!(acordos[0].nome.as_deref(), Some("ODE SA"), "the en-dash column is the name");
     assert_eq!(acordos[0].documento.as_deref(), Some("15144306000199"));
@@ -384,7 +384,7 @@ fn a_cnpj_with_letters_is_a_document_every_list_can_match() {
     .join("\r\n");
     write(tmp.path(), "20261130_CEIS.csv", &latin1(&text));
     let lists = read(tmp.path()).unwrap();
-    let ceis = of(&lists, List::Ceis);
+    let ceis = of(&lists, Lista::Ceis);
     assert_eq!(ceis[0].documento.as_deref(), Some("12ABC34501DE35"));
     assert_eq!(ceis[0].tipo_pessoa.as_deref(), Some("J"));
     assert_eq!(ceis[1].documento, None, "a check digit that fails is no document");
