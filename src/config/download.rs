@@ -104,7 +104,7 @@ fn resolve_release(to: PathBuf, args: &ReleaseArgs, file: &Settings) -> Result<R
         stall: Duration::from_secs(stall),
         per_host: PER_HOST,
         keep,
-        lists,
+        listas: lists,
     })
 }
 

@@ -156,7 +156,7 @@ pub struct StoreNote {
     pub version: u64,
     pub snapshot: String,
     pub credit_months_fetched: Vec<String>,
-    pub company_lists: std::collections::BTreeMap<String, u64>,
+    pub company_records: std::collections::BTreeMap<String, u64>,
 }
 
 impl Manifest {

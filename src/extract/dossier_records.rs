@@ -14,7 +14,7 @@ use crate::api::models::{
     TransacaoRfb, Vinculo,
 };
 use crate::api::{ApiError, Categoria, Cno, Cnpj, Operation};
-use crate::extract::records::{Listed, Records};
+use crate::extract::records::{Paged, Records};
 
 /// Pages of one list fetched at once (the dossier's lists are short; its companies run side by side).
 const PAGES_IN_FLIGHT: usize = 2;
@@ -42,7 +42,7 @@ pub(crate) struct DossierRecords {
     pub transacoes: Vec<TransacaoRfb>,
 }
 
-async fn list<T: Listed>(f: &Records, op: Operation) -> Result<Vec<T>, ApiError> {
+async fn list<T: Paged>(f: &Records, op: Operation) -> Result<Vec<T>, ApiError> {
     let walk = match f.list(&op, PAGES_IN_FLIGHT, None).await {
         // The company exists (its profile was read): a list it lacks holds nothing.
         Err(ApiError::NotFound { .. }) => {

@@ -37,12 +37,12 @@ pub struct KnownCompany {
     pub fingerprint: Option<String>,
     pub resumos: BTreeMap<String, ResumoSeen>,
     /// The month its lists were last fetched.
-    pub lists_fetched: AnoMes,
+    pub records_fetched: AnoMes,
 }
 
 /// How this run decides each company's lists: one for the whole fetch.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ListsPolicy {
+pub struct RecordsPolicy {
     /// What the last snapshot holds, by CNPJ.
     pub known: HashMap<String, KnownCompany>,
     /// The run's reference month, for `max_age`.
@@ -55,7 +55,7 @@ pub struct ListsPolicy {
 /// Why a company's lists were fetched, or that they were carried from the store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum ListsReason {
+pub enum RecordsReason {
     /// Unchanged: carried from the store.
     Carried,
     New,
@@ -65,8 +65,8 @@ pub enum ListsReason {
     Full,
 }
 
-impl ListsReason {
-    pub const ALL: [ListsReason; 6] =
+impl RecordsReason {
+    pub const ALL: [RecordsReason; 6] =
         [Self::Carried, Self::New, Self::Fingerprint, Self::Resumos, Self::Age, Self::Full];
 
     /// The name in the manifest and the summary.
@@ -82,7 +82,7 @@ impl ListsReason {
     }
 }
 
-impl ListsPolicy {
+impl RecordsPolicy {
     /// Why the lists of `cnpj`, whose profile sent `fingerprint` and `resumos`, are fetched, or
     /// `Carried` when nothing says they changed.
     pub fn decide(
@@ -90,19 +90,19 @@ impl ListsPolicy {
         cnpj: &str,
         fingerprint: Option<&str>,
         resumos: &BTreeMap<String, ResumoSeen>,
-    ) -> ListsReason {
+    ) -> RecordsReason {
         if self.full {
-            return ListsReason::Full;
+            return RecordsReason::Full;
         }
-        let Some(known) = self.known.get(cnpj) else { return ListsReason::New };
+        let Some(known) = self.known.get(cnpj) else { return RecordsReason::New };
         if known.fingerprint.is_none() || known.fingerprint.as_deref() != fingerprint {
-            ListsReason::Fingerprint
+            RecordsReason::Fingerprint
         } else if known.resumos != *resumos {
-            ListsReason::Resumos
-        } else if self.snapshot.index() - known.lists_fetched.index() >= self.max_age as i32 {
-            ListsReason::Age
+            RecordsReason::Resumos
+        } else if self.snapshot.index() - known.records_fetched.index() >= self.max_age as i32 {
+            RecordsReason::Age
         } else {
-            ListsReason::Carried
+            RecordsReason::Carried
         }
     }
 }
@@ -129,22 +129,22 @@ mod tests {
         let known = KnownCompany {
             fingerprint: Some("a".into()),
             resumos: resumos_seen(&profile("a", 1)),
-            lists_fetched: m("202603"),
+            records_fetched: m("202603"),
         };
-        let policy = |snapshot: &str, full: bool| ListsPolicy {
+        let policy = |snapshot: &str, full: bool| RecordsPolicy {
             known: HashMap::from([("c".to_string(), known.clone())]),
             snapshot: m(snapshot),
             max_age: 6,
             full,
         };
-        let decide = |p: &ListsPolicy, cnpj: &str, profile: CompanyProfile| {
+        let decide = |p: &RecordsPolicy, cnpj: &str, profile: CompanyProfile| {
             p.decide(cnpj, profile.snapshot_fingerprint.as_deref(), &resumos_seen(&profile))
         };
-        assert_eq!(decide(&policy("202608", false), "c", profile("a", 1)), ListsReason::Carried);
-        assert_eq!(decide(&policy("202608", false), "c", profile("b", 1)), ListsReason::Fingerprint);
-        assert_eq!(decide(&policy("202608", false), "c", profile("a", 2)), ListsReason::Resumos);
-        assert_eq!(decide(&policy("202609", false), "c", profile("a", 1)), ListsReason::Age);
-        assert_eq!(decide(&policy("202608", true), "c", profile("a", 1)), ListsReason::Full);
-        assert_eq!(decide(&policy("202608", false), "d", profile("a", 1)), ListsReason::New);
+        assert_eq!(decide(&policy("202608", false), "c", profile("a", 1)), RecordsReason::Carried);
+        assert_eq!(decide(&policy("202608", false), "c", profile("b", 1)), RecordsReason::Fingerprint);
+        assert_eq!(decide(&policy("202608", false), "c", profile("a", 2)), RecordsReason::Resumos);
+        assert_eq!(decide(&policy("202609", false), "c", profile("a", 1)), RecordsReason::Age);
+        assert_eq!(decide(&policy("202608", true), "c", profile("a", 1)), RecordsReason::Full);
+        assert_eq!(decide(&policy("202608", false), "d", profile("a", 1)), RecordsReason::New);
     }
 }

@@ -78,28 +78,28 @@ impl CompanyTask {
     }
 
     /// The list operations fetched for every known company.
-    pub const LISTS: [CompanyList; 6] = [
-        CompanyList::Dividas(Categoria::NaoPrevidenciario),
-        CompanyList::Dividas(Categoria::Fgts),
-        CompanyList::Dividas(Categoria::Previdenciario),
-        CompanyList::Parcelamentos,
-        CompanyList::Transacoes,
-        CompanyList::Socios,
+    pub const RECORDS: [CompanyRecords; 6] = [
+        CompanyRecords::Dividas(Categoria::NaoPrevidenciario),
+        CompanyRecords::Dividas(Categoria::Fgts),
+        CompanyRecords::Dividas(Categoria::Previdenciario),
+        CompanyRecords::Parcelamentos,
+        CompanyRecords::Transacoes,
+        CompanyRecords::Socios,
     ];
 }
 
 /// The names of the lists every known company's task fetches, as plans and run records keep
 /// them: a run or a snapshot made with other lists (before partners were fetched) is told apart.
-pub(crate) fn company_list_names() -> Vec<String> {
-    CompanyTask::LISTS.iter().map(|l| l.name()).collect()
+pub(crate) fn company_record_names() -> Vec<String> {
+    CompanyTask::RECORDS.iter().map(|l| l.name()).collect()
 }
 
 /// The lists of plans written before they said which (the partners came later).
-fn lists_before_partners() -> Vec<String> {
-    CompanyTask::LISTS.iter().filter(|l| **l != CompanyList::Socios).map(|l| l.name()).collect()
+fn records_before_partners() -> Vec<String> {
+    CompanyTask::RECORDS.iter().filter(|l| **l != CompanyRecords::Socios).map(|l| l.name()).collect()
 }
 
-impl CompanyList {
+impl CompanyRecords {
     /// `dividas_pgfn/fgts`, `parcelamentos_rfb`, `socios`, ...
     pub fn name(self) -> String {
         match self {
@@ -112,7 +112,7 @@ impl CompanyList {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CompanyList {
+pub enum CompanyRecords {
     Dividas(Categoria),
     Parcelamentos,
     Transacoes,
@@ -160,10 +160,10 @@ pub struct PlanSpec {
     /// fetches (the others come from the store).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub incremental: Option<IncrementalSpec>,
-    /// The lists fetched for each company (`company_list_names`): a staging of another list
+    /// The lists fetched for each company (`company_record_names`): a staging of another list
     /// set is not resumed, and shards of another list set are not merged.
-    #[serde(default = "lists_before_partners")]
-    pub lists: Vec<String>,
+    #[serde(default = "records_before_partners", rename = "lists")]
+    pub records: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -201,7 +201,7 @@ impl PartialEq for PlanSpec {
             shard,
             demo,
             incremental,
-            lists,
+            records,
         } = self;
         one_spelling(base_url) == one_spelling(&other.base_url)
             && *months == other.months
@@ -211,7 +211,7 @@ impl PartialEq for PlanSpec {
             && *shard == other.shard
             && *demo == other.demo
             && *incremental == other.incremental
-            && *lists == other.lists
+            && *records == other.records
     }
 }
 
@@ -289,7 +289,7 @@ mod tests {
             shard: Shard { index: 0, count: 1 },
             incremental: None,
             demo: true,
-            lists: company_list_names(),
+            records: company_record_names(),
         }
     }
 
@@ -300,7 +300,7 @@ mod tests {
         let mut text = serde_json::to_value(spec(&["SP"])).unwrap();
         text.as_object_mut().unwrap().remove("lists");
         let old: PlanSpec = serde_json::from_value(text).unwrap();
-        assert!(!old.lists.contains(&"socios".to_string()) && old.lists.len() == 5, "{:?}", old.lists);
+        assert!(!old.records.contains(&"socios".to_string()) && old.records.len() == 5, "{:?}", old.records);
         assert_ne!(old, spec(&["SP"]));
     }
 

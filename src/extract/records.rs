@@ -23,7 +23,7 @@ use crate::api::shape::ShapeLog;
 use crate::api::{ApiError, Cnpj, Operation, Page};
 
 /// A record type a company's list holds, and whether the publishers' files carry it.
-pub(crate) trait Listed: DeserializeOwned + Send {
+pub(crate) trait Paged: DeserializeOwned + Send {
     /// The `fonte` key that dates the list (`pgfn`, `cnpj`, `rfb`, `cno`).
     const FONTE: &'static str;
 
@@ -37,7 +37,7 @@ pub(crate) trait Listed: DeserializeOwned + Send {
     }
 }
 
-impl Listed for DividaPgfn {
+impl Paged for DividaPgfn {
     const FONTE: &'static str = "pgfn";
     fn from_files(files: &Published, op: &Operation) -> Option<Result<Option<Vec<Self>>, serde_json::Error>> {
         match op {
@@ -47,7 +47,7 @@ impl Listed for DividaPgfn {
     }
 }
 
-impl Listed for Socio {
+impl Paged for Socio {
     const FONTE: &'static str = "cnpj";
     fn from_files(files: &Published, op: &Operation) -> Option<Result<Option<Vec<Self>>, serde_json::Error>> {
         match op {
@@ -57,7 +57,7 @@ impl Listed for Socio {
     }
 }
 
-impl Listed for Estabelecimento {
+impl Paged for Estabelecimento {
     const FONTE: &'static str = "cnpj";
     fn from_files(files: &Published, op: &Operation) -> Option<Result<Option<Vec<Self>>, serde_json::Error>> {
         match op {
@@ -68,22 +68,22 @@ impl Listed for Estabelecimento {
 }
 
 // What no published layout holds: the service's alone.
-impl Listed for ParcelamentoRfb {
+impl Paged for ParcelamentoRfb {
     const FONTE: &'static str = "rfb";
 }
-impl Listed for TransacaoRfb {
+impl Paged for TransacaoRfb {
     const FONTE: &'static str = "rfb";
 }
-impl Listed for Obra {
+impl Paged for Obra {
     const FONTE: &'static str = "cno";
 }
-impl Listed for Vinculo {
+impl Paged for Vinculo {
     const FONTE: &'static str = "cno";
 }
-impl Listed for ObraCnae {
+impl Paged for ObraCnae {
     const FONTE: &'static str = "cno";
 }
-impl Listed for ObraArea {
+impl Paged for ObraArea {
     const FONTE: &'static str = "cno";
 }
 
@@ -144,7 +144,7 @@ impl Records {
 
     /// A company's list `op`, walked to its end (`fan_out` pages at once): from the files
     /// where they carry it, else from the service, else empty and `ausente`.
-    pub(crate) async fn list<T: Listed>(
+    pub(crate) async fn list<T: Paged>(
         &self,
         op: &Operation,
         fan_out: usize,

@@ -16,10 +16,10 @@ use serde::Serialize;
 
 use super::accounting::{Accounting, AccountingSummary};
 use super::fetch_progress::Progress;
-use super::incremental::{ListsPolicy, ListsReason, resumos_seen};
-use super::plan::{CompanyList, CompanyTask, CreditTask, Task};
+use super::incremental::{RecordsPolicy, RecordsReason, resumos_seen};
+use super::plan::{CompanyRecords, CompanyTask, CreditTask, Task};
 use super::pool::PageFetcher;
-use super::records::{Listed, Records};
+use super::records::{Paged, Records};
 use super::staging::{CommittedSegment, Staging, StagingError, TaskEntry, TaskStatus};
 use crate::api::models::{CreditoAtivo, DividaPgfn, Fonte, ParcelamentoRfb, Socio, TransacaoRfb};
 use crate::api::paginate::{Walk, walk_pages};
@@ -59,8 +59,8 @@ pub struct FetchSummary {
     pub interrupted: bool,
     /// With a store: companies by what happened to their lists (`inalterada` = carried from
     /// the store, else why they were fetched).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub company_lists: BTreeMap<String, u64>,
+    #[serde(default, rename = "company_lists", skip_serializing_if = "BTreeMap::is_empty")]
+    pub company_records: BTreeMap<String, u64>,
 }
 
 #[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
@@ -152,7 +152,7 @@ async fn credit_task(f: Option<&PageFetcher>, t: &CreditTask) -> TaskOutput {
 pub(super) async fn company_task(
     f: &Records,
     t: &CompanyTask,
-    lists_policy: Option<&ListsPolicy>,
+    records_policy: Option<&RecordsPolicy>,
 ) -> TaskOutput {
     let cnpj = t.cnpj.as_str();
     let shapes = ShapeLog::default();
@@ -164,12 +164,12 @@ pub(super) async fn company_task(
     let mut rows = BTreeMap::new();
     let mut fontes: BTreeMap<String, Fonte> = profile.fontes.clone().unwrap_or_default();
     add_rows(&mut rows, Table::Empresas, [profile_row(&profile, cnpj)]);
-    let resumos = if lists_policy.is_some() { resumos_seen(&profile) } else { BTreeMap::new() };
-    let reason = lists_policy.map(|p| p.decide(cnpj, profile.snapshot_fingerprint.as_deref(), &resumos));
-    let lists = if reason == Some(ListsReason::Carried) {
+    let resumos = if records_policy.is_some() { resumos_seen(&profile) } else { BTreeMap::new() };
+    let reason = records_policy.map(|p| p.decide(cnpj, profile.snapshot_fingerprint.as_deref(), &resumos));
+    let lists = if reason == Some(RecordsReason::Carried) {
         Vec::new()
     } else {
-        futures::future::join_all(CompanyTask::LISTS.iter().map(|l| company_list(f, t, *l, &shapes))).await
+        futures::future::join_all(CompanyTask::RECORDS.iter().map(|l| company_list(f, t, *l, &shapes))).await
     };
     // The profile's page, where a page was asked for it.
     let (mut pages, mut warnings) = (u64::from(f.pool().is_some()), Vec::new());
@@ -192,7 +192,7 @@ pub(super) async fn company_task(
         periodos: periods_seen(&rows).into(),
         warnings,
         shapes: shapes.into_inner(),
-        lists: reason,
+        records_reason: reason,
         resumos,
         ..TaskEntry::new(t.key(), TaskStatus::Done)
     };
@@ -218,7 +218,7 @@ fn periods_seen(rows: &BTreeMap<Table, Vec<Row>>) -> PeriodsSeen {
 type ListResult = (Table, Vec<Row>, u64, Option<Fonte>, Vec<String>, &'static str);
 
 /// One list of a company, walked to its end and staged as `table` rows with `context`.
-async fn staged_list<T: Listed + serde::Serialize + Default>(
+async fn staged_list<T: Paged + serde::Serialize + Default>(
     f: &Records,
     op: Operation,
     table: Table,
@@ -242,35 +242,35 @@ async fn staged_list<T: Listed + serde::Serialize + Default>(
 async fn company_list(
     f: &Records,
     t: &CompanyTask,
-    list: CompanyList,
+    list: CompanyRecords,
     shapes: &ShapeLog,
 ) -> Result<ListResult, ApiError> {
     let cnpj = t.cnpj.clone();
     let ctx = [("cnpj_consultado", t.cnpj.as_str())];
     match list {
-        CompanyList::Dividas(cat) => {
+        CompanyRecords::Dividas(cat) => {
             let ctx = [ctx[0], ("categoria", cat.as_str())];
             staged_list::<DividaPgfn>(f, Operation::DividasPgfn(cnpj, cat), Table::DividasPgfn, &ctx, shapes)
                 .await
         }
-        CompanyList::Parcelamentos => {
+        CompanyRecords::Parcelamentos => {
             let op = Operation::ParcelamentosRfb(cnpj);
             staged_list::<ParcelamentoRfb>(f, op, Table::ParcelamentosRfb, &ctx, shapes).await
         }
-        CompanyList::Transacoes => {
+        CompanyRecords::Transacoes => {
             staged_list::<TransacaoRfb>(f, Operation::TransacoesRfb(cnpj), Table::TransacoesRfb, &ctx, shapes)
                 .await
         }
-        CompanyList::Socios => {
+        CompanyRecords::Socios => {
             staged_list::<Socio>(f, Operation::Socios(cnpj), Table::Socios, &ctx, shapes).await
         }
     }
 }
 
-async fn run_task(f: &Records, task: Task, lists_policy: Option<&ListsPolicy>) -> (String, TaskOutput) {
+async fn run_task(f: &Records, task: Task, records_policy: Option<&RecordsPolicy>) -> (String, TaskOutput) {
     let out = match &task {
         Task::Credit(t) => credit_task(f.pool(), t).await,
-        Task::Company(t) => company_task(f, t, lists_policy).await,
+        Task::Company(t) => company_task(f, t, records_policy).await,
     };
     (task.key(), out)
 }
@@ -312,7 +312,7 @@ pub struct FetchJob {
     /// long (unless this is shorter than that least), whichever comes first.
     pub commit_every: Duration,
     /// With a store: how each company's lists are decided (`None`: always fetched).
-    pub lists_policy: Option<Arc<ListsPolicy>>,
+    pub records_policy: Option<Arc<RecordsPolicy>>,
     /// Given every segment once it is committed (durable), with its rows: the later stages
     /// type them while the fetch goes on. Called on the writer thread, so it should only hand
     /// them on.
@@ -478,7 +478,7 @@ pub async fn run_fetch(
     // More tasks than slots: a task waits on its first page before it fans out.
     let parallel_tasks = (fetcher.in_flight_ceiling() * 4).max(8);
     let f = fetcher.clone();
-    let policy = job.lists_policy.clone();
+    let policy = job.records_policy.clone();
     let mut results = futures::stream::iter(todo)
         .map(move |t| {
             let (f, policy) = (f.clone(), policy.clone());
@@ -586,11 +586,11 @@ pub fn tally<'a>(entries: impl IntoIterator<Item = &'a TaskEntry>) -> FetchSumma
         warnings: vec![],
         wall_seconds: 0.0,
         interrupted: false,
-        company_lists: BTreeMap::new(),
+        company_records: BTreeMap::new(),
     };
     for e in entries {
-        if let Some(reason) = e.lists {
-            *s.company_lists.entry(reason.name().to_string()).or_default() += 1;
+        if let Some(reason) = e.records_reason {
+            *s.company_records.entry(reason.name().to_string()).or_default() += 1;
         }
         match e.status {
             TaskStatus::Done => s.tasks_done += 1,

@@ -57,7 +57,7 @@ pub(crate) enum RuleKind {
     MudancaEndereco,
     /// The share capital changed.
     MudancaCapital,
-    /// Any change at all (for watched lists).
+    /// Any change at all (for watchlists).
     QualquerMudanca,
     /// The company is on a public list with a sanction in force (`listas_publicas`, `vinculos`).
     ListaRestritiva,
@@ -197,11 +197,11 @@ pub(crate) struct Rule {
     pub vinculos: BTreeSet<String>,
 }
 
-/// The checked rules file: its rules and its watched lists (label -> CNPJs).
+/// The checked rules file: its rules and its watchlists (label -> CNPJs).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Rules {
     pub rules: Vec<Rule>,
-    pub lists: BTreeMap<String, BTreeSet<String>>,
+    pub watchlists: BTreeMap<String, BTreeSet<String>>,
 }
 
 #[derive(Deserialize)]
@@ -210,7 +210,7 @@ struct FileShape {
     #[serde(default)]
     regra: Vec<Spanned<RuleShape>>,
     #[serde(default)]
-    lista: Vec<Spanned<ListShape>>,
+    lista: Vec<Spanned<WatchlistShape>>,
 }
 
 #[derive(Deserialize)]
@@ -230,7 +230,7 @@ struct RuleShape {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct ListShape {
+struct WatchlistShape {
     rotulo: Spanned<String>,
     cnpjs: Vec<Spanned<String>>,
 }
@@ -279,7 +279,7 @@ impl Checker<'_> {
     }
 
     /// A watched list: its label and its CNPJs, each checked.
-    fn list(&self, list: &ListShape) -> Result<(String, BTreeSet<String>), RulesError> {
+    fn list(&self, list: &WatchlistShape) -> Result<(String, BTreeSet<String>), RulesError> {
         let label = list.rotulo.get_ref().trim().to_string();
         if label.is_empty() {
             return Err(self.invalid(
@@ -325,8 +325,12 @@ impl Checker<'_> {
         })
     }
 
-    /// One rule, checked against the kinds and the watched lists.
-    fn rule(&self, r: &RuleShape, lists: &BTreeMap<String, BTreeSet<String>>) -> Result<Rule, RulesError> {
+    /// One rule, checked against the kinds and the watchlists.
+    fn rule(
+        &self,
+        r: &RuleShape,
+        watchlists: &BTreeMap<String, BTreeSet<String>>,
+    ) -> Result<Rule, RulesError> {
         let nome = r.nome.get_ref().trim().to_string();
         if nome.is_empty() {
             return Err(self.invalid(
@@ -353,13 +357,13 @@ impl Checker<'_> {
         }
         let lista = match &r.lista {
             None => None,
-            Some(l) if lists.contains_key(l.get_ref().trim()) => Some(l.get_ref().trim().to_string()),
+            Some(l) if watchlists.contains_key(l.get_ref().trim()) => Some(l.get_ref().trim().to_string()),
             Some(l) => {
-                let labels = lists.keys().cloned().collect::<Vec<_>>().join(", ");
+                let labels = watchlists.keys().cloned().collect::<Vec<_>>().join(", ");
                 return Err(self.invalid(
                     l.span().start,
                     format!("rule {nome:?}: no [[lista]] is labelled {:?}", l.get_ref()),
-                    &format!("use one of the lists' rotulo ({labels}) or add that list"),
+                    &format!("use one of the watchlists' rotulo ({labels}) or add that list"),
                 ));
             }
         };
@@ -440,20 +444,23 @@ impl Rules {
                  kind takes them) and `[[lista]]` tables (rotulo, cnpjs) as in regras/exemplo.toml",
             )
         })?;
-        let mut lists: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        let mut watchlists: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         for list in &shape.lista {
             let (label, cnpjs) = check.list(list.get_ref())?;
-            if lists.insert(label.clone(), cnpjs).is_some() {
+            if watchlists.insert(label.clone(), cnpjs).is_some() {
                 let at = list.get_ref().rotulo.span().start;
                 return Err(check.invalid(
                     at,
-                    format!("two lists are labelled {label:?}"),
+                    format!("two watchlists are labelled {label:?}"),
                     "give each [[lista]] its own rotulo",
                 ));
             }
         }
-        let rules =
-            shape.regra.iter().map(|r| check.rule(r.get_ref(), &lists)).collect::<Result<Vec<_>, _>>()?;
+        let rules = shape
+            .regra
+            .iter()
+            .map(|r| check.rule(r.get_ref(), &watchlists))
+            .collect::<Result<Vec<_>, _>>()?;
         // An alert is known by its rule's nome: two rules of one nome would merge their alerts.
         let mut named = BTreeSet::new();
         for (rule, shape) in rules.iter().zip(&shape.regra) {
@@ -472,17 +479,17 @@ impl Rules {
                 "add at least one rule, as in regras/exemplo.toml",
             ));
         }
-        Ok(Self { rules, lists })
+        Ok(Self { rules, watchlists })
     }
 
-    /// The labels of the watched lists holding `cnpj`.
+    /// The labels of the watchlists holding `cnpj`.
     fn listas_of(&self, cnpj: &str) -> Vec<String> {
-        self.lists.iter().filter(|(_, c)| c.contains(cnpj)).map(|(l, _)| l.clone()).collect()
+        self.watchlists.iter().filter(|(_, c)| c.contains(cnpj)).map(|(l, _)| l.clone()).collect()
     }
 
     /// Whether `rule` applies to `cnpj`.
     pub(crate) fn covers(&self, rule: &Rule, cnpj: &str) -> bool {
-        rule.lista.as_ref().is_none_or(|l| self.lists.get(l).is_some_and(|c| c.contains(cnpj)))
+        rule.lista.as_ref().is_none_or(|l| self.watchlists.get(l).is_some_and(|c| c.contains(cnpj)))
     }
 
     /// The alerts the rules raise over this run's changes: one per rule and company, holding
@@ -639,7 +646,7 @@ mod tests {
         for severity in Severidade::ALL {
             assert!(rules.rules.iter().any(|r| r.severidade == severity), "no {} rule", severity.name());
         }
-        assert!(!rules.lists.is_empty());
+        assert!(!rules.watchlists.is_empty());
     }
 
     #[test]

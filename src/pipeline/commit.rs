@@ -224,7 +224,7 @@ async fn commit_to_store(fetched: &mut Fetched, assembled: Assembled, analysis: 
         version: record.version,
         snapshot: record.snapshot.clone(),
         credit_months_fetched: record.credit_months_fetched.clone(),
-        company_lists: record.company_lists.clone(),
+        company_records: record.company_records.clone(),
     });
     Ok(frames)
 }

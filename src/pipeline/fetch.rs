@@ -17,7 +17,7 @@ use crate::exit::{Classified, ExitStatus, OutputError};
 use crate::export::manifest::Manifest;
 use crate::export::remote::{RemoteOut, is_remote, work_root};
 use crate::extract::accounting::Accounting;
-use crate::extract::incremental::ListsReason;
+use crate::extract::incremental::RecordsReason;
 use crate::extract::plan::IncrementalSpec;
 use crate::extract::plan::portfolio_hash;
 use crate::extract::runner::{FetchError, default_out_dir, latest_months};
@@ -231,7 +231,7 @@ pub(super) async fn fetch_stage(
             store_version: i.store.data_version(),
             credit_months: credit_months.iter().map(ToString::to_string).collect(),
         }),
-        lists: crate::extract::plan::company_list_names(),
+        records: crate::extract::plan::company_record_names(),
     };
     if !cfg.resume && finished_run(&out) {
         Staging::clear_finished(&out)?;
@@ -251,7 +251,7 @@ pub(super) async fn fetch_stage(
         quiet,
         commit_rows: 50_000,
         commit_every: Duration::from_secs(2),
-        lists_policy: incremental.as_ref().map(|i| i.lists.clone()),
+        records_policy: incremental.as_ref().map(|i| i.records.clone()),
         on_commit: typer.as_ref().map(SegmentTyper::sink),
         // The credits' segments once they are typed too.
         on_credits_staged: typer.as_ref().zip(on_credits_staged).map(|(t, f)| t.after_typed(f(&out))),
@@ -289,7 +289,7 @@ pub(super) async fn fetch_stage(
         typer,
         national: release.as_mut().map(|r| std::mem::take(&mut r.national)),
         listas: match release.as_mut() {
-            Some(r) => Some(std::mem::take(&mut r.lists)),
+            Some(r) => Some(std::mem::take(&mut r.listas)),
             None => lists_dir.take(),
         },
     })))
@@ -303,7 +303,7 @@ fn refuse_unread_when_strict(
     lists_dir: Option<&crate::extract::open_data::listas::Listas>,
 ) -> Result<()> {
     let (dir, unread, missing) = match (release, lists_dir) {
-        (Some(r), _) => (cfg.open_data.as_deref(), r.unread(), &r.lists.missing),
+        (Some(r), _) => (cfg.open_data.as_deref(), r.unread(), &r.listas.missing),
         (None, Some(l)) => (cfg.lists_dir.as_deref(), l.unread.clone(), &l.missing),
         (None, None) => return Ok(()),
     };
@@ -543,16 +543,16 @@ pub(super) fn summarize(fetched: &Fetched) -> Result<ExitStatus> {
         s.tasks_failed.len(),
         out.display()
     );
-    if !s.company_lists.is_empty() {
-        let carried = s.company_lists.get(ListsReason::Carried.name()).copied().unwrap_or(0);
-        let why: Vec<String> = ListsReason::ALL
+    if !s.company_records.is_empty() {
+        let carried = s.company_records.get(RecordsReason::Carried.name()).copied().unwrap_or(0);
+        let why: Vec<String> = RecordsReason::ALL
             .iter()
-            .filter(|r| **r != ListsReason::Carried)
-            .filter_map(|r| s.company_lists.get(r.name()).map(|n| format!("{} {n}", r.name())))
+            .filter(|r| **r != RecordsReason::Carried)
+            .filter_map(|r| s.company_records.get(r.name()).map(|n| format!("{} {n}", r.name())))
             .collect();
         crate::say!(
             "companies: {carried} unchanged (their lists carried from the store), {} fetched again ({})",
-            s.company_lists.values().sum::<u64>() - carried,
+            s.company_records.values().sum::<u64>() - carried,
             if why.is_empty() { "none".to_string() } else { why.join(", ") }
         );
     }

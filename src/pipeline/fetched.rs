@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::exit::{Classified, ExitStatus};
 use crate::export::manifest::Manifest;
 use crate::export::remote::RemoteOut;
-use crate::extract::incremental::ListsPolicy;
+use crate::extract::incremental::RecordsPolicy;
 use crate::extract::{FetchOutcome, Records};
 use crate::store::snapshot::{SnapshotPlan, StoreReads};
 use crate::store::{Store, StoreError};
@@ -43,7 +43,7 @@ pub(super) struct Fetched {
 /// knew before it), and the snapshot's plan.
 pub(super) struct StoreRun {
     pub store: Store,
-    pub lists: Arc<ListsPolicy>,
+    pub lists: Arc<RecordsPolicy>,
     pub plan: SnapshotPlan,
     /// What the snapshot needs from the store, read while the fetch ran (taken by the run).
     pub reads: Option<JoinHandle<Result<StoreReads, StoreError>>>,

@@ -356,7 +356,7 @@ mod tests {
             warnings: vec![],
             wall_seconds: 1.0,
             interrupted: false,
-            company_lists: BTreeMap::new(),
+            company_records: BTreeMap::new(),
         }
     }
 

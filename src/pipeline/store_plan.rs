@@ -14,7 +14,7 @@ use crate::api::AnoMes;
 use crate::config::RunConfig;
 use crate::exit::{Classified, ExitStatus};
 use crate::extract::FetchOutcome;
-use crate::extract::incremental::ListsPolicy;
+use crate::extract::incremental::RecordsPolicy;
 use crate::extract::plan::uf_set;
 use crate::store::Store;
 use crate::store::snapshot::{PendingReads, SnapshotPlan, read_ahead};
@@ -23,7 +23,7 @@ use crate::store::snapshot::{PendingReads, SnapshotPlan, read_ahead};
 /// whose credits this run fetches (the newest `--refresh-months` and those it lacks).
 pub(super) struct Incremental {
     pub(super) store: Store,
-    pub(super) lists: Arc<ListsPolicy>,
+    pub(super) records: Arc<RecordsPolicy>,
     pub(super) credit_months: Vec<AnoMes>,
     reads: PendingReads,
 }
@@ -52,9 +52,9 @@ impl Incremental {
             .map(|(_, m)| *m)
             .collect();
         let known = if cfg.full { HashMap::new() } else { store.known_companies().await? };
-        let lists = Arc::new(ListsPolicy { known, snapshot, max_age: cfg.max_age_months, full: cfg.full });
+        let lists = Arc::new(RecordsPolicy { known, snapshot, max_age: cfg.max_age_months, full: cfg.full });
         let reads = read_ahead(&store, snapshot, months, &credit_months, !cfg.full);
-        Ok(Some(Incremental { store, lists, credit_months, reads }))
+        Ok(Some(Incremental { store, records: lists, credit_months, reads }))
     }
 
     /// What the snapshot of a finished fetch needs: the store, the lists' policy, the reads
@@ -72,7 +72,7 @@ impl Incremental {
         let open_data = release.map(|r| r.renewed.union(&not_renewed).cloned().collect()).unwrap_or_default();
         StoreRun {
             store: self.store,
-            lists: self.lists,
+            lists: self.records,
             reads: self.reads.into_handle(),
             plan: SnapshotPlan {
                 snapshot,
@@ -81,7 +81,7 @@ impl Incremental {
                 credit_months_fetched: self.credit_months,
                 run_id: super::outputs::new_run_id(),
                 requests: outcome.summary.requests.requests,
-                company_lists: outcome.summary.company_lists.clone(),
+                company_records: outcome.summary.company_records.clone(),
                 open_data,
                 not_renewed,
             },

@@ -20,7 +20,7 @@ pub(crate) async fn describe(location: &Path) -> Result<String, StoreError> {
     let _ = writeln!(out, "\nversions ({}):", runs.len());
     let _ = writeln!(out, "  version  kind     snapshot  committed at          requests  companies (lists)");
     for r in &runs {
-        let lists = r.company_lists.iter().map(|(k, n)| format!("{k} {n}")).collect::<Vec<_>>().join(", ");
+        let lists = r.company_records.iter().map(|(k, n)| format!("{k} {n}")).collect::<Vec<_>>().join(", ");
         let _ = writeln!(
             out,
             "  {:>7}  {:<7}  {:<8}  {:<20}  {:>8}  {}",

@@ -169,9 +169,9 @@ pub struct RunRecord {
     /// Table -> its Delta version in this store version.
     pub tables: BTreeMap<String, u64>,
     /// Companies by what happened to their lists (`inalterada`, `nova`, `fingerprint`, ...).
-    pub company_lists: BTreeMap<String, u64>,
+    pub company_records: BTreeMap<String, u64>,
     pub requests: u64,
-    /// The lists every company of this snapshot holds (`extract::plan::company_list_names`);
+    /// The lists every company of this snapshot holds (`extract::plan::company_record_names`);
     /// empty in records written before partners were fetched, and in those an older binary
     /// writes on this store: the next run then trusts no company's lists to be complete.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -269,7 +269,7 @@ fn snapshots_of(runs: &[RunRecord]) -> BTreeSet<String> {
 
 /// Whether the snapshot of `record` holds every list this binary fetches for a company.
 fn holds_every_lista(record: &RunRecord) -> bool {
-    crate::extract::plan::company_list_names().iter().all(|l| record.lists.contains(l))
+    crate::extract::plan::company_record_names().iter().all(|l| record.lists.contains(l))
 }
 
 /// The run records of `root`, oldest first (none for a new store).
@@ -444,12 +444,12 @@ impl Store {
         let mut out = HashMap::with_capacity(df.height());
         for i in 0..df.height() {
             let (Some(c), Some(f)) = (cnpj.get(i), fetched.get(i)) else { continue };
-            let Ok(lists_fetched) = AnoMes::parse(f) else { continue };
+            let Ok(records_fetched) = AnoMes::parse(f) else { continue };
             let resumos: BTreeMap<String, ResumoSeen> =
                 resumos.get(i).and_then(|r| serde_json::from_str(r).ok()).unwrap_or_default();
             out.insert(
                 c.to_string(),
-                KnownCompany { fingerprint: fp.get(i).map(str::to_string), resumos, lists_fetched },
+                KnownCompany { fingerprint: fp.get(i).map(str::to_string), resumos, records_fetched },
             );
         }
         Ok(out)

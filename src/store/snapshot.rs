@@ -11,7 +11,7 @@ use polars::prelude::*;
 use super::carry::{frame_err, only_companies};
 use super::{RunRecord, Store, StoreError, StoreReader, TABLES, table};
 use crate::api::AnoMes;
-use crate::extract::incremental::{KnownCompany, ListsReason};
+use crate::extract::incremental::{KnownCompany, RecordsReason};
 use crate::extract::staging::{TaskEntry, TaskStatus};
 use crate::tables::Table;
 use crate::transform::Frames;
@@ -28,7 +28,7 @@ pub(crate) struct SnapshotPlan {
     pub run_id: String,
     /// From the fetch's summary: requests sent, companies by what happened to their lists.
     pub requests: u64,
-    pub company_lists: BTreeMap<String, u64>,
+    pub company_records: BTreeMap<String, u64>,
     /// From the publishers' files: the datasets the snapshot holds, and of them the ones its
     /// release did not renew, carried from the previous snapshot (`store::carry`).
     pub open_data: BTreeSet<String>,
@@ -234,7 +234,7 @@ pub(crate) fn assemble_snapshot(
     let snapshot = plan.snapshot.to_string();
     let carried: BTreeSet<String> = entries
         .iter()
-        .filter(|e| e.lists == Some(ListsReason::Carried))
+        .filter(|e| e.records_reason == Some(RecordsReason::Carried))
         .filter_map(|e| e.task.strip_prefix("empresa/").map(str::to_string))
         .collect();
     if !carried.is_empty() {
@@ -315,10 +315,10 @@ pub(crate) async fn commit_snapshot(
             months: plan.months.iter().map(ToString::to_string).collect(),
             credit_months_fetched: fetched.into_iter().collect(),
             tables: versions,
-            company_lists: plan.company_lists.clone(),
+            company_records: plan.company_records.clone(),
             requests: plan.requests,
             // Carried or fetched, every company of the snapshot has every list.
-            lists: crate::extract::plan::company_list_names(),
+            lists: crate::extract::plan::company_record_names(),
             open_data: plan.open_data.clone(),
             ..RunRecord::default()
         })
@@ -365,17 +365,17 @@ fn control_frame(
         };
     let (mut cnpj, mut fp, mut resumos, mut fetched, mut motivo) = (vec![], vec![], vec![], vec![], vec![]);
     for e in entries.iter().filter(|e| e.status == TaskStatus::Done) {
-        let (Some(c), Some(reason)) = (e.task.strip_prefix("empresa/"), e.lists) else { continue };
-        let lists_fetched = match reason {
-            ListsReason::Carried => {
-                known.get(c).map_or_else(|| snapshot.to_string(), |k| k.lists_fetched.to_string())
+        let (Some(c), Some(reason)) = (e.task.strip_prefix("empresa/"), e.records_reason) else { continue };
+        let records_fetched = match reason {
+            RecordsReason::Carried => {
+                known.get(c).map_or_else(|| snapshot.to_string(), |k| k.records_fetched.to_string())
             }
             _ => snapshot.to_string(),
         };
         cnpj.push(c.to_string());
         fp.push(fingerprints.get(c).cloned());
         resumos.push(serde_json::to_string(&e.resumos).unwrap_or_default());
-        fetched.push(lists_fetched);
+        fetched.push(records_fetched);
         motivo.push(reason.name().to_string());
     }
     DataFrame::new(

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use crate::common_bin::*;
 use fiscal_report::api::{Categoria, Cnpj};
 use fiscal_report::export::tables::read_exported_table;
-use fiscal_report::simulator::dataset::{Listas, Listed};
+use fiscal_report::simulator::dataset::{ListaRecord, Listas};
 use fiscal_report::simulator::{Dataset, RegistryConfig};
 use polars::prelude::*;
 use rust_decimal::Decimal;
@@ -827,7 +827,7 @@ fn a_ceis_row_for_a_cnpj_with_letters_reaches_the_company_by_its_cnpj_and_by_its
     );
     let branch = format!("12ABC3450002{}", alnum_check_digits("12ABC3450002"));
     // CEIS in the layout CGU publishes (its CNPJs bare), as the embedded registry writes it, with two rows.
-    let listed = |documento: String, row: usize| Listed {
+    let listed = |documento: String, row: usize| ListaRecord {
         lista: "CEIS",
         documento,
         tipo: "J",

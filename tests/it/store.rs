@@ -125,7 +125,7 @@ fn incremental_runs_equal_full_runs_and_every_version_stays_readable() {
     let note = &manifest["store"];
     assert_eq!(note["version"], 2);
     assert_eq!(note["credit_months_fetched"].as_array().unwrap().len(), 2);
-    let lists = note["company_lists"].as_object().unwrap();
+    let lists = note["company_records"].as_object().unwrap();
     let carried = lists["inalterada"].as_u64().unwrap();
     assert!(carried > 100 && lists.values().map(|v| v.as_u64().unwrap()).sum::<u64>() == 200, "{lists:?}");
 
@@ -391,7 +391,7 @@ fn a_snapshot_that_does_not_name_its_lists_carries_none() {
     std::fs::write(&record, serde_json::to_vec_pretty(&json).unwrap()).unwrap();
 
     run(&tmp.path().join("m1"), &["--store", store.to_str().unwrap()]);
-    let lists = manifest(&tmp.path().join("m1"))["store"]["company_lists"].clone();
+    let lists = manifest(&tmp.path().join("m1"))["store"]["company_records"].clone();
     let carried = lists.get("inalterada").and_then(serde_json::Value::as_u64).unwrap_or(0);
     assert_eq!(carried, 0, "{lists}");
     assert_eq!(lists.as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum::<u64>(), 200, "{lists}");

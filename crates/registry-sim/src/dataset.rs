@@ -128,7 +128,7 @@ pub struct NationalTruth {
     pub unreadable: u64,
 }
 pub use groups_truth::GroupTruth;
-pub use listas::{Day, ListaTruth, Listas, Listed, PLACEHOLDER, by_lista};
+pub use listas::{Day, ListaRecord, ListaTruth, Listas, PLACEHOLDER, by_lista};
 pub use truth::{
     CompanyTruth, CreditCellTruth, DebtRecordTruth, DebtTruth, MoneyTruth, PortfolioTruth, RecordsTruth,
     Truth,

@@ -72,7 +72,7 @@ pub(crate) struct Request {
     /// Once the release is whole: keep the last N months and quarters, remove older ones.
     pub keep: Option<usize>,
     /// `--lists`: the public lists too, into `listas/`.
-    pub lists: Option<ListaSources>,
+    pub listas: Option<ListaSources>,
 }
 
 /// What a download did.
@@ -89,7 +89,7 @@ pub(crate) struct Downloaded {
     /// Older releases removed (`keep`): their folders under `to`.
     pub removed: Vec<String>,
     /// The public lists' files among `files` (`--lists`).
-    pub lists: usize,
+    pub listas: usize,
 }
 
 impl Downloaded {
@@ -99,7 +99,7 @@ impl Downloaded {
             true => String::new(),
             false => format!("; removed the older {}", self.removed.join(", ")),
         };
-        let lists = match self.lists {
+        let lists = match self.listas {
             0 => String::new(),
             n => format!(" with {n} public lists"),
         };
@@ -214,7 +214,7 @@ async fn download_whole(req: &Request) -> Result<Downloaded, DownloadError> {
     // Saved before any file moves, so a run never reads the folder as the older release while
     // this one is under way: its unfinished files make the folder a partial release.
     record::save(&req.to, &record).map_err(write_error(&req.to.join(record::FILE)))?;
-    let lists = match &req.lists {
+    let lists = match &req.listas {
         Some(sources) => listas::files(&http, sources, brasilia_today(), req.stall).await?,
         None => Vec::new(),
     };
@@ -237,7 +237,7 @@ async fn download_whole(req: &Request) -> Result<Downloaded, DownloadError> {
         fetched: 0,
         received: 0,
         removed: Vec::new(),
-        lists: list_count,
+        listas: list_count,
     };
     let mut first_error = None;
     for outcome in outcomes {

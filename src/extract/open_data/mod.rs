@@ -267,9 +267,9 @@ impl Release {
             codes: self.codes.iter().map(|(table, (file, _))| (table.clone(), file.clone())).collect(),
             carried: self.carried.clone(),
             read_ms: self.read_ms,
-            listas: ListaNote::of(&self.lists),
+            listas: ListaNote::of(&self.listas),
             unread: self.unread(),
-            listas_ausentes: MissingLista::of(&self.lists),
+            listas_ausentes: MissingLista::of(&self.listas),
             nacional: NationalNote::of(&self.national, self.period.quarter.as_deref()),
         }
     }
@@ -314,7 +314,7 @@ pub(crate) struct Release {
     pub carried: BTreeMap<String, String>,
     pub read_ms: u64,
     /// The public lists the folder holds beside the tax files (`lists`).
-    pub lists: listas::Listas,
+    pub listas: listas::Listas,
     /// Every PGFN inscription of the release summed once (`national`), the portfolio's or not.
     pub national: national::National,
 }
@@ -348,9 +348,9 @@ pub(crate) fn read_release(dir: &Path, portfolio: &[Cnpj], partial: bool) -> Res
         let release = read_tax_files(dir, &files, unreadable, portfolio, partial);
         // A list's error first: it names the one file to fix, whatever else the folder lacks.
         let lists = lists.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
-        release.map(|release| Release { lists, ..release })
+        release.map(|release| Release { listas: lists, ..release })
     })?;
-    release.lists.expect(dir, false);
+    release.listas.expect(dir, false);
     release.read_ms = started.elapsed().as_millis() as u64;
     Ok(release)
 }
@@ -501,11 +501,11 @@ fn gaps_of(
     names: &[String],
     contents: &ZipContents,
 ) -> (Vec<Gap>, BTreeSet<String>) {
-    let listed: Vec<whole::Listed> = files
+    let listed: Vec<whole::Paged> = files
         .iter()
         .zip(names)
         .enumerate()
-        .map(|(i, (f, name))| whole::Listed {
+        .map(|(i, (f, name))| whole::Paged {
             path: name,
             kind: f.kind,
             bytes: f.bytes,

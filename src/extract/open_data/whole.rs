@@ -67,7 +67,7 @@ impl Gap {
 
 /// A file of the folder as the check sees it: its path relative to the folder, the kind its
 /// name says, its size, and the names of the files inside it when it is a readable zip.
-pub(super) struct Listed<'a> {
+pub(super) struct Paged<'a> {
     pub path: &'a str,
     pub kind: Option<Kind>,
     pub bytes: u64,
@@ -83,7 +83,7 @@ const UNFINISHED: [&str; 6] = [".crdownload", ".part", ".partial", ".download", 
 
 /// Every gap of the folder's `files`; `unreadable` are the zips whose directory could not be
 /// read, with the reader's message; `listing` the text of the release's saved listing page.
-pub(super) fn gaps(files: &[Listed], unreadable: &[(String, String)], listing: Option<&str>) -> Vec<Gap> {
+pub(super) fn gaps(files: &[Paged], unreadable: &[(String, String)], listing: Option<&str>) -> Vec<Gap> {
     let mut out = Vec::new();
     let unfinished: Vec<&str> =
         files.iter().map(|f| f.path).filter(|p| unfinished_stem(p).is_some()).collect();
@@ -184,8 +184,8 @@ fn listed_parts(listing: &str) -> BTreeMap<Kind, BTreeSet<u8>> {
 }
 
 /// RFB's tables and parts a whole release has and the folder lacks, when it holds any of RFB's.
-fn missing_rfb(files: &[Listed], listing: Option<&str>) -> Vec<Gap> {
-    let rfb: Vec<&Listed> =
+fn missing_rfb(files: &[Paged], listing: Option<&str>) -> Vec<Gap> {
+    let rfb: Vec<&Paged> =
         files.iter().filter(|f| f.kind.is_some_and(|k| k != Kind::Pgfn) && !f.path.is_empty()).collect();
     let Some(first) = rfb.first() else { return Vec::new() };
     let dir = folder(first.path);
@@ -259,8 +259,8 @@ pub(super) fn pgfn_zip(system: Categoria) -> &'static str {
 }
 
 /// PGFN's systems a whole release has and the folder lacks, when it holds any of PGFN's.
-fn missing_pgfn(files: &[Listed]) -> Vec<Gap> {
-    let pgfn: Vec<&Listed> = files.iter().filter(|f| f.kind == Some(Kind::Pgfn)).collect();
+fn missing_pgfn(files: &[Paged]) -> Vec<Gap> {
+    let pgfn: Vec<&Paged> = files.iter().filter(|f| f.kind == Some(Kind::Pgfn)).collect();
     let Some(first) = pgfn.first() else { return Vec::new() };
     let systems: BTreeSet<Categoria> = pgfn
         .iter()
@@ -277,9 +277,9 @@ fn missing_pgfn(files: &[Listed]) -> Vec<Gap> {
 /// The datasets the folder renews whole, as the store names them: each PGFN system a file
 /// names (`pgfn_fgts`, ...) and each RFB table with no gap (`rfb_socios`, ...), a broken file
 /// renewing nothing.
-pub(super) fn renewed(files: &[Listed], gaps: &[Gap]) -> BTreeSet<String> {
+pub(super) fn renewed(files: &[Paged], gaps: &[Gap]) -> BTreeSet<String> {
     let broken: BTreeSet<&str> = gaps.iter().filter(|g| g.is_broken()).map(|g| g.file.as_str()).collect();
-    let read: Vec<&Listed> = files.iter().filter(|f| f.kind.is_some() && !broken.contains(f.path)).collect();
+    let read: Vec<&Paged> = files.iter().filter(|f| f.kind.is_some() && !broken.contains(f.path)).collect();
     let systems = read
         .iter()
         .filter(|f| f.kind == Some(Kind::Pgfn))
@@ -300,8 +300,8 @@ pub(super) fn renewed(files: &[Listed], gaps: &[Gap]) -> BTreeSet<String> {
 mod tests {
     use super::*;
 
-    fn listed(paths: &[&'static str]) -> Vec<Listed<'static>> {
-        paths.iter().map(|p| Listed { path: p, kind: kind_of(p), bytes: 10, entries: None }).collect()
+    fn listed(paths: &[&'static str]) -> Vec<Paged<'static>> {
+        paths.iter().map(|p| Paged { path: p, kind: kind_of(p), bytes: 10, entries: None }).collect()
     }
 
     fn whole_rfb(dir: &str) -> Vec<String> {

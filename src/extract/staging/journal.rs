@@ -48,8 +48,8 @@ pub struct TaskEntry {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub shapes: BTreeMap<String, crate::api::shape::ShapeDrift>,
     /// With a store: why the company's lists were fetched, or that they were carried.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lists: Option<crate::extract::incremental::ListsReason>,
+    #[serde(default, rename = "lists", skip_serializing_if = "Option::is_none")]
+    pub records_reason: Option<crate::extract::incremental::RecordsReason>,
     /// With a store: the profile's `resumos`, kept for the next run's comparison.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub resumos: BTreeMap<String, crate::extract::incremental::ResumoSeen>,
@@ -69,7 +69,7 @@ impl TaskEntry {
             periodos: Seen::default(),
             warnings: Vec::new(),
             shapes: BTreeMap::new(),
-            lists: None,
+            records_reason: None,
             resumos: BTreeMap::new(),
         }
     }

@@ -21,7 +21,7 @@ pub type Day = (i32, u32, u32);
 
 /// One record the dataset puts on a list.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Listed {
+pub struct ListaRecord {
     /// `CEIS`, `CNEP`, `CEPIM`, `LENIENCIA`, `TRABALHO_ESCRAVO` or `IBAMA`.
     pub lista: &'static str,
     /// The document as the list writes it: 14 bare digits (CGU), punctuated (MTE, IBAMA),
@@ -43,7 +43,7 @@ pub struct Listed {
 #[derive(Debug, Clone, Default)]
 pub struct Listas {
     pub date: Day,
-    pub records: Vec<Listed>,
+    pub records: Vec<ListaRecord>,
     /// The head offices the records were made about (a portfolio holding them meets every way
     /// of being listed).
     pub targets: Vec<Cnpj>,
@@ -87,7 +87,7 @@ fn put(
     span: (Option<Day>, Option<Day>),
 ) {
     let row = out.records.len();
-    out.records.push(Listed {
+    out.records.push(ListaRecord {
         lista,
         documento,
         tipo,
@@ -329,8 +329,8 @@ pub(super) fn truth(ds: &Dataset, lists: &Listas, portfolio: &[Cnpj]) -> Vec<Lis
 }
 
 /// The records of `lists` by list, in row order (what each file holds).
-pub fn by_lista(lists: &Listas) -> BTreeMap<&'static str, Vec<&Listed>> {
-    let mut out: BTreeMap<&'static str, Vec<&Listed>> = BTreeMap::new();
+pub fn by_lista(lists: &Listas) -> BTreeMap<&'static str, Vec<&ListaRecord>> {
+    let mut out: BTreeMap<&'static str, Vec<&ListaRecord>> = BTreeMap::new();
     for r in &lists.records {
         out.entry(r.lista).or_default().push(r);
     }

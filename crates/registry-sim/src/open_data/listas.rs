@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use registry_api::listas::{Lista, Publicacao};
 
 use super::latin1;
-use crate::dataset::{Day, Listas, Listed, by_lista};
+use crate::dataset::{Day, ListaRecord, Listas, by_lista};
 
 const CEIS_HEADER: [&str; 24] = [
     "CADASTRO",
@@ -146,7 +146,7 @@ fn quoted(lines: &[Vec<String>]) -> Vec<u8> {
     latin1(&text)
 }
 
-fn cgu_csv(list: &str, rows: &[&Listed]) -> Vec<u8> {
+fn cgu_csv(list: &str, rows: &[&ListaRecord]) -> Vec<u8> {
     if list == "CEPIM" {
         let mut lines = vec![CEPIM_HEADER.map(String::from).to_vec()];
         for r in rows {
@@ -196,7 +196,7 @@ fn cgu_csv(list: &str, rows: &[&Listed]) -> Vec<u8> {
 }
 
 /// The agreements, and their effects (a file of no parties).
-fn leniencia_csvs(rows: &[&Listed]) -> (Vec<u8>, Vec<u8>) {
+fn leniencia_csvs(rows: &[&ListaRecord]) -> (Vec<u8>, Vec<u8>) {
     let mut acordos = vec![ACORDOS_HEADER.map(String::from).to_vec()];
     let mut efeitos =
         vec![vec!["ID DO ACORDO".into(), "EFEITO DO ACORDO DE LENIÊNCIA".into(), "COMPLEMENTO".into()]];
@@ -218,7 +218,7 @@ fn leniencia_csvs(rows: &[&Listed]) -> (Vec<u8>, Vec<u8>) {
     (quoted(&acordos), quoted(&efeitos))
 }
 
-fn mte_csv(rows: &[&Listed], date: Day) -> Vec<u8> {
+fn mte_csv(rows: &[&ListaRecord], date: Day) -> Vec<u8> {
     // cp1252: Latin-1 but for the curly quotes of the ministry's text lines (0x93, 0x94).
     let mut out = latin1(&format!(
         "CADASTRO DE EMPREGADORES que tenham submetido trabalhadores a condições análogas à de escravo\r\n\
@@ -229,7 +229,7 @@ fn mte_csv(rows: &[&Listed], date: Day) -> Vec<u8> {
     out.extend(latin1("Portaria Interministerial MTE/MDHC/MIR nº 18/2024"));
     out.push(0x94);
     let mut text = format!("\r\n{MTE_HEADER}\r\n");
-    let mut by_row: Vec<(usize, Vec<&Listed>)> = Vec::new();
+    let mut by_row: Vec<(usize, Vec<&ListaRecord>)> = Vec::new();
     for r in rows {
         match by_row.iter_mut().find(|(row, _)| *row == r.row) {
             Some((_, periods)) => periods.push(r),
@@ -261,7 +261,7 @@ fn mte_csv(rows: &[&Listed], date: Day) -> Vec<u8> {
     out
 }
 
-fn ibama_csv(rows: &[&Listed]) -> Vec<u8> {
+fn ibama_csv(rows: &[&ListaRecord]) -> Vec<u8> {
     let mut w = csv::WriterBuilder::new()
         .delimiter(b';')
         .quote_style(csv::QuoteStyle::Always)
