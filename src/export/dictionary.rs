@@ -182,7 +182,7 @@ pub fn data_dictionary(
          the expansion it is written empty, in those columns.\n\n\
          Files: `socias_exposicao/part-0.parquet`\n"
     );
-    s.push_str(LISTAS);
+    s.push_str(&LISTAS.replace("{LIST_CODES}", &list_codes()));
     s.push_str(DIVIDA_ATIVA_NACIONAL);
     let _ = writeln!(
         s,
@@ -265,6 +265,15 @@ Files: `divida_ativa_nacional/part-0.parquet`\n\n\
 | `inscricoes` | int64 | The inscriptions, each counted once | `1402` |\n\
 | `valor` | decimal(18,2) | Their `VALOR_CONSOLIDADO`, summed exactly | |\n\n";
 
+/// The public lists' codes as `listas.lista` holds them, from their definitions (`api::listas`).
+fn list_codes() -> String {
+    let codes: Vec<String> = crate::api::listas::LISTAS
+        .iter()
+        .map(|d| format!("`{}`, {} ({})", d.codigo, d.nome, d.publicador))
+        .collect();
+    codes.join("; ")
+}
+
 /// The public lists' table (`transform::listas`).
 const LISTAS: &str = "## `listas`\n\n\
 The public lists read from the `--open-data` folder, or from `--lists-dir` on a run over a service (CGU's \
@@ -276,7 +285,7 @@ portfolio. Rows out of their layout are counted in \
 CNPJ (`sancionado`, as markers).\n\n\
 Files: `listas/part-0.parquet`\n\n\
 | column | type | meaning | example |\n|---|---|---|---|\n\
-| `lista` | string | `CEIS`, `CNEP`, `CEPIM`, `LENIENCIA`, `TRABALHO_ESCRAVO` (MTE) or `IBAMA` | `CEIS` |\n\
+| `lista` | string | The list's code: {LIST_CODES} | `CEIS` |\n\
 | `vigencia` | string | How the list decides a record is in force (its definition's rule): `periodo` (started and not ended: CEIS, CNEP, Leniência, each MTE period), `enquanto_listado` (while on the list: CEPIM), `embargo` (until lifted or cancelled: IBAMA) | `periodo` |\n\
 | `sancionado` | string | The party's document as the list wrote it (a masked CPF `***921012**`, a punctuated CNPJ, a placeholder) | |\n\
 | `documento` | string | Its digits when they are a whole CNPJ (14) or CPF (11); null for a masked CPF or a placeholder | |\n\
