@@ -23,7 +23,8 @@
 --   establishment, a partner, possibly a partner, a company of the group), and is each record in
 --   force on its list's date?
 -- listas holds every record of the lists read (one per period of an MTE row); a whole CPF
--- (MTE) meets RFB's masked partner CPF by its six middle digits and the name.
+-- (MTE) meets RFB's masked partner CPF by its six middle digits and the name, and so does a
+-- masked one as CGU writes it (***921012** on CEIS, ***.921.012-** on PEP).
 WITH carteira_raiz AS (
     SELECT cnpj, SUBSTRING(cnpj, 1, 8) AS raiz
     FROM carteira
@@ -37,6 +38,7 @@ registros AS (
            SUBSTRING(documento, 1, 8) AS raiz_documento,
            UPPER(TRIM(nome)) AS nome_comparado,
            CASE WHEN LENGTH(documento) = 11 THEN '***' || SUBSTRING(documento, 4, 6) || '**' END AS cpf_mascarado,
+           CASE WHEN sancionado LIKE '***%' THEN REPLACE(REPLACE(sancionado, '.', ''), '-', '') END AS mascarado,
            CASE vigencia
                 WHEN 'enquanto_listado' THEN TRUE
                 WHEN 'embargo' THEN NOT cancelado AND (fim IS NULL OR fim > data_lista)
@@ -74,8 +76,7 @@ vinculos AS (
     UNION ALL
     SELECT s.cnpj, r.registro, 4 AS ordem
     FROM socios_da_carteira s
-    JOIN registros r ON r.sancionado = s.documento AND r.nome_comparado = s.nome_comparado
-    WHERE r.sancionado LIKE '***%'
+    JOIN registros r ON r.mascarado = s.documento AND r.nome_comparado = s.nome_comparado
     UNION ALL
     SELECT e.cnpj, r.registro, 5 AS ordem
     FROM cnpjs_carteira e

@@ -447,7 +447,7 @@ pub struct FetchArgs {
     pub open_data: Option<PathBuf>,
 
     /// Read the public lists (CEIS, CNEP, CEPIM, Acordos de Leniência, the Cadastro de
-    /// Empregadores, IBAMA's embargoes) from DIR, as `download --lists` leaves them in
+    /// Empregadores, IBAMA's embargoes, CGU's PEP) from DIR, as `download --lists` leaves them in
     /// `listas/`, for a run over a service; --open-data reads them from its own folder.
     #[arg(long, value_name = "DIR")]
     pub lists_dir: Option<PathBuf>,

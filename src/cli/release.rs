@@ -50,8 +50,8 @@ pub struct ReleaseArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub keep: Option<u32>,
     /// Also fetch the public lists into listas/: CGU's CEIS, CNEP, CEPIM and Acordos de
-    /// Leniência of the latest day, the labour ministry's Cadastro de Empregadores and IBAMA's
-    /// embargoes.
+    /// Leniência of the latest day and its PEP register of the latest month, the labour
+    /// ministry's Cadastro de Empregadores and IBAMA's embargoes.
     #[arg(long)]
     pub lists: bool,
 

@@ -398,4 +398,25 @@ mod tests {
         assert_eq!(noted.failures, 2, "{:?}", noted.examples);
         assert!(noted.examples.iter().any(|e| e.ends_with("1667-05-31 11:10:00")), "{:?}", noted.examples);
     }
+
+    /// CGU's real PEP rows typed: every date in the file is a date (none counted unreadable),
+    /// `Não informada` is no end, and each record carries the rule its list is decided by.
+    #[test]
+    fn pep_s_real_file_is_typed_with_no_cell_left_unread() {
+        let tmp = tempfile::tempdir().unwrap();
+        let real = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/real/cgu_pep.csv");
+        std::fs::copy(real, tmp.path().join("202509_PEP.csv")).unwrap();
+        let (lists, frames) = read_folder(tmp.path());
+        let df = frames.get(LISTAS).unwrap();
+        let peps = lists.records.iter().filter(|r| r.lista == Lista::Pep).count();
+        assert!(peps > 100, "{peps}");
+        let noted: Vec<_> = frames.quality.iter().filter(|q| q.table == LISTAS).collect();
+        assert!(noted.is_empty(), "{noted:?}");
+        let (inicio, fim, linha) =
+            (column_texts(df, "inicio"), column_texts(df, "fim"), column_texts(df, "linha"));
+        let at = linha.iter().position(|l| l.as_deref() == Some("2")).unwrap();
+        assert_eq!((inicio[at].as_deref(), fim[at].as_deref()), (Some("2019-12-21"), None));
+        assert_eq!(inicio.iter().flatten().count(), peps, "every start is a date");
+        assert!(column_texts(df, "vigencia").iter().all(|v| v.as_deref() == Some("periodo")));
+    }
 }

@@ -7,6 +7,7 @@
 use std::path::Path;
 
 use crate::common_bin::bin;
+use crate::sancoes_report::restrictive;
 use fiscal_report::simulator::{Dataset, RegistryConfig};
 
 fn demo(cwd: &Path, extra: &[&str]) -> (Option<i32>, String) {
@@ -125,8 +126,12 @@ fn the_demo_compares_with_the_month_before_and_shows_changes_alerts_and_every_hi
 
     // The demo reads the dataset's own public lists: its section shows the companies the
     // dataset's truth has in force, and the highlights count them.
-    let in_force: std::collections::BTreeSet<String> =
-        after.listas_truth(&portfolio).into_iter().filter(|t| t.vigente).map(|t| t.cnpj).collect();
+    let in_force: std::collections::BTreeSet<String> = after
+        .listas_truth(&portfolio)
+        .into_iter()
+        .filter(|t| t.vigente && restrictive(&t.lista))
+        .map(|t| t.cnpj)
+        .collect();
     assert!(!in_force.is_empty(), "some demo companies are on a list in force");
     let sanctions = section(&md, "## Sanções e listas");
     for cnpj in &in_force {

@@ -320,6 +320,9 @@ fn served_with_lists(latest: i64) -> PathBuf {
     for stem in CGU_STEMS {
         zip(&format!("{day}_{stem}.zip"), &format!("{day}_{stem}.csv"));
     }
+    // PEP is published a month at a time: `YYYYMM_PEP.zip`.
+    let month = &day[..6];
+    zip(&format!("{month}_PEP.zip"), &format!("{month}_PEP.csv"));
     std::fs::write(listas.join("cadastro_de_empregadores.csv"), "ID;Ano da ação fiscal\r\n".repeat(300))
         .unwrap();
     std::fs::write(listas.join("termo_de_embargo.csv"), "\u{feff}SEQ_TAD;NUM_TAD\n".repeat(300)).unwrap();
@@ -353,6 +356,7 @@ fn download_lists(m: &RunningMirror, to: &Path, portal: &str) -> (Option<i32>, S
 fn holds_the_lists_of(to: &Path, root: &Path, day: &str) {
     let mut expected: Vec<String> = CGU_STEMS.map(|s| format!("{day}_{s}.zip")).into();
     expected.extend(["cadastro_de_empregadores.csv".into(), "termo_de_embargo.csv".into()]);
+    expected.push(format!("{}_PEP.zip", &day[..6]));
     expected.sort();
     let mut found: Vec<String> = std::fs::read_dir(to.join("listas"))
         .unwrap()
@@ -391,7 +395,7 @@ fn the_public_lists_arrive_from_cgus_file_host_stepping_back_over_unpublished_da
     // The portal is not reachable at all: every CGU list comes from the file host.
     let (code, err) = download_lists(&m, &to, "http://127.0.0.1:9/download-de-dados/");
     assert_eq!(code, Some(0), "{err}");
-    assert!(err.contains("with 6 public lists"), "{err}");
+    assert!(err.contains("with 7 public lists"), "{err}");
     let day = cgu_day(2);
     holds_the_lists_of(&to, &root, &day);
     let sent = m.state.counters.bytes_by_file();

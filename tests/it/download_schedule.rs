@@ -260,7 +260,7 @@ fn the_lists_downloaded_from_the_mirror_give_the_same_sancoes_as_the_served_fold
     let listas = manifest["open_data"]["listas"].as_array().unwrap();
     let mut read: Vec<&str> = listas.iter().map(|l| l["lista"].as_str().unwrap()).collect();
     read.sort();
-    assert_eq!(read, ["CEIS", "CEPIM", "CNEP", "IBAMA", "LENIENCIA", "TRABALHO_ESCRAVO"]);
+    assert_eq!(read, ["CEIS", "CEPIM", "CNEP", "IBAMA", "LENIENCIA", "PEP", "TRABALHO_ESCRAVO"]);
     for l in listas {
         let path = l["path"].as_str().unwrap();
         // `listas/NAME`, or `listas/NAME.zip/NAME.csv` for the CSV inside a zip.

@@ -89,7 +89,18 @@ fn sancoes_equals_the_datasets_truth_for_each_way_a_company_is_listed() {
     let ways: BTreeSet<&str> = truth.iter().map(|t| t.2.as_str()).collect();
     assert_eq!(ways, BTreeSet::from(["cnpj", "grupo", "raiz", "socio", "socio_possivel"]), "{truth:?}");
     let lists_met: BTreeSet<&str> = truth.iter().map(|t| t.1.as_str()).collect();
-    assert_eq!(lists_met.len(), 6, "every list touches the portfolio: {lists_met:?}");
+    assert_eq!(
+        lists_met.len(),
+        fiscal_report::api::listas::LISTAS.len(),
+        "every list touches the portfolio: {lists_met:?}"
+    );
+    // PEP: a partner in office is possibly him (in force), his namesake with other middle
+    // digits reaches no one, and a partner whose grace period ended shows, not in force.
+    let peps: Vec<&Match> = truth.iter().filter(|t| t.1 == "PEP").collect();
+    assert!(peps.iter().all(|t| t.2 == "socio_possivel"), "{peps:?}");
+    assert!(peps.iter().any(|t| t.3) && peps.iter().any(|t| !t.3), "{peps:?}");
+    let on_pep = lists.records.iter().filter(|r| r.lista == "PEP").count();
+    assert_eq!((peps.len(), on_pep), (2, 3), "the namesake is on the file and reaches no one");
     // Ended (another establishment's CEIS) and not yet started (a CEIS of its own).
     assert!(truth.iter().any(|t| t.2 == "raiz" && !t.3), "an ended sanction: {truth:?}");
     assert!(truth.iter().any(|t| t.1 == "CEIS" && t.2 == "cnpj" && !t.3), "one not yet started: {truth:?}");
@@ -100,6 +111,10 @@ fn sancoes_equals_the_datasets_truth_for_each_way_a_company_is_listed() {
     );
 
     assert_eq!(matches(&sancoes), truth, "sancoes against the dataset's truth");
+    // Each PEP row says the office and the organ, as the file gives them.
+    for i in (0..sancoes.height()).filter(|&i| text(&sancoes, "lista", i) == "PEP") {
+        assert!(!text(&sancoes, "categoria", i).is_empty() && !text(&sancoes, "orgao", i).is_empty());
+    }
 
     // A company on no list never shows by its own CNPJ or root: no list document has its root.
     let listed_roots: BTreeSet<String> = lists

@@ -9,14 +9,21 @@ use crate::sancoes::{SCALE, listed_portfolio, run_files, run_over_the_release, w
 use fiscal_report::simulator::{Dataset, RegistryConfig};
 
 /// The lists' names and the ways they reach a company, as the report is to write them.
-const LIST_NAMES: [(&str, &str); 6] = [
+const LIST_NAMES: [(&str, &str); 7] = [
     ("CEIS", "CEIS"),
     ("CNEP", "CNEP"),
     ("CEPIM", "CEPIM"),
     ("LENIENCIA", "Acordos de Leniência"),
     ("TRABALHO_ESCRAVO", "Cadastro de Empregadores (trabalho escravo)"),
     ("IBAMA", "Embargos do IBAMA"),
+    ("PEP", "Pessoas Expostas Politicamente (PEP)"),
 ];
+
+/// Whether list `code` restricts dealing with a party (a sanction, an impediment, an embargo),
+/// as `api::listas` defines it: PEP does not, and the report shows it apart.
+pub(crate) fn restrictive(code: &str) -> bool {
+    fiscal_report::api::listas::Lista::of_codigo(code).is_some_and(|l| l.definicao().restritiva)
+}
 /// The name the report gives list `code` in pt-BR.
 pub(crate) fn list_name(code: &str) -> &'static str {
     LIST_NAMES.iter().find(|(c, _)| *c == code).map_or("", |(_, n)| n)
@@ -90,7 +97,7 @@ fn the_reports_section_lists_exactly_the_companies_in_force_by_the_truth() {
     let mut want: Vec<Shown> = d
         .listas_truth(&portfolio)
         .into_iter()
-        .filter(|t| t.vigente)
+        .filter(|t| t.vigente && restrictive(&t.lista))
         .map(|t| (t.vinculo.to_string(), t.cnpj, names[t.lista.as_str()].to_string(), date.clone()))
         .collect();
     want.sort();
@@ -111,19 +118,41 @@ fn the_reports_section_lists_exactly_the_companies_in_force_by_the_truth() {
     let want_ended: BTreeSet<(String, String, String)> = d
         .listas_truth(&portfolio)
         .into_iter()
-        .filter(|t| !t.vigente && ended_records.contains(&(t.lista.as_str(), t.sancionado.as_str())))
+        .filter(|t| !t.vigente && restrictive(&t.lista))
+        .filter(|t| ended_records.contains(&(t.lista.as_str(), t.sancionado.as_str())))
         .map(|t| {
             let way = WAYS.iter().find(|(c, _)| *c == t.vinculo).map_or("", |(_, w)| w);
             (t.cnpj, html_escape(names[t.lista.as_str()]), html_escape(way))
         })
         .collect();
     assert!(!want_ended.is_empty(), "the dataset has a sanction ended within the year");
-    let ended_html = &section[section.find("<h3>Sanções encerradas").unwrap()..];
+    let exposed_at = section.find("<h3>Sócios possivelmente expostos").expect("the PEP partners' table");
+    let ended_html = &section[section.find("<h3>Sanções encerradas").unwrap()..exposed_at];
     let shown_ended: BTreeSet<(String, String, String)> = cells(ended_html)
         .into_iter()
         .map(|row| (row[0].chars().filter(char::is_ascii_digit).collect(), row[2].clone(), row[4].clone()))
         .collect();
     assert_eq!(shown_ended, want_ended, "the ended sanctions against the truth:\n{ended_html}");
+
+    // Apart, never as a sanction: the partners possibly politically exposed in office or within
+    // the grace period, each with the office and the organ the file gives.
+    let want_exposed: BTreeSet<String> = d
+        .listas_truth(&portfolio)
+        .into_iter()
+        .filter(|t| t.vigente && t.lista == "PEP")
+        .map(|t| t.cnpj)
+        .collect();
+    assert!(!want_exposed.is_empty(), "the dataset has a PEP partner in force");
+    let exposed_html = &section[exposed_at..];
+    let exposed = cells(exposed_html);
+    let shown_exposed: BTreeSet<String> =
+        exposed.iter().map(|row| row[0].chars().filter(char::is_ascii_digit).collect()).collect();
+    assert_eq!(shown_exposed, want_exposed, "the PEP partners against the truth:\n{exposed_html}");
+    assert!(
+        exposed.iter().all(|row| !row[3].is_empty() && !row[4].is_empty()),
+        "office and organ: {exposed:?}"
+    );
+    assert!(!exposed_html.contains("Sancionado"), "a PEP is not called sanctioned:\n{exposed_html}");
 
     // The Markdown twin has the section too.
     let md = std::fs::read_to_string(tmp.path().join("run/report.md")).unwrap();
@@ -174,7 +203,8 @@ fn a_service_run_reads_lists_dir_and_a_listed_companys_dossier_shows_its_list() 
     let run = tmp.path().join("run");
 
     // The service run matched the lists it was pointed at, as the truth has them.
-    let in_force: Vec<_> = d.listas_truth(&lists.targets).into_iter().filter(|t| t.vigente).collect();
+    let in_force: Vec<_> =
+        d.listas_truth(&lists.targets).into_iter().filter(|t| t.vigente && restrictive(&t.lista)).collect();
     let html = std::fs::read_to_string(run.join("report.html")).unwrap();
     let section = html_section(&html, "sancoes");
     for t in &in_force {
@@ -267,8 +297,8 @@ fn a_lists_dir_missing_a_list_or_holding_a_stray_file_says_so_and_strict_stops()
     );
     let read: BTreeSet<&str> =
         m["listas_dir"]["listas"].as_array().unwrap().iter().map(|l| l["lista"].as_str().unwrap()).collect();
-    let left: BTreeSet<&str> = ["CEIS", "CNEP", "LENIENCIA", "TRABALHO_ESCRAVO", "IBAMA"].into();
-    assert_eq!(read, left, "the five lists left");
+    let left: BTreeSet<&str> = ["CEIS", "CNEP", "LENIENCIA", "TRABALHO_ESCRAVO", "IBAMA", "PEP"].into();
+    assert_eq!(read, left, "the six lists left");
     let html = std::fs::read_to_string(tmp.path().join("run/report.html")).unwrap();
     assert!(html.contains("<code>planilha-antiga.xlsx</code>"), "the report names the stray file");
     assert!(html.contains("<li>CEPIM (pedida com --lists-dir"), "the report names the missing list");

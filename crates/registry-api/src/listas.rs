@@ -14,15 +14,35 @@ pub enum Lista {
     Leniencia,
     TrabalhoEscravo,
     Ibama,
+    Pep,
+}
+
+/// How often CGU publishes a list, which its files' names say: `YYYYMMDD_CEIS.zip` a day,
+/// `YYYYMM_PEP.zip` a month.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cadencia {
+    Diaria,
+    Mensal,
+}
+
+impl Cadencia {
+    /// The digits of a file's stamp (`YYYYMMDD`, `YYYYMM`).
+    pub const fn digitos(self) -> usize {
+        match self {
+            Self::Diaria => 8,
+            Self::Mensal => 6,
+        }
+    }
 }
 
 /// Where a list's files are published.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Publicacao {
     /// CGU's Portal da Transparência: the page `…/download-de-dados/<pasta>` and the file host's
-    /// `…/saida/<pasta>/YYYYMMDD_<arquivo>.zip`, one a day. `nomes`: every name its files
-    /// have gone by after the day, lower-case, as read from a folder.
-    Cgu { pasta: &'static str, arquivo: &'static str, nomes: &'static [&'static str] },
+    /// `…/saida/<pasta>/<stamp>_<arquivo>.zip`, the stamp `YYYYMMDD` or `YYYYMM` by its
+    /// `cadencia`. `nomes`: every name its files have gone by after the stamp, lower-case, as
+    /// read from a folder.
+    Cgu { pasta: &'static str, arquivo: &'static str, nomes: &'static [&'static str], cadencia: Cadencia },
     /// One file at a fixed address, republished whole; `arquivo` is its name's stem, which a
     /// copy in a folder starts with.
     Endereco { url: &'static str, arquivo: &'static str },
@@ -63,6 +83,10 @@ pub struct Definicao {
     /// The header columns the reader takes, spelt as published (CGU's typos included).
     pub colunas: &'static [&'static str],
     pub vigencia: Vigencia,
+    /// Whether being on it restricts dealing with the party (a sanction, an impediment, an
+    /// embargo), so a `lista_restritiva` rule watches it unless told otherwise. A politically
+    /// exposed person is no sanction: PEP is watched only when a rule names it.
+    pub restritiva: bool,
 }
 
 /// CEIS's columns read; CNEP's are these and the fine.
@@ -92,33 +116,51 @@ const CNEP_COLUNAS: [&str; 8] = {
 pub const LENIENCIA_SITUACAO: &str = "SITUAÇÃO DO ACORDO DE LENIÊNICA";
 
 /// Every list, in the order the report shows them.
-pub const LISTAS: [Definicao; 6] = [
+pub const LISTAS: [Definicao; 7] = [
     Definicao {
         lista: Lista::Ceis,
         codigo: "CEIS",
         nome: "Cadastro de Empresas Inidôneas e Suspensas",
         publicador: "CGU",
-        publicacao: Publicacao::Cgu { pasta: "ceis", arquivo: "CEIS", nomes: &["ceis"] },
+        publicacao: Publicacao::Cgu {
+            pasta: "ceis",
+            arquivo: "CEIS",
+            nomes: &["ceis"],
+            cadencia: Cadencia::Diaria,
+        },
         colunas: &CGU_SANCOES,
         vigencia: Vigencia::Periodo,
+        restritiva: true,
     },
     Definicao {
         lista: Lista::Cnep,
         codigo: "CNEP",
         nome: "Cadastro Nacional de Empresas Punidas",
         publicador: "CGU",
-        publicacao: Publicacao::Cgu { pasta: "cnep", arquivo: "CNEP", nomes: &["cnep"] },
+        publicacao: Publicacao::Cgu {
+            pasta: "cnep",
+            arquivo: "CNEP",
+            nomes: &["cnep"],
+            cadencia: Cadencia::Diaria,
+        },
         colunas: &CNEP_COLUNAS,
         vigencia: Vigencia::Periodo,
+        restritiva: true,
     },
     Definicao {
         lista: Lista::Cepim,
         codigo: "CEPIM",
         nome: "Cadastro de Entidades Privadas sem Fins Lucrativos Impedidas",
         publicador: "CGU",
-        publicacao: Publicacao::Cgu { pasta: "cepim", arquivo: "CEPIM", nomes: &["cepim"] },
+        publicacao: Publicacao::Cgu {
+            pasta: "cepim",
+            arquivo: "CEPIM",
+            nomes: &["cepim"],
+            cadencia: Cadencia::Diaria,
+        },
         colunas: &["CNPJ ENTIDADE", "NOME ENTIDADE", "ÓRGÃO CONCEDENTE", "MOTIVO DO IMPEDIMENTO"],
         vigencia: Vigencia::EnquantoListado,
+        restritiva: true,
     },
     Definicao {
         lista: Lista::Leniencia,
@@ -130,6 +172,7 @@ pub const LISTAS: [Definicao; 6] = [
             pasta: "acordos-leniencia",
             arquivo: "AcordosLeniencia",
             nomes: &["acordosleniencia", "acordos", "leniencia", "acordos_leniencia", "acordos-leniencia"],
+            cadencia: Cadencia::Diaria,
         },
         colunas: &[
             "CNPJ DO SANCIONADO",
@@ -139,6 +182,7 @@ pub const LISTAS: [Definicao; 6] = [
             "ÓRGÃO SANCIONADOR",
         ],
         vigencia: Vigencia::Periodo,
+        restritiva: true,
     },
     Definicao {
         lista: Lista::TrabalhoEscravo,
@@ -152,6 +196,7 @@ pub const LISTAS: [Definicao; 6] = [
         colunas: &["ID", "EMPREGADOR", "CNPJ/CPF", "INCLUSÃO NO CADASTRO DE EMPREGADORES"],
         // Each period of a row's inclusion cell is a record: one with an end is over.
         vigencia: Vigencia::Periodo,
+        restritiva: true,
     },
     Definicao {
         lista: Lista::Ibama,
@@ -165,6 +210,34 @@ pub const LISTAS: [Definicao; 6] = [
         },
         colunas: &["SEQ_TAD", "DAT_EMBARGO", "QTD_AREA_EMBARGADA", "SIT_CANCELADO", "DAT_DESEMBARGO"],
         vigencia: Vigencia::Embargo,
+        restritiva: true,
+    },
+    Definicao {
+        lista: Lista::Pep,
+        codigo: "PEP",
+        nome: "Pessoas Expostas Politicamente",
+        publicador: "CGU",
+        // `YYYYMM_PEP.zip` holding `YYYYMM_PEP.csv`, a month at a time.
+        publicacao: Publicacao::Cgu {
+            pasta: "pep",
+            arquivo: "PEP",
+            nomes: &["pep"],
+            cadencia: Cadencia::Mensal,
+        },
+        colunas: &[
+            "CPF",
+            "Nome_PEP",
+            "Sigla_Função",
+            "Descrição_Função",
+            "Nome_Órgão",
+            "Data_Início_Exercício",
+            "Data_Fim_Exercício",
+            "Data_Fim_Carência",
+        ],
+        // Exposed from taking office to the end of the grace period (carência), five years
+        // after leaving it: the record's end is `Data_Fim_Carência`.
+        vigencia: Vigencia::Periodo,
+        restritiva: false,
     },
 ];
 
@@ -180,8 +253,8 @@ impl Definicao {
 
 impl Lista {
     /// Every list, in [`LISTAS`]' order.
-    pub const ALL: [Lista; 6] =
-        [Self::Ceis, Self::Cnep, Self::Cepim, Self::Leniencia, Self::TrabalhoEscravo, Self::Ibama];
+    pub const ALL: [Lista; 7] =
+        [Self::Ceis, Self::Cnep, Self::Cepim, Self::Leniencia, Self::TrabalhoEscravo, Self::Ibama, Self::Pep];
 
     /// Its definition in [`LISTAS`].
     pub const fn definicao(self) -> &'static Definicao {
@@ -203,7 +276,7 @@ impl Lista {
         let lower = name.to_lowercase();
         let base = lower.rsplit(['/', '\\']).next().unwrap_or(&lower);
         let stem = base.strip_suffix(".zip").or_else(|| base.strip_suffix(".csv"))?;
-        let undated = cgu_day(stem).map_or(stem, |_| &stem[9..]);
+        let undated = cgu_stamp(stem).map_or(stem, |day| &stem[day.len() + 1..]);
         Self::ALL.into_iter().find(|l| match l.definicao().publicacao {
             Publicacao::Endereco { arquivo, .. } => stem.starts_with(arquivo),
             Publicacao::Cgu { nomes, .. } => nomes.contains(&undated),
@@ -218,11 +291,13 @@ impl Lista {
     }
 }
 
-/// The day (`YYYYMMDD`) CGU puts before a file's name (`20261130_CEIS`), as text, when the
-/// eight characters before the first `_` are digits.
-pub fn cgu_day(stem: &str) -> Option<&str> {
-    let (day, _) = stem.split_once('_')?;
-    (day.len() == 8 && day.bytes().all(|b| b.is_ascii_digit())).then_some(day)
+/// The stamp CGU puts before a file's name, as text: the day of a daily list
+/// (`20261130_CEIS`), the month of a monthly one (`202610_PEP`); `None` unless the characters
+/// before the first `_` are eight or six digits.
+pub fn cgu_stamp(stem: &str) -> Option<&str> {
+    let (stamp, _) = stem.split_once('_')?;
+    let digits = [Cadencia::Diaria, Cadencia::Mensal].map(Cadencia::digitos);
+    (digits.contains(&stamp.len()) && stamp.bytes().all(|b| b.is_ascii_digit())).then_some(stamp)
 }
 
 #[cfg(test)]
@@ -248,6 +323,8 @@ mod tests {
             ("cadastro_de_empregadores.csv", Some(Lista::TrabalhoEscravo)),
             ("cadastro_de_empregadores_2026.csv", Some(Lista::TrabalhoEscravo)),
             ("x/termo_de_embargo.csv", Some(Lista::Ibama)),
+            ("202610_PEP.zip", Some(Lista::Pep)),
+            ("listas/202610_PEP.csv", Some(Lista::Pep)),
             ("20261130_Efeitos.zip", None),
             ("cadastro_de_empregadores.txt", None),
             ("Empresas0.zip", None),

@@ -19,7 +19,7 @@ use chrono::NaiveDate;
 use url::Url;
 
 use super::{Access, DownloadError, Record, Remote, write_error};
-use crate::api::listas::{Definicao, LISTAS, Lista, Publicacao};
+use crate::api::listas::{Cadencia, Definicao, LISTAS, Lista, Publicacao};
 
 /// Portal da Transparência's download pages, one a list below it.
 pub(crate) const CGU_URL: &str = "https://portaldatransparencia.gov.br/download-de-dados/";
@@ -29,6 +29,9 @@ pub(crate) const CGU_FILES_URL: &str =
 /// How far back from today the file host is asked for a list's day. CGU publishes every day;
 /// ten days outlast the longest holiday (Carnaval) with room to spare.
 pub(super) const WALK_BACK_DAYS: u32 = 10;
+/// How far back from this month the file host is asked for a monthly list (PEP). CGU
+/// publishes a month's register during the next; three months outlast a late one.
+pub(super) const WALK_BACK_MONTHS: u32 = 3;
 /// The folder under the download's where the lists land.
 pub(crate) const FOLDER: &str = "listas";
 
@@ -62,8 +65,8 @@ pub(super) async fn files(
     let mut out = Vec::new();
     for definition in &LISTAS {
         out.push(match definition.publicacao {
-            Publicacao::Cgu { pasta, arquivo, .. } => {
-                cgu_lista(http, sources, (pasta, arquivo), today, stall).await?
+            Publicacao::Cgu { pasta, arquivo, cadencia, .. } => {
+                cgu_lista(http, sources, (pasta, arquivo, cadencia), today, stall).await?
             }
             Publicacao::Endereco { .. } => single(sources.address(definition).unwrap_or_default())?,
         });
@@ -94,41 +97,61 @@ fn page(sources: &ListaSources, list: &str) -> Result<Url, DownloadError> {
     parse(&base)?.join(list).map_err(|e| layout(&base, e.to_string(), "a base address"))
 }
 
-/// A CGU list's zip of its latest day: from the file host, else from the portal's page.
+/// A CGU list's zip of its latest day (or month): from the file host, else from the portal's
+/// page.
 async fn cgu_lista(
     http: &reqwest::Client,
     sources: &ListaSources,
-    (list, name): (&str, &str),
+    (list, name, cadence): (&str, &str, Cadencia),
     today: NaiveDate,
     stall: Duration,
 ) -> Result<Remote, DownloadError> {
     let page = page(sources, list)?;
     let access = Access::Browser { referer: page.to_string() };
-    let host = match on_file_host(http, &sources.cgu_files_url, (list, name), &access, today, stall).await {
+    let stamps = stamps(cadence, today);
+    let host = match on_file_host(http, &sources.cgu_files_url, (list, name), &access, &stamps, stall).await {
         Ok(Some(remote)) => return Ok(remote),
-        Ok(None) => format!("holds no {name} zip of the last {WALK_BACK_DAYS} days"),
+        Ok(None) => format!("holds no {name} zip of {} to {}", stamps[stamps.len() - 1], stamps[0]),
         Err(e) => e.to_string(),
     };
     tracing::warn!(list, "CGU's file host {host}: trying the portal's page");
-    on_portal(http, &page, access, stall).await
+    on_portal(http, &page, cadence, access, stall).await
 }
 
-/// The list's zip on the file host at `base`, of `today` or the closest day before it (within
-/// [`WALK_BACK_DAYS`]); `None` when every day answers 403 or 404, as an unpublished day does.
+/// The stamps a list's zips may carry, newest first: today's and each day before it, at most
+/// [`WALK_BACK_DAYS`]; for a monthly list this month's and the months before it, at most
+/// [`WALK_BACK_MONTHS`].
+fn stamps(cadence: Cadencia, today: NaiveDate) -> Vec<String> {
+    match cadence {
+        Cadencia::Diaria => today
+            .iter_days()
+            .rev()
+            .take(WALK_BACK_DAYS as usize)
+            .map(|d| d.format("%Y%m%d").to_string())
+            .collect(),
+        Cadencia::Mensal => (0..WALK_BACK_MONTHS)
+            .filter_map(|back| today.checked_sub_months(chrono::Months::new(back)))
+            .map(|d| d.format("%Y%m").to_string())
+            .collect(),
+    }
+}
+
+/// The list's zip on the file host at `base`, of the newest of `stamps` it holds; `None` when
+/// every one answers 403 or 404, as an unpublished day does.
 async fn on_file_host(
     http: &reqwest::Client,
     base: &str,
     (list, name): (&str, &str),
     access: &Access,
-    today: NaiveDate,
+    stamps: &[String],
     stall: Duration,
 ) -> Result<Option<Remote>, DownloadError> {
     let base = folder(base);
     let dir = parse(&base)?
         .join(&format!("{list}/"))
         .map_err(|e| layout(&base, e.to_string(), "a base address"))?;
-    for day in today.iter_days().rev().take(WALK_BACK_DAYS as usize) {
-        let stamp = day.format("%Y%m%d").to_string();
+    for stamp in stamps {
+        let stamp = stamp.clone();
         let file = format!("{stamp}_{name}.zip");
         let url = dir.join(&file).map_err(|e| layout(dir.as_str(), e.to_string(), "a folder address"))?;
         let mut remote = Remote::listed(url, access.clone(), format!("{FOLDER}/{file}"), stamp);
@@ -155,6 +178,7 @@ async fn on_file_host(
 async fn on_portal(
     http: &reqwest::Client,
     page: &Url,
+    cadence: Cadencia,
     access: Access,
     stall: Duration,
 ) -> Result<Remote, DownloadError> {
@@ -164,7 +188,7 @@ async fn on_portal(
     if status != 200 {
         return Err(layout(page.as_str(), format!("answered {status}"), expected));
     }
-    let Some(day) = latest_day(&body) else {
+    let Some(day) = latest_stamp(&body, cadence) else {
         return Err(layout(page.as_str(), "the page names no day", expected));
     };
     let day_url = parse(&format!("{page}/{day}"))?;
@@ -232,8 +256,9 @@ fn single(url: &str) -> Result<Remote, DownloadError> {
     Ok(Remote::listed(parsed, Access::Plain, format!("{FOLDER}/{name}"), "latest".into()))
 }
 
-/// The latest day (`YYYYMMDD`) a portal page names: the largest of its `arquivos.push({…})`.
-fn latest_day(page: &str) -> Option<String> {
+/// The latest stamp a portal page names: the largest of its `arquivos.push({…})`, as a day
+/// (`YYYYMMDD`) for a daily list, a month (`YYYYMM`, `dia` not needed) for a monthly one.
+fn latest_stamp(page: &str, cadence: Cadencia) -> Option<String> {
     page.split("arquivos.push(")
         .skip(1)
         .filter_map(|call| {
@@ -247,16 +272,22 @@ fn latest_day(page: &str) -> Option<String> {
                     .collect();
                 digits.parse().ok()
             };
-            let (y, m, d) = (field("ano")?, field("mes")?, field("dia")?);
+            let (y, m) = (field("ano")?, field("mes")?);
+            if cadence == Cadencia::Mensal {
+                return (1..=12).contains(&m).then(|| format!("{y:04}{m:02}"));
+            }
+            let d = field("dia")?;
             ((1..=12).contains(&m) && (1..=31).contains(&d)).then(|| format!("{y:04}{m:02}{d:02}"))
         })
         .max()
 }
 
-/// A dated list file's day and the rest of its name: `20261130_CEIS.zip` -> (`20261130`,
-/// `CEIS.zip`); `None` for a file no day names (the MTE's, IBAMA's).
+/// A dated list file's stamp and the rest of its name: `20261130_CEIS.zip` -> (`20261130`,
+/// `CEIS.zip`), `202610_PEP.zip` -> (`202610`, `PEP.zip`); `None` for a file no stamp names
+/// (the MTE's, IBAMA's).
 fn dated(name: &str) -> Option<(&str, &str)> {
-    name.split_once('_').filter(|(day, _)| day.len() == 8 && day.bytes().all(|b| b.is_ascii_digit()))
+    let stamp = crate::api::listas::cgu_stamp(name)?;
+    Some((stamp, &name[stamp.len() + 1..]))
 }
 
 /// Each dated list's files of other days than the one just fetched (`fetched`, paths under the
@@ -286,8 +317,15 @@ mod tests {
         let page = r#"<script>arquivos.push({"ano":"2026","mes":"11","dia":"29","origem":"ceis"});
             arquivos.push({"ano":2026,"mes":12,"dia":1});
             arquivos.push({"ano":"2025","mes":"12","dia":"31"});</script>"#;
-        assert_eq!(latest_day(page).as_deref(), Some("20261201"));
-        assert_eq!(latest_day("<html>nada</html>"), None);
-        assert_eq!(latest_day(r#"arquivos.push({"ano":"2026","mes":"13","dia":"01"})"#), None);
+        assert_eq!(latest_stamp(page, Cadencia::Diaria).as_deref(), Some("20261201"));
+        assert_eq!(latest_stamp("<html>nada</html>", Cadencia::Diaria), None);
+        assert_eq!(
+            latest_stamp(r#"arquivos.push({"ano":"2026","mes":"13","dia":"01"})"#, Cadencia::Diaria),
+            None
+        );
+        let monthly = r#"arquivos.push({"ano":"2026","mes":"09","origem":"pep"});
+            arquivos.push({"ano":"2026","mes":"10","origem":"pep"});"#;
+        assert_eq!(latest_stamp(monthly, Cadencia::Mensal).as_deref(), Some("202610"));
+        assert_eq!(latest_stamp(monthly, Cadencia::Diaria), None, "a day is needed of a daily list");
     }
 }

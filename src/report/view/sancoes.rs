@@ -1,7 +1,8 @@
 //! "Sanções e listas": the portfolio's companies with a sanction in force on a public list
 //! (`aggregates/sancoes.parquet`), grouped by how the list reaches them, then those whose
-//! sanction ended in the twelve months before the list's date. Without any list read the
-//! section says so, never an empty table read as "nobody is listed".
+//! sanction ended in the twelve months before the list's date; apart, the partners possibly
+//! politically exposed (PEP), which is no sanction. Without any list read the section says so,
+//! never an empty table read as "nobody is listed".
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -63,6 +64,9 @@ pub struct Sancoes {
     pub companies_own: usize,
     /// Sancoes that ended in the twelve months before their list's date.
     pub ended: Vec<SancoesRow>,
+    /// The records of lists that restrict no one (PEP) in force: partners possibly politically
+    /// exposed, shown apart from the sanctions and counted in none of them.
+    pub exposed: Vec<SancoesRow>,
 }
 
 /// None when the run has no `sancoes` query (an analyst's folder without it).
@@ -70,7 +74,8 @@ pub(crate) fn sanctions(aggs: &Aggregates, frames: &Frames, locale: Locale, t: &
     let df = aggs.get("sancoes")?;
     let names = company_names(aggs);
     let read = df.height() > 0 || lists_read(frames);
-    let all: Vec<(Record, SancoesRow)> = rows(df).map(|i| record(df, i, &names, locale, t)).collect();
+    let (all, other): (Vec<Read>, Vec<Read>) =
+        rows(df).map(|i| record(df, i, &names, locale, t)).partition(|(r, _)| r.restrictive);
     let in_force: Vec<SancoesGroup> = VINCULOS
         .iter()
         .map(|v| {
@@ -105,6 +110,7 @@ pub(crate) fn sanctions(aggs: &Aggregates, frames: &Frames, locale: Locale, t: &
             .filter(|(r, _)| r.ended_within_a_year())
             .map(|(_, s)| SancoesRow { ended: true, ..s.clone() })
             .collect(),
+        exposed: other.into_iter().filter(|(r, _)| r.vigente).map(|(_, s)| s).collect(),
     })
 }
 
@@ -127,8 +133,13 @@ pub(crate) fn by_company(df: &DataFrame, locale: Locale, t: &Strings) -> BTreeMa
     out
 }
 
+/// A row read: what the grouping needs, and its words.
+type Read = (Record, SancoesRow);
+
 /// What the grouping needs of a row, beside its words.
 struct Record {
+    /// On a list that restricts dealing with the party (`api::listas`' `restritiva`).
+    restrictive: bool,
     vinculo: String,
     vigente: bool,
     fim: Option<NaiveDate>,
@@ -162,7 +173,9 @@ fn record(
     let fonte = text(df, "fonte", i);
     let data_lista = fonte.as_deref().and_then(list_date);
     let lista = text(df, "lista", i).unwrap_or_default();
+    let restrictive = crate::api::listas::Lista::of_codigo(&lista).is_none_or(|l| l.definicao().restritiva);
     let rec = Record {
+        restrictive,
         vigente: text(df, "vigente", i).is_some_and(|v| v == "true"),
         fim: date_of("fim"),
         data_lista,
@@ -227,6 +240,7 @@ mod tests {
     #[test]
     fn a_sanction_ended_counts_for_twelve_months_before_the_lists_date() {
         let r = |vigente: bool, fim: Option<NaiveDate>| Record {
+            restrictive: true,
             vinculo: "cnpj".into(),
             vigente,
             fim,

@@ -204,12 +204,43 @@ pub(super) fn lists(ds: &Dataset) -> Listas {
         put(o, "IBAMA", punctuated(c.as_str()), "J", name(&c), (Some((y - 3, 1, 2)), Some((y - 1, 6, 7))));
         targets.push(c);
     }
+    peps(ds, o, &mut targets, &mut pick);
     moving(ds, o, &mut targets, &mut pick, &name);
     for r in o.records.iter_mut().filter(|r| r.lista == "CNEP") {
         r.valor_multa_cents = Some(123_456_789);
     }
     o.targets = targets;
     out
+}
+
+/// CGU's PEP register: a partner of a portfolio company in office (possibly him: a masked CPF
+/// and his name), a namesake of his with other middle digits (no one's partner), and another
+/// partner whose grace period ended before the lists' date (on the file, not in force). CGU
+/// writes the masked CPF punctuated, `***.456.789-**`.
+fn peps(ds: &Dataset, o: &mut Listas, targets: &mut Vec<Cnpj>, pick: &mut Pick<'_>) {
+    let y = o.date.0;
+    let person = |c: &Cnpj| person_partner(ds, c).is_some();
+    if let Some(c) = pick(12, &person)
+        && let Some((masked, nome)) = person_partner(ds, &c)
+    {
+        put(o, "PEP", cgu_masked(&masked), "F", nome.clone(), (Some((y - 1, 1, 1)), Some((y + 7, 12, 31))));
+        let other = format!("***{}**", masked.trim_matches('*').chars().rev().collect::<String>());
+        let other = if other == masked { "***000001**".to_string() } else { other };
+        put(o, "PEP", cgu_masked(&other), "F", nome, (Some((y - 1, 1, 1)), Some((y + 7, 12, 31))));
+        targets.push(c);
+    }
+    if let Some(c) = pick(13, &person)
+        && let Some((masked, nome)) = person_partner(ds, &c)
+    {
+        put(o, "PEP", cgu_masked(&masked), "F", nome, (Some((y - 9, 1, 1)), Some((y - 1, 12, 31))));
+        targets.push(c);
+    }
+}
+
+/// RFB's masked CPF (`***456789**`) as CGU's PEP file writes one: `***.456.789-**`.
+fn cgu_masked(masked: &str) -> String {
+    let middle = masked.trim_matches('*');
+    format!("***.{}.{}-**", middle.get(..3).unwrap_or(""), middle.get(3..).unwrap_or(""))
 }
 
 /// Picks the `k`-th company not yet picked that fits (see `lists`).
@@ -306,7 +337,7 @@ pub(super) fn truth(ds: &Dataset, lists: &Listas, portfolio: &[Cnpj]) -> Vec<Lis
                 || (whole && digits.len() == 11 && partner(&format!("***{}**", &digits[3..9])))
             {
                 Some("socio")
-            } else if r.documento.starts_with("***") && partner(&r.documento) {
+            } else if r.documento.starts_with("***") && partner(&r.documento.replace(['.', '-'], "")) {
                 Some("socio_possivel")
             } else if whole && digits.len() == 14 && group.contains(&digits[..8]) {
                 Some("grupo")

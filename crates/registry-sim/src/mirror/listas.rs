@@ -56,7 +56,8 @@ fn stem_matches(list: &str, day: &str, stem: &str) -> bool {
     Lista::of_cgu_folder(list).is_some_and(|l| Lista::of_name(&format!("{day}_{stem}.zip")) == Some(l))
 }
 
-/// The zips of `list` in `listas/`: `(day, file name)`, oldest first.
+/// The zips of `list` in `listas/`: `(day, file name)`, oldest first; a monthly list's "day"
+/// is its month (`YYYYMM`).
 fn days(s: &MirrorState, list: &str) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = std::fs::read_dir(s.root.join("listas"))
         .into_iter()
@@ -64,10 +65,9 @@ fn days(s: &MirrorState, list: &str) -> Vec<(String, String)> {
         .flatten()
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter_map(|name| {
-            let (day, rest) = name.split_once('_')?;
-            let stem = rest.strip_suffix(".zip")?;
-            (day.len() == 8 && day.bytes().all(|b| b.is_ascii_digit()) && stem_matches(list, day, stem))
-                .then(|| (day.to_string(), name.clone()))
+            let day = registry_api::listas::cgu_stamp(&name)?;
+            let stem = name[day.len() + 1..].strip_suffix(".zip")?;
+            stem_matches(list, day, stem).then(|| (day.to_string(), name.clone()))
         })
         .collect();
     out.sort();
@@ -103,11 +103,13 @@ pub(super) fn answer(s: &MirrorState, headers: &HeaderMap, target: &ListaTarget)
             let pushes: String = days(s, list)
                 .iter()
                 .map(|(d, _)| {
+                    // A monthly list's files are named by month: its entries say no day.
+                    let day = d.get(6..).map(|day| format!("\"dia\":\"{day}\","));
                     format!(
-                        "arquivos.push({{\"ano\":\"{}\",\"mes\":\"{}\",\"dia\":\"{}\",\"origem\":\"{list}\"}});\n",
+                        "arquivos.push({{\"ano\":\"{}\",\"mes\":\"{}\",{}\"origem\":\"{list}\"}});\n",
                         &d[..4],
                         &d[4..6],
-                        &d[6..]
+                        day.unwrap_or_default()
                     )
                 })
                 .collect();

@@ -107,6 +107,9 @@ pub fn write_listas(lists: &Listas, dir: &Path) -> std::io::Result<Vec<PathBuf>>
     let mte = dir.join(format!("{}.csv", file_name(Lista::TrabalhoEscravo)));
     std::fs::write(&mte, mte_csv(&rows(Lista::TrabalhoEscravo.codigo()), lists.date))?;
     files.push(mte);
+    let (month, name) = (&stamp[..6], file_name(Lista::Pep));
+    let pep = pep_csv(&rows(Lista::Pep.codigo()));
+    files.push(zip(&dir, &format!("{month}_{name}"), &[(format!("{month}_{name}.csv"), pep)])?);
     let ibama = dir.join(format!("{}.csv", file_name(Lista::Ibama)));
     std::fs::write(&ibama, ibama_csv(&rows(Lista::Ibama.codigo())))?;
     // IBAMA's file says no date: the day it was written is the list's.
@@ -117,6 +120,36 @@ pub fn write_listas(lists: &Listas, dir: &Path) -> std::io::Result<Vec<PathBuf>>
         .set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(noon))?;
     files.push(ibama);
     Ok(files)
+}
+
+/// PEP's header, as CGU publishes it (`;`, no quotes).
+const PEP_HEADER: &str = "CPF;Nome_PEP;Sigla_Função;Descrição_Função;Nível_Função;Nome_Órgão;\
+Data_Início_Exercício;Data_Fim_Exercício;Data_Fim_Carência";
+
+/// PEP's offices as the real file has them (tests/fixtures/real/cgu_pep.csv): sigla,
+/// description, level.
+const PEP_OFFICES: [(&str, &str, &str); 3] =
+    [("VEREAD", "VEREADOR", ""), ("DEP ES", "DEPUTADO ESTADUAL", ""), ("DAS", "PRESIDENTE", "1016")];
+
+/// The PEP register as CGU writes it: Latin-1, `;` with no quoting, CRLF, dates `DD/MM/YYYY`,
+/// an open end `Não informada`; the office ends five years before the grace period does.
+fn pep_csv(rows: &[&ListaRecord]) -> Vec<u8> {
+    let mut text = format!("{PEP_HEADER}\r\n");
+    for (i, r) in rows.iter().enumerate() {
+        let (sigla, office, level) = PEP_OFFICES[i % PEP_OFFICES.len()];
+        let grace = r.fim;
+        let office_end = grace.map(|(y, m, d)| (y - 5, m, d));
+        let open = |d: Option<Day>| d.map_or_else(|| "Não informada".to_string(), |d| dmy(Some(d)));
+        text.push_str(&format!(
+            "{};{};{sigla};{office};{level};CÂMARA MUNICIPAL DE GOIÂNIA-GO;{};{};{}\r\n",
+            r.documento,
+            r.nome,
+            dmy(r.inicio),
+            open(office_end),
+            open(grace)
+        ));
+    }
+    latin1(&text)
 }
 
 /// The name a list's file is published under (after CGU's day), as `api::listas` defines it.

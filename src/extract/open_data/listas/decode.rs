@@ -15,9 +15,18 @@ pub(super) fn decode(mut bytes: Vec<u8>) -> String {
     }
 }
 
-/// Whether a cell says the list has no value: empty, or CGU's `Sem informação` (in any case,
-/// with or without its accents).
+/// Whether a cell says the list has no value: empty, CGU's `Sem informação` (its sanctions'
+/// open ends) or `Não informada` (PEP's open ends), in any case, with or without accents.
 pub(super) fn says_nothing(cell: &str) -> bool {
     let t = cell.trim().to_lowercase();
-    t.is_empty() || t == "sem informação" || t == "sem informacao"
+    t.is_empty()
+        || matches!(
+            t.as_str(),
+            "sem informação"
+                | "sem informacao"
+                | "não informada"
+                | "nao informada"
+                | "não informado"
+                | "nao informado"
+        )
 }

@@ -350,12 +350,36 @@ fn records_of(list: Lista, row: &Row, mut r: ListaRecord) -> Vec<ListaRecord> {
             r.area = row.cell("QTD_AREA_EMBARGADA");
             r.cancelado = row.cell("SIT_CANCELADO").is_some_and(|s| s.eq_ignore_ascii_case("S"));
         }
+        Lista::Pep => {
+            // A person in office, or within the grace period after it: exposed until its end.
+            r.sancionado = row.cell("CPF").unwrap_or_default();
+            r.tipo_pessoa = Some("F".into());
+            r.nome = row.cell("Nome_PEP");
+            r.categoria = pep_office(row);
+            r.orgao = row.cell("Nome_Órgão");
+            r.inicio = row.cell("Data_Início_Exercício");
+            r.fim = row.cell("Data_Fim_Carência");
+        }
     }
     r.documento = document_digits(&r.sancionado);
     if r.tipo_pessoa.is_none() {
         r.tipo_pessoa = person_type(r.documento.as_deref());
     }
     vec![r]
+}
+
+/// A PEP's office as the report says it: `VEREADOR (VEREAD)`, its level when the file gives
+/// one (`PRESIDENTE (DAS, nível 1016)`), and the day the office ends or ended
+/// (`; exercício até 31/12/2028`).
+fn pep_office(row: &Row) -> Option<String> {
+    let office = row.cell("Descrição_Função")?;
+    let code = [row.cell("Sigla_Função"), row.cell("Nível_Função").map(|n| format!("nível {n}"))];
+    let code: Vec<String> = code.into_iter().flatten().collect();
+    let mut said = if code.is_empty() { office } else { format!("{office} ({})", code.join(", ")) };
+    if let Some(end) = row.cell("Data_Fim_Exercício") {
+        said.push_str(&format!("; exercício até {end}"));
+    }
+    Some(said)
 }
 
 /// The periods of an MTE inclusion cell (`05/10/2022 a 13/01/2023, 11/11/2024`), as written:

@@ -28,9 +28,15 @@ use super::folder::{Found, relative};
 /// One of the lists, as `sancoes.lista` names it: defined once, in `api::listas`.
 pub(crate) use crate::api::listas::Lista;
 
-/// The date CGU puts before a file's name (`20261130_CEIS`).
+/// The date CGU puts before a file's name: the day of a daily list (`20261130_CEIS`), the
+/// last day of the month of a monthly one (`202610_PEP`: the register as the month left it).
 fn cgu_date(stem: &str) -> Option<NaiveDate> {
-    crate::api::listas::cgu_day(stem).and_then(|day| NaiveDate::parse_from_str(day, "%Y%m%d").ok())
+    let stamp = crate::api::listas::cgu_stamp(stem)?;
+    if stamp.len() == 8 {
+        return NaiveDate::parse_from_str(stamp, "%Y%m%d").ok();
+    }
+    let first = NaiveDate::parse_from_str(&format!("{stamp}01"), "%Y%m%d").ok()?;
+    first.checked_add_months(chrono::Months::new(1))?.pred_opt()
 }
 
 /// One record of a list: one row, or for the MTE one period of a row's inclusion cell.

@@ -389,3 +389,43 @@ fn a_cnpj_with_letters_is_a_document_every_list_can_match() {
     assert_eq!(ceis[0].tipo_pessoa.as_deref(), Some("J"));
     assert_eq!(ceis[1].documento, None, "a check digit that fails is no document");
 }
+
+/// CGU's real PEP rows (tests/fixtures/real/cgu_pep.csv): every row is a record of a person,
+/// its masked CPF, name, organ and dates as the file writes them; `Não informada` is no end;
+/// the office says its description, code and level. Compared with the file's cells, split
+/// here by hand.
+#[test]
+fn pep_s_real_file_reads_each_row_as_the_file_writes_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bytes = real("cgu_pep.csv");
+    write(tmp.path(), "202509_PEP.csv", &bytes);
+    let lists = read(tmp.path()).unwrap();
+    let text = String::from_utf8(bytes).unwrap();
+    let pep = of(&lists, Lista::Pep);
+    assert_eq!(pep.len(), text.lines().count() - 1, "every row is a record");
+    assert!(lists.malformed.is_empty(), "{:?}", lists.malformed);
+    assert_eq!(pep[0].data_lista, day(30, 9, 2025), "a month's register stands at its last day");
+    for r in &pep {
+        let raw = cells_of(&text, r.linha as usize);
+        let given = |i: usize| Some(raw[i].clone()).filter(|c| !c.is_empty() && c != "Não informada");
+        assert_eq!(r.sancionado, raw[0], "line {}", r.linha);
+        assert!(
+            r.sancionado.starts_with("***.") && r.documento.is_none(),
+            "a masked CPF matches no document"
+        );
+        assert_eq!(r.tipo_pessoa.as_deref(), Some("F"));
+        assert_eq!(r.nome, given(1), "line {}", r.linha);
+        assert_eq!(r.orgao, given(5), "line {}", r.linha);
+        assert_eq!((r.inicio.clone(), r.fim.clone()), (given(6), given(8)), "line {}", r.linha);
+        let office = r.categoria.as_deref().unwrap_or_default();
+        assert!(office.starts_with(&format!("{} ({}", raw[3], raw[2])), "line {}: {office}", r.linha);
+    }
+    // Line 2, by hand: in office with no end given, so exposed with no end.
+    let open = pep.iter().find(|r| r.linha == 2).unwrap();
+    assert_eq!((open.inicio.as_deref(), open.fim.as_deref()), (Some("21/12/2019"), None));
+    assert_eq!(open.categoria.as_deref(), Some("DIR. SUPERINTENDENTE (CAS-1)"));
+    // A DAS row carries its level, and the office's end beside the grace period's.
+    let das = pep.iter().find(|r| r.nome.as_deref() == Some("ABILIO AFONSO BAETA NEVES")).unwrap();
+    assert_eq!(das.categoria.as_deref(), Some("PRESIDENTE (DAS, nível 1016); exercício até 31/08/2024"));
+    assert_eq!(das.fim.as_deref(), Some("31/08/2029"), "exposed until the grace period ends");
+}
