@@ -20,7 +20,17 @@ import sys
 import zipfile
 from pathlib import Path
 
-ROWS = {"CEIS": 22_000, "CNEP": 1_600, "CEPIM": 3_600, "AcordosLeniencia": 150, "MTE": 700, "IBAMA": 116_000}
+ROWS = {
+    "CEIS": 22_000,
+    "CNEP": 1_600,
+    "CEPIM": 3_600,
+    "AcordosLeniencia": 150,
+    "MTE": 700,
+    "IBAMA": 116_000,
+    # CGU's PEP register: about 130 k rows in 2025 (a copy of it in a public repository,
+    # tests/fixtures/real/SOURCES.md section 8).
+    "PEP": 130_000,
+}
 rng = random.Random(20261203)
 
 
@@ -65,6 +75,27 @@ def grow_cgu(path: Path, rows: int) -> None:
             z.writestr(n, b)
 
 
+def masked_cpf() -> str:
+    """A masked CPF as CGU writes one, its middle digits starting 99: no dataset partner's."""
+    return f"***.99{rng.randrange(10)}.{rng.randrange(1000):03d}-**"
+
+
+def grow_pep(path: Path, rows: int) -> None:
+    """CGU's PEP zip (`;`, no quoting, Latin-1): rows of the real sample's offices and organs,
+    each a fresh masked CPF, so a name may be a partner's but no middle digits are."""
+    real = Path(__file__).resolve().parent.parent / "tests/fixtures/real/cgu_pep.csv"
+    sample = real.read_text(encoding="utf-8").splitlines()[1:]
+    with zipfile.ZipFile(path) as z:
+        (name, data), = [(i.filename, z.read(i)) for i in z.infolist()]
+    lines = data.decode("latin-1").rstrip("\r\n").split("\r\n")
+    for n in range(max(0, rows - (len(lines) - 1))):
+        cells = sample[n % len(sample)].split(";")
+        cells[0] = masked_cpf()
+        lines.append(";".join(cells))
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr(name, ("\r\n".join(lines) + "\r\n").encode("latin-1", "replace"))
+
+
 def grow_mte(path: Path, rows: int) -> None:
     """The MTE's CSV: rows go between the header and the text lines after the rows."""
     lines = path.read_bytes().split(b"\r\n")
@@ -104,7 +135,7 @@ def main() -> None:
     folder = Path(sys.argv[1])
     for z in sorted(folder.glob("*.zip")):
         kind = z.stem.split("_", 1)[1]
-        grow_cgu(z, ROWS[kind])
+        (grow_pep if kind == "PEP" else grow_cgu)(z, ROWS[kind])
     grow_mte(folder / "cadastro_de_empregadores.csv", ROWS["MTE"])
     grow_ibama(folder / "termo_de_embargo.csv", ROWS["IBAMA"])
     for f in sorted(folder.iterdir()):
