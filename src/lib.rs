@@ -18,8 +18,6 @@ pub mod cli;
 pub mod codes;
 pub mod commands;
 pub(crate) mod config;
-/// docs/cli.md, made from the command-line definitions (`tests/it/docs_cli.rs` checks it).
-pub use config::cli_reference;
 pub(crate) mod deliver;
 pub(crate) mod environment;
 pub mod exit;

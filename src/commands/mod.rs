@@ -17,6 +17,10 @@ use anyhow::Result;
 use crate::cli::{Cli, Command};
 use crate::exit::ExitStatus;
 
+/// docs/cli.md, made from the command-line definitions (`tests/it/docs_cli.rs` checks it). From
+/// here, the top layer, not the crate's root: the root stays below every module it names.
+pub use crate::config::cli_reference;
+
 /// Runs one parsed command.
 pub async fn run(cli: Cli) -> Result<ExitStatus> {
     crate::progress::init(cli.quiet);

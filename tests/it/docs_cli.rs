@@ -18,7 +18,7 @@ fn root() -> &'static Path {
 
 #[test]
 fn the_committed_cli_reference_matches_the_code() {
-    let text = fiscal_report::cli_reference();
+    let text = fiscal_report::commands::cli_reference();
     let path = root().join("docs/cli.md");
     if std::env::var_os("UPDATE_DOCS").is_some() {
         std::fs::write(&path, &text).unwrap();
@@ -30,7 +30,7 @@ fn the_committed_cli_reference_matches_the_code() {
 #[test]
 fn the_reference_names_every_flag_and_subcommand_of_the_help() {
     // Read apart from the generator: the names `--help` prints for each subcommand.
-    let reference = fiscal_report::cli_reference();
+    let reference = fiscal_report::commands::cli_reference();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_fiscal-report")).arg("--help").output().unwrap();
     let help = String::from_utf8_lossy(&out.stdout).into_owned();
     let subcommands: Vec<String> = help
@@ -89,7 +89,7 @@ fn names_after<'t>(text: &'t str, prefix: &str) -> Vec<&'t str> {
 
 #[test]
 fn every_variable_the_source_reads_is_in_the_reference() {
-    let reference = fiscal_report::cli_reference();
+    let reference = fiscal_report::commands::cli_reference();
     let section = &reference[reference.find("## Environment variables").unwrap()..];
     let mut files = Vec::new();
     sources(&root().join("src"), &mut files);
