@@ -147,7 +147,7 @@ pub struct AlertsNote {
 }
 
 /// The store version a run committed: its snapshot, the credit months it fetched (the others
-/// came from the store) and its companies by what happened to their lists.
+/// came from the store) and its companies by what happened to their records.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StoreNote {
     pub dir: String,

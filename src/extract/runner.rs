@@ -57,7 +57,7 @@ pub struct FetchSummary {
     pub warnings: Vec<String>,
     pub wall_seconds: f64,
     pub interrupted: bool,
-    /// With a store: companies by what happened to their lists (`inalterada` = carried from
+    /// With a store: companies by what happened to their records (`inalterada` = carried from
     /// the store, else why they were fetched).
     #[serde(default, rename = "company_lists", skip_serializing_if = "BTreeMap::is_empty")]
     pub company_records: BTreeMap<String, u64>,

@@ -551,7 +551,7 @@ pub(super) fn summarize(fetched: &Fetched) -> Result<ExitStatus> {
             .filter_map(|r| s.company_records.get(r.name()).map(|n| format!("{} {n}", r.name())))
             .collect();
         crate::say!(
-            "companies: {carried} unchanged (their lists carried from the store), {} fetched again ({})",
+            "companies: {carried} unchanged (their records carried from the store), {} fetched again ({})",
             s.company_records.values().sum::<u64>() - carried,
             if why.is_empty() { "none".to_string() } else { why.join(", ") }
         );

@@ -168,7 +168,7 @@ pub struct RunRecord {
     pub credit_months_fetched: Vec<String>,
     /// Table -> its Delta version in this store version.
     pub tables: BTreeMap<String, u64>,
-    /// Companies by what happened to their lists (`inalterada`, `nova`, `fingerprint`, ...).
+    /// Companies by what happened to their records (`inalterada`, `nova`, `fingerprint`, ...).
     pub company_records: BTreeMap<String, u64>,
     pub requests: u64,
     /// The lists every company of this snapshot holds (`extract::plan::company_record_names`);

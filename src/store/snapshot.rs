@@ -26,7 +26,7 @@ pub(crate) struct SnapshotPlan {
     pub ufs: Vec<String>,
     pub credit_months_fetched: Vec<AnoMes>,
     pub run_id: String,
-    /// From the fetch's summary: requests sent, companies by what happened to their lists.
+    /// From the fetch's summary: requests sent, companies by what happened to their records.
     pub requests: u64,
     pub company_records: BTreeMap<String, u64>,
     /// From the publishers' files: the datasets the snapshot holds, and of them the ones its

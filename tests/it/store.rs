@@ -116,7 +116,7 @@ fn incremental_runs_equal_full_runs_and_every_version_stays_readable() {
     let (t, store_arg) = (tmp.path(), store.to_str().unwrap());
     let list_dir = full_run_lists();
     let second = run(&t.join("m1"), &["--store", store_arg, "--lists-dir", &list_dir]);
-    assert!(second.contains("unchanged (their lists carried from the store)"), "{second}");
+    assert!(second.contains("unchanged (their records carried from the store)"), "{second}");
     let full = full_runs();
 
     // The incremental run fetched 2 months of credits (the refreshed ones) and only the lists of

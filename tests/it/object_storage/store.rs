@@ -32,7 +32,7 @@ fn a_store_in_a_bucket_builds_month_on_month_equal_to_full_runs() {
     let o = run("m1", &["--lists-dir", &full_run_lists()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(stderr.contains("unchanged (their lists carried from the store)"), "{stderr}");
+    assert!(stderr.contains("unchanged (their records carried from the store)"), "{stderr}");
 
     // The incremental run fetched only what moved, and its aggregates equal the full run's.
     let manifest: serde_json::Value =
