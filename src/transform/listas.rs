@@ -22,7 +22,8 @@ pub(crate) const LISTAS: &str = "listas";
 const AREA_SCALE: u32 = 4;
 
 /// Adds `listas` to `frames`: the records of `lists` with their quality counts, or, without
-/// lists, an empty table unless the frames hold one already (a run dir read back).
+/// lists, an empty table unless the frames hold one already (a run dir read back). Either way
+/// the table ends with each record's in-force rule (`vigencia`), derived from its list.
 pub(crate) fn attach_listas(frames: &mut Frames, lists: Option<&Listas>) -> Result<(), TransformError> {
     let err = |source: PolarsError| TransformError::Frame { table: LISTAS, source };
     match lists {
@@ -32,18 +33,17 @@ pub(crate) fn attach_listas(frames: &mut Frames, lists: Option<&Listas>) -> Resu
             frames.tables.insert(LISTAS, df);
             frames.add_quality(quality);
         }
-        None if frames.contains(LISTAS) => {
-            // A run dir written before the lists' rules were a column.
-            if let Some(df) = frames.tables.get_mut(LISTAS)
-                && !df.schema().contains("vigencia")
-            {
-                let rules = rules_of(df).map_err(err)?;
-                df.with_column(rules).map_err(err)?;
-            }
-        }
+        None if frames.contains(LISTAS) => {}
         None => {
             frames.tables.insert(LISTAS, listas_frame(&[]).map_err(err)?.0);
         }
+    }
+    // A run dir written before the lists' rules were a column has none yet.
+    if let Some(df) = frames.tables.get_mut(LISTAS)
+        && !df.schema().contains("vigencia")
+    {
+        let rules = rules_of(df).map_err(err)?;
+        df.with_column(rules).map_err(err)?;
     }
     Ok(())
 }
@@ -93,7 +93,6 @@ pub(crate) fn listas_frame(records: &[ListaRecord]) -> PolarsResult<(DataFrame, 
     let area = exact("area_embargada", AREA_SCALE, &|t| t.area);
     let columns = vec![
         text("lista", &|r| Some(r.lista.codigo().to_string())),
-        text("vigencia", &|r| Some(r.lista.definicao().vigencia.codigo().to_string())),
         text("sancionado", &|r| Some(r.sancionado.clone())),
         text("documento", &|r| r.documento.clone()),
         text("tipo_pessoa", &|r| r.tipo_pessoa.clone()),
