@@ -50,25 +50,18 @@ pub(super) fn target(path: &str) -> Option<ListaTarget> {
     single.then(|| ListaTarget::File(name.to_string()))
 }
 
-/// Whether a zip of `listas/` (`YYYYMMDD_<stem>.zip`) is of the list whose folder is `list`,
-/// by the names `api::listas` gives its files.
-fn stem_matches(list: &str, day: &str, stem: &str) -> bool {
-    Lista::of_cgu_folder(list).is_some_and(|l| Lista::of_name(&format!("{day}_{stem}.zip")) == Some(l))
-}
-
-/// The zips of `list` in `listas/`: `(day, file name)`, oldest first; a monthly list's "day"
-/// is its month (`YYYYMM`).
+/// The zips of `list` (its CGU folder) in `listas/`: `(day, file name)`, oldest first; a
+/// monthly list's "day" is its month (`YYYYMM`). A zip is the list's when `api::listas` names
+/// it so and CGU's stamp dates it.
 fn days(s: &MirrorState, list: &str) -> Vec<(String, String)> {
+    let Some(wanted) = Lista::of_cgu_folder(list) else { return Vec::new() };
     let mut out: Vec<(String, String)> = std::fs::read_dir(s.root.join("listas"))
         .into_iter()
         .flatten()
         .flatten()
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter_map(|name| {
-            let day = registry_api::listas::cgu_stamp(&name)?;
-            let stem = name[day.len() + 1..].strip_suffix(".zip")?;
-            stem_matches(list, day, stem).then(|| (day.to_string(), name.clone()))
-        })
+        .filter(|name| name.ends_with(".zip") && Lista::of_name(name) == Some(wanted))
+        .filter_map(|name| Some((registry_api::listas::cgu_stamp(&name)?.to_string(), name)))
         .collect();
     out.sort();
     out
