@@ -13,6 +13,7 @@ pub mod models;
 pub mod operation;
 pub mod paginate;
 pub mod published;
+pub mod regime;
 pub mod secret;
 pub mod shape;
 

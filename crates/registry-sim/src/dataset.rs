@@ -91,6 +91,8 @@ mod listas;
 mod obras;
 #[path = "dataset/profile.rs"]
 mod profile;
+#[path = "dataset/regime.rs"]
+mod regime;
 #[path = "dataset/registry.rs"]
 mod registry;
 #[path = "dataset/rng.rs"]
@@ -129,6 +131,7 @@ pub struct NationalTruth {
 }
 pub use groups_truth::GroupTruth;
 pub use listas::{Day, ListaRecord, ListaTruth, Listas, PLACEHOLDER, by_lista};
+pub use regime::{RegimeRow, RegimeTruth};
 pub use truth::{
     CompanyTruth, CreditCellTruth, DebtRecordTruth, DebtTruth, MoneyTruth, PortfolioTruth, RecordsTruth,
     Truth,
@@ -639,6 +642,26 @@ impl Dataset {
     /// the dataset's own partners and groups (see `listas::truth`).
     pub fn listas_truth(&self, portfolio: &[Cnpj]) -> Vec<ListaTruth> {
         listas::truth(self, &listas::lists(self), portfolio)
+    }
+
+    /// Company `index`'s rows of RFB's tax regime files at the as-of month (see `regime`),
+    /// oldest year first.
+    pub fn regime_rows(&self, index: usize) -> Vec<RegimeRow> {
+        if index >= self.companies {
+            return Vec::new();
+        }
+        regime::rows(self, &Core::generate(self, index))
+    }
+
+    /// The newest year RFB's tax regime files hold at the as-of month.
+    pub fn regime_last_year(&self) -> i32 {
+        regime::last_year(self)
+    }
+
+    /// Each portfolio CNPJ's tax regime by year and its Simples and MEI options, from the
+    /// dataset's own rows (see `regime`); CNPJs not in the data left out.
+    pub fn regime_truth(&self, portfolio: &[Cnpj]) -> Vec<RegimeTruth> {
+        regime::truth(self, portfolio)
     }
 
     /// One company's records in cents at the as-of month (`None` when it is not in the data).

@@ -3,10 +3,11 @@
 //! header each, one row per debtor) and RFB's Empresas, Estabelecimentos and Socios in ten parts
 //! each (a company's rows in one part, the parts not sorted by CNPJ, as RFB's are) and Simples
 //! in one zip (headerless, every field quoted), in the folders the publishers date them by; and
-//! the public lists beside them (`lists`). A run over these files can then be checked
+//! the public lists beside them (`listas`). A run over these files can then be checked
 //! against a run over the service, record for record.
 
 pub mod listas;
+pub mod regime;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -89,6 +90,21 @@ fn zip_csv(path: &Path, entry: &str, quoted: bool) -> std::io::Result<ZipCsv> {
     zip.start_file(entry, options).map_err(std::io::Error::other)?;
     let style = if quoted { csv::QuoteStyle::Always } else { csv::QuoteStyle::Never };
     Ok(csv::WriterBuilder::new().delimiter(b';').quote_style(style).from_writer(zip))
+}
+
+/// A zip at `path` holding `entries` (name, bytes), each deflated.
+pub(crate) fn zip_of<'a>(
+    path: &Path,
+    entries: impl IntoIterator<Item = (&'a str, &'a [u8])>,
+) -> std::io::Result<()> {
+    let mut zip = zip::ZipWriter::new(std::io::BufWriter::new(std::fs::File::create(path)?));
+    let options =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    for (name, bytes) in entries {
+        zip.start_file(name, options).map_err(std::io::Error::other)?;
+        zip.write_all(bytes)?;
+    }
+    zip.finish().map_err(std::io::Error::other)?.flush()
 }
 
 fn finish(w: ZipCsv) -> std::io::Result<()> {

@@ -9,7 +9,6 @@
 //! IBAMA's `termo_de_embargo.csv` (UTF-8 with a BOM, decimal-comma areas, date-times), its
 //! modification time the lists' date.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use registry_api::listas::{Lista, Publicacao};
@@ -324,13 +323,6 @@ fn ibama_csv(rows: &[&ListaRecord]) -> Vec<u8> {
 /// A zip `dir/<stem>.zip` holding `entries`.
 fn zip(dir: &Path, stem: &str, entries: &[(String, Vec<u8>)]) -> std::io::Result<PathBuf> {
     let path = dir.join(format!("{stem}.zip"));
-    let mut zip = zip::ZipWriter::new(std::io::BufWriter::new(std::fs::File::create(&path)?));
-    let options =
-        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
-    for (name, bytes) in entries {
-        zip.start_file(name.as_str(), options).map_err(std::io::Error::other)?;
-        zip.write_all(bytes)?;
-    }
-    zip.finish().map_err(std::io::Error::other)?.flush()?;
+    super::zip_of(&path, entries.iter().map(|(name, bytes)| (name.as_str(), bytes.as_slice())))?;
     Ok(path)
 }
