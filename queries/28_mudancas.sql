@@ -10,7 +10,8 @@
 --   entrou, saiu ou mudou de qualificação; situação fiscal estimada que piorou ou melhorou;
 --   entrada e saída de uma lista pública ("entrou na lista CEIS", "saiu da lista CEIS", por
 --   qualquer vínculo) e "sanção vencida" (um registro ainda na lista, vigente antes, cujo fim
---   passou), datadas pela data da lista.
+--   passou), datadas pela data da lista; "mudou de regime" (regime tributário, com o de antes e
+--   o de agora, da ECF mais recente, com o ano).
 --   data_evento é a data que os arquivos dão ao fato (a entrada do sócio, a inscrição, a
 --   situação cadastral, a entrada ou saída do Simples e do MEI), vazia quando não dão nenhuma.
 --   Uma empresa nova na carteira é uma linha só. Vazia na primeira execução sobre um
@@ -25,7 +26,9 @@
 --   a partner who entered, left or changed qualification; estimated tax standing worse or
 --   better; entering and leaving a public list ("entrou na lista CEIS", "saiu da lista CEIS",
 --   by any link) and "sanção vencida" (a record still listed, in force before, whose end
---   passed), dated by the list's date. data_evento is the date the files give the event (the partner's entry, the
+--   passed), dated by the list's date; "mudou de regime" (the latest ECF's form of taxation,
+--   before and now, with its year).
+--   data_evento is the date the files give the event (the partner's entry, the
 --   inscription, the cadastral situation, the Simples or MEI entry or exit), empty when they
 --   give none. A company new to the portfolio is one row.
 --   Empty on a store's first run (there is no previous snapshot). A field the previous snapshot
@@ -34,7 +37,8 @@
 -- The *_anterior tables are the previous snapshot's; comparacao has one row (snapshot,
 -- snapshot_anterior) when there is one and none otherwise, so every row below needs it.
 -- variacao is the change in R$ a row brings to the company's exposure (new minus old).
--- sancoes_anterior is the previous snapshot's sancoes (this snapshot's when a run read no list).
+-- sancoes_anterior is the previous snapshot's sancoes (this snapshot's when a run read no list);
+-- regime_carteira_anterior likewise the previous snapshot's regimes.
 WITH ambos AS (
     SELECT e.cnpj, e.razao_social
     FROM empresas e
@@ -478,10 +482,28 @@ mudancas_listas AS (
       ON o.cnpj = n.cnpj AND o.lista = n.lista AND o.sancionado = n.sancionado AND o.inicio = n.inicio
     WHERE o.vigente AND NOT n.vigente AND n.fim < n.data_lista
 ),
+-- A company whose latest ECF (regime_carteira, query 21) is in another form than the previous
+-- snapshot's: a new year's ECF. Entering and leaving the Simples and the MEI are changes of
+-- their own above; a company with no ECF in either snapshot has none to compare.
+mudancas_regime AS (
+    SELECT n.cnpj,
+           'mudou de regime' AS mudanca,
+           'regime_carteira' AS tabela,
+           'regime_ecf' AS chave,
+           CONCAT(o.regime_ecf, ' (', CAST(o.ano_ecf AS STRING), ')') AS valor_anterior,
+           CONCAT(n.regime_ecf, ' (', CAST(n.ano_ecf AS STRING), ')') AS valor_novo,
+           CAST(NULL AS DECIMAL(18, 2)) AS variacao,
+           CAST(NULL AS DATE) AS data_evento
+    FROM regime_carteira n
+    JOIN regime_carteira_anterior o ON o.cnpj = n.cnpj
+    WHERE o.regime_ecf IS NOT NULL AND n.regime_ecf IS NOT NULL AND o.regime_ecf <> n.regime_ecf
+),
 todas AS (
     SELECT cnpj, mudanca, tabela, chave, valor_anterior, valor_novo, variacao, data_evento FROM mudancas
     UNION ALL
     SELECT cnpj, mudanca, tabela, chave, valor_anterior, valor_novo, variacao, data_evento FROM mudancas_listas
+    UNION ALL
+    SELECT cnpj, mudanca, tabela, chave, valor_anterior, valor_novo, variacao, data_evento FROM mudancas_regime
 ),
 nomes AS (
     SELECT cnpj, razao_social FROM empresas

@@ -21,6 +21,7 @@ pub(crate) const SETTINGS: &[&str] = &[
     "cnpjs",
     "open_data",
     "lists_dir",
+    "regime_dir",
     "partial",
     "strict",
     "out",

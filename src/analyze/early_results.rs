@@ -129,6 +129,7 @@ fn names_a_run_can_have(queries: &[Query]) -> HashSet<String> {
         SOCIAS_EXPOSICAO,
         LISTAS,
         DIVIDA_ATIVA_NACIONAL,
+        crate::transform::regime::REGIME_TRIBUTARIO,
     ];
     Table::ALL
         .iter()

@@ -6,6 +6,7 @@
 
 pub mod cells;
 mod early_results;
+pub(crate) mod regime;
 pub(crate) mod sancoes;
 mod waves;
 
@@ -17,7 +18,7 @@ use std::path::{Path, PathBuf};
 use polars::prelude::*;
 use polars::sql::SQLContext;
 
-use crate::store::snapshot::{COMPANY_TABLES, PreviousSnapshot, SANCOES_TABLE};
+use crate::store::snapshot::{COMPANY_TABLES, PreviousSnapshot, REGIME_TABLE, SANCOES_TABLE};
 use crate::tables::Table;
 use crate::transform::Frames;
 use crate::transform::disk::{collect_streaming, held_whole_rows};
@@ -420,16 +421,17 @@ fn run_queries_here(
                 tables.insert(SOCIAS_EXPOSICAO.to_string(), df.clear().lazy());
                 inputs.insert(SOCIAS_EXPOSICAO.to_string(), df.clear());
             }
-            // The changes compare the lists' records with the previous snapshot's.
-            let df = if q.table == SANCOES_TABLE {
-                let (now, before) = sancoes::with_previous(df, frames, previous).map_err(|e| {
-                    AnalyzeError::Previous { table: SANCOES_TABLE.into(), message: e.to_string() }
-                })?;
-                tables.insert(sancoes::SANCOES_ANTERIOR.to_string(), before.clone().lazy());
-                inputs.insert(sancoes::SANCOES_ANTERIOR.to_string(), before);
-                now
-            } else {
-                df
+            // The changes compare the lists' records and the regimes with the previous snapshot's.
+            let df = match compared_with_previous(&q.table) {
+                Some((anterior, with_previous)) => {
+                    let (now, before) = with_previous(df, frames, previous).map_err(|e| {
+                        AnalyzeError::Previous { table: q.table.clone(), message: e.to_string() }
+                    })?;
+                    tables.insert(anterior.to_string(), before.clone().lazy());
+                    inputs.insert(anterior.to_string(), before);
+                    now
+                }
+                None => df,
             };
             tables.insert(q.table.clone(), df.clone().lazy());
             done[i] = Some(df);
@@ -467,6 +469,20 @@ fn run_query(
     tracing::debug!("query {}: {} rows{}", q.name, df.height(), crate::memory::peak_note());
     crate::progress::step(&q.name);
     Ok(df)
+}
+
+/// How a query result is set beside the previous snapshot's (this snapshot's result, the
+/// previous one's).
+type WithPrevious = fn(DataFrame, &Frames, Option<&PreviousSnapshot>) -> PolarsResult<(DataFrame, DataFrame)>;
+
+/// The query results the store keeps per snapshot for the changes to compare: the name the
+/// previous snapshot's goes by, and how the two are made.
+fn compared_with_previous(table: &str) -> Option<(&'static str, WithPrevious)> {
+    match table {
+        SANCOES_TABLE => Some((sancoes::SANCOES_ANTERIOR, sancoes::with_previous)),
+        REGIME_TABLE => Some((regime::REGIME_ANTERIOR, regime::with_previous)),
+        _ => None,
+    }
 }
 
 /// `previous` in the columns and types of `like`: a column the older snapshot did not have is

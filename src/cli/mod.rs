@@ -452,6 +452,13 @@ pub struct FetchArgs {
     #[arg(long, value_name = "DIR")]
     pub lists_dir: Option<PathBuf>,
 
+    /// Read RFB's tax regime files (entidades-lucro-real.zip, entidades-lucro-presumido.zip,
+    /// entidades-lucro-arbitrado.zip, entidades-imunes-e-isentas.zip, or their 2025 names) from
+    /// DIR, in any subfolder, for a run over a service; --open-data reads them from its own
+    /// folder.
+    #[arg(long, value_name = "DIR")]
+    pub regime_dir: Option<PathBuf>,
+
     /// With --open-data: read a release that is not whole (a part or a PGFN system missing, a
     /// file empty, broken or half-downloaded) instead of stopping; the manifest, the report's
     /// banner and "Fontes e períodos" name what is missing, and on a --store what those files

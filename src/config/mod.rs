@@ -66,6 +66,7 @@ pub(crate) struct Settings {
     pub cnpjs: Option<PathBuf>,
     pub open_data: Option<PathBuf>,
     pub lists_dir: Option<PathBuf>,
+    pub regime_dir: Option<PathBuf>,
     pub partial: Option<bool>,
     pub strict: Option<bool>,
     pub out: Option<PathBuf>,
@@ -241,6 +242,8 @@ pub(crate) struct RunConfig {
     pub open_data: Option<PathBuf>,
     /// `--lists-dir DIR`: the public lists for a run over a service.
     pub lists_dir: Option<PathBuf>,
+    /// `--regime-dir DIR`: RFB's tax regime files for a run over a service.
+    pub regime_dir: Option<PathBuf>,
     /// `--partial`: a release that is not whole is read, its gaps said, not refused.
     pub partial: bool,
     pub strict: bool,
@@ -389,6 +392,12 @@ impl RunConfig {
                 args.lists_dir.clone(),
                 env_var("lists_dir").map(PathBuf::from),
                 file.lists_dir.clone(),
+            )
+            .map(|s| s.value),
+            regime_dir: pick(
+                args.regime_dir.clone(),
+                env_var("regime_dir").map(PathBuf::from),
+                file.regime_dir.clone(),
             )
             .map(|s| s.value),
             partial: pick(args.partial.then_some(true), env_switch("partial")?, file.partial)

@@ -184,6 +184,7 @@ pub fn data_dictionary(
     );
     s.push_str(&LISTAS.replace("{LIST_CODES}", &list_codes()));
     s.push_str(DIVIDA_ATIVA_NACIONAL);
+    s.push_str(REGIME_TRIBUTARIO);
     let _ = writeln!(
         s,
         "## The other tables the queries read\n\nWritten beside the raw tables so that every table a query reads is \
@@ -196,6 +197,8 @@ pub fn data_dictionary(
          | `sancoes_anterior` | The previous snapshot's `sancoes` (the store keeps them), in this run's columns: what \
          `mudancas` compares the lists with; empty without a store or on its first snapshot, and this run's own when the \
          previous snapshot does not keep them (a store written before it did) |\n\
+         | `regime_carteira_anterior` | The previous snapshot's `regime_carteira`, likewise: what `mudancas` compares \
+         the latest ECF's form with |\n\
          | `comparacao` | One row (`snapshot`, `snapshot_anterior`) when the run compared with a previous snapshot, \
          none otherwise |\n\
          | `inscricoes_da_carteira` | The inscriptions (`categoria`, `numero_inscricao`) counted before the \
@@ -264,6 +267,32 @@ Files: `divida_ativa_nacional/part-0.parquet`\n\n\
 | `natureza_grupo_descricao` | string | The group's name (CONCLA's table), or why there is none | `Entidades empresariais` |\n\
 | `inscricoes` | int64 | The inscriptions, each counted once | `1402` |\n\
 | `valor` | decimal(18,2) | Their `VALOR_CONSOLIDADO`, summed exactly | |\n\n";
+
+/// RFB's tax regime files (`transform::regime`) and what the queries make of them.
+const REGIME_TRIBUTARIO: &str = "## `regime_tributario`\n\n\
+The portfolio's rows of RFB's tax regime files (Lucro Real, Lucro Presumido, Lucro Arbitrado, Imunes e Isentas: \
+each company's ECF, one row per company or SCP, year and form of taxation), read from the `--open-data` folder or \
+from `--regime-dir` on a run over a service; a company is found by its CNPJ's root (it files from its head office \
+or a branch). The same row in two files is kept once (`data_quality`, `coluna` `linha`, as markers). Empty, in \
+these columns, when the run read none. A year's ECF is published in the January two years later. Definitions: \
+[domain.md](domain.md#the-tax-regime).\n\n\
+Files: `regime_tributario/part-0.parquet`\n\n\
+| column | type | meaning | example |\n|---|---|---|---|\n\
+| `cnpj` | string | The CNPJ the ECF was filed under (14 characters, no punctuation) | |\n\
+| `cnpj_basico` | string | Its root (8 characters): the company | |\n\
+| `ano` | int32 | The ECF's year (the calendar year taxed) | `2024` |\n\
+| `cnpj_scp` | string | The SCP's CNPJ when the row is an SCP's (sociedade em conta de participação) filed by the company; null for the company's own (`0` in the file) | |\n\
+| `forma_tributacao` | string | `forma_de_tributacao` as published (spacing made single) | `LUCRO PRESUMIDO` |\n\
+| `regime` | string | Its code: `lucro_real`, `lucro_presumido`, `lucro_arbitrado`, `imune`, `isenta`; `outro` for a text the files were not seen to write (counted in `data_quality`) | `lucro_presumido` |\n\
+| `escrituracoes` | int32 | `quantidade_de_escrituracoes`: how many ECFs the company filed for the year | `1` |\n\
+| `arquivo` | string | The file and member read (`regime_tributario/entidades-lucro-real.zip/Lucro Real.csv`) | |\n\
+| `linha` | int64 | The member's line | |\n\n\
+`aggregates/regime_carteira.parquet` (`queries/21_regime_carteira.sql`) has one row per portfolio company: \
+`regime` (`MEI` or `Simples Nacional` when it opts in today, else the latest ECF's forms in pt-BR, two forms of one \
+year joined by ` + `, else `Não informado`), `regime_ecf` and `ano_ecf` (the latest ECF's forms and year, SCPs' rows \
+left out) and `anos_ecf` (the years with an ECF). On a store it is kept per snapshot (its `regime_carteira` table); \
+a run that read no regime file keeps the previous snapshot's ECF columns for the companies it has. \
+`aggregates/carteira_por_regime.parquet` sums the portfolio's exposure by `regime`, each inscription once.\n\n";
 
 /// The public lists' codes as `listas.lista` holds them, from their definitions (`api::listas`).
 fn list_codes() -> String {

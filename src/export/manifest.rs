@@ -77,6 +77,10 @@ pub struct Manifest {
     /// reader takes and the lists missing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub listas_dir: Option<crate::extract::open_data::ListasDirNote>,
+    /// With `--regime-dir` (a run over a service): the folder and each regime CSV read, with
+    /// its rows read, kept and out of layout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regime_dir: Option<crate::extract::open_data::RegimeDirNote>,
     /// With `--cnpjs`: the portfolio file, the companies read from it, and the lines skipped
     /// (not a CNPJ) with their reasons: a company the run left out is said here.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -178,6 +182,7 @@ impl Manifest {
             requests_after_fetch: Default::default(),
             open_data: None,
             listas_dir: None,
+            regime_dir: None,
             carteira: None,
             alertas: None,
             email: None,

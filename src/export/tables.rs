@@ -291,15 +291,24 @@ pub fn frames_from_export(dir: &Path) -> anyhow::Result<Frames> {
     use crate::transform::economic_groups::{GRUPOS_ECONOMICOS, SOCIAS_EXPOSICAO};
     use crate::transform::listas::LISTAS;
     use crate::transform::nacional::DIVIDA_ATIVA_NACIONAL;
+    use crate::transform::regime::REGIME_TRIBUTARIO;
     let names: Vec<&'static str> = Table::ALL
         .iter()
         .map(|t| t.name())
         .chain([RESUMOS, CARTEIRA, GRUPOS_ECONOMICOS, SOCIAS_EXPOSICAO, LISTAS, DIVIDA_ATIVA_NACIONAL])
+        .chain([REGIME_TRIBUTARIO])
         .collect();
     // Absent from run dirs written before partners were fetched (the groups are then made
     // again from what is there), or from runs without `--expand-groups`; the public lists
-    // from run dirs written before they were read (made again empty).
-    let optional = [Table::Socios.name(), GRUPOS_ECONOMICOS, SOCIAS_EXPOSICAO, LISTAS, DIVIDA_ATIVA_NACIONAL];
+    // and the tax regimes from run dirs written before they were read (made again empty).
+    let optional = [
+        Table::Socios.name(),
+        GRUPOS_ECONOMICOS,
+        SOCIAS_EXPOSICAO,
+        LISTAS,
+        DIVIDA_ATIVA_NACIONAL,
+        REGIME_TRIBUTARIO,
+    ];
     for name in names {
         if optional.contains(&name) && !dir.join(name).is_dir() {
             continue;

@@ -53,6 +53,7 @@ pub(super) fn analyze_with(
     let started = std::time::Instant::now();
     crate::transform::economic_groups::attach_groups(frames, None)?;
     crate::transform::listas::attach_listas(frames, None)?;
+    crate::transform::regime::attach_regimes(frames, None)?;
     crate::transform::nacional::attach_national(frames, None)?;
     let aggregates = run_queries_after(frames, previous, &queries, early)?;
     manifest.time_stage("analyze", started);

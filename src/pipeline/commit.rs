@@ -35,6 +35,7 @@ pub(super) async fn analyze_and_commit(
     // companies with the run's own exposure query.
     let queries = queries?;
     crate::transform::listas::attach_listas(&mut frames, fetched.listas.take().as_ref())?;
+    crate::transform::regime::attach_regimes(&mut frames, fetched.regimes.take().as_ref())?;
     crate::transform::nacional::attach_national(&mut frames, fetched.national.take().as_ref())?;
     match assemble(fetched, frames).await? {
         Ok(mut assembled) => {

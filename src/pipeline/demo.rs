@@ -5,7 +5,7 @@
 //! then goes on that store with the example watch rules (`regras/exemplo.toml`) on. The report's
 //! banner says so. Both runs also read the embedded dataset's own public lists of their month,
 //! written in their published layouts to `.demo-lists` beside the outputs, so the report shows
-//! the companies listed and what entered or left a list. A run given a portfolio, a service, the publishers' files, a store, rules,
+//! the companies listed and what entered or left a list, and its tax regime files (`.demo-regime`). A run given a portfolio, a service, the publishers' files, a store, rules,
 //! months or a shard is not the plain demo and is left as it is.
 
 use std::path::{Path, PathBuf};
@@ -24,6 +24,8 @@ pub(crate) const EXAMPLE_RULES: &str = include_str!("../../regras/exemplo.toml")
 const STORE_NAME: &str = ".demo-store";
 /// The folder of the embedded dataset's public lists, beside the outputs.
 const LISTS_NAME: &str = ".demo-lists";
+/// The folder of the embedded dataset's tax regime files, beside the outputs.
+const REGIME_NAME: &str = ".demo-regime";
 
 /// Whether `run` with these settings is the plain demo: the embedded registry and its own
 /// portfolio, nothing of the user's to compare with or watch.
@@ -81,6 +83,11 @@ pub(crate) fn month_before(settings: &RunSettings) -> Result<Option<MonthBefore>
         write_demo_listas(&dir, previous, cfg.demo_scale)?;
         before.fetch.lists_dir = Some(dir);
     }
+    if cfg.regime_dir.is_none() {
+        let dir = store.with_file_name(REGIME_NAME);
+        write_demo_regimes(&dir, previous, cfg.demo_scale)?;
+        before.fetch.regime_dir = Some(dir);
+    }
     Ok(Some(MonthBefore {
         settings: before,
         then: Compare { previous, newest, scale: cfg.demo_scale, store, scratch },
@@ -108,6 +115,11 @@ impl Compare {
             write_demo_listas(&dir, self.newest, self.scale)?;
             settings.fetch.lists_dir = Some(dir);
         }
+        if settings.fetch.regime_dir.is_none() {
+            let dir = self.store.with_file_name(REGIME_NAME);
+            write_demo_regimes(&dir, self.newest, self.scale)?;
+            settings.fetch.regime_dir = Some(dir);
+        }
         settings.fetch.store = Some(self.store);
         Ok(previous)
     }
@@ -129,6 +141,24 @@ fn write_demo_listas(dir: &Path, month: AnoMes, scale: f64) -> Result<()> {
         .map_err(|e| anyhow::anyhow!("the demo's public lists: {e}"))?;
     crate::simulator::open_data::listas::write_listas(&ds.listas(), dir)
         .with_context(|| format!("writing the demo's public lists into {}", dir.display()))?;
+    Ok(())
+}
+
+/// The embedded dataset's tax regime files at `month` (the years published by then), written
+/// by the dataset's writer in RFB's layout under `dir/regime_tributario/`, replacing the month
+/// before's.
+fn write_demo_regimes(dir: &Path, month: AnoMes, scale: f64) -> Result<()> {
+    use crate::simulator::{Dataset, RegistryConfig};
+    let folder = dir.join(crate::simulator::open_data::regime::FOLDER);
+    if folder.exists() {
+        std::fs::remove_dir_all(&folder)
+            .with_context(|| format!("removing the earlier demo's tax regimes {}", folder.display()))?;
+    }
+    let ds = Dataset::generate(RegistryConfig::DEFAULT_SEED, scale)
+        .as_of(month)
+        .map_err(|e| anyhow::anyhow!("the demo's tax regimes: {e}"))?;
+    crate::simulator::open_data::regime::write_regimes(&ds, dir)
+        .with_context(|| format!("writing the demo's tax regimes into {}", dir.display()))?;
     Ok(())
 }
 

@@ -96,6 +96,8 @@ pub(crate) async fn dossie(settings: DossieSettings) -> Result<ExitStatus> {
         history,
         timeline,
         sancoes,
+        // `dossie` asks the service, which has no regime: only a run over the files shows it.
+        regimes: None,
     };
     let written =
         crate::report::dossier_page::render_dossiers(&records, &judged, &codes, &options, label, demo, &out)?;

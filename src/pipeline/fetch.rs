@@ -199,6 +199,10 @@ pub(super) async fn fetch_stage(
     let (source, fetcher) = (opened.service, Arc::new(opened.records));
     let cnpjs =
         companies_to_fetch(portfolio.as_ref(), source.as_ref().and_then(|s| s.demo_portfolio.as_deref()));
+    let regime_dir = match release {
+        Some(_) => None,
+        None => read_regime_dir(cfg.regime_dir.as_deref(), &cnpjs)?,
+    };
     let newest_month = source.as_ref().and_then(|s| s.newest_month);
     let months = months_to_fetch(&cfg, release.as_ref(), fetcher.pool(), newest_month).await?;
     let out = cfg.out.clone().unwrap_or_else(|| default_out_dir(&months));
@@ -263,7 +267,8 @@ pub(super) async fn fetch_stage(
         Err(e) => return Err(e.into()),
     };
     let portfolio_note = portfolio.as_ref().zip(cfg.cnpjs.as_deref()).map(|(p, path)| p.note(path));
-    let read = Read { release: release.as_ref(), lists_dir: lists_dir.as_ref() };
+    let read =
+        Read { release: release.as_ref(), lists_dir: lists_dir.as_ref(), regime_dir: regime_dir.as_ref() };
     let manifest = write_fetch_manifest(&spec, &outcome, &cfg, read, portfolio_note, &out)?;
     let s = &outcome.summary;
     if s.interrupted {
@@ -288,6 +293,10 @@ pub(super) async fn fetch_stage(
         remote,
         typer,
         national: release.as_mut().map(|r| std::mem::take(&mut r.national)),
+        regimes: match release.as_mut() {
+            Some(r) => Some(std::mem::take(&mut r.regimes)),
+            None => regime_dir,
+        },
         listas: match release.as_mut() {
             Some(r) => Some(std::mem::take(&mut r.listas)),
             None => lists_dir.take(),
@@ -343,6 +352,23 @@ fn read_listas_dir(
         dir.display()
     );
     Ok(Some(lists))
+}
+
+/// `--regime-dir DIR`: RFB's tax regime files for a run over a service, the rows of `cnpjs`'
+/// companies; `None` without it.
+fn read_regime_dir(
+    dir: Option<&std::path::Path>,
+    cnpjs: &[crate::api::Cnpj],
+) -> Result<Option<crate::extract::open_data::regime::Regimes>> {
+    let Some(dir) = dir else { return Ok(None) };
+    let regimes = crate::extract::open_data::read_regime_dir(dir, cnpjs)?;
+    tracing::info!(
+        "tax regimes: {} files, {} rows of the portfolio's companies from {}",
+        regimes.files.len(),
+        regimes.records.len(),
+        dir.display()
+    );
+    Ok(Some(regimes))
 }
 
 /// Whether `out` holds a run that finished: its manifest says nothing failed nor was
@@ -439,11 +465,13 @@ fn say_what_is_fetched(
     );
 }
 
-/// What the run read from folders: the release, or the lists of `--lists-dir`.
+/// What the run read from folders: the release, or the lists of `--lists-dir` and the tax
+/// regimes of `--regime-dir`.
 #[derive(Clone, Copy)]
 struct Read<'a> {
     release: Option<&'a crate::extract::open_data::Release>,
     lists_dir: Option<&'a crate::extract::open_data::listas::Listas>,
+    regime_dir: Option<&'a crate::extract::open_data::regime::Regimes>,
 }
 
 /// The fetch's manifest, written before anything reads the staging: a full disk says how to
@@ -467,6 +495,10 @@ fn write_fetch_manifest(
         .lists_dir
         .zip(cfg.lists_dir.as_deref())
         .map(|(l, dir)| crate::extract::open_data::ListasDirNote::of(dir, l));
+    manifest.regime_dir = read
+        .regime_dir
+        .zip(cfg.regime_dir.as_deref())
+        .map(|(r, dir)| crate::extract::open_data::RegimeDirNote::of(dir, r));
     // Written only for freeze: evolve is what a manifest without it means.
     manifest.schema_contract =
         (cfg.schema_contract == SchemaContract::Freeze).then_some(SchemaContract::Freeze);

@@ -35,6 +35,9 @@ pub(super) struct Fetched {
     pub fetcher: Arc<Records>,
     /// With `--open-data`: the public lists its folder holds (taken by the analysis).
     pub listas: Option<crate::extract::open_data::listas::Listas>,
+    /// With `--open-data` or `--regime-dir`: the portfolio's rows of RFB's tax regime files
+    /// (taken by the analysis).
+    pub regimes: Option<crate::extract::open_data::regime::Regimes>,
     /// With `--open-data`: the release's national debt (taken by the analysis).
     pub national: Option<crate::extract::open_data::national::National>,
 }

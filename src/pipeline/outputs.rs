@@ -119,6 +119,10 @@ pub(super) fn export_report(
             .get("sancoes")
             .filter(|df| df.height() > 0 || crate::report::view::sancoes::lists_read(&frames))
             .cloned(),
+        regimes: frames
+            .get(crate::transform::regime::REGIME_TRIBUTARIO)
+            .filter(|df| df.height() > 0)
+            .cloned(),
     };
     let (rendered, digest) = render_report(&inputs, &dossiers, &judged, args, out)?;
     files.extend(rendered);

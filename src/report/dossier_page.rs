@@ -140,6 +140,61 @@ pub(crate) struct Judged {
     pub timeline: Option<Timeline>,
     /// The run's `sancoes` when it read public lists: each dossier shows its company's rows.
     pub sancoes: Option<polars::prelude::DataFrame>,
+    /// The run's `regime_tributario` when it read RFB's regime files: each dossier shows its
+    /// company's years.
+    pub regimes: Option<polars::prelude::DataFrame>,
+}
+
+/// One year of a company's ECF, as the dossier shows it.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub(crate) struct RegimeYear {
+    pub ano: i32,
+    /// Its forms of taxation in pt-BR, two in one year joined by " + ".
+    pub formas: String,
+    /// The forms its SCPs filed that year, when any.
+    pub scp: Option<String>,
+}
+
+/// Each company's ECF years from `regime_tributario`, newest first, by CNPJ root.
+pub(crate) fn regimes_by_company(
+    df: &polars::prelude::DataFrame,
+) -> std::collections::BTreeMap<String, Vec<RegimeYear>> {
+    use crate::api::regime::Forma;
+    use std::collections::{BTreeMap, BTreeSet};
+    let text = |c: &str, i: usize| super::cells::text(df, c, i);
+    // A year's forms, each by its order in the files (or its text): the company's own, its SCPs'.
+    type Forms = [BTreeSet<(usize, String)>; 2];
+    let mut years: BTreeMap<String, BTreeMap<i32, Forms>> = BTreeMap::new();
+    for i in 0..df.height() {
+        let (Some(root), Some(ano)) = (text("cnpj_basico", i), super::cells::int(df, "ano", i)) else {
+            continue;
+        };
+        let code = text("regime", i).unwrap_or_default();
+        let form = match Forma::ALL.iter().position(|f| f.codigo() == code) {
+            Some(at) => (at, Forma::ALL[at].nome().to_string()),
+            None => (Forma::ALL.len(), text("forma_tributacao", i).unwrap_or_default()),
+        };
+        let scp = usize::from(text("cnpj_scp", i).is_some());
+        years.entry(root).or_default().entry(ano as i32).or_default()[scp].insert(form);
+    }
+    let joined = |forms: &BTreeSet<(usize, String)>| {
+        (!forms.is_empty()).then(|| forms.iter().map(|(_, f)| f.as_str()).collect::<Vec<_>>().join(" + "))
+    };
+    years
+        .into_iter()
+        .map(|(root, by_year)| {
+            let rows = by_year
+                .into_iter()
+                .rev()
+                .map(|(ano, [own, scp])| RegimeYear {
+                    ano,
+                    formas: joined(&own).unwrap_or_else(|| "—".to_string()),
+                    scp: joined(&scp),
+                })
+                .collect();
+            (root, rows)
+        })
+        .collect()
 }
 
 /// Each company's changes over a store's snapshots, oldest first, by CNPJ (digits).
@@ -290,6 +345,9 @@ pub(crate) struct DossierView {
     /// Its records on the public lists read, in force first; `listas_lidas` false: none read.
     pub listas: Vec<super::view::SancoesRow>,
     pub listas_lidas: bool,
+    /// Its ECF years in RFB's regime files, newest first; `regime_lido` false: none read.
+    pub regime_anos: Vec<RegimeYear>,
+    pub regime_lido: bool,
     /// The estimate the queries make from the active debts (`19_situacao_fiscal_por_retrato`).
     pub situacao_fiscal: Option<Standing>,
     pub inscricoes: usize,
@@ -550,6 +608,8 @@ pub(crate) fn dossier_view(
         linha_do_tempo: Vec::new(),
         listas: Vec::new(),
         listas_lidas: false,
+        regime_anos: Vec::new(),
+        regime_lido: false,
         situacao_fiscal: standing.cloned(),
         inscricoes: dividas.iter().map(|c| c.rows.len()).sum(),
         divida_total: divida_total.to_string(),
@@ -592,6 +652,7 @@ pub(crate) fn render_dossiers(
     let ctx = Context { codes, strings: &strings, locale: options.locale, source, demo };
     let lists =
         judged.sancoes.as_ref().map(|df| super::view::sancoes::by_company(df, options.locale, &strings));
+    let regimes = judged.regimes.as_ref().map(regimes_by_company);
     let mut entries = Vec::new();
     for r in records {
         let standing = judged.standings.get(r.cnpj.as_str());
@@ -602,6 +663,8 @@ pub(crate) fn render_dossiers(
             judged.timeline.as_ref().and_then(|t| t.get(r.cnpj.as_str())).cloned().unwrap_or_default();
         view.listas_lidas = lists.is_some();
         view.listas = lists.as_ref().and_then(|l| l.get(r.cnpj.as_str())).cloned().unwrap_or_default();
+        view.regime_lido = regimes.is_some();
+        view.regime_anos = regimes.as_ref().and_then(|m| m.get(r.cnpj.basico())).cloned().unwrap_or_default();
         for (main, ext, hb) in &engines {
             let text = crate::stack::deep(|| hb.render(main, &view)).map_err(|e| ReportError::Render {
                 file: format!("{}/{main}", templates.origin),

@@ -6,7 +6,8 @@
 //! - `fiscal_report_store.json`: the layout version; a newer one is refused, not misread.
 //! - `<table>/`: Delta tables. The company tables (`empresas`, `dividas_pgfn`,
 //!   `parcelamentos_rfb`, `transacoes_rfb`, `socios`), the tables derived from them (`mudancas`,
-//!   `situacao_fiscal_estimada`, `sancoes`: who was on which public list, `alertas`: the watch
+//!   `situacao_fiscal_estimada`, `sancoes`: who was on which public list, `regime_carteira`: each
+//!   company's tax regime, `alertas`: the watch
 //!   rules' alerts and where each stands) and
 //!   `controle_empresas` (what the next run compares with) are partitioned by `snapshot` (AAAAMM);
 //!   `creditos_ativos` by `ano_mes`.
@@ -47,7 +48,7 @@ pub fn is_local_store(dir: &Path) -> bool {
 
 /// The tables, in commit order (`controle_empresas` last: a store whose control table moved
 /// has every data table moved).
-pub const TABLES: [&str; 12] = [
+pub const TABLES: [&str; 13] = [
     "creditos_ativos",
     "empresas",
     "dividas_pgfn",
@@ -57,6 +58,7 @@ pub const TABLES: [&str; 12] = [
     "mudancas",
     "situacao_fiscal_estimada",
     "sancoes",
+    "regime_carteira",
     "alertas",
     "divida_ativa_nacional",
     "controle_empresas",

@@ -39,10 +39,14 @@ const LIST_TABLES: [Table; 4] =
     [Table::DividasPgfn, Table::ParcelamentosRfb, Table::TransacoesRfb, Table::Socios];
 /// Tables the analysis derives from the snapshot (and the previous one): query results of the
 /// same name, committed with the snapshot.
-pub(crate) const DERIVED_TABLES: [&str; 3] = ["mudancas", "situacao_fiscal_estimada", SANCOES_TABLE];
+pub(crate) const DERIVED_TABLES: [&str; 4] =
+    ["mudancas", "situacao_fiscal_estimada", SANCOES_TABLE, REGIME_TABLE];
 /// The portfolio's records on the public lists (`queries/27_sancoes.sql`): kept per snapshot
 /// so the next one's changes say who entered and left each list.
 pub(crate) const SANCOES_TABLE: &str = "sancoes";
+/// The portfolio's tax regimes (`queries/21_regime_carteira.sql`): kept per snapshot so the
+/// next one's changes say who changed regime.
+pub(crate) const REGIME_TABLE: &str = "regime_carteira";
 /// The watch rules' alerts of each snapshot, committed with it (made by the monitor stage).
 pub(crate) const ALERTS_TABLE: &str = "alertas";
 
@@ -201,17 +205,20 @@ async fn previous_of(
             company.insert(t.name(), df);
         }
     }
-    // A store that keeps the lists' records but holds none for that snapshot: none were
-    // listed (empty, no columns). A store written before they were kept has no such entry.
-    match tables.at(SANCOES_TABLE, &previous).await? {
-        Some(mut df) => {
-            let _ = df.drop_in_place("snapshot");
-            company.insert(SANCOES_TABLE, df);
+    // A store that keeps the lists' records (or the regimes) but holds none for that snapshot:
+    // none were listed (empty, no columns). A store written before they were kept has no such
+    // entry.
+    for name in [SANCOES_TABLE, REGIME_TABLE] {
+        match tables.at(name, &previous).await? {
+            Some(mut df) => {
+                let _ = df.drop_in_place("snapshot");
+                company.insert(name, df);
+            }
+            None if tables.reader.holds(name) => {
+                company.insert(name, DataFrame::empty());
+            }
+            None => {}
         }
-        None if tables.reader.holds(SANCOES_TABLE) => {
-            company.insert(SANCOES_TABLE, DataFrame::empty());
-        }
-        None => {}
     }
     let alerts = tables.at(ALERTS_TABLE, &previous).await?;
     Ok(Some(PreviousSnapshot { current: current.to_string(), snapshot: previous, tables: company, alerts }))

@@ -10,6 +10,7 @@ pub(crate) mod listas;
 pub(crate) mod nacional;
 pub mod parse;
 pub(crate) mod pretype;
+pub(crate) mod regime;
 pub(crate) mod resumos;
 pub(crate) mod schema;
 pub(crate) mod staged;

@@ -271,9 +271,9 @@ pub(super) fn changes_in(file: &Path) -> (Vec<Change>, DataFrame) {
     let mut rows = Vec::new();
     for i in 0..df.height() {
         let t = table[i].clone().unwrap();
-        // The public lists' rows: `records_truth` knows no list; `listas_monthly` compares them
-        // with `Dataset::listas_truth` at each month.
-        if t == "sancoes" {
+        // The public lists' rows and the regimes': `records_truth` knows neither; `listas_monthly`
+        // and `regime` compare them with `Dataset::listas_truth` and `Dataset::regime_truth`.
+        if t == "sancoes" || t == "regime_carteira" {
             continue;
         }
         let is_money = |k: &str| {

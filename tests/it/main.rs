@@ -42,6 +42,7 @@ mod queries_truth_credits;
 mod query_semantics;
 mod query_views;
 mod real_data;
+mod regime;
 mod report_explore;
 mod report_language;
 mod report_pdf;

@@ -382,7 +382,7 @@ fn a_truncated_zip_or_an_unknown_header_exits_2_naming_the_file() {
 }
 
 /// Writes the embedded registry's dataset as it stood in `month` as one release under `dir`.
-fn release_of(month: &str, dir: &Path) {
+pub(crate) fn release_of(month: &str, dir: &Path) {
     let o = bin()
         .args(["serve", "--scale", SCALE, "--as-of", month, "--write-open-data"])
         .arg(dir)
@@ -392,7 +392,7 @@ fn release_of(month: &str, dir: &Path) {
 }
 
 /// The embedded registry's dataset at the tests' scale, as it stood in `month`.
-fn dataset_at(month: &str) -> Dataset {
+pub(crate) fn dataset_at(month: &str) -> Dataset {
     Dataset::generate(RegistryConfig::DEFAULT_SEED, 0.05)
         .as_of(fiscal_report::api::AnoMes::parse(month).unwrap())
         .unwrap()

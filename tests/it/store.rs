@@ -36,13 +36,17 @@ pub(crate) fn full_runs() -> &'static Path {
     .path()
 }
 
-/// The public lists the full runs read: they are the plain demo, which writes the dataset's
-/// lists of its month beside its outputs (`.demo-lists`; 202609's, `full_m1` ran last). A store
-/// run compared with `full_m1` reads these with `--lists-dir`, so both read the same files.
-pub(crate) fn full_run_lists() -> String {
-    let dir = full_runs().join(".demo-lists");
-    assert!(dir.join("listas").is_dir(), "the demo wrote no lists in {}", dir.display());
-    dir.to_str().unwrap().to_string()
+/// The public lists and tax regime files the full runs read, as flags: they are the plain demo,
+/// which writes the dataset's lists and regimes of its month beside its outputs (`.demo-lists`,
+/// `.demo-regime`; 202609's, `full_m1` ran last). A store run compared with `full_m1` reads these
+/// with `--lists-dir` and `--regime-dir`, so both read the same files.
+pub(crate) fn full_run_files() -> Vec<String> {
+    let lists = full_runs().join(".demo-lists");
+    assert!(lists.join("listas").is_dir(), "the demo wrote no lists in {}", lists.display());
+    let regime = full_runs().join(".demo-regime");
+    assert!(regime.join("regime_tributario").is_dir(), "the demo wrote no regimes in {}", regime.display());
+    let dir = |d: std::path::PathBuf| d.to_str().unwrap().to_string();
+    vec!["--lists-dir".into(), dir(lists), "--regime-dir".into(), dir(regime)]
 }
 
 /// Runs tests/interop/check_store.py on `store` for each (Delta version or `latest`, snapshot,
@@ -114,8 +118,10 @@ pub(crate) fn sorted_frame(path: &Path) -> polars::prelude::DataFrame {
 fn incremental_runs_equal_full_runs_and_every_version_stays_readable() {
     let (tmp, store) = store_at_m();
     let (t, store_arg) = (tmp.path(), store.to_str().unwrap());
-    let list_dir = full_run_lists();
-    let second = run(&t.join("m1"), &["--store", store_arg, "--lists-dir", &list_dir]);
+    let files = full_run_files();
+    let with_files: Vec<&str> =
+        ["--store", store_arg].into_iter().chain(files.iter().map(String::as_str)).collect();
+    let second = run(&t.join("m1"), &with_files);
     assert!(second.contains("unchanged (their records carried from the store)"), "{second}");
     let full = full_runs();
 
@@ -144,7 +150,7 @@ fn incremental_runs_equal_full_runs_and_every_version_stays_readable() {
     }
 
     // A third run at the same moment changes no data.
-    run(&t.join("m1_again"), &["--store", store_arg, "--lists-dir", &list_dir]);
+    run(&t.join("m1_again"), &with_files);
 
     if !python_with("deltalake, polars") {
         return;

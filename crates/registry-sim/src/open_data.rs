@@ -3,7 +3,7 @@
 //! header each, one row per debtor) and RFB's Empresas, Estabelecimentos and Socios in ten parts
 //! each (a company's rows in one part, the parts not sorted by CNPJ, as RFB's are) and Simples
 //! in one zip (headerless, every field quoted), in the folders the publishers date them by; and
-//! the public lists beside them (`listas`). A run over these files can then be checked
+//! the public lists beside them (`listas`), and RFB's tax regime files (`regime`). A run over these files can then be checked
 //! against a run over the service, record for record.
 
 pub mod listas;
@@ -162,6 +162,7 @@ pub fn write_open_data(ds: &Dataset, dir: &Path) -> std::io::Result<Written> {
         joined(rfb.join())?;
         written.files.extend(rfb_files.iter().map(|(path, _)| path.clone()));
         written.files.extend(listas::write_listas(&ds.listas(), dir)?);
+        written.files.extend(regime::write_regimes(ds, dir)?);
         Ok(written)
     })
 }

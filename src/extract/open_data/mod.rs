@@ -15,6 +15,7 @@ pub(crate) mod layouts;
 pub(crate) mod listas;
 pub(crate) mod national;
 mod read;
+pub(crate) mod regime;
 mod release;
 mod rfb_rows;
 pub(crate) mod whole;
@@ -59,6 +60,12 @@ pub(crate) enum OpenDataError {
         dir.display()
     )]
     Partial { dir: PathBuf, gaps: String },
+    #[error(
+        "{dir} holds none of RFB's tax regime files (entidades-lucro-real.zip, entidades-lucro-presumido.zip, \
+         entidades-lucro-arbitrado.zip, entidades-imunes-e-isentas.zip, or the 2025 names Lucro Real.zip ...); \
+         point --regime-dir at the folder they were downloaded to"
+    )]
+    NoRegime { dir: PathBuf },
     #[error("{path}: {problem}; remove the file from the folder or replace it with the publisher's file")]
     Layout { path: PathBuf, problem: String },
     #[error(
@@ -148,6 +155,9 @@ pub struct OpenDataNote {
     /// principal debtor's row: by state, person type, system, tax group, situation and in court.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nacional: Option<NationalNote>,
+    /// RFB's tax regime files read beside the CNPJ files, each CSV with its rows.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub regime: Vec<regime::RegimeFileNote>,
 }
 
 /// The release's national debt as the manifest records it: its totals (the table
@@ -227,6 +237,19 @@ impl ListasDirNote {
     }
 }
 
+/// What the manifest says of `--regime-dir`: the folder and each regime CSV read.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RegimeDirNote {
+    pub dir: String,
+    pub files: Vec<regime::RegimeFileNote>,
+}
+
+impl RegimeDirNote {
+    pub(crate) fn of(dir: &Path, regimes: &regime::Regimes) -> Self {
+        Self { dir: dir.display().to_string(), files: regimes.files.clone() }
+    }
+}
+
 impl ListaNote {
     fn of(lists: &listas::Listas) -> Vec<Self> {
         lists
@@ -271,6 +294,7 @@ impl Release {
             unread: self.unread(),
             listas_ausentes: MissingLista::of(&self.listas),
             nacional: NationalNote::of(&self.national, self.period.quarter.as_deref()),
+            regime: self.regimes.files.clone(),
         }
     }
 
@@ -317,6 +341,8 @@ pub(crate) struct Release {
     pub listas: listas::Listas,
     /// Every PGFN inscription of the release summed once (`national`), the portfolio's or not.
     pub national: national::National,
+    /// The portfolio's rows of RFB's tax regime files, when the folder holds them (`regime`).
+    pub regimes: regime::Regimes,
 }
 
 /// The public lists in `dir` (any subfolder), for a run over a service (`--lists-dir`): every
@@ -327,12 +353,26 @@ pub(crate) fn read_listas_dir(dir: &Path) -> Result<listas::Listas, OpenDataErro
     let mut lists = listas::read_listas(dir, &files)?;
     let names = files.iter().filter(|f| f.inner.is_none() && f.kind.is_none()).map(|f| f.name(dir));
     lists.unread = names
-        .filter(|name| !listas::is_lista_file(name) && code_tables::table_of(name).is_none())
+        .filter(|name| !listas::is_lista_file(name) && !regime::is_regime_file(name))
+        .filter(|name| code_tables::table_of(name).is_none())
         .filter(|name| !bookkeeping(name))
         .collect();
     say_ignored(dir, &lists.unread);
     lists.expect(dir, true);
     Ok(lists)
+}
+
+/// RFB's tax regime files in `dir` (any subfolder), for a run over a service (`--regime-dir`):
+/// the rows of `portfolio`'s companies. A folder that holds none is an error naming the files
+/// looked for: the run was asked for them.
+pub(crate) fn read_regime_dir(dir: &Path, portfolio: &[Cnpj]) -> Result<regime::Regimes, OpenDataError> {
+    let (files, _) = find_files(dir)?;
+    let roots: HashSet<String> = portfolio.iter().map(|c| c.basico().to_string()).collect();
+    let regimes = regime::read_regimes(dir, &files, &roots)?;
+    if regimes.files.is_empty() {
+        return Err(OpenDataError::NoRegime { dir: dir.to_path_buf() });
+    }
+    Ok(regimes)
 }
 
 /// Reads the open-data files under `dir` for `portfolio`. A release with gaps (a part or a
@@ -343,12 +383,15 @@ pub(crate) fn read_release(dir: &Path, portfolio: &[Cnpj], partial: bool) -> Res
     let (files, unreadable) = find_files(dir)?;
     // The public lists on a thread of their own, beside the tax files (IBAMA's alone is about
     // 200 MB of text).
+    let roots: HashSet<String> = portfolio.iter().map(|c| c.basico().to_string()).collect();
     let mut release = std::thread::scope(|scope| {
         let lists = scope.spawn(|| listas::read_listas(dir, &files));
+        let regimes = scope.spawn(|| regime::read_regimes(dir, &files, &roots));
         let release = read_tax_files(dir, &files, unreadable, portfolio, partial);
         // A list's error first: it names the one file to fix, whatever else the folder lacks.
         let lists = lists.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
-        release.map(|release| Release { listas: lists, ..release })
+        let regimes = regimes.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        release.map(|release| Release { listas: lists, regimes, ..release })
     })?;
     release.listas.expect(dir, false);
     release.read_ms = started.elapsed().as_millis() as u64;
@@ -395,7 +438,7 @@ fn read_tax_files(
                 Some((table, codes)) => {
                     release.codes.insert(table.to_string(), (path, codes));
                 }
-                None if listas::is_lista_file(&path) => {}
+                None if listas::is_lista_file(&path) || regime::is_regime_file(&path) => {}
                 None => release.ignored.push(path),
             }
             continue;
@@ -478,8 +521,9 @@ fn bookkeeping(path: &str) -> bool {
 
 /// What the readers take, as said beside a file none of them takes.
 pub(crate) const READERS_TAKE: &str = "PGFN's Dados_abertos_*.zip, RFB's Empresas, Estabelecimentos, Socios and Simples \
-     zips and code tables, and the public lists (YYYYMMDD_CEIS.zip, _CNEP, _CEPIM, _AcordosLeniencia, \
-     cadastro_de_empregadores.csv, termo_de_embargo.csv)";
+     zips and code tables, RFB's tax regime zips (entidades-lucro-real.zip, ...), and the public lists \
+     (YYYYMMDD_CEIS.zip, _CNEP, _CEPIM, _AcordosLeniencia, YYYYMM_PEP.zip, cadastro_de_empregadores.csv, \
+     termo_de_embargo.csv)";
 
 /// Nothing is skipped in silence: each file of the folder no reader takes is named on stderr,
 /// as well as in the manifest and the report's sources section.

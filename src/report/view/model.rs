@@ -253,6 +253,10 @@ pub struct Portfolio {
     pub by_uf_total: Option<PortfolioRow>,
     pub by_cnae: Vec<PortfolioRow>,
     pub by_cnae_total: Option<PortfolioRow>,
+    /// By tax regime, when RFB's regime files were read (`regime_read`).
+    pub by_regime: Vec<PortfolioRow>,
+    pub by_regime_total: Option<PortfolioRow>,
+    pub regime_read: bool,
     pub top: Vec<TopCompany>,
     /// Every company, when the run has the query.
     pub companies: Option<CompanyTable>,

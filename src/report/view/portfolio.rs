@@ -64,6 +64,10 @@ pub(super) fn portfolio(aggs: &Aggregates, frames: &Frames, locale: Locale) -> O
         .get("carteira_por_cnae_secao")
         .map(|d| portfolio_rows(d, "cnae_secao", cnae_section_name))
         .unwrap_or_default();
+    let (by_regime, by_regime_total) =
+        aggs.get("carteira_por_regime").map(|d| portfolio_rows(d, "regime", |_| None)).unwrap_or_default();
+    let regime_read =
+        frames.get(crate::transform::regime::REGIME_TRIBUTARIO).is_some_and(|df| df.height() > 0);
     let top = aggs.get("carteira_maiores").map(company_rows).unwrap_or_default();
     let companies =
         aggs.results.iter().find(|(q, _)| q.table == "carteira_empresas").map(|(q, df)| CompanyTable {
@@ -108,6 +112,9 @@ pub(super) fn portfolio(aggs: &Aggregates, frames: &Frames, locale: Locale) -> O
         by_uf_total,
         by_cnae,
         by_cnae_total,
+        by_regime,
+        by_regime_total,
+        regime_read,
         top,
         companies,
         not_found,

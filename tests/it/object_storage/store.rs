@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use super::{S3Server, no_secret_in};
-use crate::store::{check_store, full_run_lists, full_runs, sorted_frame};
+use crate::store::{check_store, full_run_files, full_runs, sorted_frame};
 
 #[test]
 fn a_store_in_a_bucket_builds_month_on_month_equal_to_full_runs() {
@@ -28,8 +28,9 @@ fn a_store_in_a_bucket_builds_month_on_month_equal_to_full_runs() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let o = run("m", &["--as-of", "202608"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    // It reads the public lists the full run it is compared with read.
-    let o = run("m1", &["--lists-dir", &full_run_lists()]);
+    // It reads the public lists and tax regime files the full run it is compared with read.
+    let files = full_run_files();
+    let o = run("m1", &files.iter().map(String::as_str).collect::<Vec<_>>());
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(stderr.contains("unchanged (their records carried from the store)"), "{stderr}");

@@ -1,0 +1,245 @@
+//! RFB's tax regime files (`api::regime`: Lucro Real, Lucro Presumido, Lucro Arbitrado, Imunes e
+//! Isentas), read from a folder beside the CNPJ files: the 2026 share's
+//! `entidades-lucro-real.zip`, the 2024-25 folder's `Lucro Real.zip`, or their CSVs unpacked, in
+//! any subfolder.
+//!
+//! It owns telling the files apart (by name, as `api::regime` defines them), reading each CSV as
+//! a stream (a header of the five columns in any order, or the older form without a header,
+//! `;`- or `,`-separated, in the columns' order) and keeping the rows of the portfolio's
+//! companies (by the CNPJ's root: a company files from its head office or a branch) as cells
+//! as written. A row with another number of fields is counted with its line, never guessed at.
+//! Typing the cells is `transform::regime`'s; which regime a company is in, the queries'.
+
+use std::collections::HashSet;
+use std::io::BufRead;
+use std::path::Path;
+
+use super::OpenDataError;
+use super::folder::{Found, relative};
+use crate::api::regime::{Arquivo, COLUMNS};
+
+/// One row of a regime file kept for the portfolio, its cells as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RegimeRecord {
+    pub ano: String,
+    pub cnpj: String,
+    pub cnpj_scp: String,
+    pub forma: String,
+    pub escrituracoes: String,
+    /// The file (and the zip's member) and the line it was read from.
+    pub arquivo: String,
+    pub linha: u64,
+}
+
+/// One regime CSV read, as the manifest names it: its name (`zip/member`), which file it is,
+/// and its rows.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RegimeFileNote {
+    pub path: String,
+    pub arquivo: String,
+    pub rows_read: u64,
+    pub rows_kept: u64,
+    pub rows_malformed: u64,
+    /// The first malformed rows' lines, for whoever opens the file.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub malformed_lines: Vec<u64>,
+}
+
+/// What a folder's regime files gave for a portfolio.
+#[derive(Debug, Default)]
+pub(crate) struct Regimes {
+    pub records: Vec<RegimeRecord>,
+    pub files: Vec<RegimeFileNote>,
+}
+
+/// Whether a file of the folder is one of the regime files.
+pub(crate) fn is_regime_file(name: &str) -> bool {
+    let lower = name.to_lowercase();
+    (lower.ends_with(".zip") || lower.ends_with(".csv")) && Arquivo::of_name(name).is_some()
+}
+
+/// Reads every regime file among `files` (the folder's), keeping the rows whose CNPJ's root is
+/// one of `roots` (the portfolio's, 8 characters, as `Cnpj::basico` gives them).
+pub(super) fn read_regimes(
+    dir: &Path,
+    files: &[Found],
+    roots: &HashSet<String>,
+) -> Result<Regimes, OpenDataError> {
+    let mut out = Regimes::default();
+    for found in files.iter().filter(|f| f.inner.is_none()) {
+        let name = relative(dir, &found.path);
+        let Some(arquivo) = Arquivo::of_name(&name).filter(|_| is_regime_file(&name)) else { continue };
+        let io = |e: std::io::Error| super::layout(&found.path, format!("cannot be read: {e}"));
+        if !name.to_lowercase().ends_with(".zip") {
+            let file = std::fs::File::open(&found.path).map_err(io)?;
+            read_csv(std::io::BufReader::new(file), &name, arquivo, roots, &mut out).map_err(io)?;
+            continue;
+        }
+        let zip_err = |e: zip::result::ZipError| OpenDataError::Zip {
+            path: found.path.clone(),
+            message: e.to_string(),
+        };
+        let file = std::fs::File::open(&found.path).map_err(io)?;
+        let mut archive = zip::ZipArchive::new(std::io::BufReader::new(file)).map_err(zip_err)?;
+        for i in 0..archive.len() {
+            let entry = archive.by_index(i).map_err(zip_err)?;
+            let inner = entry.name().map_err(zip_err)?.to_string();
+            if entry.is_dir() || !inner.to_lowercase().ends_with(".csv") {
+                continue;
+            }
+            let entry_name = format!("{name}/{inner}");
+            let text = std::io::BufReader::with_capacity(1 << 20, entry);
+            read_csv(text, &entry_name, arquivo, roots, &mut out).map_err(io)?;
+        }
+    }
+    Ok(out)
+}
+
+/// How many malformed lines a file's note names.
+const LINES_NAMED: usize = 5;
+
+/// One CSV's rows: the header's order when it has one, else the columns' own.
+fn read_csv(
+    mut text: impl BufRead,
+    name: &str,
+    arquivo: Arquivo,
+    roots: &HashSet<String>,
+    out: &mut Regimes,
+) -> std::io::Result<()> {
+    let mut note = RegimeFileNote {
+        path: name.to_string(),
+        arquivo: arquivo.definicao().membro.to_string(),
+        rows_read: 0,
+        rows_kept: 0,
+        rows_malformed: 0,
+        malformed_lines: Vec::new(),
+    };
+    let mut line = Vec::new();
+    let mut layout: Option<([usize; 5], char)> = None;
+    let mut number = 0u64;
+    loop {
+        line.clear();
+        if text.read_until(b'\n', &mut line)? == 0 {
+            break;
+        }
+        number += 1;
+        let cells = String::from_utf8_lossy(trim_end(&line)).into_owned();
+        if cells.is_empty() {
+            continue;
+        }
+        let (order, separator) = match layout {
+            Some(l) => l,
+            None => {
+                let separator = if cells.contains(';') { ';' } else { ',' };
+                let (order, header) = order_of(&cells, separator);
+                layout = Some((order, separator));
+                if header {
+                    continue;
+                }
+                (order, separator)
+            }
+        };
+        note.rows_read += 1;
+        let fields: Vec<&str> = cells.split(separator).map(str::trim).collect();
+        if fields.len() != COLUMNS.len() {
+            note.rows_malformed += 1;
+            if note.malformed_lines.len() < LINES_NAMED {
+                note.malformed_lines.push(number);
+            }
+            continue;
+        }
+        let cnpj = fields[order[1]];
+        if !roots.contains(&root_of(cnpj)) {
+            continue;
+        }
+        note.rows_kept += 1;
+        out.records.push(RegimeRecord {
+            ano: fields[order[0]].to_string(),
+            cnpj: cnpj.to_string(),
+            cnpj_scp: fields[order[2]].to_string(),
+            forma: fields[order[3]].to_string(),
+            escrituracoes: fields[order[4]].to_string(),
+            arquivo: name.to_string(),
+            linha: number,
+        });
+    }
+    out.files.push(note);
+    Ok(())
+}
+
+/// Where each of the columns is, and whether `first` (a file's first line) is a header: a line
+/// naming the five columns, in any order and case. A first line that does not is a row of the
+/// older form, in the columns' own order.
+fn order_of(first: &str, separator: char) -> ([usize; 5], bool) {
+    let names: Vec<String> =
+        first.split(separator).map(|c| c.trim().trim_matches('"').to_lowercase()).collect();
+    let mut order = [0, 1, 2, 3, 4];
+    for (i, column) in COLUMNS.iter().enumerate() {
+        match names.iter().position(|n| n == column) {
+            Some(at) => order[i] = at,
+            None => return ([0, 1, 2, 3, 4], false),
+        }
+    }
+    (order, true)
+}
+
+/// A line without its end (`\n`, `\r\n`).
+fn trim_end(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// The first 8 characters of a CNPJ written with or without its punctuation, upper-cased (a
+/// CNPJ with letters).
+fn root_of(cnpj: &str) -> String {
+    cnpj.chars().filter(char::is_ascii_alphanumeric).take(8).map(|c| c.to_ascii_uppercase()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str, roots: &[&str]) -> Regimes {
+        let roots: HashSet<String> = roots.iter().map(|r| r.to_string()).collect();
+        let mut out = Regimes::default();
+        read_csv(text.as_bytes(), "f.csv", Arquivo::LucroReal, &roots, &mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn rows_are_kept_by_the_root_of_a_punctuated_or_bare_cnpj() {
+        let text = "ano,cnpj,cnpj_da_scp,forma_de_tributacao,quantidade_de_escrituracoes\r\n\
+                    2023,00.000.000/0001-91,0,LUCRO REAL,1\r\n\
+                    2022,00000000000272,0,LUCRO REAL,1\r\n\
+                    2023,11.222.333/0001-81,0,LUCRO REAL,1\r\n";
+        let r = read(text, &["00000000"]);
+        assert_eq!(r.records.len(), 2);
+        assert_eq!((r.records[0].ano.as_str(), r.records[0].linha), ("2023", 2));
+        assert_eq!(r.records[1].cnpj, "00000000000272");
+        let note = &r.files[0];
+        assert_eq!((note.rows_read, note.rows_kept, note.rows_malformed), (3, 2, 0));
+    }
+
+    #[test]
+    fn a_header_in_another_order_is_followed_and_the_older_form_read_without_one() {
+        let text = "cnpj;ano;forma_de_tributacao;cnpj_da_scp;quantidade_de_escrituracoes\n\
+                    00.000.000/0001-91;2021;LUCRO REAL;0;2\n";
+        let r = read(text, &["00000000"]);
+        assert_eq!(r.records[0].ano, "2021");
+        assert_eq!(r.records[0].forma, "LUCRO REAL");
+        assert_eq!(r.records[0].escrituracoes, "2");
+        let old = read("2019;00.000.000/0001-91;0;IMUNE DO IRPJ;1\n", &["00000000"]);
+        assert_eq!(old.records[0].forma, "IMUNE DO IRPJ");
+        assert_eq!(old.files[0].rows_read, 1, "the first line of the older form is a row");
+    }
+
+    #[test]
+    fn a_row_with_another_number_of_fields_is_counted_with_its_line() {
+        let text = "ano,cnpj,cnpj_da_scp,forma_de_tributacao,quantidade_de_escrituracoes\n\
+                    2023,00.000.000/0001-91,0,LUCRO REAL\n\
+                    2023,00.000.000/0001-91,0,LUCRO REAL,1\n";
+        let r = read(text, &["00000000"]);
+        assert_eq!(r.records.len(), 1);
+        assert_eq!((r.files[0].rows_malformed, r.files[0].malformed_lines.clone()), (1, vec![2]));
+    }
+}
