@@ -56,6 +56,8 @@ pub(crate) const SETTINGS: &[&str] = &[
     "cgu_files_url",
     "mte_url",
     "ibama_url",
+    "regime",
+    "regime_url",
     "download",
 ];
 

@@ -72,4 +72,15 @@ pub struct ReleaseArgs {
     /// With --lists: IBAMA's termo_de_embargo.csv (default: its address in IBAMA's open data).
     #[arg(long, value_name = "URL")]
     pub ibama_url: Option<String>,
+
+    /// Also fetch RFB's tax regime files into regime_tributario/ (entidades-lucro-real.zip,
+    /// entidades-lucro-presumido.zip, entidades-lucro-arbitrado.zip,
+    /// entidades-imunes-e-isentas.zip), published once a year apart from the monthly files.
+    #[arg(long)]
+    pub regime: bool,
+
+    /// With --regime: their share link (…/index.php/s/TOKEN) or an Apache listing of the files
+    /// (default: RFB's share of the regime files).
+    #[arg(long, value_name = "URL")]
+    pub regime_url: Option<String>,
 }

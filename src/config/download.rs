@@ -1,7 +1,8 @@
 //! `download`'s settings: where to (`--to`), which releases (`rfb_month`, `pgfn_quarter`), from
 //! where (`rfb_url`, `pgfn_url`, today's addresses by default) and how patiently
-//! (`stall_secs`), how many to keep (`keep`) and whether the public lists come too (`lists`,
-//! from `cgu_url`, `cgu_files_url`, `mte_url`, `ibama_url`), each a flag, a `FISCAL_REPORT_*` variable or a config file key, so a moved
+//! (`stall_secs`), how many to keep (`keep`), whether the public lists come too (`lists`,
+//! from `cgu_url`, `cgu_files_url`, `mte_url`, `ibama_url`) and RFB's tax regime files
+//! (`regime`, from `regime_url`), each a flag, a `FISCAL_REPORT_*` variable or a config file key, so a moved
 //! publisher or a mirror is a configuration change. `run --download` (`download` key) takes the
 //! same settings, into its `--open-data` folder.
 
@@ -11,7 +12,9 @@ use std::time::Duration;
 use super::{ConfigError, Settings, env_parsed, env_switch, env_var, invalid, pick, read_settings_file};
 use crate::api::listas::Lista;
 use crate::cli::{DownloadArgs, ReleaseArgs, RunArgs};
-use crate::extract::download::{CGU_FILES_URL, CGU_URL, ListaSources, PGFN_URL, Pick, RFB_URL, Request};
+use crate::extract::download::{
+    CGU_FILES_URL, CGU_URL, ListaSources, PGFN_URL, Pick, REGIME_URL, RFB_URL, Request,
+};
 
 /// Transfers at once to one host at first: the loaders' 4, which repeated stalls lower.
 const PER_HOST: usize = 4;
@@ -95,6 +98,12 @@ fn resolve_release(to: PathBuf, args: &ReleaseArgs, file: &Settings) -> Result<R
         }),
         _ => None,
     };
+    let regime = match pick(args.regime.then_some(true), env_switch("regime")?, file.regime) {
+        Some(s) if s.value => {
+            Some(address("regime_url", text("regime_url", &args.regime_url, &file.regime_url), REGIME_URL)?)
+        }
+        _ => None,
+    };
     Ok(Request {
         to,
         rfb_url,
@@ -105,6 +114,7 @@ fn resolve_release(to: PathBuf, args: &ReleaseArgs, file: &Settings) -> Result<R
         per_host: PER_HOST,
         keep,
         listas: lists,
+        regime,
     })
 }
 

@@ -103,6 +103,8 @@ pub(crate) struct Settings {
     pub cgu_files_url: Option<String>,
     pub mte_url: Option<String>,
     pub ibama_url: Option<String>,
+    pub regime: Option<bool>,
+    pub regime_url: Option<String>,
     /// `run`: download the release into `open_data` first.
     pub download: Option<bool>,
 }

@@ -14,7 +14,7 @@ use sha2::{Digest, Sha256};
 
 use crate::common_bin::*;
 use fiscal_report::simulator::mirror::{
-    self, MirrorFaults, NESTED_TOKEN, RFB_LISTING, RunningMirror, SHARE_TOKEN,
+    self, MirrorFaults, NESTED_TOKEN, REGIME_TOKEN, RFB_LISTING, RunningMirror, SHARE_TOKEN,
 };
 use fiscal_report::simulator::{Dataset, RegistryConfig, open_data};
 
@@ -435,4 +435,49 @@ fn with_no_recent_day_on_the_file_host_the_lists_come_through_the_portal_which_r
     assert_eq!(status(None), 405);
     assert_eq!(status(Some("python-requests/2.32.3")), 405);
     assert_eq!(status(Some("Mozilla/5.0 (compatible; fiscal-report/0.1)")), 200);
+}
+
+/// `download --regime`: RFB's tax regime files from their own share, byte for byte as served,
+/// beside the release; a run over the folder reads them; a share holding none is refused.
+#[test]
+fn the_tax_regime_files_arrive_from_their_own_share_and_the_run_reads_them() {
+    let mut want = latest_release();
+    for file in files_below(&served().join("regime_tributario")) {
+        let name = file.file_name().unwrap().to_string_lossy().into_owned();
+        want.insert(format!("regime_tributario/{name}"), std::fs::read(&file).unwrap());
+    }
+    let (_rt, m) = mirror(MirrorFaults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let (to, pgfn) = (tmp.path().join("files"), format!("{}/", m.base_url()));
+    let regime = ["--regime", "--regime-url", &m.share_link(REGIME_TOKEN)];
+    let (code, err) = download(&to, &m.share_link(SHARE_TOKEN), &pgfn, &regime);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("with 4 tax regime files"), "{err}");
+    holds_exactly(&to, &want);
+    let portfolio = Dataset::generate(RegistryConfig::DEFAULT_SEED, SCALE).demo_portfolio(20);
+    let cnpjs: Vec<String> = portfolio.iter().map(ToString::to_string).collect();
+    std::fs::write(tmp.path().join("carteira.txt"), cnpjs.join("\n")).unwrap();
+    let o = bin()
+        .args(["--quiet", "run", "--open-data"])
+        .arg(&to)
+        .arg("--cnpjs")
+        .arg(tmp.path().join("carteira.txt"))
+        .arg("--out")
+        .arg(tmp.path().join("run"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let m_json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(tmp.path().join("run/manifest.json")).unwrap()).unwrap();
+    let read = m_json["open_data"]["regime"].as_array().map_or(0, Vec::len);
+    assert!(read >= 4, "every regime file read: {}", m_json["open_data"]["regime"]);
+    // The CNPJ share holds none of them: refused, naming the address.
+    let (code, err) = download(
+        &tmp.path().join("none"),
+        &m.share_link(SHARE_TOKEN),
+        &pgfn,
+        &["--regime", "--regime-url", &m.share_link(SHARE_TOKEN)],
+    );
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("none of RFB's tax regime files"), "{err}");
 }

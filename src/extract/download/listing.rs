@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use url::Url;
 
-use super::{Access, DownloadError, Pick, Remote, is_month, is_quarter};
+use super::{Access, DownloadError, Pick, REGIME_FOLDER, Remote, is_month, is_quarter};
 
 /// A release found: its month or quarter, the listing it came from, its files.
 pub(super) struct Release {
@@ -72,6 +72,59 @@ pub(super) async fn pgfn(
     stall: Duration,
 ) -> Result<Release, DownloadError> {
     apache(http, url, "pgfn", "quarter folders (YYYY_trimestre_NN/)", is_quarter, pick, stall).await
+}
+
+/// RFB's tax regime files at `url`: a public share holding them at its folder (since 2026) or
+/// an Apache listing of them (2024-25's `dados/cnpj/regime_tributario/`), each saved under
+/// `regime_tributario/` by its decoded name. A folder holding none of them is an error naming
+/// the address: the run was asked for them.
+pub(super) async fn regime(
+    http: &reqwest::Client,
+    url: &str,
+    stall: Duration,
+) -> Result<Vec<Remote>, DownloadError> {
+    let parsed = parse_url(url)?;
+    let expected = "RFB's tax regime zips (entidades-lucro-real.zip, ..., or Lucro Real.zip, ...)";
+    let is_regime = |name: &str| {
+        name.to_lowercase().ends_with(".zip") && crate::api::regime::Arquivo::of_name(name).is_some()
+    };
+    let remote = |url: Url, access: Access, name: &str| {
+        Remote::listed(url, access, format!("{REGIME_FOLDER}/{name}"), REGIME_FOLDER.to_string())
+    };
+    let files: Vec<Remote> = match share_of(&parsed)? {
+        Some(found) => {
+            let folder = Share::folder(&found.files_root, &found.start);
+            propfind(http, &found, &found.start, stall)
+                .await?
+                .into_iter()
+                .filter(|e| !e.folder && is_regime(&e.name()))
+                .filter_map(|e| {
+                    let name = e.name();
+                    let mut url = folder.clone();
+                    url.path_segments_mut().ok()?.pop_if_empty().push(&name);
+                    let mut r = remote(url, found.access(), &name);
+                    (r.size, r.etag, r.last_modified) = (e.size, e.etag, e.last_modified);
+                    Some(r)
+                })
+                .collect()
+        }
+        None => {
+            let mut base = parsed.clone();
+            if !base.path().ends_with('/') {
+                base.set_path(&format!("{}/", base.path()));
+            }
+            apache_listing(http, &base, stall)
+                .await?
+                .into_iter()
+                .filter(|h| is_regime(&decoded(h)))
+                .filter_map(|h| Some(remote(base.join(&h).ok()?, Access::Plain, &decoded(&h))))
+                .collect()
+        }
+    };
+    if files.is_empty() {
+        return Err(layout(url, "it holds none of RFB's tax regime files", expected));
+    }
+    Ok(files)
 }
 
 /// An answer's status and body, read within `stall`; a refusal or a server that cannot be

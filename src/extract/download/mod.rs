@@ -34,6 +34,10 @@ pub(crate) use record::{Record, current_release, recorded_under};
 /// Today's addresses: RFB's public share (month folders at its root) and PGFN's listing.
 pub(crate) const RFB_URL: &str = "https://arquivos.receitafederal.gov.br/index.php/s/YggdBLfdninEJX9";
 pub(crate) const PGFN_URL: &str = "https://dadosabertos.pgfn.gov.br/";
+/// RFB's share of its tax regime files (apart from the CNPJ share since 2026).
+pub(crate) const REGIME_URL: &str = "https://arquivos.receitafederal.gov.br/index.php/s/MPPfFit7g7zdA8C";
+/// The folder the regime files go to.
+pub(crate) const REGIME_FOLDER: &str = "regime_tributario";
 
 /// An RFB month folder's name: `YYYY-MM`.
 pub(crate) fn is_month(name: &str) -> bool {
@@ -73,6 +77,9 @@ pub(crate) struct Request {
     pub keep: Option<usize>,
     /// `--lists`: the public lists too, into `listas/`.
     pub listas: Option<ListaSources>,
+    /// `--regime`: RFB's tax regime files too, from this share or listing, into
+    /// `regime_tributario/`.
+    pub regime: Option<String>,
 }
 
 /// What a download did.
@@ -90,6 +97,8 @@ pub(crate) struct Downloaded {
     pub removed: Vec<String>,
     /// The public lists' files among `files` (`--lists`).
     pub listas: usize,
+    /// RFB's tax regime files among `files` (`--regime`).
+    pub regime: usize,
 }
 
 impl Downloaded {
@@ -99,9 +108,11 @@ impl Downloaded {
             true => String::new(),
             false => format!("; removed the older {}", self.removed.join(", ")),
         };
-        let lists = match self.listas {
-            0 => String::new(),
-            n => format!(" with {n} public lists"),
+        let lists = match (self.listas, self.regime) {
+            (0, 0) => String::new(),
+            (n, 0) => format!(" with {n} public lists"),
+            (0, r) => format!(" with {r} tax regime files"),
+            (n, r) => format!(" with {n} public lists and {r} tax regime files"),
         };
         format!(
             "RFB {} and PGFN {}{lists} are in {}: {} files, {} fetched now ({:.1} MB received){removed}",
@@ -220,7 +231,12 @@ async fn download_whole(req: &Request) -> Result<Downloaded, DownloadError> {
     };
     let list_files: Vec<String> = lists.iter().map(|f| f.rel.clone()).collect();
     let list_count = lists.len();
-    let files: Vec<Remote> = rfb.files.into_iter().chain(pgfn.files).chain(lists).collect();
+    let regime = match &req.regime {
+        Some(url) => listing::regime(&http, url, req.stall).await?,
+        None => Vec::new(),
+    };
+    let regime_count = regime.len();
+    let files: Vec<Remote> = rfb.files.into_iter().chain(pgfn.files).chain(lists).chain(regime).collect();
     let count = files.len();
     let job = Job {
         to: &req.to,
@@ -238,6 +254,7 @@ async fn download_whole(req: &Request) -> Result<Downloaded, DownloadError> {
         received: 0,
         removed: Vec::new(),
         listas: list_count,
+        regime: regime_count,
     };
     let mut first_error = None;
     for outcome in outcomes {

@@ -7,7 +7,8 @@
 //!   each of its three WebDAV roots: `/public.php/webdav/` (HTTP Basic `TOKEN:`),
 //!   `/public.php/dav/files/TOKEN/` and `/remote.php/dav/public-files/TOKEN/`, names
 //!   percent-encoded in its answers and decoded in requests; [`SHARE_TOKEN`] holds the month
-//!   folders at its root, [`NESTED_TOKEN`] under `Dados/Cadastros/CNPJ/`.
+//!   folders at its root, [`NESTED_TOKEN`] under `Dados/Cadastros/CNPJ/`, [`REGIME_TOKEN`] the
+//!   tax regime files (`regime_tributario/`) at its root.
 //!
 //! - the public lists, from the folder's `listas/`: CGU's Portal da Transparência pages and
 //!   day redirects (`/download-de-dados/ceis/YYYYMMDD` -> `YYYYMMDD_CEIS.zip`), the labour
@@ -40,6 +41,8 @@ pub const SHARE_TOKEN: &str = "YggdBLfdninEJX9";
 pub const NESTED_TOKEN: &str = "gn672Ad4CF8N6TK";
 /// Where [`NESTED_TOKEN`]'s share keeps its month folders.
 pub const NESTED_FOLDERS: &str = "Dados/Cadastros/CNPJ/";
+/// The share of RFB's tax regime files (`regime_tributario/` of the folder), at its root.
+pub const REGIME_TOKEN: &str = "MPPfFit7g7zdA8C";
 /// The 2024-25 Apache listing of RFB's months.
 pub const RFB_LISTING: &str = "/dados/cnpj/dados_abertos_cnpj/";
 
@@ -253,6 +256,7 @@ fn basic_user(headers: &HeaderMap) -> Option<String> {
 fn share_path(token: &str, inside: &str) -> Option<Result<String, String>> {
     match token {
         SHARE_TOKEN => Some(Ok(format!("cnpj/{inside}"))),
+        REGIME_TOKEN => Some(Ok(format!("regime_tributario/{inside}"))),
         NESTED_TOKEN => match inside.strip_prefix(NESTED_FOLDERS) {
             Some(rest) => Some(Ok(format!("cnpj/{rest}"))),
             None if NESTED_FOLDERS.starts_with(inside) => Some(Err(inside.to_string())),
