@@ -10,7 +10,8 @@
 --   entrou, saiu ou mudou de qualificação; situação fiscal estimada que piorou ou melhorou;
 --   entrada e saída de uma lista pública ("entrou na lista CEIS", "saiu da lista CEIS", por
 --   qualquer vínculo) e "sanção vencida" (um registro ainda na lista, vigente antes, cujo fim
---   passou), datadas pela data da lista; "mudou de regime" (regime tributário, com o de antes e
+--   passou), datadas pela data da lista; no cadastro PEP, que não é sanção, "sócio passou a ser
+--   PEP" e "sócio deixou de ser PEP" (saiu do cadastro, ou a carência terminou); "mudou de regime" (regime tributário, com o de antes e
 --   o de agora, da ECF mais recente, com o ano).
 --   data_evento é a data que os arquivos dão ao fato (a entrada do sócio, a inscrição, a
 --   situação cadastral, a entrada ou saída do Simples e do MEI), vazia quando não dão nenhuma.
@@ -26,7 +27,8 @@
 --   a partner who entered, left or changed qualification; estimated tax standing worse or
 --   better; entering and leaving a public list ("entrou na lista CEIS", "saiu da lista CEIS",
 --   by any link) and "sanção vencida" (a record still listed, in force before, whose end
---   passed), dated by the list's date; "mudou de regime" (the latest ECF's form of taxation,
+--   passed), dated by the list's date; on the PEP register, no sanction, "sócio passou a ser
+--   PEP" and "sócio deixou de ser PEP" (left the register, or the grace period ended); "mudou de regime" (the latest ECF's form of taxation,
 --   before and now, with its year).
 --   data_evento is the date the files give the event (the partner's entry, the
 --   inscription, the cadastral situation, the Simples or MEI entry or exit), empty when they
@@ -445,7 +447,8 @@ datas_das_listas AS (
 ),
 mudancas_listas AS (
     SELECT n.cnpj AS cnpj,
-           CONCAT('entrou na lista ', n.lista) AS mudanca,
+           CASE WHEN n.lista = 'PEP' THEN 'sócio passou a ser PEP'
+                ELSE CONCAT('entrou na lista ', n.lista) END AS mudanca,
            'sancoes' AS tabela,
            n.lista AS chave,
            CAST(NULL AS STRING) AS valor_anterior,
@@ -457,7 +460,8 @@ mudancas_listas AS (
     WHERE o.lista IS NULL
     UNION ALL
     SELECT o.cnpj AS cnpj,
-           CONCAT('saiu da lista ', o.lista) AS mudanca,
+           CASE WHEN o.lista = 'PEP' THEN 'sócio deixou de ser PEP'
+                ELSE CONCAT('saiu da lista ', o.lista) END AS mudanca,
            'sancoes' AS tabela,
            o.lista AS chave,
            o.vinculo AS valor_anterior,
@@ -470,7 +474,7 @@ mudancas_listas AS (
     WHERE n.lista IS NULL
     UNION ALL
     SELECT n.cnpj AS cnpj,
-           'sanção vencida' AS mudanca,
+           CASE WHEN n.lista = 'PEP' THEN 'sócio deixou de ser PEP' ELSE 'sanção vencida' END AS mudanca,
            'sancoes' AS tabela,
            CONCAT(n.lista, ' ', n.sancionado) AS chave,
            'vigente' AS valor_anterior,
