@@ -17,6 +17,8 @@ use crate::export::workbook::{NumberFormats, SummaryLine, SummaryValue, TableShe
 const PORTFOLIO_TABLE: &str = "carteira_cadastro";
 /// The public lists' matches (`queries/27_sancoes.sql`), on a sheet named in words.
 const SANCOES_TABLE: &str = "sancoes";
+/// The partners possibly politically exposed (`queries/35_socios_pep.sql`), likewise.
+const PEP_TABLE: &str = "socios_pep";
 /// The values that could not be read (written beside the aggregates by the export).
 const QUALITY_TABLE: &str = "data_quality";
 
@@ -102,6 +104,7 @@ pub(crate) fn workbook_content<'a>(
             name: match q.table.as_str() {
                 PORTFOLIO_TABLE => t.get("planilha_carteira"),
                 SANCOES_TABLE => t.get("planilha_sancoes"),
+                PEP_TABLE => t.get("planilha_socios_pep"),
                 _ => q.table.clone(),
             },
             title: super::view::title_of(q, locale),

@@ -1,6 +1,6 @@
 """report.xlsx read as an analyst's tools read it, checked against the exported Parquet.
 
-Usage: check_workbook.py OUT_DIR SUMMARY_SHEET PORTFOLIO_SHEET MONEY_FORMAT DATE_FORMAT MONTH_FORMAT SANCTIONS_SHEET
+Usage: check_workbook.py OUT_DIR SUMMARY_SHEET PORTFOLIO_SHEET MONEY_FORMAT DATE_FORMAT MONTH_FORMAT SANCTIONS_SHEET PEP_SHEET
 
 With openpyxl: every aggregate of OUT_DIR/aggregates has a sheet whose header is the Parquet's
 columns and whose cells equal the Parquet's values (money rounded to the cent, in MONEY_FORMAT;
@@ -19,7 +19,7 @@ import openpyxl
 import pandas as pd
 import pyarrow.parquet as pq
 
-out, summary_sheet, portfolio_sheet, money_fmt, date_fmt, month_fmt, sanctions_sheet = sys.argv[1:8]
+out, summary_sheet, portfolio_sheet, money_fmt, date_fmt, month_fmt, sanctions_sheet, pep_sheet = sys.argv[1:9]
 out = pathlib.Path(out)
 book = openpyxl.load_workbook(out / "report.xlsx")
 failures = []
@@ -32,7 +32,7 @@ def fail(msg):
 
 
 def sheet_name(table):
-    named = {"carteira_cadastro": portfolio_sheet, "sancoes": sanctions_sheet}
+    named = {"carteira_cadastro": portfolio_sheet, "sancoes": sanctions_sheet, "socios_pep": pep_sheet}
     return named.get(table, table[:31])
 
 

@@ -115,6 +115,22 @@ fn sancoes_equals_the_datasets_truth_for_each_way_a_company_is_listed() {
     for i in (0..sancoes.height()).filter(|&i| text(&sancoes, "lista", i) == "PEP") {
         assert!(!text(&sancoes, "categoria", i).is_empty() && !text(&sancoes, "orgao", i).is_empty());
     }
+    // The partners' own table (the workbook's "Sócios PEP"): the PEP rows, exposed while in force.
+    let pep = ParquetReader::new(
+        std::fs::File::open(tmp.path().join("run/aggregates/socios_pep.parquet")).unwrap(),
+    )
+    .finish()
+    .unwrap();
+    let exposto = pep.column("exposto").unwrap().bool().unwrap().clone();
+    let mut got: Vec<(String, bool, String)> = (0..pep.height())
+        .map(|i| (text(&pep, "cnpj", i), exposto.get(i).unwrap(), text(&pep, "cpf_mascarado", i)))
+        .collect();
+    got.sort();
+    let want: Vec<(String, bool, String)> = peps.iter().map(|t| (t.0.clone(), t.3, t.4.clone())).collect();
+    assert_eq!(got, want, "socios_pep against the PEP truth");
+    for i in 0..pep.height() {
+        assert!(!text(&pep, "funcao", i).is_empty() && !text(&pep, "razao_social", i).is_empty());
+    }
 
     // A company on no list never shows by its own CNPJ or root: no list document has its root.
     let listed_roots: BTreeSet<String> = lists

@@ -26,6 +26,7 @@ pub(crate) fn check(out: &Path, lang: &str) {
             s("planilha_formato_data"),
             s("planilha_formato_mes"),
             s("planilha_sancoes"),
+            s("planilha_socios_pep"),
         ])
         .output()
         .unwrap();
