@@ -144,10 +144,12 @@ pub(super) async fn read_open_data(
     };
     let (cnpjs, partial) = (portfolio.cnpjs.clone(), cfg.partial);
     let started = std::time::Instant::now();
-    let release =
-        tokio::task::spawn_blocking(move || crate::extract::open_data::read_release(&dir, &cnpjs, partial))
-            .await
-            .context("reading the open-data files")??;
+    let release = tokio::task::spawn_blocking(move || {
+        let cents = crate::transform::parse::published_cents;
+        crate::extract::open_data::read_release(&dir, &cnpjs, partial, cents)
+    })
+    .await
+    .context("reading the open-data files")??;
     let kept: u64 = release.files.iter().map(|f| f.rows_kept).sum();
     let read: u64 = release.files.iter().map(|f| f.rows_read).sum();
     tracing::info!(

@@ -8,11 +8,16 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+/// The library's source files: a test module of its own file (`tests.rs`, `tests_*.rs`, declared
+/// `#[cfg(test)] mod tests;`) is no library code, as an inline `mod tests` is not.
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).expect("read src") {
         let path = entry.expect("dir entry").path();
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
         if path.is_dir() {
             rust_files(&path, out);
+        } else if stem == "tests" || stem.starts_with("tests_") {
+            continue;
         } else if path.extension().is_some_and(|e| e == "rs") {
             out.push(path);
         }

@@ -377,8 +377,14 @@ pub(crate) fn read_regime_dir(dir: &Path, portfolio: &[Cnpj]) -> Result<regime::
 
 /// Reads the open-data files under `dir` for `portfolio`. A release with gaps (a part or a
 /// system missing, a file broken or half-downloaded) is refused unless `partial`, when what is
-/// there is read and the gaps are kept in the release's account.
-pub(crate) fn read_release(dir: &Path, portfolio: &[Cnpj], partial: bool) -> Result<Release, OpenDataError> {
+/// there is read and the gaps are kept in the release's account. `cents` reads the values the
+/// national sum adds (`transform::parse::published_cents`: extract parses no amount itself).
+pub(crate) fn read_release(
+    dir: &Path,
+    portfolio: &[Cnpj],
+    partial: bool,
+    cents: national::Cents,
+) -> Result<Release, OpenDataError> {
     let started = std::time::Instant::now();
     let (files, unreadable) = find_files(dir)?;
     // The public lists on a thread of their own, beside the tax files (IBAMA's alone is about
@@ -387,7 +393,7 @@ pub(crate) fn read_release(dir: &Path, portfolio: &[Cnpj], partial: bool) -> Res
     let mut release = std::thread::scope(|scope| {
         let lists = scope.spawn(|| listas::read_listas(dir, &files));
         let regimes = scope.spawn(|| regime::read_regimes(dir, &files, &roots));
-        let release = read_tax_files(dir, &files, unreadable, portfolio, partial);
+        let release = read_tax_files(dir, &files, unreadable, portfolio, partial, cents);
         // A list's error first: it names the one file to fix, whatever else the folder lacks.
         let lists = lists.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
         let regimes = regimes.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
@@ -405,6 +411,7 @@ fn read_tax_files(
     unreadable: Vec<(String, String)>,
     portfolio: &[Cnpj],
     partial: bool,
+    cents: national::Cents,
 ) -> Result<Release, OpenDataError> {
     // Looked up for every row of the release: foldhash, not the default SipHash.
     let roots: foldhash::HashSet<[u8; 8]> =
@@ -454,7 +461,7 @@ fn read_tax_files(
     let profiles = national::Profiles::default();
     for set in [rfb, pgfn] {
         let data: Vec<DataFile<'_>> = set.iter().map(|(_, file)| *file).collect();
-        for ((path, file), outcome) in set.into_iter().zip(read_files(&data, &roots, &profiles)?) {
+        for ((path, file), outcome) in set.into_iter().zip(read_files(&data, &roots, &profiles, cents)?) {
             read::merge_into(&mut release.published, outcome.published);
             release.national.merge(outcome.national);
             let counts = outcome.counts;

@@ -227,10 +227,16 @@ impl Texts {
     }
 }
 
-/// Where a file's columns of the national picture are (its header's positions).
+/// How a value is read in cents, exact (`transform::parse::published_cents`, handed in by
+/// whoever reads the release: extract parses no amount of its own).
+pub(crate) type Cents = fn(&[u8]) -> Option<i128>;
+
+/// Where a file's columns of the national picture are (its header's positions), and how its
+/// values are read.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Columns {
     categoria: Categoria,
+    cents: Cents,
     uf: Option<usize>,
     tipo_pessoa: Option<usize>,
     tipo_devedor: Option<usize>,
@@ -242,10 +248,11 @@ pub(super) struct Columns {
 
 impl Columns {
     /// The positions in a header of `columns` (lower-case names) for a file of `categoria`.
-    pub(super) fn of(categoria: Categoria, columns: &[String]) -> Self {
+    pub(super) fn of(categoria: Categoria, columns: &[String], cents: Cents) -> Self {
         let at = |name: &str| columns.iter().position(|c| c == name);
         Self {
             categoria,
+            cents,
             uf: at("uf_devedor").or_else(|| at("uf_unidade_responsavel")),
             tipo_pessoa: at("tipo_pessoa"),
             tipo_devedor: at("tipo_devedor"),
@@ -271,7 +278,7 @@ impl National {
         if !cell(at.tipo_devedor).get(..9).is_some_and(|t| t.eq_ignore_ascii_case(b"principal")) {
             return;
         }
-        let Some(cents) = cents(cell(at.valor)) else {
+        let Some(cents) = (at.cents)(cell(at.valor)) else {
             self.unreadable += 1;
             return;
         };
@@ -432,48 +439,10 @@ fn person_type(text: &[u8]) -> String {
     }
 }
 
-/// `VALOR_CONSOLIDADO` as PGFN writes it, in cents, exact: dot-decimal (`22066.01`), or with a
-/// comma for the point and dots grouping thousands in older files (`1.234.567,89`); at most two
-/// decimals. `None` for anything else, a value with more decimals included.
-fn cents(text: &[u8]) -> Option<i128> {
-    let (negative, text) = match text.split_first() {
-        Some((b'-', rest)) => (true, rest),
-        _ => (false, text),
-    };
-    let (whole, fraction): (Vec<u8>, &[u8]) = match text.iter().rposition(|b| *b == b',') {
-        Some(comma) => (text[..comma].iter().copied().filter(|b| *b != b'.').collect(), &text[comma + 1..]),
-        None => match text.iter().position(|b| *b == b'.') {
-            Some(dot) => (text[..dot].to_vec(), &text[dot + 1..]),
-            None => (text.to_vec(), &[][..]),
-        },
-    };
-    let digits = |d: &[u8]| d.iter().all(u8::is_ascii_digit);
-    if whole.is_empty() || whole.len() > 30 || fraction.len() > 2 || !digits(&whole) || !digits(fraction) {
-        return None;
-    }
-    let number = |d: &[u8]| d.iter().fold(0_i128, |n, b| n * 10 + i128::from(b - b'0'));
-    let fraction_cents = number(fraction) * if fraction.len() == 1 { 10 } else { 1 };
-    let value = number(&whole) * 100 + fraction_cents;
-    Some(if negative { -value } else { value })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::collections::BTreeSet;
-
-    #[test]
-    fn a_value_in_pgfns_forms_is_exact_and_any_other_is_none() {
-        assert_eq!(cents(b"22066.01"), Some(2_206_601));
-        assert_eq!(cents(b"312038.84"), Some(31_203_884), "not 100 times too much");
-        assert_eq!(cents(b"1.234.567,89"), Some(123_456_789));
-        assert_eq!(cents(b"0.1"), Some(10));
-        assert_eq!(cents(b"7"), Some(700));
-        assert_eq!(cents(b"-3,5"), Some(-350));
-        for bad in [&b""[..], b"R$ 10", b"1e5", b"abc", b"12..3", b"1.234.567", b"0.125", b"."] {
-            assert_eq!(cents(bad), None, "{:?}", String::from_utf8_lossy(bad));
-        }
-    }
 
     /// RECEITA_PRINCIPAL as the real files write it (tests/fixtures/real/pgfn_nao_previdenciario.csv)
     /// and as the service's groups name them.
@@ -526,7 +495,7 @@ mod tests {
         ]
         .map(String::from)
         .into();
-        let at = Columns::of(Categoria::Previdenciario, &columns);
+        let at = Columns::of(Categoria::Previdenciario, &columns, crate::transform::parse::published_cents);
         let (mut national, profiles) = (National::default(), Profiles::default());
         let rows: [[&[u8]; 7]; 4] = [
             [b"x", b"Pessoa jur\xeddica", b"Principal", b"ac", b"Em cobran\xe7a", b"SIM", b"10.50"],
@@ -571,7 +540,8 @@ mod tests {
         }
         let columns: Vec<String> =
             ["tipo_pessoa", "tipo_devedor", "uf_devedor", "valor_consolidado"].map(String::from).into();
-        let at = Columns::of(Categoria::NaoPrevidenciario, &columns);
+        let at =
+            Columns::of(Categoria::NaoPrevidenciario, &columns, crate::transform::parse::published_cents);
         let debts: [(Option<&[u8]>, &[u8]); 4] = [
             (Some(b"12345678"), b"Pessoa jur\xeddica"),
             (Some(b"AB1CD2EF"), b"Pessoa jur\xeddica"),

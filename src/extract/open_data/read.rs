@@ -218,6 +218,8 @@ pub(super) struct TableReader<'a> {
     pub out: &'a mut Published,
     pub national: &'a mut National,
     pub profiles: &'a Profiles,
+    /// How the national sum reads a value in cents.
+    pub cents: national::Cents,
 }
 
 impl TableReader<'_> {
@@ -254,7 +256,7 @@ impl TableReader<'_> {
         let fields: Vec<String> = record.iter().map(decode).collect();
         let header = pgfn_header(&fields).map_err(|problem| layout(path, problem))?;
         let columns: Arc<[String]> = header.columns.iter().cloned().collect();
-        let national = national::Columns::of(header.categoria, &header.columns);
+        let national = national::Columns::of(header.categoria, &header.columns, self.cents);
         let mut counts = Counts::default();
         while read(&mut csv, &mut record)? {
             let debtor = record.get(header.debtor).unwrap_or_default();
@@ -393,6 +395,7 @@ pub(super) fn read_files(
     files: &[DataFile<'_>],
     roots: &foldhash::HashSet<[u8; 8]>,
     profiles: &Profiles,
+    cents: national::Cents,
 ) -> Result<Vec<FileOutcome>, OpenDataError> {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     let mut order: Vec<usize> = (0..files.len()).collect();
@@ -407,7 +410,7 @@ pub(super) fn read_files(
             scope.spawn(|| {
                 while !failed.load(Ordering::Relaxed) {
                     let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
-                    let outcome = read_one(files[i], roots, profiles);
+                    let outcome = read_one(files[i], roots, profiles, cents);
                     failed.fetch_or(outcome.is_err(), Ordering::Relaxed);
                     *slots[i].lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(outcome);
                 }
@@ -426,9 +429,10 @@ fn read_one(
     file: DataFile<'_>,
     roots: &foldhash::HashSet<[u8; 8]>,
     profiles: &Profiles,
+    cents: national::Cents,
 ) -> Result<FileOutcome, OpenDataError> {
     let (mut published, mut national) = (Published::default(), National::default());
-    let mut reader = TableReader { roots, out: &mut published, national: &mut national, profiles };
+    let mut reader = TableReader { roots, out: &mut published, national: &mut national, profiles, cents };
     let (counts, sha256) = read_file(file.path, file.inner, file.kind, &mut reader)?;
     national.finish();
     Ok(FileOutcome { counts, sha256, published, national })

@@ -53,7 +53,7 @@ pub use dates::{
     MAX_YEAR, MIN_YEAR, is_date_placeholder, parse_ano_mes, parse_date_dropping_time, parse_month_year,
     parse_registry_date,
 };
-pub use money::{AmountForm, format_decimal, parse_brl_amount, to_cents_scale};
+pub use money::{AmountForm, format_decimal, parse_brl_amount, published_cents, to_cents_scale};
 
 #[cfg(test)]
 mod money_readings;
