@@ -367,12 +367,16 @@ pub(crate) fn read_listas_dir(dir: &Path) -> Result<listas::Listas, OpenDataErro
 /// looked for: the run was asked for them.
 pub(crate) fn read_regime_dir(dir: &Path, portfolio: &[Cnpj]) -> Result<regime::Regimes, OpenDataError> {
     let (files, _) = find_files(dir)?;
-    let roots: HashSet<String> = portfolio.iter().map(|c| c.basico().to_string()).collect();
-    let regimes = regime::read_regimes(dir, &files, &roots)?;
+    let regimes = regime::read_regimes(dir, &files, &regime_roots(portfolio))?;
     if regimes.files.is_empty() {
         return Err(OpenDataError::NoRegime { dir: dir.to_path_buf() });
     }
     Ok(regimes)
+}
+
+/// The roots the regime files' rows are kept by.
+fn regime_roots(portfolio: &[Cnpj]) -> regime::Roots {
+    portfolio.iter().filter_map(|c| c.basico().as_bytes().try_into().ok()).collect()
 }
 
 /// Reads the open-data files under `dir` for `portfolio`. A release with gaps (a part or a
@@ -389,7 +393,7 @@ pub(crate) fn read_release(
     let (files, unreadable) = find_files(dir)?;
     // The public lists on a thread of their own, beside the tax files (IBAMA's alone is about
     // 200 MB of text).
-    let roots: HashSet<String> = portfolio.iter().map(|c| c.basico().to_string()).collect();
+    let roots = regime_roots(portfolio);
     let mut release = std::thread::scope(|scope| {
         let lists = scope.spawn(|| listas::read_listas(dir, &files));
         let regimes = scope.spawn(|| regime::read_regimes(dir, &files, &roots));

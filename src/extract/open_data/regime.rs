@@ -10,7 +10,6 @@
 //! as written. A row with another number of fields is counted with its line, never guessed at.
 //! Typing the cells is `transform::regime`'s; which regime a company is in, the queries'.
 
-use std::collections::HashSet;
 use std::io::BufRead;
 use std::path::Path;
 
@@ -60,11 +59,7 @@ pub(crate) fn is_regime_file(name: &str) -> bool {
 
 /// Reads every regime file among `files` (the folder's), keeping the rows whose CNPJ's root is
 /// one of `roots` (the portfolio's, 8 characters, as `Cnpj::basico` gives them).
-pub(super) fn read_regimes(
-    dir: &Path,
-    files: &[Found],
-    roots: &HashSet<String>,
-) -> Result<Regimes, OpenDataError> {
+pub(super) fn read_regimes(dir: &Path, files: &[Found], roots: &Roots) -> Result<Regimes, OpenDataError> {
     let mut out = Regimes::default();
     for found in files.iter().filter(|f| f.inner.is_none()) {
         let name = relative(dir, &found.path);
@@ -98,12 +93,18 @@ pub(super) fn read_regimes(
 /// How many malformed lines a file's note names.
 const LINES_NAMED: usize = 5;
 
-/// One CSV's rows: the header's order when it has one, else the columns' own.
+/// The portfolio's CNPJ roots, as `Cnpj::basico` gives them: looked up for each of the files'
+/// ten million rows.
+pub(crate) type Roots = foldhash::HashSet<[u8; 8]>;
+
+/// One CSV's rows: the header's order when it has one, else the columns' own. A row is looked
+/// at as bytes until its CNPJ's root is the portfolio's: only the rows kept are split and made
+/// text (the files hold about ten million rows, a portfolio a few hundred thousand).
 fn read_csv(
     mut text: impl BufRead,
     name: &str,
     arquivo: Arquivo,
-    roots: &HashSet<String>,
+    roots: &Roots,
     out: &mut Regimes,
 ) -> std::io::Result<()> {
     let mut note = RegimeFileNote {
@@ -115,7 +116,7 @@ fn read_csv(
         malformed_lines: Vec::new(),
     };
     let mut line = Vec::new();
-    let mut layout: Option<([usize; 5], char)> = None;
+    let mut layout: Option<([usize; 5], u8)> = None;
     let mut number = 0u64;
     loop {
         line.clear();
@@ -123,15 +124,15 @@ fn read_csv(
             break;
         }
         number += 1;
-        let cells = String::from_utf8_lossy(trim_end(&line)).into_owned();
-        if cells.is_empty() {
+        let row = trim_end(&line);
+        if row.is_empty() {
             continue;
         }
         let (order, separator) = match layout {
             Some(l) => l,
             None => {
-                let separator = if cells.contains(';') { ';' } else { ',' };
-                let (order, header) = order_of(&cells, separator);
+                let separator = if row.contains(&b';') { b';' } else { b',' };
+                let (order, header) = order_of(&String::from_utf8_lossy(row), separator as char);
                 layout = Some((order, separator));
                 if header {
                     continue;
@@ -140,22 +141,23 @@ fn read_csv(
             }
         };
         note.rows_read += 1;
-        let fields: Vec<&str> = cells.split(separator).map(str::trim).collect();
-        if fields.len() != COLUMNS.len() {
+        if memchr::memchr_iter(separator, row).count() != COLUMNS.len() - 1 {
             note.rows_malformed += 1;
             if note.malformed_lines.len() < LINES_NAMED {
                 note.malformed_lines.push(number);
             }
             continue;
         }
-        let cnpj = fields[order[1]];
-        if !roots.contains(&root_of(cnpj)) {
+        let cnpj = row.split(|b| *b == separator).nth(order[1]).unwrap_or_default();
+        if !root_of(cnpj).is_some_and(|root| roots.contains(&root)) {
             continue;
         }
         note.rows_kept += 1;
+        let cells = String::from_utf8_lossy(row);
+        let fields: Vec<&str> = cells.split(separator as char).map(str::trim).collect();
         out.records.push(RegimeRecord {
             ano: fields[order[0]].to_string(),
-            cnpj: cnpj.to_string(),
+            cnpj: fields[order[1]].to_string(),
             cnpj_scp: fields[order[2]].to_string(),
             forma: fields[order[3]].to_string(),
             escrituracoes: fields[order[4]].to_string(),
@@ -190,9 +192,18 @@ fn trim_end(line: &[u8]) -> &[u8] {
 }
 
 /// The first 8 characters of a CNPJ written with or without its punctuation, upper-cased (a
-/// CNPJ with letters).
-fn root_of(cnpj: &str) -> String {
-    cnpj.chars().filter(char::is_ascii_alphanumeric).take(8).map(|c| c.to_ascii_uppercase()).collect()
+/// CNPJ with letters); `None` when it has fewer.
+fn root_of(cnpj: &[u8]) -> Option<[u8; 8]> {
+    let mut root = [0u8; 8];
+    let mut n = 0;
+    for b in cnpj.iter().filter(|b| b.is_ascii_alphanumeric()) {
+        root[n] = b.to_ascii_uppercase();
+        n += 1;
+        if n == root.len() {
+            return Some(root);
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -200,7 +211,7 @@ mod tests {
     use super::*;
 
     fn read(text: &str, roots: &[&str]) -> Regimes {
-        let roots: HashSet<String> = roots.iter().map(|r| r.to_string()).collect();
+        let roots: Roots = roots.iter().map(|r| r.as_bytes().try_into().unwrap()).collect();
         let mut out = Regimes::default();
         read_csv(text.as_bytes(), "f.csv", Arquivo::LucroReal, &roots, &mut out).unwrap();
         out
