@@ -102,7 +102,7 @@ pub(crate) fn regime_frame(records: &[RegimeRecord]) -> PolarsResult<(DataFrame,
         text("forma_tributacao", &|_, t| Some(t.forma.clone())),
         text("regime", &|_, t| Some(t.regime.to_string())),
         int("escrituracoes", &|t| t.escrituracoes),
-        text("arquivo", &|r, _| Some(r.arquivo.clone())),
+        text("arquivo", &|r, _| Some(r.arquivo.to_string())),
         Column::new("linha".into(), kept.iter().map(|(r, _)| r.linha as i64).collect::<Vec<i64>>()),
     ];
     Ok((DataFrame::new(kept.len(), columns)?, quality))

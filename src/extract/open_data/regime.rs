@@ -25,8 +25,8 @@ pub(crate) struct RegimeRecord {
     pub cnpj_scp: String,
     pub forma: String,
     pub escrituracoes: String,
-    /// The file (and the zip's member) and the line it was read from.
-    pub arquivo: String,
+    /// The file (and the zip's member), shared by its rows, and the line it was read from.
+    pub arquivo: std::sync::Arc<str>,
     pub linha: u64,
 }
 
@@ -98,10 +98,11 @@ const LINES_NAMED: usize = 5;
 pub(crate) type Roots = foldhash::HashSet<[u8; 8]>;
 
 /// One CSV's rows: the header's order when it has one, else the columns' own. A row is looked
-/// at as bytes until its CNPJ's root is the portfolio's: only the rows kept are split and made
-/// text (the files hold about ten million rows, a portfolio a few hundred thousand).
+/// at as bytes, where the decompressor left it, until its CNPJ's root is the portfolio's: only
+/// the rows kept are split and made text (the files hold about ten million rows, a portfolio a
+/// few hundred thousand).
 fn read_csv(
-    mut text: impl BufRead,
+    text: impl BufRead,
     name: &str,
     arquivo: Arquivo,
     roots: &Roots,
@@ -115,18 +116,11 @@ fn read_csv(
         rows_malformed: 0,
         malformed_lines: Vec::new(),
     };
-    let mut line = Vec::new();
     let mut layout: Option<([usize; 5], u8)> = None;
-    let mut number = 0u64;
-    loop {
-        line.clear();
-        if text.read_until(b'\n', &mut line)? == 0 {
-            break;
-        }
-        number += 1;
-        let row = trim_end(&line);
+    let file: std::sync::Arc<str> = name.into();
+    for_each_line(text, |number, row| {
         if row.is_empty() {
-            continue;
+            return;
         }
         let (order, separator) = match layout {
             Some(l) => l,
@@ -135,7 +129,7 @@ fn read_csv(
                 let (order, header) = order_of(&String::from_utf8_lossy(row), separator as char);
                 layout = Some((order, separator));
                 if header {
-                    continue;
+                    return;
                 }
                 (order, separator)
             }
@@ -146,11 +140,11 @@ fn read_csv(
             if note.malformed_lines.len() < LINES_NAMED {
                 note.malformed_lines.push(number);
             }
-            continue;
+            return;
         }
         let cnpj = row.split(|b| *b == separator).nth(order[1]).unwrap_or_default();
         if !root_of(cnpj).is_some_and(|root| roots.contains(&root)) {
-            continue;
+            return;
         }
         note.rows_kept += 1;
         let cells = String::from_utf8_lossy(row);
@@ -161,12 +155,43 @@ fn read_csv(
             cnpj_scp: fields[order[2]].to_string(),
             forma: fields[order[3]].to_string(),
             escrituracoes: fields[order[4]].to_string(),
-            arquivo: name.to_string(),
+            arquivo: file.clone(),
             linha: number,
         });
-    }
+    })?;
     out.files.push(note);
     Ok(())
+}
+
+/// Calls `f` with each line of `text` (numbered from 1, without its `\n` or `\r\n`) where the
+/// reader's buffer holds it; only a line across two fills is copied.
+fn for_each_line(mut text: impl BufRead, mut f: impl FnMut(u64, &[u8])) -> std::io::Result<()> {
+    let mut carry: Vec<u8> = Vec::new();
+    let mut number = 0u64;
+    loop {
+        let buf = text.fill_buf()?;
+        if buf.is_empty() {
+            if !carry.is_empty() {
+                f(number + 1, trim_end(&carry));
+            }
+            return Ok(());
+        }
+        let mut start = 0;
+        for end in memchr::memchr_iter(b'\n', buf) {
+            number += 1;
+            if carry.is_empty() {
+                f(number, trim_end(&buf[start..end]));
+            } else {
+                carry.extend_from_slice(&buf[start..end]);
+                f(number, trim_end(&carry));
+                carry.clear();
+            }
+            start = end + 1;
+        }
+        carry.extend_from_slice(&buf[start..]);
+        let len = buf.len();
+        text.consume(len);
+    }
 }
 
 /// Where each of the columns is, and whether `first` (a file's first line) is a header: a line
@@ -185,9 +210,8 @@ fn order_of(first: &str, separator: char) -> ([usize; 5], bool) {
     (order, true)
 }
 
-/// A line without its end (`\n`, `\r\n`).
+/// A line without the `\r` of a `\r\n` end.
 fn trim_end(line: &[u8]) -> &[u8] {
-    let line = line.strip_suffix(b"\n").unwrap_or(line);
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
@@ -242,6 +266,21 @@ mod tests {
         let old = read("2019;00.000.000/0001-91;0;IMUNE DO IRPJ;1\n", &["00000000"]);
         assert_eq!(old.records[0].forma, "IMUNE DO IRPJ");
         assert_eq!(old.files[0].rows_read, 1, "the first line of the older form is a row");
+    }
+
+    #[test]
+    fn a_line_across_two_fills_of_the_buffer_is_whole() {
+        let text = "ano,cnpj,cnpj_da_scp,forma_de_tributacao,quantidade_de_escrituracoes\r\n\
+                    2023,00.000.000/0001-91,0,LUCRO REAL,1\r\n\
+                    2022,00.000.000/0001-91,0,LUCRO PRESUMIDO,1";
+        let roots: Roots = [*b"00000000"].into_iter().collect();
+        let mut out = Regimes::default();
+        // A buffer of 7 bytes: every line crosses fills, the last has no end.
+        let small = std::io::BufReader::with_capacity(7, text.as_bytes());
+        read_csv(small, "f.csv", Arquivo::LucroReal, &roots, &mut out).unwrap();
+        let got: Vec<(&str, &str, u64)> =
+            out.records.iter().map(|r| (r.ano.as_str(), r.forma.as_str(), r.linha)).collect();
+        assert_eq!(got, [("2023", "LUCRO REAL", 2), ("2022", "LUCRO PRESUMIDO", 3)]);
     }
 
     #[test]
