@@ -117,16 +117,24 @@ fn read_csv(
         malformed_lines: Vec::new(),
     };
     let mut layout: Option<([usize; 5], u8)> = None;
+    let mut unknown_header = None;
     let file: std::sync::Arc<str> = name.into();
     for_each_line(text, |number, row| {
-        if row.is_empty() {
+        if row.is_empty() || unknown_header.is_some() {
             return;
         }
         let (order, separator) = match layout {
             Some(l) => l,
             None => {
                 let separator = if row.contains(&b';') { b';' } else { b',' };
-                let (order, header) = order_of(&String::from_utf8_lossy(row), separator as char);
+                let first = String::from_utf8_lossy(row);
+                let (order, header) = match order_of(&first, separator as char) {
+                    Some(found) => found,
+                    None => {
+                        unknown_header = Some(first.into_owned());
+                        return;
+                    }
+                };
                 layout = Some((order, separator));
                 if header {
                     return;
@@ -135,14 +143,16 @@ fn read_csv(
             }
         };
         note.rows_read += 1;
-        if memchr::memchr_iter(separator, row).count() != COLUMNS.len() - 1 {
+        // Four separators and a CNPJ of 14 characters, or the row is out of its layout.
+        let cnpj = row.split(|b| *b == separator).nth(order[1]).unwrap_or_default();
+        let fields = memchr::memchr_iter(separator, row).count() + 1;
+        if fields != COLUMNS.len() || cnpj.iter().filter(|b| b.is_ascii_alphanumeric()).count() != 14 {
             note.rows_malformed += 1;
             if note.malformed_lines.len() < LINES_NAMED {
                 note.malformed_lines.push(number);
             }
             return;
         }
-        let cnpj = row.split(|b| *b == separator).nth(order[1]).unwrap_or_default();
         if !root_of(cnpj).is_some_and(|root| roots.contains(&root)) {
             return;
         }
@@ -159,6 +169,12 @@ fn read_csv(
             linha: number,
         });
     })?;
+    if let Some(header) = unknown_header {
+        return Err(std::io::Error::other(format!(
+            "its first line {header:?} is not RFB's regime header ({}) nor a row of its five columns",
+            COLUMNS.join(",")
+        )));
+    }
     out.files.push(note);
     Ok(())
 }
@@ -195,19 +211,24 @@ fn for_each_line(mut text: impl BufRead, mut f: impl FnMut(u64, &[u8])) -> std::
 }
 
 /// Where each of the columns is, and whether `first` (a file's first line) is a header: a line
-/// naming the five columns, in any order and case. A first line that does not is a row of the
-/// older form, in the columns' own order.
-fn order_of(first: &str, separator: char) -> ([usize; 5], bool) {
+/// naming the five columns and no other, in any order and case. A first line that names none
+/// of them is a row of the older form, in the columns' own order; one that names some, or
+/// others beside them, is a layout this reader does not know (`None`).
+fn order_of(first: &str, separator: char) -> Option<([usize; 5], bool)> {
     let names: Vec<String> =
         first.split(separator).map(|c| c.trim().trim_matches('"').to_lowercase()).collect();
-    let mut order = [0, 1, 2, 3, 4];
-    for (i, column) in COLUMNS.iter().enumerate() {
-        match names.iter().position(|n| n == column) {
-            Some(at) => order[i] = at,
-            None => return ([0, 1, 2, 3, 4], false),
-        }
+    let found: Vec<Option<usize>> = COLUMNS.iter().map(|c| names.iter().position(|n| n == c)).collect();
+    if found.iter().all(Option::is_none) {
+        return Some(([0, 1, 2, 3, 4], false));
     }
-    (order, true)
+    if names.len() != COLUMNS.len() || found.iter().any(Option::is_none) {
+        return None;
+    }
+    let mut order = [0; 5];
+    for (i, at) in found.into_iter().enumerate() {
+        order[i] = at?;
+    }
+    Some((order, true))
 }
 
 /// A line without the `\r` of a `\r\n` end.
@@ -274,22 +295,40 @@ mod tests {
                     2023,00.000.000/0001-91,0,LUCRO REAL,1\r\n\
                     2022,00.000.000/0001-91,0,LUCRO PRESUMIDO,1";
         let roots: Roots = [*b"00000000"].into_iter().collect();
-        let mut out = Regimes::default();
-        // A buffer of 7 bytes: every line crosses fills, the last has no end.
-        let small = std::io::BufReader::with_capacity(7, text.as_bytes());
-        read_csv(small, "f.csv", Arquivo::LucroReal, &roots, &mut out).unwrap();
-        let got: Vec<(&str, &str, u64)> =
-            out.records.iter().map(|r| (r.ano.as_str(), r.forma.as_str(), r.linha)).collect();
-        assert_eq!(got, [("2023", "LUCRO REAL", 2), ("2022", "LUCRO PRESUMIDO", 3)]);
+        // Every buffer size: a line, and a \r\n, split across fills at each place; the last
+        // line has no end.
+        for capacity in 1..=text.len() + 1 {
+            let mut out = Regimes::default();
+            let small = std::io::BufReader::with_capacity(capacity, text.as_bytes());
+            read_csv(small, "f.csv", Arquivo::LucroReal, &roots, &mut out).unwrap();
+            let got: Vec<(&str, &str, u64)> =
+                out.records.iter().map(|r| (r.ano.as_str(), r.forma.as_str(), r.linha)).collect();
+            assert_eq!(got, [("2023", "LUCRO REAL", 2), ("2022", "LUCRO PRESUMIDO", 3)], "{capacity}");
+        }
     }
 
     #[test]
-    fn a_row_with_another_number_of_fields_is_counted_with_its_line() {
+    fn a_row_with_another_number_of_fields_or_a_cut_cnpj_is_counted_with_its_line() {
         let text = "ano,cnpj,cnpj_da_scp,forma_de_tributacao,quantidade_de_escrituracoes\n\
                     2023,00.000.000/0001-91,0,LUCRO REAL\n\
-                    2023,00.000.000/0001-91,0,LUCRO REAL,1\n";
+                    2023,00.000.000/0001-91,0,LUCRO REAL,1\n\
+                    2023,0000000000191,0,LUCRO REAL,1\n";
         let r = read(text, &["00000000"]);
         assert_eq!(r.records.len(), 1);
-        assert_eq!((r.files[0].rows_malformed, r.files[0].malformed_lines.clone()), (1, vec![2]));
+        assert_eq!((r.files[0].rows_malformed, r.files[0].malformed_lines.clone()), (2, vec![2, 4]));
+    }
+
+    #[test]
+    fn a_header_with_a_column_more_or_less_is_refused_not_guessed() {
+        let roots: Roots = [*b"00000000"].into_iter().collect();
+        for header in [
+            "ano,cnpj,cnpj_da_scp,forma_de_tributacao,obs,quantidade_de_escrituracoes",
+            "ano,cnpj,cnpj_da_scp,forma_de_tributacao",
+        ] {
+            let text = format!("{header}\n2023,00.000.000/0001-91,0,LUCRO REAL,1\n");
+            let mut out = Regimes::default();
+            let e = read_csv(text.as_bytes(), "f.csv", Arquivo::LucroReal, &roots, &mut out).unwrap_err();
+            assert!(e.to_string().contains("is not RFB's regime header"), "{e}");
+        }
     }
 }
