@@ -501,6 +501,8 @@ mudancas_regime AS (
     FROM regime_carteira n
     JOIN regime_carteira_anterior o ON o.cnpj = n.cnpj
     WHERE o.regime_ecf IS NOT NULL AND n.regime_ecf IS NOT NULL AND o.regime_ecf <> n.regime_ecf
+      -- An older year (a folder lacking the file of the newer one) is no change.
+      AND n.ano_ecf >= o.ano_ecf
 ),
 todas AS (
     SELECT cnpj, mudanca, tabela, chave, valor_anterior, valor_novo, variacao, data_evento FROM mudancas
