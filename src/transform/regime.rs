@@ -81,7 +81,7 @@ pub(crate) fn regime_frame(records: &[RegimeRecord]) -> PolarsResult<(DataFrame,
     let mut duplicates = 0u64;
     for r in records {
         let t = Typed::of(r);
-        if !seen.insert((t.cnpj.clone(), t.ano, t.cnpj_scp.clone(), t.forma.clone())) {
+        if !seen.insert((t.cnpj.clone(), t.ano, t.cnpj_scp.clone(), t.forma.clone(), t.escrituracoes)) {
             duplicates += 1;
             continue;
         }

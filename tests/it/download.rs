@@ -469,8 +469,18 @@ fn the_tax_regime_files_arrive_from_their_own_share_and_the_run_reads_them() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let m_json: serde_json::Value =
         serde_json::from_slice(&std::fs::read(tmp.path().join("run/manifest.json")).unwrap()).unwrap();
-    let read = m_json["open_data"]["regime"].as_array().map_or(0, Vec::len);
-    assert!(read >= 4, "every regime file read: {}", m_json["open_data"]["regime"]);
+    let read: std::collections::BTreeSet<String> = m_json["open_data"]["regime"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap().split(".zip/").next().unwrap().to_string())
+        .collect();
+    let zips: std::collections::BTreeSet<String> = want
+        .keys()
+        .filter(|k| k.starts_with("regime_tributario/"))
+        .map(|k| k.trim_end_matches(".zip").to_string())
+        .collect();
+    assert_eq!(read, zips, "every regime zip read");
     // The CNPJ share holds none of them: refused, naming the address.
     let (code, err) = download(
         &tmp.path().join("none"),

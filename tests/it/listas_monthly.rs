@@ -38,7 +38,6 @@ fn texts(df: &DataFrame, column: &str) -> Vec<String> {
     c.str().unwrap().iter().map(|v| v.unwrap_or_default().to_string()).collect()
 }
 
-/// The list rows of a run's `mudancas`: (cnpj, mudanca, chave, data_evento).
 /// The words of a company's entering (`true`) or leaving a list in `mudancas`: being politically
 /// exposed is no sanction, so PEP's are the partner's.
 fn wording(entering: bool, lista: &str) -> String {
@@ -50,6 +49,7 @@ fn wording(entering: bool, lista: &str) -> String {
     }
 }
 
+/// The list rows of a run's `mudancas`: (cnpj, mudanca, chave, data_evento).
 fn list_changes(out: &Path) -> Vec<(String, String, String, String)> {
     let df = ParquetReader::new(std::fs::File::open(out.join("aggregates/mudancas.parquet")).unwrap())
         .finish()
