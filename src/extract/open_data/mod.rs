@@ -367,15 +367,18 @@ pub(crate) fn read_listas_dir(dir: &Path) -> Result<listas::Listas, OpenDataErro
 /// looked for: the run was asked for them.
 pub(crate) fn read_regime_dir(dir: &Path, portfolio: &[Cnpj]) -> Result<regime::Regimes, OpenDataError> {
     let (files, _) = find_files(dir)?;
-    let regimes = regime::read_regimes(dir, &files, &regime_roots(portfolio))?;
+    let regimes = regime::read_regimes(dir, &files, &roots_of(portfolio))?;
     if regimes.files.is_empty() {
         return Err(OpenDataError::NoRegime { dir: dir.to_path_buf() });
     }
     Ok(regimes)
 }
 
-/// The roots the regime files' rows are kept by.
-fn regime_roots(portfolio: &[Cnpj]) -> regime::Roots {
+/// The portfolio's CNPJ roots, looked up for every row of the release and of the regime files:
+/// foldhash, not the default SipHash.
+pub(crate) type Roots = foldhash::HashSet<[u8; 8]>;
+
+fn roots_of(portfolio: &[Cnpj]) -> Roots {
     portfolio.iter().filter_map(|c| c.basico().as_bytes().try_into().ok()).collect()
 }
 
@@ -393,11 +396,11 @@ pub(crate) fn read_release(
     let (files, unreadable) = find_files(dir)?;
     // The public lists on a thread of their own, beside the tax files (IBAMA's alone is about
     // 200 MB of text).
-    let roots = regime_roots(portfolio);
+    let roots = roots_of(portfolio);
     let mut release = std::thread::scope(|scope| {
         let lists = scope.spawn(|| listas::read_listas(dir, &files));
         let regimes = scope.spawn(|| regime::read_regimes(dir, &files, &roots));
-        let release = read_tax_files(dir, &files, unreadable, portfolio, partial, cents);
+        let release = read_tax_files(dir, &files, unreadable, &roots, partial, cents);
         // A list's error first: it names the one file to fix, whatever else the folder lacks.
         let lists = lists.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
         let regimes = regimes.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
@@ -408,18 +411,16 @@ pub(crate) fn read_release(
     Ok(release)
 }
 
-/// The release's tax files under `dir` (`files`), read for `portfolio` (see `read_release`).
+/// The release's tax files under `dir` (`files`), read for the portfolio's `roots` (see
+/// `read_release`).
 fn read_tax_files(
     dir: &Path,
     files: &[Found],
     unreadable: Vec<(String, String)>,
-    portfolio: &[Cnpj],
+    roots: &Roots,
     partial: bool,
     cents: national::Cents,
 ) -> Result<Release, OpenDataError> {
-    // Looked up for every row of the release: foldhash, not the default SipHash.
-    let roots: foldhash::HashSet<[u8; 8]> =
-        portfolio.iter().filter_map(|c| c.basico().as_bytes().try_into().ok()).collect();
     let mut release = Release::default();
     let names: Vec<String> = files.iter().map(|f| f.name(dir)).collect();
     let contents = zip_contents(dir, files, unreadable);
@@ -465,7 +466,7 @@ fn read_tax_files(
     let profiles = national::Profiles::default();
     for set in [rfb, pgfn] {
         let data: Vec<DataFile<'_>> = set.iter().map(|(_, file)| *file).collect();
-        for ((path, file), outcome) in set.into_iter().zip(read_files(&data, &roots, &profiles, cents)?) {
+        for ((path, file), outcome) in set.into_iter().zip(read_files(&data, roots, &profiles, cents)?) {
             read::merge_into(&mut release.published, outcome.published);
             release.national.merge(outcome.national);
             let counts = outcome.counts;

@@ -214,7 +214,7 @@ fn read_copied(
 /// Reads tables into `out`, keeping the rows of `roots`; learns each company's profile from
 /// RFB's into `profiles`, and sums every PGFN inscription into `national`.
 pub(super) struct TableReader<'a> {
-    pub roots: &'a foldhash::HashSet<[u8; 8]>,
+    pub roots: &'a super::Roots,
     pub out: &'a mut Published,
     pub national: &'a mut National,
     pub profiles: &'a Profiles,
@@ -393,7 +393,7 @@ pub(super) struct FileOutcome {
 /// fails no other is begun, and the first failure in `files`' order is returned.
 pub(super) fn read_files(
     files: &[DataFile<'_>],
-    roots: &foldhash::HashSet<[u8; 8]>,
+    roots: &super::Roots,
     profiles: &Profiles,
     cents: national::Cents,
 ) -> Result<Vec<FileOutcome>, OpenDataError> {
@@ -427,7 +427,7 @@ pub(super) fn read_files(
 
 fn read_one(
     file: DataFile<'_>,
-    roots: &foldhash::HashSet<[u8; 8]>,
+    roots: &super::Roots,
     profiles: &Profiles,
     cents: national::Cents,
 ) -> Result<FileOutcome, OpenDataError> {

@@ -13,8 +13,8 @@
 use std::io::BufRead;
 use std::path::Path;
 
-use super::OpenDataError;
 use super::folder::{Found, relative};
+use super::{OpenDataError, Roots};
 use crate::api::regime::{Arquivo, COLUMNS};
 
 /// One row of a regime file kept for the portfolio, its cells as written.
@@ -92,10 +92,6 @@ pub(super) fn read_regimes(dir: &Path, files: &[Found], roots: &Roots) -> Result
 
 /// How many malformed lines a file's note names.
 const LINES_NAMED: usize = 5;
-
-/// The portfolio's CNPJ roots, as `Cnpj::basico` gives them: looked up for each of the files'
-/// ten million rows.
-pub(crate) type Roots = foldhash::HashSet<[u8; 8]>;
 
 /// One CSV's rows: the header's order when it has one, else the columns' own. A row is looked
 /// at as bytes, where the decompressor left it, until its CNPJ's root is the portfolio's: only
