@@ -100,6 +100,34 @@ pub(super) fn relative(dir: &Path, path: &Path) -> String {
     path.strip_prefix(dir).unwrap_or(path).to_string_lossy().replace('\\', "/")
 }
 
+/// Calls `f` with each CSV of a file beside the release (a public list, a tax regime file),
+/// named `name` in the folder: the file itself, or every `.csv` inside its zip, named
+/// `zip/entry`, each read as a stream. A zip that cannot be read is `OpenDataError::Zip`, a
+/// read that fails names the file.
+pub(super) fn each_csv(
+    path: &Path,
+    name: &str,
+    mut f: impl FnMut(&str, &mut dyn std::io::Read) -> Result<(), OpenDataError>,
+) -> Result<(), OpenDataError> {
+    let io = |e: std::io::Error| super::layout(path, format!("cannot be read: {e}"));
+    let file = std::fs::File::open(path).map_err(io)?;
+    if !name.to_lowercase().ends_with(".zip") {
+        return f(name, &mut std::io::BufReader::new(file));
+    }
+    let zip_err =
+        |e: zip::result::ZipError| OpenDataError::Zip { path: path.to_path_buf(), message: e.to_string() };
+    let mut archive = zip::ZipArchive::new(std::io::BufReader::new(file)).map_err(zip_err)?;
+    for i in 0..archive.len() {
+        let mut entry = archive.by_index(i).map_err(zip_err)?;
+        let inner = entry.name().map_err(zip_err)?.to_string();
+        if entry.is_dir() || !inner.to_lowercase().ends_with(".csv") {
+            continue;
+        }
+        f(&format!("{name}/{inner}"), &mut entry)?;
+    }
+    Ok(())
+}
+
 /// A file of the folder (or a zip inside an archive of zips, `inner`): the kind its name says,
 /// and its size.
 #[derive(PartialEq, Eq, PartialOrd, Ord)]

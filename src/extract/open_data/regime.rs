@@ -13,7 +13,7 @@
 use std::io::BufRead;
 use std::path::Path;
 
-use super::folder::{Found, relative};
+use super::folder::{Found, each_csv, relative};
 use super::{OpenDataError, Roots};
 use crate::api::regime::{Arquivo, COLUMNS};
 
@@ -53,8 +53,13 @@ pub(crate) struct Regimes {
 
 /// Whether a file of the folder is one of the regime files.
 pub(crate) fn is_regime_file(name: &str) -> bool {
+    regime_file(name).is_some()
+}
+
+/// Which regime file a zip or CSV of the folder is.
+fn regime_file(name: &str) -> Option<Arquivo> {
     let lower = name.to_lowercase();
-    (lower.ends_with(".zip") || lower.ends_with(".csv")) && Arquivo::of_name(name).is_some()
+    (lower.ends_with(".zip") || lower.ends_with(".csv")).then(|| Arquivo::of_name(name)).flatten()
 }
 
 /// Reads every regime file among `files` (the folder's), keeping the rows whose CNPJ's root is
@@ -63,29 +68,12 @@ pub(super) fn read_regimes(dir: &Path, files: &[Found], roots: &Roots) -> Result
     let mut out = Regimes::default();
     for found in files.iter().filter(|f| f.inner.is_none()) {
         let name = relative(dir, &found.path);
-        let Some(arquivo) = Arquivo::of_name(&name).filter(|_| is_regime_file(&name)) else { continue };
+        let Some(arquivo) = regime_file(&name) else { continue };
         let io = |e: std::io::Error| super::layout(&found.path, format!("cannot be read: {e}"));
-        if !name.to_lowercase().ends_with(".zip") {
-            let file = std::fs::File::open(&found.path).map_err(io)?;
-            read_csv(std::io::BufReader::new(file), &name, arquivo, roots, &mut out).map_err(io)?;
-            continue;
-        }
-        let zip_err = |e: zip::result::ZipError| OpenDataError::Zip {
-            path: found.path.clone(),
-            message: e.to_string(),
-        };
-        let file = std::fs::File::open(&found.path).map_err(io)?;
-        let mut archive = zip::ZipArchive::new(std::io::BufReader::new(file)).map_err(zip_err)?;
-        for i in 0..archive.len() {
-            let entry = archive.by_index(i).map_err(zip_err)?;
-            let inner = entry.name().map_err(zip_err)?.to_string();
-            if entry.is_dir() || !inner.to_lowercase().ends_with(".csv") {
-                continue;
-            }
-            let entry_name = format!("{name}/{inner}");
-            let text = std::io::BufReader::with_capacity(1 << 20, entry);
-            read_csv(text, &entry_name, arquivo, roots, &mut out).map_err(io)?;
-        }
+        each_csv(&found.path, &name, |entry, text| {
+            let text = std::io::BufReader::with_capacity(1 << 20, text);
+            read_csv(text, entry, arquivo, roots, &mut out).map_err(io)
+        })?;
     }
     Ok(out)
 }

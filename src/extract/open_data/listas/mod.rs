@@ -17,13 +17,12 @@ mod layouts;
 #[cfg(test)]
 mod tests;
 
-use std::io::Read;
 use std::path::Path;
 
 use chrono::NaiveDate;
 
 use super::OpenDataError;
-use super::folder::{Found, relative};
+use super::folder::{Found, each_csv, relative};
 
 /// One of the lists, as `sancoes.lista` names it: defined once, in `api::listas`.
 pub(crate) use crate::api::listas::Lista;
@@ -162,40 +161,20 @@ pub(super) fn read_listas(dir: &Path, files: &[Found]) -> Result<Listas, OpenDat
     for found in files.iter().filter(|f| f.inner.is_none()) {
         let name = relative(dir, &found.path);
         let Some(list) = Lista::of_name(&name) else { continue };
-        for (entry, bytes) in texts_of(&found.path, &name)? {
+        // Each list's text whole: its encoding is told from all of it (`decode`).
+        each_csv(&found.path, &name, |entry, text| {
+            let mut bytes = Vec::new();
+            text.read_to_end(&mut bytes)
+                .map_err(|e| super::layout(&found.path, format!("cannot be read: {e}")))?;
             let date = match list {
                 Lista::TrabalhoEscravo => mte_note_date(&found.path),
                 _ => None,
             };
-            let date = date.unwrap_or_else(|| list_date(list, &found.path, &entry));
-            layouts::read_text(list, &entry, &decode::decode(bytes), date, &mut lists)?;
-        }
+            let date = date.unwrap_or_else(|| list_date(list, &found.path, entry));
+            layouts::read_text(list, entry, &decode::decode(bytes), date, &mut lists)
+        })?;
     }
     Ok(lists)
-}
-
-/// The CSVs of a list file: itself, or every `.csv` inside its zip, each named `zip/entry`.
-fn texts_of(path: &Path, name: &str) -> Result<Vec<(String, Vec<u8>)>, OpenDataError> {
-    let io = |e: std::io::Error| super::layout(path, format!("cannot be read: {e}"));
-    if !name.to_lowercase().ends_with(".zip") {
-        return Ok(vec![(name.to_string(), std::fs::read(path).map_err(io)?)]);
-    }
-    let zip_err =
-        |e: zip::result::ZipError| OpenDataError::Zip { path: path.to_path_buf(), message: e.to_string() };
-    let file = std::fs::File::open(path).map_err(io)?;
-    let mut archive = zip::ZipArchive::new(std::io::BufReader::new(file)).map_err(zip_err)?;
-    let mut out = Vec::new();
-    for i in 0..archive.len() {
-        let mut entry = archive.by_index(i).map_err(zip_err)?;
-        let inner = entry.name().map_err(zip_err)?.to_string();
-        if entry.is_dir() || !inner.to_lowercase().ends_with(".csv") {
-            continue;
-        }
-        let mut bytes = Vec::with_capacity(usize::try_from(entry.size()).unwrap_or(0));
-        entry.read_to_end(&mut bytes).map_err(io)?;
-        out.push((format!("{name}/{inner}"), bytes));
-    }
-    Ok(out)
 }
 
 /// The date a list stands at when the text does not say it: CGU's date before the file's name
