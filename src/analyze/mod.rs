@@ -485,6 +485,20 @@ fn compared_with_previous(table: &str) -> Option<(&'static str, WithPrevious)> {
     }
 }
 
+/// The previous snapshot's `table` in `now`'s columns: empty without a previous snapshot, and
+/// `None` when that snapshot does not keep the table at all (a store written before it did).
+fn previous_of(
+    now: &DataFrame,
+    previous: Option<&PreviousSnapshot>,
+    table: &str,
+) -> PolarsResult<Option<DataFrame>> {
+    match previous.map(|p| p.tables.get(table)) {
+        Some(Some(before)) => conform(before, now).map(Some),
+        Some(None) => Ok(None),
+        None => Ok(Some(now.clear())),
+    }
+}
+
 /// `previous` in the columns and types of `like`: a column the older snapshot did not have is
 /// null, so queries see one schema whatever the store's age.
 fn conform(previous: &DataFrame, like: &DataFrame) -> PolarsResult<DataFrame> {

@@ -31,10 +31,8 @@ pub(super) fn with_previous(
     frames: &Frames,
     previous: Option<&PreviousSnapshot>,
 ) -> PolarsResult<(DataFrame, DataFrame)> {
-    let before = match previous.map(|p| p.tables.get(REGIME_TABLE)) {
-        Some(Some(b)) => super::conform(b, &now)?,
-        Some(None) => return Ok((now.clone(), now)),
-        None => now.clear(),
+    let Some(before) = super::previous_of(&now, previous, REGIME_TABLE)? else {
+        return Ok((now.clone(), now));
     };
     if !no_regime_read(frames) || before.height() == 0 {
         return Ok((now, before));

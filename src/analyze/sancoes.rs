@@ -34,10 +34,8 @@ pub(super) fn with_previous(
     frames: &Frames,
     previous: Option<&PreviousSnapshot>,
 ) -> PolarsResult<(DataFrame, DataFrame)> {
-    let before = match previous.map(|p| p.tables.get(SANCOES_TABLE)) {
-        Some(Some(b)) => super::conform(b, &now)?,
-        Some(None) => return Ok((now.clone(), now)),
-        None => now.clear(),
+    let Some(before) = super::previous_of(&now, previous, SANCOES_TABLE)? else {
+        return Ok((now.clone(), now));
     };
     if !no_list_read(frames) || before.height() == 0 {
         return Ok((now, before));
