@@ -78,16 +78,7 @@ pub(crate) fn month_before(settings: &RunSettings) -> Result<Option<MonthBefore>
         std::env::temp_dir().join(format!("fiscal-report-demo-{}", crate::fsutil::process_unique()));
     let mut before = baseline(settings);
     before.fetch = baseline_config(cfg, previous, &store, &scratch);
-    if cfg.lists_dir.is_none() {
-        let dir = store.with_file_name(LISTS_NAME);
-        write_demo_listas(&dir, previous, cfg.demo_scale)?;
-        before.fetch.lists_dir = Some(dir);
-    }
-    if cfg.regime_dir.is_none() {
-        let dir = store.with_file_name(REGIME_NAME);
-        write_demo_regimes(&dir, previous, cfg.demo_scale)?;
-        before.fetch.regime_dir = Some(dir);
-    }
+    write_demo_files(&mut before.fetch, &store, previous, cfg.demo_scale)?;
     Ok(Some(MonthBefore {
         settings: before,
         then: Compare { previous, newest, scale: cfg.demo_scale, store, scratch },
@@ -110,55 +101,48 @@ impl Compare {
                 .into());
             }
         }
-        if settings.fetch.lists_dir.is_none() {
-            let dir = self.store.with_file_name(LISTS_NAME);
-            write_demo_listas(&dir, self.newest, self.scale)?;
-            settings.fetch.lists_dir = Some(dir);
-        }
-        if settings.fetch.regime_dir.is_none() {
-            let dir = self.store.with_file_name(REGIME_NAME);
-            write_demo_regimes(&dir, self.newest, self.scale)?;
-            settings.fetch.regime_dir = Some(dir);
-        }
+        write_demo_files(&mut settings.fetch, &self.store, self.newest, self.scale)?;
         settings.fetch.store = Some(self.store);
         Ok(previous)
     }
 }
 
-/// The embedded dataset's own public lists at `month`, written by the dataset's writer in
-/// their published layouts under `dir/listas/`, for the demo's run to read: the month
-/// before's first, then the demo's own month's in their place, so the store sees the lists
-/// move as they would from one monthly run to the next.
-fn write_demo_listas(dir: &Path, month: AnoMes, scale: f64) -> Result<()> {
-    use crate::simulator::{Dataset, RegistryConfig};
-    let listas = dir.join("listas");
-    if listas.exists() {
-        std::fs::remove_dir_all(&listas)
-            .with_context(|| format!("removing the earlier demo's lists {}", listas.display()))?;
+/// The embedded dataset's own public lists and tax regime files at `month`, written by its
+/// writers in their published layouts beside the demo's `store` (`.demo-lists/listas/`,
+/// `.demo-regime/regime_tributario/`), for the run of `fetch` to read unless it names folders of
+/// its own: the month before's first, then the demo's own month's in their place, so the store
+/// sees the lists move as they would from one monthly run to the next. The dataset is made once.
+fn write_demo_files(fetch: &mut RunConfig, store: &Path, month: AnoMes, scale: f64) -> Result<()> {
+    use crate::simulator::{Dataset, RegistryConfig, open_data};
+    if fetch.lists_dir.is_some() && fetch.regime_dir.is_some() {
+        return Ok(());
     }
     let ds = Dataset::generate(RegistryConfig::DEFAULT_SEED, scale)
         .as_of(month)
-        .map_err(|e| anyhow::anyhow!("the demo's public lists: {e}"))?;
-    crate::simulator::open_data::listas::write_listas(&ds.listas(), dir)
-        .with_context(|| format!("writing the demo's public lists into {}", dir.display()))?;
+        .map_err(|e| anyhow::anyhow!("the demo's public lists and tax regimes: {e}"))?;
+    if fetch.lists_dir.is_none() {
+        let dir = store.with_file_name(LISTS_NAME);
+        remove_earlier(&dir.join("listas"))?;
+        open_data::listas::write_listas(&ds.listas(), &dir)
+            .with_context(|| format!("writing the demo's public lists into {}", dir.display()))?;
+        fetch.lists_dir = Some(dir);
+    }
+    if fetch.regime_dir.is_none() {
+        let dir = store.with_file_name(REGIME_NAME);
+        remove_earlier(&dir.join(open_data::regime::FOLDER))?;
+        open_data::regime::write_regimes(&ds, &dir)
+            .with_context(|| format!("writing the demo's tax regimes into {}", dir.display()))?;
+        fetch.regime_dir = Some(dir);
+    }
     Ok(())
 }
 
-/// The embedded dataset's tax regime files at `month` (the years published by then), written
-/// by the dataset's writer in RFB's layout under `dir/regime_tributario/`, replacing the month
-/// before's.
-fn write_demo_regimes(dir: &Path, month: AnoMes, scale: f64) -> Result<()> {
-    use crate::simulator::{Dataset, RegistryConfig};
-    let folder = dir.join(crate::simulator::open_data::regime::FOLDER);
+/// An earlier demo's folder of files, gone before this one's are written.
+fn remove_earlier(folder: &Path) -> Result<()> {
     if folder.exists() {
-        std::fs::remove_dir_all(&folder)
-            .with_context(|| format!("removing the earlier demo's tax regimes {}", folder.display()))?;
+        std::fs::remove_dir_all(folder)
+            .with_context(|| format!("removing the earlier demo's {}", folder.display()))?;
     }
-    let ds = Dataset::generate(RegistryConfig::DEFAULT_SEED, scale)
-        .as_of(month)
-        .map_err(|e| anyhow::anyhow!("the demo's tax regimes: {e}"))?;
-    crate::simulator::open_data::regime::write_regimes(&ds, dir)
-        .with_context(|| format!("writing the demo's tax regimes into {}", dir.display()))?;
     Ok(())
 }
 
