@@ -487,14 +487,15 @@ fn write_fetch_manifest(
     // What the folder's report was last mailed as: kept, so a re-run of that month does not
     // mail it again (`pipeline::mail`).
     let mailed = Manifest::read(out).ok().and_then(|m| m.email);
+    let list_date = crate::transform::listas::list_date;
     let mut manifest = Manifest::for_fetch(spec, &outcome.summary);
     manifest.email = mailed;
     manifest.carteira = carteira;
-    manifest.open_data = read.release.zip(cfg.open_data.as_deref()).map(|(r, dir)| r.note(dir));
+    manifest.open_data = read.release.zip(cfg.open_data.as_deref()).map(|(r, dir)| r.note(dir, list_date));
     manifest.listas_dir = read
         .lists_dir
         .zip(cfg.lists_dir.as_deref())
-        .map(|(l, dir)| crate::extract::open_data::ListasDirNote::of(dir, l));
+        .map(|(l, dir)| crate::extract::open_data::ListasDirNote::of(dir, l, list_date));
     manifest.regime_dir = read
         .regime_dir
         .zip(cfg.regime_dir.as_deref())

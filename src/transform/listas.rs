@@ -9,11 +9,11 @@ use chrono::NaiveDate;
 use polars::prelude::*;
 use rust_decimal::Decimal;
 
-use super::parse::{parse_brl_amount, parse_date_dropping_time};
+use super::parse::{parse_brl_amount, parse_date_dropping_time, parse_list_date};
 use super::typing::{MONEY_PRECISION, MONEY_SCALE, QualityCount, days_since_epoch, note_example};
 use super::{Frames, TransformError};
 use crate::api::listas::Lista;
-use crate::extract::open_data::listas::{ListaRecord, Listas};
+use crate::extract::open_data::listas::{DataLista, ListaRecord, Listas};
 
 /// The table name the queries read.
 pub(crate) const LISTAS: &str = "listas";
@@ -46,6 +46,12 @@ pub(crate) fn attach_listas(frames: &mut Frames, lists: Option<&Listas>) -> Resu
         df.with_column(rules).map_err(err)?;
     }
     Ok(())
+}
+
+/// A list's date: the first of the dates its files write that reads as one, else the day its
+/// file was written (`DataLista`).
+pub(crate) fn list_date(date: &DataLista) -> NaiveDate {
+    date.escritas.iter().find_map(|text| parse_list_date(text).ok().flatten()).unwrap_or(date.gravada_em)
 }
 
 /// The `listas` frame of `records`, in their order, and what of them could not be read or
@@ -104,8 +110,8 @@ pub(crate) fn listas_frame(records: &[ListaRecord]) -> PolarsResult<(DataFrame, 
         valor_multa,
         area,
         Column::new("cancelado".into(), records.iter().map(|r| r.cancelado).collect::<Vec<bool>>()),
-        date("data_lista", &|r, _| Some(r.data_lista)),
-        text("fonte", &|r| Some(format!("{} ({})", r.arquivo, r.data_lista.format("%d/%m/%Y")))),
+        date("data_lista", &|_, t| Some(t.data_lista)),
+        text("fonte", &|r| Some(format!("{} ({})", r.arquivo, list_date(&r.data_lista).format("%d/%m/%Y")))),
         Column::new("linha".into(), records.iter().map(|r| r.linha as i64).collect::<Vec<i64>>()),
         Column::new("registro".into(), (0..records.len() as i64).collect::<Vec<i64>>()),
     ];
@@ -114,6 +120,7 @@ pub(crate) fn listas_frame(records: &[ListaRecord]) -> PolarsResult<(DataFrame, 
 
 /// A record's dates and amounts, read by the parsers every source shares (`transform::parse`).
 struct Typed {
+    data_lista: NaiveDate,
     inicio: Option<NaiveDate>,
     fim: Option<NaiveDate>,
     valor_multa: Option<Decimal>,
@@ -128,6 +135,7 @@ const IBAMA_CREATED: Option<NaiveDate> = NaiveDate::from_ymd_opt(1989, 2, 22);
 
 impl Typed {
     fn of(r: &ListaRecord, unreadable: &mut Unreadable) -> Typed {
+        let data_lista = list_date(&r.data_lista);
         let mut note = |column: &'static str, text: &str| {
             unreadable.push((column, format!("{}:{}: {text}", r.arquivo, r.linha)));
         };
@@ -136,7 +144,7 @@ impl Typed {
             // An embargo dated before IBAMA existed, or lifted after its file's own date (the
             // real file has 1667 and 2925), is a cell misread, never a real date.
             let impossible = |d: &NaiveDate| {
-                r.lista == Lista::Ibama && (IBAMA_CREATED.is_some_and(|c| *d < c) || *d > r.data_lista)
+                r.lista == Lista::Ibama && (IBAMA_CREATED.is_some_and(|c| *d < c) || *d > data_lista)
             };
             match parse_date_dropping_time(text) {
                 Ok(Some(d)) if !impossible(&d) => Some(d),
@@ -158,7 +166,7 @@ impl Typed {
         };
         let valor_multa = amount("valor_multa", &r.valor_multa);
         let area = amount("area_embargada", &r.area);
-        Typed { inicio, fim, valor_multa, area }
+        Typed { data_lista, inicio, fim, valor_multa, area }
     }
 }
 
@@ -251,7 +259,10 @@ mod tests {
             area: None,
             cancelado: false,
             arquivo: "20260928_CNEP.zip/20260928_CNEP.csv".into(),
-            data_lista: day.unwrap_or_default(),
+            data_lista: std::sync::Arc::new(DataLista {
+                escritas: vec!["20260928".into()],
+                gravada_em: day.unwrap_or_default(),
+            }),
             linha: 2,
         }
     }

@@ -227,10 +227,11 @@ pub struct ListasDirNote {
 }
 
 impl ListasDirNote {
-    pub fn of(dir: &Path, lists: &listas::Listas) -> Self {
+    /// `date` types each list's date (`listas::ListDate`).
+    pub(crate) fn of(dir: &Path, lists: &listas::Listas, date: listas::ListDate) -> Self {
         Self {
             dir: dir.display().to_string(),
-            listas: ListaNote::of(lists),
+            listas: ListaNote::of(lists, date),
             unread: lists.unread.clone(),
             listas_ausentes: MissingLista::of(lists),
         }
@@ -251,14 +252,14 @@ impl RegimeDirNote {
 }
 
 impl ListaNote {
-    fn of(lists: &listas::Listas) -> Vec<Self> {
+    fn of(lists: &listas::Listas, date: listas::ListDate) -> Vec<Self> {
         lists
             .files
             .iter()
             .map(|f| ListaNote {
                 path: f.path.clone(),
                 lista: f.lista.codigo().to_string(),
-                data_lista: f.data_lista.to_string(),
+                data_lista: date(&f.data_lista).to_string(),
                 linhas: f.rows,
             })
             .collect()
@@ -277,7 +278,8 @@ pub struct ListaNote {
 
 impl Release {
     /// The manifest's account of this release, read from `dir`.
-    pub(crate) fn note(&self, dir: &Path) -> OpenDataNote {
+    /// `date` types each list's date (`listas::ListDate`).
+    pub(crate) fn note(&self, dir: &Path, date: listas::ListDate) -> OpenDataNote {
         OpenDataNote {
             dir: dir.display().to_string(),
             files: self.files.clone(),
@@ -290,7 +292,7 @@ impl Release {
             codes: self.codes.iter().map(|(table, (file, _))| (table.clone(), file.clone())).collect(),
             carried: self.carried.clone(),
             read_ms: self.read_ms,
-            listas: ListaNote::of(&self.listas),
+            listas: ListaNote::of(&self.listas, date),
             unread: self.unread(),
             listas_ausentes: MissingLista::of(&self.listas),
             nacional: NationalNote::of(&self.national, self.period.quarter.as_deref()),

@@ -170,8 +170,7 @@ fn record(
     let cnpj = text(df, "cnpj", i).unwrap_or_default();
     let vinculo = text(df, "vinculo", i).unwrap_or_default();
     let date_of = |c: &str| text(df, c, i).and_then(|d| NaiveDate::parse_from_str(&d, "%Y-%m-%d").ok());
-    let fonte = text(df, "fonte", i);
-    let data_lista = fonte.as_deref().and_then(list_date);
+    let data_lista = date_of("data_lista");
     let lista = text(df, "lista", i).unwrap_or_default();
     let restrictive = crate::api::listas::Lista::of_codigo(&lista).is_none_or(|l| l.definicao().restritiva);
     let rec = Record {
@@ -200,12 +199,6 @@ fn record(
     (rec, row)
 }
 
-/// The list's date in its `fonte` (`20260928_CNEP.zip/20260928_CNEP.csv (28/09/2026)`).
-fn list_date(fonte: &str) -> Option<NaiveDate> {
-    let inside = fonte.rsplit_once('(')?.1.strip_suffix(')')?;
-    NaiveDate::parse_from_str(inside, "%d/%m/%Y").ok()
-}
-
 /// A day as the report's language writes it.
 fn day(d: NaiveDate, locale: Locale) -> String {
     match locale {
@@ -229,12 +222,6 @@ mod tests {
 
     fn at(y: i32, m: u32, d: u32) -> Option<NaiveDate> {
         NaiveDate::from_ymd_opt(y, m, d)
-    }
-
-    #[test]
-    fn the_lists_date_is_read_from_its_source() {
-        assert_eq!(list_date("20260928_CNEP.zip/20260928_CNEP.csv (28/09/2026)"), at(2026, 9, 28));
-        assert_eq!(list_date("cadastro_de_empregadores.csv"), None);
     }
 
     #[test]

@@ -89,6 +89,19 @@ pub fn parse_month_year(s: &str) -> Result<Option<NaiveDate>, ParseError> {
     calendar_date(year, month, 1).map(Some).map_err(|r| error(WHAT, s, r))
 }
 
+/// Reads a public list's date as its publisher writes it: a day in any form
+/// [`parse_registry_date`] reads (CGU's `20261130_CEIS`, the MTE's `30/11/2026`), or a month
+/// `AAAAMM` (CGU's monthly `202610_PEP`) as its last day: the register as the month left it.
+/// `Ok(None)` for the all-zero placeholders.
+pub fn parse_list_date(s: &str) -> Result<Option<NaiveDate>, ParseError> {
+    if s.trim().len() != 6 {
+        return parse_registry_date(s);
+    }
+    let first = parse_ano_mes(s)?;
+    let last = first.checked_add_months(chrono::Months::new(1)).and_then(|d| d.pred_opt());
+    last.map(Some).ok_or_else(|| error("month (AAAAMM)", s, "its last day is past the calendar's end"))
+}
+
 /// Reads a reference month `AAAAMM` (the service's `ano_mes`, e.g. `202401`) as the first day
 /// of that month. Exactly six digits, month 01-12, year within [`MIN_YEAR`]..=[`MAX_YEAR`].
 pub fn parse_ano_mes(s: &str) -> Result<NaiveDate, ParseError> {
@@ -209,6 +222,20 @@ mod tests {
         }
         for s in ["13/2024", "00/2024", "01/0202", "2024/01", "012024", "01/24", "001/2024", "a/2024"] {
             assert!(parse_month_year(s).is_err(), "{s:?} should be refused");
+        }
+    }
+
+    #[test]
+    fn a_lists_date_is_a_day_in_any_form_or_a_month_as_its_last_day() {
+        assert_eq!(parse_list_date("20261130"), Ok(Some(date(2026, 11, 30))));
+        assert_eq!(parse_list_date("30/11/2026"), Ok(Some(date(2026, 11, 30))));
+        assert_eq!(parse_list_date("2026-11-30"), Ok(Some(date(2026, 11, 30))));
+        assert_eq!(parse_list_date("202610"), Ok(Some(date(2026, 10, 31))));
+        assert_eq!(parse_list_date("202402"), Ok(Some(date(2024, 2, 29))), "a leap February");
+        assert_eq!(parse_list_date("202312"), Ok(Some(date(2023, 12, 31))), "the year's last month");
+        assert_eq!(parse_list_date("00000000"), Ok(None));
+        for s in ["20261131", "202613", "31/02/2026", "2026113", "30112026x"] {
+            assert!(parse_list_date(s).is_err(), "{s:?} should be refused");
         }
     }
 

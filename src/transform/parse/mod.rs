@@ -50,8 +50,8 @@ pub use codes::{
     uf_outside_states_label,
 };
 pub use dates::{
-    MAX_YEAR, MIN_YEAR, is_date_placeholder, parse_ano_mes, parse_date_dropping_time, parse_month_year,
-    parse_registry_date,
+    MAX_YEAR, MIN_YEAR, is_date_placeholder, parse_ano_mes, parse_date_dropping_time, parse_list_date,
+    parse_month_year, parse_registry_date,
 };
 pub use money::{AmountForm, format_decimal, parse_brl_amount, published_cents, to_cents_scale};
 

@@ -4,8 +4,6 @@
 
 use std::collections::HashMap;
 
-use chrono::NaiveDate;
-
 use super::decode::says_nothing;
 use super::{Lista, ListaRecord, Listas};
 use crate::extract::open_data::OpenDataError;
@@ -67,12 +65,12 @@ impl Header {
 }
 
 /// Reads one list's text (`entry`: its file, relative to the folder) into `lists`; `date`: the
-/// list's date unless its text says one (the MTE's text lines).
+/// dates its name and notes write, after which the MTE's text lines come first.
 pub(super) fn read_text(
     list: Lista,
     entry: &str,
     text: &str,
-    date: NaiveDate,
+    mut date: super::DataLista,
     lists: &mut Listas,
 ) -> Result<(), OpenDataError> {
     let (skipped, body) = header_at(list, text);
@@ -97,7 +95,10 @@ pub(super) fn read_text(
             missing: missing.join(", "),
         });
     }
-    let date = if list == Lista::TrabalhoEscravo { text_date(text).unwrap_or(date) } else { date };
+    if list == Lista::TrabalhoEscravo {
+        date.escritas.splice(0..0, text_dates(text));
+    }
+    let date = std::sync::Arc::new(date);
     let notes = if list == Lista::TrabalhoEscravo { footnotes(text) } else { HashMap::new() };
     let width = header.0.len();
     let mut rows = 0;
@@ -138,7 +139,7 @@ pub(super) fn read_text(
             area: None,
             cancelado: false,
             arquivo: entry.to_string(),
-            data_lista: date,
+            data_lista: date.clone(),
             linha: line,
         };
         let mut records = records_of(list, &row, base);
@@ -254,28 +255,31 @@ fn header_at(list: Lista, text: &str) -> (u64, &str) {
     (0, "")
 }
 
-/// The date the MTE's text says its list stands at: the one after "atualizado em" (the
-/// current `.txt` beside the CSV also names its ordinance's date first), else the first
-/// `DD/MM/YYYY` of its text lines (lines without a `;`, as the older CSV put them around its
-/// header).
-pub(super) fn text_date(text: &str) -> Option<NaiveDate> {
+/// The dates the MTE's text writes for its list, the most believed first: those after
+/// "atualizado em" (the current `.txt` beside the CSV also names its ordinance's date first),
+/// then every `DD/MM/YYYY` of its text lines (lines without a `;`, as the older CSV put them
+/// around its header). Which of them is a date is `transform`'s to read.
+pub(super) fn text_dates(text: &str) -> Vec<String> {
     let lines = || text.lines().filter(|l| !l.contains(';'));
-    let updated = lines().find_map(|l| {
-        let lower = l.to_lowercase();
-        let at = lower.find("atualizado em")?;
-        first_date(l.get(at..)?)
+    let updated = lines().flat_map(|l| {
+        let at = l.to_lowercase().find("atualizado em");
+        at.and_then(|at| l.get(at..)).map(day_shaped).unwrap_or_default()
     });
-    updated.or_else(|| lines().find_map(first_date))
+    updated.chain(lines().flat_map(day_shaped)).collect()
 }
 
-/// The first `DD/MM/YYYY` in `line`.
-fn first_date(line: &str) -> Option<NaiveDate> {
-    line.char_indices().find_map(|(i, _)| {
-        let w = line.get(i..i + 10)?;
-        let shape =
-            w.bytes().enumerate().all(|(k, b)| if k == 2 || k == 5 { b == b'/' } else { b.is_ascii_digit() });
-        shape.then(|| NaiveDate::parse_from_str(w, "%d/%m/%Y").ok()).flatten()
-    })
+/// Each `DD/MM/YYYY`-shaped word of `line`, in order.
+fn day_shaped(line: &str) -> Vec<String> {
+    let shaped = |w: &str| {
+        w.len() == 10
+            && w.bytes()
+                .enumerate()
+                .all(|(k, b)| if k == 2 || k == 5 { b == b'/' } else { b.is_ascii_digit() })
+    };
+    line.char_indices()
+        .filter_map(|(i, _)| line.get(i..i + 10).filter(|w| shaped(w)))
+        .map(str::to_string)
+        .collect()
 }
 
 /// A row's cells by column name.

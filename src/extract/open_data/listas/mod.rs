@@ -5,12 +5,13 @@
 //! each in any subfolder.
 //!
 //! It owns telling each list apart (by its file name, as `api::listas` defines them, then its
-//! header), decoding it (`decode`), dating it, and reading every row into a `ListaRecord` of
-//! cells as written (`layouts`): a header that changed is refused, naming the file and the
-//! columns missing; a row that breaks its layout is counted with its line, and so is a Leniência
-//! placeholder that is no CNPJ (kept, never matched). Dates and amounts are typed with every
-//! other source's, in `transform::listas`; which portfolio company a record touches is the
-//! queries' business (`queries/27_sancoes.sql`).
+//! header), decoding it (`decode`), finding the dates its name and notes write (`DataLista`), and
+//! reading every row into a `ListaRecord` of cells as written (`layouts`): a header that changed
+//! is refused, naming the file and the columns missing; a row that breaks its layout is counted
+//! with its line, and so is a Leniência placeholder that is no CNPJ (kept, never matched). Dates
+//! (the list's own among them) and amounts are typed with every other source's, in
+//! `transform::listas`; which portfolio company a record touches is the queries' business
+//! (`queries/27_sancoes.sql`).
 
 mod decode;
 mod layouts;
@@ -27,16 +28,21 @@ use super::folder::{Found, each_csv, relative};
 /// One of the lists, as `sancoes.lista` names it: defined once, in `api::listas`.
 pub(crate) use crate::api::listas::Lista;
 
-/// The date CGU puts before a file's name: the day of a daily list (`20261130_CEIS`), the
-/// last day of the month of a monthly one (`202610_PEP`: the register as the month left it).
-fn cgu_date(stem: &str) -> Option<NaiveDate> {
-    let stamp = crate::api::listas::cgu_stamp(stem)?;
-    if stamp.len() == 8 {
-        return NaiveDate::parse_from_str(stamp, "%Y%m%d").ok();
-    }
-    let first = NaiveDate::parse_from_str(&format!("{stamp}01"), "%Y%m%d").ok()?;
-    first.checked_add_months(chrono::Months::new(1))?.pred_opt()
+/// A list's date as its files write it, still text: typed with every other source's dates by
+/// `transform::listas::list_date`. `escritas` holds each date written for it, the most
+/// believed first: the MTE's text lines, the MTE's note beside its CSV, the stamp before CGU's
+/// file name (the day of a daily list, `20261130_CEIS`; the month of a monthly one,
+/// `202610_PEP`), any `YYYYMMDD` in IBAMA's name. `gravada_em` is the day its file was written,
+/// for when none of them is a date.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DataLista {
+    pub escritas: Vec<String>,
+    pub gravada_em: NaiveDate,
 }
+
+/// How the run types a `DataLista` (`transform::listas::list_date`), handed in by the pipeline
+/// for the manifest's notes: extract parses no date itself.
+pub(crate) type ListDate = fn(&DataLista) -> NaiveDate;
 
 /// One record of a list: one row, or for the MTE one period of a row's inclusion cell.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,9 +66,9 @@ pub struct ListaRecord {
     pub area: Option<String>,
     /// IBAMA's term cancelled (`SIT_CANCELADO = S`).
     pub cancelado: bool,
-    /// The file (relative to the folder), and the list's own date.
+    /// The file (relative to the folder), and the list's own date, shared by its records.
     pub arquivo: String,
-    pub data_lista: NaiveDate,
+    pub data_lista: std::sync::Arc<DataLista>,
     /// The physical line of the file the row starts at.
     pub linha: u64,
 }
@@ -72,7 +78,7 @@ pub struct ListaRecord {
 pub struct ListaFile {
     pub path: String,
     pub lista: Lista,
-    pub data_lista: NaiveDate,
+    pub data_lista: std::sync::Arc<DataLista>,
     pub rows: u64,
 }
 
@@ -166,45 +172,50 @@ pub(super) fn read_listas(dir: &Path, files: &[Found]) -> Result<Listas, OpenDat
             let mut bytes = Vec::new();
             text.read_to_end(&mut bytes)
                 .map_err(|e| super::layout(&found.path, format!("cannot be read: {e}")))?;
-            let date = match list {
-                Lista::TrabalhoEscravo => mte_note_date(&found.path),
-                _ => None,
-            };
-            let date = date.unwrap_or_else(|| list_date(list, &found.path, entry));
+            let mut date = DataLista { escritas: Vec::new(), gravada_em: written_on(&found.path) };
+            if list == Lista::TrabalhoEscravo {
+                date.escritas.extend(mte_note_dates(&found.path));
+            }
+            date.escritas.extend(name_dates(list, entry));
             layouts::read_text(list, entry, &decode::decode(bytes), date, &mut lists)
         })?;
     }
     Ok(lists)
 }
 
-/// The date a list stands at when the text does not say it: CGU's date before the file's name
-/// (the zip's or the CSV's), else any `YYYYMMDD` in the name, else the day the file was written.
-/// The MTE's own date, in the text lines around its header, is `layouts`' to read.
-fn list_date(list: Lista, path: &Path, entry: &str) -> NaiveDate {
-    let from_name = entry.split('/').rev().find_map(|part| {
+/// The dates a list's name writes, when its text does not say one: CGU's stamp before the file's
+/// name (the zip's or the CSV's, the innermost first), and for IBAMA any run of eight digits,
+/// which may be a `YYYYMMDD`. The MTE's own dates, in the text lines around its header, are
+/// `layouts`' to find.
+fn name_dates(list: Lista, entry: &str) -> Vec<String> {
+    let mut dates = Vec::new();
+    for part in entry.split('/').rev() {
         let lower = part.to_lowercase();
-        let stem = lower.split('.').next().unwrap_or(&lower).to_string();
-        cgu_date(&stem).or_else(|| (list == Lista::Ibama).then(|| date_in(&stem)).flatten())
-    });
-    from_name.unwrap_or_else(|| written_on(path))
+        let stem = lower.split('.').next().unwrap_or(&lower);
+        dates.extend(crate::api::listas::cgu_stamp(stem).map(str::to_string));
+        if list == Lista::Ibama {
+            dates.extend(eight_digits(stem).map(str::to_string));
+        }
+    }
+    dates
 }
 
-/// The date of the MTE's note beside its CSV (`cadastro_de_empregadores.txt`, cp1252): its
+/// The dates the MTE's note beside its CSV writes (`cadastro_de_empregadores.txt`, cp1252): its
 /// current CSV starts at the header, so the date it stands at is only said there.
-fn mte_note_date(csv: &Path) -> Option<NaiveDate> {
-    let note = std::fs::read(csv.with_extension("txt")).ok()?;
-    layouts::text_date(&decode::decode(note))
+fn mte_note_dates(csv: &Path) -> Vec<String> {
+    std::fs::read(csv.with_extension("txt"))
+        .map_or_else(|_| Vec::new(), |note| layouts::text_dates(&decode::decode(note)))
 }
 
-/// The first run of eight digits in `text` that is a date `YYYYMMDD`.
-fn date_in(text: &str) -> Option<NaiveDate> {
+/// Each whole run of eight digits in `text` (none before or after it).
+fn eight_digits(text: &str) -> impl Iterator<Item = &str> {
     let b = text.as_bytes();
-    (0..b.len().saturating_sub(7)).find_map(|i| {
+    (0..b.len().saturating_sub(7)).filter_map(move |i| {
         let w = text.get(i..i + 8)?;
         let whole = w.bytes().all(|c| c.is_ascii_digit())
             && (i == 0 || !b[i - 1].is_ascii_digit())
             && b.get(i + 8).is_none_or(|c| !c.is_ascii_digit());
-        whole.then(|| NaiveDate::parse_from_str(w, "%Y%m%d").ok()).flatten()
+        whole.then_some(w)
     })
 }
 

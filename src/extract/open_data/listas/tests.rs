@@ -8,6 +8,7 @@ use chrono::NaiveDate;
 use super::{Lista, ListaRecord, Listas, read_listas};
 use crate::extract::open_data::OpenDataError;
 use crate::extract::open_data::folder::find_files;
+use crate::transform::listas::list_date;
 
 const CEIS_HEADER: &str = "\"CADASTRO\";\"CÓDIGO DA SANÇÃO\";\"TIPO DE PESSOA\";\"CPF OU CNPJ DO SANCIONADO\";\
 \"NOME DO SANCIONADO\";\"NOME INFORMADO PELO ÓRGÃO SANCIONADOR\";\"RAZÃO SOCIAL - CADASTRO RECEITA\";\
@@ -116,7 +117,7 @@ fn ceis_in_its_zip_latin1_crlf_typos_masked_cpfs_and_sem_informacao() {
         (Some("10/01/2024"), None),
         "Sem informação is no end"
     );
-    assert_eq!(company.data_lista, day(30, 11, 2026), "dated by CGU's name");
+    assert_eq!(list_date(&company.data_lista), day(30, 11, 2026), "dated by CGU's name");
     assert_eq!(company.arquivo, "20261130_CEIS.zip/20261130_CEIS.csv");
     assert_eq!(company.linha, 2);
     let person = ceis[1];
@@ -219,7 +220,7 @@ fn mte_cp1252_text_lines_around_the_header_and_several_periods_in_one_cell() {
         Some(format!("Trabalho análogo ao de escravo; (*2) {note}; (*3) {note}").as_str())
     );
     assert_eq!(mte[0].categoria.as_deref(), Some("Trabalho análogo ao de escravo"), "no mark, no note");
-    assert_eq!(mte[0].data_lista, day(8, 10, 2025), "the date its text lines say");
+    assert_eq!(list_date(&mte[0].data_lista), day(8, 10, 2025), "the date its text lines say");
     assert!(lists.malformed.is_empty(), "{:?}", lists.malformed);
 }
 
@@ -242,6 +243,23 @@ fn ibama_utf8_with_bom_decimal_comma_areas_and_date_times() {
     assert_eq!(ibama[1].fim.as_deref(), Some("2022-06-07 00:00:00"));
     assert_eq!(ibama[1].area.as_deref(), Some("12,5"));
     assert!(!ibama[0].cancelado && ibama[2].cancelado);
+}
+
+#[test]
+fn a_lists_date_is_the_first_its_names_write_that_is_a_date_else_the_day_it_was_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let header = "\"SEQ_TAD\";\"NUM_TAD\";\"DAT_EMBARGO\";\"UF\";\"NOME_PESSOA_EMBARGADA\";\"CPF_CNPJ_EMBARGADO\";\
+                  \"QTD_AREA_EMBARGADA\";\"SIT_CANCELADO\";\"DAT_DESEMBARGO\"\n\
+                  \"1\";\"A1\";\"2023-04-05\";\"MT\";\"F\";\"12.345.678/0001-95\";\"1\";\"N\";\"\"\n";
+    // Eight digits that are no day come before the one that is.
+    write(tmp.path(), "ibama/termo_de_embargo_99999999_20260915.csv", header.as_bytes());
+    let ceis = [CEIS_HEADER.to_string(), cgu_row("CEIS", "J", "12345678000195", "A", "10/01/2024", "", None)];
+    // A stamp of CGU's shape that no calendar has: the day the file was written instead.
+    write(tmp.path(), "20261131_CEIS.csv", &latin1(&(ceis.join("\r\n") + "\r\n")));
+    let lists = read(tmp.path()).unwrap();
+    let date_of = |list| list_date(&of(&lists, list)[0].data_lista);
+    assert_eq!(date_of(Lista::Ibama), day(15, 9, 2026));
+    assert_eq!(date_of(Lista::Ceis), chrono::Utc::now().date_naive(), "{:?}", lists.files);
 }
 
 #[test]
@@ -333,8 +351,8 @@ fn the_mtes_real_csv_is_dated_by_the_note_beside_it() {
     let lists = read(tmp.path()).unwrap();
     let mte = of(&lists, Lista::TrabalhoEscravo);
     assert!(!mte.is_empty());
-    assert!(mte.iter().all(|r| r.data_lista == day(4, 9, 2026)), "{:?}", lists.files);
-    assert!(of(&undated, Lista::TrabalhoEscravo).iter().all(|r| r.data_lista != day(4, 9, 2026)));
+    assert!(mte.iter().all(|r| list_date(&r.data_lista) == day(4, 9, 2026)), "{:?}", lists.files);
+    assert!(of(&undated, Lista::TrabalhoEscravo).iter().all(|r| list_date(&r.data_lista) != day(4, 9, 2026)));
     // Line 17, by hand: two periods in one cell, "06/10/2025 a 05/02/2026, 19/08/2026".
     let ys: Vec<&&ListaRecord> = mte.iter().filter(|r| r.linha == 17).collect();
     assert_eq!(ys.len(), 2);
@@ -369,7 +387,7 @@ fn the_leniency_zip_as_cgu_serves_it_is_read_with_its_respelt_columns() {
         (acordos[0].inicio.as_deref(), acordos[0].fim.as_deref()),
         (Some("09/07/2018"), Some("09/07/2028"))
     );
-    assert_eq!(acordos[0].data_lista, day(30, 11, 2026));
+    assert_eq!(list_date(&acordos[0].data_lista), day(30, 11, 2026));
 }
 
 #[test]
@@ -404,7 +422,7 @@ fn pep_s_real_file_reads_each_row_as_the_file_writes_it() {
     let pep = of(&lists, Lista::Pep);
     assert_eq!(pep.len(), text.lines().count() - 1, "every row is a record");
     assert!(lists.malformed.is_empty(), "{:?}", lists.malformed);
-    assert_eq!(pep[0].data_lista, day(30, 9, 2025), "a month's register stands at its last day");
+    assert_eq!(list_date(&pep[0].data_lista), day(30, 9, 2025), "a month's register stands at its last day");
     for r in &pep {
         let raw = cells_of(&text, r.linha as usize);
         let given = |i: usize| Some(raw[i].clone()).filter(|c| !c.is_empty() && c != "Não informada");
