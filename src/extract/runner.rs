@@ -166,14 +166,14 @@ pub(super) async fn company_task(
     add_rows(&mut rows, Table::Empresas, [profile_row(&profile, cnpj)]);
     let resumos = if records_policy.is_some() { resumos_seen(&profile) } else { BTreeMap::new() };
     let reason = records_policy.map(|p| p.decide(cnpj, profile.snapshot_fingerprint.as_deref(), &resumos));
-    let lists = if reason == Some(RecordsReason::Carried) {
+    let record_lists = if reason == Some(RecordsReason::Carried) {
         Vec::new()
     } else {
         futures::future::join_all(CompanyTask::RECORDS.iter().map(|l| company_list(f, t, *l, &shapes))).await
     };
     // The profile's page, where a page was asked for it.
     let (mut pages, mut warnings) = (u64::from(f.pool().is_some()), Vec::new());
-    for result in lists {
+    for result in record_lists {
         match result {
             Ok((table, list_rows, w_pages, fonte, w_warnings, op_name)) => {
                 add_rows(&mut rows, table, list_rows);

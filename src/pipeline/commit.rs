@@ -149,7 +149,7 @@ async fn assemble(fetched: &mut Fetched, frames: Frames) -> Result<Result<Assemb
     let Some(reads) = run.reads.take() else { return Ok(Err(frames)) };
     let reads = reads.await.context("reading the store")??;
     let entries: Vec<_> = fetched.outcome.staging.task_entries().collect();
-    Ok(Ok(assemble_snapshot(reads, frames, &entries, &run.lists.known, &run.plan)?))
+    Ok(Ok(assemble_snapshot(reads, frames, &entries, &run.records.known, &run.plan)?))
 }
 
 /// A run that read no public list keeps the previous snapshot's records of them

@@ -46,7 +46,7 @@ pub(super) struct Fetched {
 /// knew before it), and the snapshot's plan.
 pub(super) struct StoreRun {
     pub store: Store,
-    pub lists: Arc<RecordsPolicy>,
+    pub records: Arc<RecordsPolicy>,
     pub plan: SnapshotPlan,
     /// What the snapshot needs from the store, read while the fetch ran (taken by the run).
     pub reads: Option<JoinHandle<Result<StoreReads, StoreError>>>,

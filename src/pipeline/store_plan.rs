@@ -52,9 +52,9 @@ impl Incremental {
             .map(|(_, m)| *m)
             .collect();
         let known = if cfg.full { HashMap::new() } else { store.known_companies().await? };
-        let lists = Arc::new(RecordsPolicy { known, snapshot, max_age: cfg.max_age_months, full: cfg.full });
+        let policy = Arc::new(RecordsPolicy { known, snapshot, max_age: cfg.max_age_months, full: cfg.full });
         let reads = read_ahead(&store, snapshot, months, &credit_months, !cfg.full);
-        Ok(Some(Incremental { store, records: lists, credit_months, reads }))
+        Ok(Some(Incremental { store, records: policy, credit_months, reads }))
     }
 
     /// What the snapshot of a finished fetch needs: the store, the lists' policy, the reads
@@ -72,7 +72,7 @@ impl Incremental {
         let open_data = release.map(|r| r.renewed.union(&not_renewed).cloned().collect()).unwrap_or_default();
         StoreRun {
             store: self.store,
-            lists: self.records,
+            records: self.records,
             reads: self.reads.into_handle(),
             plan: SnapshotPlan {
                 snapshot,

@@ -18,13 +18,15 @@ pub(crate) async fn describe(location: &Path) -> Result<String, StoreError> {
         return Ok(out);
     };
     let _ = writeln!(out, "\nversions ({}):", runs.len());
-    let _ = writeln!(out, "  version  kind     snapshot  committed at          requests  companies (lists)");
+    let _ =
+        writeln!(out, "  version  kind     snapshot  committed at          requests  companies (records)");
     for r in &runs {
-        let lists = r.company_records.iter().map(|(k, n)| format!("{k} {n}")).collect::<Vec<_>>().join(", ");
+        let records =
+            r.company_records.iter().map(|(k, n)| format!("{k} {n}")).collect::<Vec<_>>().join(", ");
         let _ = writeln!(
             out,
             "  {:>7}  {:<7}  {:<8}  {:<20}  {:>8}  {}",
-            r.version, r.kind, r.snapshot, r.committed_at, r.requests, lists
+            r.version, r.kind, r.snapshot, r.committed_at, r.requests, records
         );
     }
     let _ = writeln!(out, "\ntables at version {} (rows by partition):", last.version);

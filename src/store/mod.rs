@@ -176,8 +176,9 @@ pub struct RunRecord {
     /// The lists every company of this snapshot holds (`extract::plan::company_record_names`);
     /// empty in records written before partners were fetched, and in those an older binary
     /// writes on this store: the next run then trusts no company's lists to be complete.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub lists: Vec<String>,
+    /// Written `lists`, as the store has always kept it.
+    #[serde(default, rename = "lists", skip_serializing_if = "Vec::is_empty")]
+    pub records: Vec<String>,
     /// A snapshot of the publishers' files (`--open-data`): the datasets it holds, renewed by
     /// its release or carried from the snapshot before (`pgfn_fgts`, `rfb_socios`, ...). The
     /// next release that does not renew one of them carries it again, never reads it as ended.
@@ -270,8 +271,8 @@ fn snapshots_of(runs: &[RunRecord]) -> BTreeSet<String> {
 }
 
 /// Whether the snapshot of `record` holds every list this binary fetches for a company.
-fn holds_every_lista(record: &RunRecord) -> bool {
-    crate::extract::plan::company_record_names().iter().all(|l| record.lists.contains(l))
+fn holds_every_record_kind(record: &RunRecord) -> bool {
+    crate::extract::plan::company_record_names().iter().all(|l| record.records.contains(l))
 }
 
 /// The run records of `root`, oldest first (none for a new store).
@@ -433,7 +434,7 @@ impl Store {
         // A snapshot that does not say it holds every list this binary fetches (one written
         // before partners were fetched, or by an older binary since) knows no company whole:
         // every company's lists are fetched again, so none is carried incomplete.
-        if !holds_every_lista(last) {
+        if !holds_every_record_kind(last) {
             return Ok(HashMap::new());
         }
         let bad = |m: String| StoreError::Delta { table: "controle_empresas".into(), message: m };

@@ -92,7 +92,7 @@ pub struct PreviousSnapshot {
 /// lists (whose unchanged companies are carried), the credit months not fetched again, and the
 /// previous snapshot's company tables. Read while the fetch waits on the network.
 pub(crate) struct StoreReads {
-    last_lists: BTreeMap<&'static str, DataFrame>,
+    last_records: BTreeMap<&'static str, DataFrame>,
     kept_credits: Option<DataFrame>,
     previous: Option<PreviousSnapshot>,
 }
@@ -122,34 +122,34 @@ impl PendingReads {
 }
 
 /// Starts reading what `assemble_snapshot` needs from the store for a run at `snapshot` over
-/// `months` that fetches the credits of `credit_months`; `carry_lists` is false under `--full`,
+/// `months` that fetches the credits of `credit_months`; `carry_records` is false under `--full`,
 /// when no company's lists are carried.
 pub(crate) fn read_ahead(
     store: &Store,
     snapshot: AnoMes,
     months: &[AnoMes],
     credit_months: &[AnoMes],
-    carry_lists: bool,
+    carry_records: bool,
 ) -> PendingReads {
     let reader = store.reader();
     let snapshot = snapshot.to_string();
-    let last = store.last().map(|r| r.snapshot.clone()).filter(|s| !s.is_empty() && carry_lists);
+    let last = store.last().map(|r| r.snapshot.clone()).filter(|s| !s.is_empty() && carry_records);
     let snapshots = store.snapshots();
     let fetched: BTreeSet<String> = credit_months.iter().map(ToString::to_string).collect();
     let kept: BTreeSet<String> =
         months.iter().map(ToString::to_string).filter(|m| !fetched.contains(m)).collect();
     PendingReads(Some(tokio::spawn(async move {
         let mut tables = ReadOnce::new(&reader);
-        let mut last_lists = BTreeMap::new();
+        let mut last_records = BTreeMap::new();
         for t in LIST_TABLES {
             let Some(at) = &last else { break };
             if let Some(df) = tables.at(t.name(), at).await? {
-                last_lists.insert(t.name(), df);
+                last_records.insert(t.name(), df);
             }
         }
         let previous = previous_of(&mut tables, &snapshot, &snapshots).await?;
         let kept_credits = reader.read(Table::CreditosAtivos.name(), &kept).await?;
-        Ok(StoreReads { last_lists, kept_credits, previous })
+        Ok(StoreReads { last_records, kept_credits, previous })
     })))
 }
 
@@ -234,7 +234,7 @@ pub(crate) fn assemble_snapshot(
     known: &HashMap<String, KnownCompany>,
     plan: &SnapshotPlan,
 ) -> Result<Assembled, StoreError> {
-    let StoreReads { mut last_lists, kept_credits, previous } = reads;
+    let StoreReads { mut last_records, kept_credits, previous } = reads;
     // A store version is committed whole, with rows carried in: its tables are read into
     // memory (the profiles' summaries, which it does not keep, stay on disk).
     fresh.load_disk(|name| super::TABLES.contains(&name)).map_err(frame_err("the typed tables"))?;
@@ -246,7 +246,7 @@ pub(crate) fn assemble_snapshot(
         .collect();
     if !carried.is_empty() {
         for t in LIST_TABLES {
-            let Some(df) = last_lists.remove(t.name()) else { continue };
+            let Some(df) = last_records.remove(t.name()) else { continue };
             carry(&mut fresh, t, only_companies(df, &carried, t.name())?)?;
         }
     }
@@ -325,7 +325,7 @@ pub(crate) async fn commit_snapshot(
             company_records: plan.company_records.clone(),
             requests: plan.requests,
             // Carried or fetched, every company of the snapshot has every list.
-            lists: crate::extract::plan::company_record_names(),
+            records: crate::extract::plan::company_record_names(),
             open_data: plan.open_data.clone(),
             ..RunRecord::default()
         })
