@@ -97,8 +97,10 @@ pub struct Alert {
     pub razao_social: Option<String>,
     pub snapshot: Option<String>,
     pub snapshot_anterior: Option<String>,
-    /// The watched lists (their `rotulo`) holding the company.
-    pub listas: Vec<String>,
+    /// The watchlists (their `rotulo`) holding the company; `listas` in the alert's JSON and
+    /// the store's alert table, as consumers have read it since the first alerts.
+    #[serde(rename = "listas")]
+    pub watchlists: Vec<String>,
     /// What sets it off in this snapshot, one per subject, in the subjects' order.
     pub gatilhos: Vec<Gatilho>,
 }

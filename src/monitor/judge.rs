@@ -465,7 +465,7 @@ mod tests {
             razao_social: None,
             snapshot: Some("202602".into()),
             snapshot_anterior: Some("202601".into()),
-            listas: vec![],
+            watchlists: vec![],
             gatilhos: numeros.iter().map(|n| trigger(RuleKind::NovaInscricao, &[("chave", n)])).collect(),
         }
     }
@@ -562,7 +562,7 @@ mod tests {
             razao_social: None,
             snapshot: Some("202602".into()),
             snapshot_anterior: Some("202601".into()),
-            listas: vec![],
+            watchlists: vec![],
             gatilhos: vec![trigger(kind, values)],
         };
         crate::monitor::lifecycle::opened(alerta, "202602")

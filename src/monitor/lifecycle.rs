@@ -222,7 +222,7 @@ pub(crate) fn to_frame(alerts: &[TrackedAlert]) -> PolarsResult<DataFrame> {
         alerts.iter().map(|a| Some(a.aberta_em.clone())).collect(),
         alerts.iter().map(|a| a.resolvida_em.clone()).collect(),
         alerts.iter().map(|a| a.motivo.clone()).collect(),
-        alerts.iter().map(|a| serde_json::to_string(&a.alerta.listas).ok()).collect(),
+        alerts.iter().map(|a| serde_json::to_string(&a.alerta.watchlists).ok()).collect(),
         none(),
         alerts.iter().map(|a| Some(a.alerta.severidade.name().to_string())).collect(),
         alerts.iter().map(|a| a.atualizacao.clone()).collect(),
@@ -262,7 +262,7 @@ pub(crate) fn from_frame(df: &DataFrame) -> PolarsResult<Vec<TrackedAlert>> {
             razao_social: at(3),
             snapshot: snapshot[i].clone(),
             snapshot_anterior: None,
-            listas: json(9).and_then(|l| serde_json::from_value(l).ok()).unwrap_or_default(),
+            watchlists: json(9).and_then(|l| serde_json::from_value(l).ok()).unwrap_or_default(),
             gatilhos: Vec::new(),
         };
         let (resolvida_em, motivo) = (at(7), at(8));
@@ -365,7 +365,7 @@ mod tests {
             razao_social: Some("EMPRESA".into()),
             snapshot: Some("202609".into()),
             snapshot_anterior: Some("202608".into()),
-            listas: vec![],
+            watchlists: vec![],
             gatilhos: numeros.iter().map(|n| trigger(n)).collect(),
         }
     }

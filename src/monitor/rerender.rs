@@ -59,8 +59,8 @@ struct Line {
     razao_social: Option<String>,
     snapshot: Option<String>,
     snapshot_anterior: Option<String>,
-    #[serde(default)]
-    listas: Vec<String>,
+    #[serde(default, rename = "listas")]
+    watchlists: Vec<String>,
     gatilhos: Option<Vec<Gatilho>>,
     estado: String,
     aberta_em: String,
@@ -103,7 +103,7 @@ fn tracked(line: Line) -> Option<Result<TrackedAlert, RowAlert>> {
         razao_social: line.razao_social,
         snapshot: line.snapshot,
         snapshot_anterior: line.snapshot_anterior,
-        listas: line.listas,
+        watchlists: line.watchlists,
         gatilhos: Vec::new(),
     };
     let Some(gatilhos) = line.gatilhos else {
@@ -151,7 +151,7 @@ mod tests {
             razao_social: Some("Empresa".into()),
             snapshot: Some("202603".into()),
             snapshot_anterior: Some("202602".into()),
-            listas: vec!["Fornecedores".into()],
+            watchlists: vec!["Fornecedores".into()],
             gatilhos: vec![Gatilho::new(
                 RuleKind::NovaInscricao.subject(&valores),
                 valores,

@@ -183,8 +183,8 @@ pub(crate) struct Rule {
     pub valor_minimo: Option<Decimal>,
     /// %: the least exposure growth (`aumento_exposicao`).
     pub percentual_minimo: Option<f64>,
-    /// Only the companies of this watched list.
-    pub lista: Option<String>,
+    /// Only the companies of this watchlist (the rule's `lista`).
+    pub watchlist: Option<String>,
     /// `nova_inscricao` only: only inscriptions the company owes as principal, not the ones it
     /// comes to owe as co-responsible or jointly liable for another debtor.
     pub somente_principal: bool,
@@ -209,8 +209,9 @@ pub(crate) struct Rules {
 struct FileShape {
     #[serde(default)]
     regra: Vec<Spanned<RuleShape>>,
-    #[serde(default)]
-    lista: Vec<Spanned<WatchlistShape>>,
+    /// The watchlists, `[[lista]]` in the file.
+    #[serde(default, rename = "lista")]
+    watchlists: Vec<Spanned<WatchlistShape>>,
 }
 
 #[derive(Deserialize)]
@@ -220,7 +221,8 @@ struct RuleShape {
     tipo: Spanned<String>,
     valor_minimo: Option<Spanned<toml::Value>>,
     percentual_minimo: Option<Spanned<toml::Value>>,
-    lista: Option<Spanned<String>>,
+    #[serde(rename = "lista")]
+    watchlist: Option<Spanned<String>>,
     somente_principal: Option<Spanned<bool>>,
     severidade: Option<Spanned<String>>,
     reenviar_atualizacoes: Option<bool>,
@@ -355,7 +357,7 @@ impl Checker<'_> {
                 "add e.g. `percentual_minimo = 20` (alert when exposure grows 20% or more)",
             ));
         }
-        let lista = match &r.lista {
+        let watchlist = match &r.watchlist {
             None => None,
             Some(l) if watchlists.contains_key(l.get_ref().trim()) => Some(l.get_ref().trim().to_string()),
             Some(l) => {
@@ -393,7 +395,7 @@ impl Checker<'_> {
             kind,
             valor_minimo,
             percentual_minimo,
-            lista,
+            watchlist,
             somente_principal,
             severidade,
             reenviar_atualizacoes: r.reenviar_atualizacoes.unwrap_or(false),
@@ -445,7 +447,7 @@ impl Rules {
             )
         })?;
         let mut watchlists: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-        for list in &shape.lista {
+        for list in &shape.watchlists {
             let (label, cnpjs) = check.list(list.get_ref())?;
             if watchlists.insert(label.clone(), cnpjs).is_some() {
                 let at = list.get_ref().rotulo.span().start;
@@ -483,13 +485,13 @@ impl Rules {
     }
 
     /// The labels of the watchlists holding `cnpj`.
-    fn listas_of(&self, cnpj: &str) -> Vec<String> {
+    fn watchlists_of(&self, cnpj: &str) -> Vec<String> {
         self.watchlists.iter().filter(|(_, c)| c.contains(cnpj)).map(|(l, _)| l.clone()).collect()
     }
 
     /// Whether `rule` applies to `cnpj`.
     pub(crate) fn covers(&self, rule: &Rule, cnpj: &str) -> bool {
-        rule.lista.as_ref().is_none_or(|l| self.watchlists.get(l).is_some_and(|c| c.contains(cnpj)))
+        rule.watchlist.as_ref().is_none_or(|l| self.watchlists.get(l).is_some_and(|c| c.contains(cnpj)))
     }
 
     /// The alerts the rules raise over this run's changes: one per rule and company, holding
@@ -529,7 +531,7 @@ impl Rules {
             regra: rule.nome.clone(),
             tipo: rule.kind.name(),
             severidade: rule.severidade,
-            listas: self.listas_of(&cnpj),
+            watchlists: self.watchlists_of(&cnpj),
             razao_social: text(df, "razao_social", i),
             snapshot: text(df, "snapshot", i),
             snapshot_anterior: text(df, "snapshot_anterior", i),

@@ -486,6 +486,13 @@ fn each_kind_of_rule_fires_exactly_the_alerts_of_the_truth_and_the_webhook_gets_
     assert_eq!(block.matches("\n**[").count(), companies.len(), "one block per company");
     assert_eq!(block.matches("\n- **").count(), rows.len(), "one item per alert");
     assert_eq!(block.matches("\n  - ").count(), triggers, "one line per trigger");
+    // A company's heading names the watchlist holding it, and only then.
+    for cnpj in &companies {
+        let anchor = format!("(#cnpj-{cnpj})**");
+        let heading =
+            block.lines().find(|l| l.contains(&anchor)).unwrap_or_else(|| panic!("{cnpj}: {block}"));
+        assert_eq!(heading.ends_with(" · observadas"), watched.contains(*cnpj), "{heading}");
+    }
     // The first companies of the block, and the first alerts of alertas.jsonl, as they read.
     let head: String = block.split("\n**[").take(4).collect::<Vec<_>>().join("\n**[");
     insta::assert_snapshot!("alerts_block_md_head", head);

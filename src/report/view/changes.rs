@@ -95,7 +95,8 @@ pub struct CompanyChanges {
 pub struct AlertCompany {
     pub cnpj: String,
     pub razao_social: Option<String>,
-    pub listas: String,
+    /// The watchlists holding it, joined.
+    pub watchlists: String,
     /// The most severe of its alerts, in words (`alta`, ...), and its code.
     pub severidade: String,
     pub severidade_codigo: &'static str,
@@ -281,7 +282,7 @@ fn by_company(tracked: &[&TrackedAlert], locale: Locale, words: &Strings) -> Vec
                     AlertCompany {
                         cnpj: a.cnpj.clone(),
                         razao_social: a.razao_social.clone(),
-                        listas: a.listas.join(", "),
+                        watchlists: a.watchlists.join(", "),
                         severidade: String::new(),
                         severidade_codigo: "",
                         alerts: Vec::new(),
