@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What the full-size public lists cost a run, apart from the rest of it: the same small service
-# run (the embedded registry, 200 companies, SP) with and without `--lists-dir` of the lists
+# run (the embedded registry, 200 companies, SP) with and without `--listas-dir` of the lists
 # bench/open_data.sh grew to their publishers' size (IBAMA's 116 k embargoes, about 200 MB),
 # RUNS rounds turn about. A whole 50,000-company run varies by seconds from round to round,
 # more than the lists cost; here the rest of the run is small, so the difference is the lists'
@@ -28,7 +28,7 @@ run() { # name, extra args
 }
 for i in $(seq "$RUNS"); do
   run plain --store "$tmp/store-plain-$i"
-  run lists --store "$tmp/store-lists-$i" --lists-dir "$LISTS"
+  run lists --store "$tmp/store-lists-$i" --listas-dir "$LISTS"
 done
 cd "$REPO"
 python3 - "$tmp" "$RUNS" <<'PY'
@@ -43,7 +43,7 @@ med = statistics.median
 lines = [
     "", "## What the full-size lists cost apart (`bench/lists_read.sh`)", "",
     f"Measured {datetime.date.today()} on {os.cpu_count()} cores: the same run over the embedded registry (SP, 200 companies, "
-    f"a store) without and with `--lists-dir` of the lists above, {runs} rounds turn about.", "",
+    f"a store) without and with `--listas-dir` of the lists above, {runs} rounds turn about.", "",
     "| | median | fastest | slowest |", "|---|--:|--:|--:|",
     f"| without lists | {med(w for w, _ in plain):.2f} s | {min(w for w, _ in plain):.2f} s | {max(w for w, _ in plain):.2f} s |",
     f"| with the full-size lists | {med(w for w, _ in lists):.2f} s | {min(w for w, _ in lists):.2f} s | {max(w for w, _ in lists):.2f} s |",

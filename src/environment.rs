@@ -20,7 +20,7 @@ pub(crate) const SETTINGS: &[&str] = &[
     "ano_mes",
     "cnpjs",
     "open_data",
-    "lists_dir",
+    "listas_dir",
     "regime_dir",
     "partial",
     "strict",
@@ -51,7 +51,7 @@ pub(crate) const SETTINGS: &[&str] = &[
     "pgfn_quarter",
     "stall_secs",
     "keep",
-    "lists",
+    "listas",
     "cgu_url",
     "cgu_files_url",
     "mte_url",
@@ -92,8 +92,16 @@ pub(crate) const VARIABLES: &[(&str, &str)] = &[
 /// setting between the config file and the flag (`config`).
 pub(crate) fn setting(name: &str) -> Option<String> {
     debug_assert!(SETTINGS.contains(&name), "{name} is read from the environment: list it in SETTINGS");
-    std::env::var(format!("FISCAL_REPORT_{}", name.to_ascii_uppercase())).ok().filter(|v| !v.is_empty())
+    let read = |name: &str| {
+        std::env::var(format!("FISCAL_REPORT_{}", name.to_ascii_uppercase())).ok().filter(|v| !v.is_empty())
+    };
+    read(name).or_else(|| RENAMED.iter().find(|(new, _)| *new == name).and_then(|(_, old)| read(old)))
 }
+
+/// Settings renamed, each with its old name, whose variable is still read when the new one is
+/// not set: a schedule written before keeps working. The public lists are `listas` everywhere
+/// (their flags were `--lists` and `--lists-dir` until 2026-12).
+pub(crate) const RENAMED: &[(&str, &str)] = &[("listas", "lists"), ("listas_dir", "lists_dir")];
 
 /// `FISCAL_REPORT_TODAY` (`AAAA-MM-DD`): the day to take for today, to reproduce a run of
 /// another day.

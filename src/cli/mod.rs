@@ -447,10 +447,10 @@ pub struct FetchArgs {
     pub open_data: Option<PathBuf>,
 
     /// Read the public lists (CEIS, CNEP, CEPIM, Acordos de Leniência, the Cadastro de
-    /// Empregadores, IBAMA's embargoes, CGU's PEP) from DIR, as `download --lists` leaves them in
+    /// Empregadores, IBAMA's embargoes, CGU's PEP) from DIR, as `download --listas` leaves them in
     /// `listas/`, for a run over a service; --open-data reads them from its own folder.
-    #[arg(long, value_name = "DIR")]
-    pub lists_dir: Option<PathBuf>,
+    #[arg(long, value_name = "DIR", alias = "lists-dir")]
+    pub listas_dir: Option<PathBuf>,
 
     /// Read RFB's tax regime files (entidades-lucro-real.zip, entidades-lucro-presumido.zip,
     /// entidades-lucro-arbitrado.zip, entidades-imunes-e-isentas.zip, or their 2025 names) from
@@ -467,8 +467,8 @@ pub struct FetchArgs {
     pub partial: bool,
 
     /// Stop (exit 2) instead of going on: on the first invalid portfolio line, and on a file of
-    /// the --open-data or --lists-dir folder that no reader takes or a list expected there and
-    /// missing (downloaded into it, or any list for --lists-dir).
+    /// the --open-data or --listas-dir folder that no reader takes or a list expected there and
+    /// missing (downloaded into it, or any list for --listas-dir).
     #[arg(long)]
     pub strict: bool,
 

@@ -52,24 +52,24 @@ pub struct ReleaseArgs {
     /// Also fetch the public lists into listas/: CGU's CEIS, CNEP, CEPIM and Acordos de
     /// Leniência of the latest day and its PEP register of the latest month, the labour
     /// ministry's Cadastro de Empregadores and IBAMA's embargoes.
-    #[arg(long)]
-    pub lists: bool,
+    #[arg(long, alias = "lists")]
+    pub listas: bool,
 
-    /// With --lists: Portal da Transparência's download pages, the fallback when the file host
+    /// With --listas: Portal da Transparência's download pages, the fallback when the file host
     /// has no day of a list (default: https://portaldatransparencia.gov.br/download-de-dados/).
     #[arg(long, value_name = "URL")]
     pub cgu_url: Option<String>,
 
-    /// With --lists: CGU's file host, where each list's zips are asked for by day, today's
+    /// With --listas: CGU's file host, where each list's zips are asked for by day, today's
     /// first (default: https://dadosabertos-download.cgu.gov.br/PortalDaTransparencia/saida/).
     #[arg(long, value_name = "URL")]
     pub cgu_files_url: Option<String>,
 
-    /// With --lists: the Cadastro de Empregadores file (default: its address on gov.br).
+    /// With --listas: the Cadastro de Empregadores file (default: its address on gov.br).
     #[arg(long, value_name = "URL")]
     pub mte_url: Option<String>,
 
-    /// With --lists: IBAMA's termo_de_embargo.csv (default: its address in IBAMA's open data).
+    /// With --listas: IBAMA's termo_de_embargo.csv (default: its address in IBAMA's open data).
     #[arg(long, value_name = "URL")]
     pub ibama_url: Option<String>,
 

@@ -83,7 +83,7 @@ fn resolve_release(to: PathBuf, args: &ReleaseArgs, file: &Settings) -> Result<R
         }
         other => other.map(|k| k.value as usize),
     };
-    let lists = match pick(args.lists.then_some(true), env_switch("lists")?, file.lists) {
+    let listas = match pick(args.listas.then_some(true), env_switch("listas")?, file.listas) {
         Some(s) if s.value => Some(ListaSources {
             cgu_url: address("cgu_url", text("cgu_url", &args.cgu_url, &file.cgu_url), CGU_URL)?,
             cgu_files_url: address(
@@ -113,7 +113,7 @@ fn resolve_release(to: PathBuf, args: &ReleaseArgs, file: &Settings) -> Result<R
         stall: Duration::from_secs(stall),
         per_host: PER_HOST,
         keep,
-        listas: lists,
+        listas,
         regime,
     })
 }

@@ -65,7 +65,9 @@ pub(crate) struct Settings {
     pub ano_mes: Option<String>,
     pub cnpjs: Option<PathBuf>,
     pub open_data: Option<PathBuf>,
-    pub lists_dir: Option<PathBuf>,
+    /// Also read as `lists_dir`, its name until 2026-12.
+    #[serde(alias = "lists_dir")]
+    pub listas_dir: Option<PathBuf>,
     pub regime_dir: Option<PathBuf>,
     pub partial: Option<bool>,
     pub strict: Option<bool>,
@@ -98,7 +100,9 @@ pub(crate) struct Settings {
     pub pgfn_quarter: Option<String>,
     pub stall_secs: Option<u64>,
     pub keep: Option<u32>,
-    pub lists: Option<bool>,
+    /// Also read as `lists`, its name until 2026-12.
+    #[serde(alias = "lists")]
+    pub listas: Option<bool>,
     pub cgu_url: Option<String>,
     pub cgu_files_url: Option<String>,
     pub mte_url: Option<String>,
@@ -242,8 +246,8 @@ pub(crate) struct RunConfig {
     pub cnpjs: Option<PathBuf>,
     /// `--open-data DIR`: the publishers' files instead of a service.
     pub open_data: Option<PathBuf>,
-    /// `--lists-dir DIR`: the public lists for a run over a service.
-    pub lists_dir: Option<PathBuf>,
+    /// `--listas-dir DIR`: the public lists for a run over a service.
+    pub listas_dir: Option<PathBuf>,
     /// `--regime-dir DIR`: RFB's tax regime files for a run over a service.
     pub regime_dir: Option<PathBuf>,
     /// `--partial`: a release that is not whole is read, its gaps said, not refused.
@@ -390,10 +394,10 @@ impl RunConfig {
                 file.open_data.clone(),
             )
             .map(|s| s.value),
-            lists_dir: pick(
-                args.lists_dir.clone(),
-                env_var("lists_dir").map(PathBuf::from),
-                file.lists_dir.clone(),
+            listas_dir: pick(
+                args.listas_dir.clone(),
+                env_var("listas_dir").map(PathBuf::from),
+                file.listas_dir.clone(),
             )
             .map(|s| s.value),
             regime_dir: pick(

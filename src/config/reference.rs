@@ -274,6 +274,10 @@ fn config_keys_section(cli: &Command, keys: &[&str]) -> String {
          | key | flag | environment | subcommands |\n|---|---|---|---|\n",
     );
     for key in keys {
+        if let Some((new, _)) = environment::RENAMED.iter().find(|(_, old)| old == key) {
+            out.push_str(&format!("| `{key}` | the old name of `{new}`, still read | | |\n"));
+            continue;
+        }
         let long = key.replace('_', "-");
         let mut flag = None;
         let mut users = Vec::new();
@@ -325,6 +329,10 @@ fn variables_section(cli: &Command) -> String {
             .map(str::to_string)
             .unwrap_or_else(|| format!("the setting `{key}`"));
         rows.entry(var).or_insert(what);
+    }
+    for (new, old) in environment::RENAMED {
+        let var = |name: &str| format!("FISCAL_REPORT_{}", name.to_ascii_uppercase());
+        rows.entry(var(old)).or_insert(format!("the old name of `{}`, read when that is not set", var(new)));
     }
     for (var, what) in environment::VARIABLES {
         rows.entry(var.to_string()).or_insert(what.to_string());

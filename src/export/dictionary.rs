@@ -305,7 +305,7 @@ fn list_codes() -> String {
 
 /// The public lists' table (`transform::listas`).
 const LISTAS: &str = "## `listas`\n\n\
-The public lists read from the `--open-data` folder, or from `--lists-dir` on a run over a service (CGU's \
+The public lists read from the `--open-data` folder, or from `--listas-dir` on a run over a service (CGU's \
 CEIS, CNEP, CEPIM and Acordos de Leniência, the labour ministry's Cadastro de Empregadores, IBAMA's embargoes), \
 one row per record (an MTE row holding several periods is one record per period); empty, in these columns, \
 when the folder holds none or the run has neither. `aggregates/sancoes.parquet` matches them to the \

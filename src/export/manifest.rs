@@ -73,7 +73,7 @@ pub struct Manifest {
     /// the datasets found and missing, and the release's periods.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub open_data: Option<crate::extract::open_data::OpenDataNote>,
-    /// With `--lists-dir` (a run over a service): the folder, each list read, the files no
+    /// With `--listas-dir` (a run over a service): the folder, each list read, the files no
     /// reader takes and the lists missing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub listas_dir: Option<crate::extract::open_data::ListasDirNote>,

@@ -16,7 +16,7 @@ use crate::analyze::cells::text;
 /// The lists `sancoes.lista` names, as `api::listas` defines them: all of them, or those that
 /// restrict dealing with a party, which a rule watches unless it names some (a politically
 /// exposed partner is no sanction, so PEP is watched only when named).
-fn lists(restrictive_only: bool) -> Vec<&'static str> {
+fn codigos(restrictive_only: bool) -> Vec<&'static str> {
     let all = crate::api::listas::LISTAS.iter();
     all.filter(|d| d.restritiva || !restrictive_only).map(|d| d.codigo).collect()
 }
@@ -37,7 +37,7 @@ impl Checker<'_> {
         vinculos: &Option<Spanned<Vec<String>>>,
     ) -> Result<(BTreeSet<String>, BTreeSet<String>), RulesError> {
         Ok((
-            names(self, this, ("listas_publicas", listas), &lists(false), &lists(true))?,
+            names(self, this, ("listas_publicas", listas), &codigos(false), &codigos(true))?,
             names(self, this, ("vinculos", vinculos), &LINKS, &DEFAULT_LINKS)?,
         ))
     }
@@ -131,7 +131,7 @@ mod tests {
     fn lists_and_links_default_to_all_lists_by_cnpj_and_root_and_are_checked() {
         let rule = "[[regra]]\nnome = \"x\"\ntipo = \"lista_restritiva\"\n";
         let r = parse(rule).unwrap();
-        assert_eq!(r.rules[0].listas_publicas, lists(true).into_iter().map(String::from).collect());
+        assert_eq!(r.rules[0].listas_publicas, codigos(true).into_iter().map(String::from).collect());
         assert_eq!(r.rules[0].vinculos, ["cnpj", "raiz"].map(String::from).into());
         let some = parse(&format!("{rule}listas_publicas = [\"CEIS\", \"IBAMA\"]\nvinculos = [\"grupo\"]\n"))
             .unwrap();

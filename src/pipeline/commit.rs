@@ -51,7 +51,7 @@ pub(super) async fn analyze_and_commit(
                 EarlyResults::default(),
                 &mut fetched.manifest,
             )?;
-            note_lists_carried(fetched, &assembled, &analysis);
+            note_listas_carried(fetched, &assembled, &analysis);
             analysis.alerts = Some(track_alerts(fetched, rules, &analysis.aggregates, &assembled)?);
             fetched.stop_if_requested("the store commit")?;
             let started = std::time::Instant::now();
@@ -154,7 +154,7 @@ async fn assemble(fetched: &mut Fetched, frames: Frames) -> Result<Result<Assemb
 
 /// A run that read no public list keeps the previous snapshot's records of them
 /// (`analyze::sancoes`): the manifest and the log say so.
-fn note_lists_carried(fetched: &mut Fetched, assembled: &Assembled, analysis: &Analysis) {
+fn note_listas_carried(fetched: &mut Fetched, assembled: &Assembled, analysis: &Analysis) {
     let kept = analysis.aggregates.get(SANCOES_TABLE).map_or(0, DataFrame::height);
     if kept == 0 || !crate::analyze::sancoes::no_list_read(&assembled.frames) {
         return;

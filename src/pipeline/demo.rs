@@ -4,7 +4,7 @@
 //! store of its own (`.demo-store` beside the outputs, made anew each time), and the demo's run
 //! then goes on that store with the example watch rules (`regras/exemplo.toml`) on. The report's
 //! banner says so. Both runs also read the embedded dataset's own public lists of their month,
-//! written in their published layouts to `.demo-lists` beside the outputs, so the report shows
+//! written in their published layouts to `.demo-listas` beside the outputs, so the report shows
 //! the companies listed and what entered or left a list, and its tax regime files (`.demo-regime`). A run given a portfolio, a service, the publishers' files, a store, rules,
 //! months or a shard is not the plain demo and is left as it is.
 
@@ -23,7 +23,7 @@ pub(crate) const EXAMPLE_RULES: &str = include_str!("../../regras/exemplo.toml")
 /// The store's folder name, beside the outputs.
 const STORE_NAME: &str = ".demo-store";
 /// The folder of the embedded dataset's public lists, beside the outputs.
-const LISTS_NAME: &str = ".demo-lists";
+const LISTAS_NAME: &str = ".demo-listas";
 /// The folder of the embedded dataset's tax regime files, beside the outputs.
 const REGIME_NAME: &str = ".demo-regime";
 
@@ -108,24 +108,24 @@ impl Compare {
 }
 
 /// The embedded dataset's own public lists and tax regime files at `month`, written by its
-/// writers in their published layouts beside the demo's `store` (`.demo-lists/listas/`,
+/// writers in their published layouts beside the demo's `store` (`.demo-listas/listas/`,
 /// `.demo-regime/regime_tributario/`), for the run of `fetch` to read unless it names folders of
 /// its own: the month before's first, then the demo's own month's in their place, so the store
 /// sees the lists move as they would from one monthly run to the next. The dataset is made once.
 fn write_demo_files(fetch: &mut RunConfig, store: &Path, month: AnoMes, scale: f64) -> Result<()> {
     use crate::simulator::{Dataset, RegistryConfig, open_data};
-    if fetch.lists_dir.is_some() && fetch.regime_dir.is_some() {
+    if fetch.listas_dir.is_some() && fetch.regime_dir.is_some() {
         return Ok(());
     }
     let ds = Dataset::generate(RegistryConfig::DEFAULT_SEED, scale)
         .as_of(month)
         .map_err(|e| anyhow::anyhow!("the demo's public lists and tax regimes: {e}"))?;
-    if fetch.lists_dir.is_none() {
-        let dir = store.with_file_name(LISTS_NAME);
+    if fetch.listas_dir.is_none() {
+        let dir = store.with_file_name(LISTAS_NAME);
         remove_earlier(&dir.join("listas"))?;
         open_data::listas::write_listas(&ds.listas(), &dir)
             .with_context(|| format!("writing the demo's public lists into {}", dir.display()))?;
-        fetch.lists_dir = Some(dir);
+        fetch.listas_dir = Some(dir);
     }
     if fetch.regime_dir.is_none() {
         let dir = store.with_file_name(REGIME_NAME);

@@ -112,7 +112,7 @@ pub(crate) async fn dossie(settings: DossieSettings) -> Result<ExitStatus> {
 /// The public-list records of the store's latest snapshot (`sancoes`, as the monthly run
 /// matched them), for each dossier to show its company's; `None` when the snapshot holds none
 /// (its run may have read no list), so a dossier never claims its company is on none. The lists themselves are read by
-/// `run` (`--open-data`, `--lists-dir`), which this command does not repeat.
+/// `run` (`--open-data`, `--listas-dir`), which this command does not repeat.
 async fn latest_sancoes(
     reader: &crate::store::StoreReader,
     snapshots: &std::collections::BTreeSet<String>,

@@ -179,11 +179,11 @@ pub(super) async fn fetch_stage(
     let portfolio =
         cfg.cnpjs.as_deref().map(|path| read_portfolio(path, cfg.strict, alphanumeric)).transpose()?;
     let mut release = read_open_data(&cfg, portfolio.as_ref()).await?;
-    let mut lists_dir = match release {
+    let mut listas_dir = match release {
         Some(_) => None,
-        None => read_listas_dir(cfg.lists_dir.as_deref())?,
+        None => read_listas_dir(cfg.listas_dir.as_deref())?,
     };
-    refuse_unread_when_strict(&cfg, release.as_ref(), lists_dir.as_ref())?;
+    refuse_unread_when_strict(&cfg, release.as_ref(), listas_dir.as_ref())?;
     let settings = SourceSettings::from_run_config(&cfg);
     let accounting = Arc::new(Accounting::default());
     let pool = |source: &super::source::Source| {
@@ -268,7 +268,7 @@ pub(super) async fn fetch_stage(
     };
     let portfolio_note = portfolio.as_ref().zip(cfg.cnpjs.as_deref()).map(|(p, path)| p.note(path));
     let read =
-        Read { release: release.as_ref(), lists_dir: lists_dir.as_ref(), regime_dir: regime_dir.as_ref() };
+        Read { release: release.as_ref(), listas_dir: listas_dir.as_ref(), regime_dir: regime_dir.as_ref() };
     let manifest = write_fetch_manifest(&spec, &outcome, &cfg, read, portfolio_note, &out)?;
     let s = &outcome.summary;
     if s.interrupted {
@@ -299,7 +299,7 @@ pub(super) async fn fetch_stage(
         },
         listas: match release.as_mut() {
             Some(r) => Some(std::mem::take(&mut r.listas)),
-            None => lists_dir.take(),
+            None => listas_dir.take(),
         },
     })))
 }
@@ -309,11 +309,11 @@ pub(super) async fn fetch_stage(
 fn refuse_unread_when_strict(
     cfg: &RunConfig,
     release: Option<&crate::extract::open_data::Release>,
-    lists_dir: Option<&crate::extract::open_data::listas::Listas>,
+    listas_dir: Option<&crate::extract::open_data::listas::Listas>,
 ) -> Result<()> {
-    let (dir, unread, missing) = match (release, lists_dir) {
+    let (dir, unread, missing) = match (release, listas_dir) {
         (Some(r), _) => (cfg.open_data.as_deref(), r.unread(), &r.listas.missing),
-        (None, Some(l)) => (cfg.lists_dir.as_deref(), l.unread.clone(), &l.missing),
+        (None, Some(l)) => (cfg.listas_dir.as_deref(), l.unread.clone(), &l.missing),
         (None, None) => return Ok(()),
     };
     if !cfg.strict || (unread.is_empty() && missing.is_empty()) {
@@ -329,7 +329,7 @@ fn refuse_unread_when_strict(
     }
     for (list, why) in missing {
         problems.push(format!(
-            "the list {} was expected, {}, but no file of it is there: run `download --lists` again",
+            "the list {} was expected, {}, but no file of it is there: run `download --listas` again",
             list.codigo(),
             why.says()
         ));
@@ -339,19 +339,19 @@ fn refuse_unread_when_strict(
     Err(Classified::new(ExitStatus::BadInput, message).into())
 }
 
-/// `--lists-dir DIR`: the public lists for a run over a service; `None` without it.
+/// `--listas-dir DIR`: the public lists for a run over a service; `None` without it.
 fn read_listas_dir(
     dir: Option<&std::path::Path>,
 ) -> Result<Option<crate::extract::open_data::listas::Listas>> {
     let Some(dir) = dir else { return Ok(None) };
-    let lists = crate::extract::open_data::read_listas_dir(dir)?;
+    let listas = crate::extract::open_data::read_listas_dir(dir)?;
     tracing::info!(
         "public lists: {} files, {} records from {}",
-        lists.files.len(),
-        lists.records.len(),
+        listas.files.len(),
+        listas.records.len(),
         dir.display()
     );
-    Ok(Some(lists))
+    Ok(Some(listas))
 }
 
 /// `--regime-dir DIR`: RFB's tax regime files for a run over a service, the rows of `cnpjs`'
@@ -465,12 +465,12 @@ fn say_what_is_fetched(
     );
 }
 
-/// What the run read from folders: the release, or the lists of `--lists-dir` and the tax
+/// What the run read from folders: the release, or the lists of `--listas-dir` and the tax
 /// regimes of `--regime-dir`.
 #[derive(Clone, Copy)]
 struct Read<'a> {
     release: Option<&'a crate::extract::open_data::Release>,
-    lists_dir: Option<&'a crate::extract::open_data::listas::Listas>,
+    listas_dir: Option<&'a crate::extract::open_data::listas::Listas>,
     regime_dir: Option<&'a crate::extract::open_data::regime::Regimes>,
 }
 
@@ -493,8 +493,8 @@ fn write_fetch_manifest(
     manifest.carteira = carteira;
     manifest.open_data = read.release.zip(cfg.open_data.as_deref()).map(|(r, dir)| r.note(dir, list_date));
     manifest.listas_dir = read
-        .lists_dir
-        .zip(cfg.lists_dir.as_deref())
+        .listas_dir
+        .zip(cfg.listas_dir.as_deref())
         .map(|(l, dir)| crate::extract::open_data::ListasDirNote::of(dir, l, list_date));
     manifest.regime_dir = read
         .regime_dir

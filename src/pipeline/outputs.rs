@@ -117,7 +117,7 @@ pub(super) fn export_report(
         history: dossier_history,
         sancoes: aggregates
             .get("sancoes")
-            .filter(|df| df.height() > 0 || crate::report::view::sancoes::lists_read(&frames))
+            .filter(|df| df.height() > 0 || crate::report::view::sancoes::listas_read(&frames))
             .cloned(),
         regimes: frames
             .get(crate::transform::regime::REGIME_TRIBUTARIO)

@@ -650,7 +650,7 @@ pub(crate) fn render_dossiers(
     ];
     let strings = templates.strings(options.locale)?;
     let ctx = Context { codes, strings: &strings, locale: options.locale, source, demo };
-    let lists =
+    let listas =
         judged.sancoes.as_ref().map(|df| super::view::sancoes::by_company(df, options.locale, &strings));
     let regimes = judged.regimes.as_ref().map(regimes_by_company);
     let mut entries = Vec::new();
@@ -661,8 +661,8 @@ pub(crate) fn render_dossiers(
         let mut view = dossier_view(r, &ctx, standing, history);
         view.linha_do_tempo =
             judged.timeline.as_ref().and_then(|t| t.get(r.cnpj.as_str())).cloned().unwrap_or_default();
-        view.listas_lidas = lists.is_some();
-        view.listas = lists.as_ref().and_then(|l| l.get(r.cnpj.as_str())).cloned().unwrap_or_default();
+        view.listas_lidas = listas.is_some();
+        view.listas = listas.as_ref().and_then(|l| l.get(r.cnpj.as_str())).cloned().unwrap_or_default();
         view.regime_lido = regimes.is_some();
         view.regime_anos = regimes.as_ref().and_then(|m| m.get(r.cnpj.basico())).cloned().unwrap_or_default();
         for (main, ext, hb) in &engines {

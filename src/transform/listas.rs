@@ -24,12 +24,12 @@ const AREA_SCALE: u32 = 4;
 /// Adds `listas` to `frames`: the records of `lists` with their quality counts, or, without
 /// lists, an empty table unless the frames hold one already (a run dir read back). Either way
 /// the table ends with each record's in-force rule (`vigencia`), derived from its list.
-pub(crate) fn attach_listas(frames: &mut Frames, lists: Option<&Listas>) -> Result<(), TransformError> {
+pub(crate) fn attach_listas(frames: &mut Frames, listas: Option<&Listas>) -> Result<(), TransformError> {
     let err = |source: PolarsError| TransformError::Frame { table: LISTAS, source };
-    match lists {
-        Some(lists) => {
-            let (df, mut quality) = listas_frame(&lists.records).map_err(err)?;
-            quality.extend(listas_quality(lists));
+    match listas {
+        Some(listas) => {
+            let (df, mut quality) = listas_frame(&listas.records).map_err(err)?;
+            quality.extend(listas_quality(listas));
             frames.tables.insert(LISTAS, df);
             frames.add_quality(quality);
         }
@@ -215,24 +215,24 @@ fn at_scale(d: Decimal, scale: u32) -> Option<i128> {
 /// What of the lists' files could not be read, as `data_quality` counts it: rows out of layout
 /// (`linha`, each example `file:line`) and Leniência's placeholders (`sancionado`, as markers
 /// read as no document).
-fn listas_quality(lists: &Listas) -> Vec<QualityCount> {
+fn listas_quality(listas: &Listas) -> Vec<QualityCount> {
     let count = |column: &str, failures: u64, placeholders: u64, texts: &mut dyn Iterator<Item = &str>| {
         let mut examples = Vec::new();
         texts.for_each(|t| note_example(&mut examples, t));
         QualityCount { table: LISTAS.into(), column: column.into(), failures, placeholders, examples }
     };
     let mut out = Vec::new();
-    if !lists.malformed.is_empty() {
+    if !listas.malformed.is_empty() {
         out.push(count(
             "linha",
-            lists.malformed.len() as u64,
+            listas.malformed.len() as u64,
             0,
-            &mut lists.malformed.iter().map(String::as_str),
+            &mut listas.malformed.iter().map(String::as_str),
         ));
     }
-    if !lists.placeholders.is_empty() {
-        let n = lists.placeholders.len() as u64;
-        out.push(count("sancionado", 0, n, &mut lists.placeholders.iter().map(String::as_str)));
+    if !listas.placeholders.is_empty() {
+        let n = listas.placeholders.len() as u64;
+        out.push(count("sancionado", 0, n, &mut listas.placeholders.iter().map(String::as_str)));
     }
     out
 }
@@ -270,14 +270,14 @@ mod tests {
     #[test]
     fn listas_is_typed_and_counts_what_it_cannot_hold_or_read() {
         let records = [record(Lista::Cnep, Some("1.234.567,89")), record(Lista::Cnep, Some("0,125"))];
-        let lists = Listas {
+        let listas = Listas {
             records: records.to_vec(),
             malformed: vec!["x.csv:7".into()],
             placeholders: vec!["EXBILFINGER".into()],
             ..Listas::default()
         };
         let mut frames = Frames::default();
-        attach_listas(&mut frames, Some(&lists)).unwrap();
+        attach_listas(&mut frames, Some(&listas)).unwrap();
         let df = frames.get(LISTAS).unwrap();
         assert_eq!(df.column("valor_multa").unwrap().dtype(), &DataType::Decimal(18, 2));
         assert_eq!(df.column("inicio").unwrap().dtype(), &DataType::Date);
@@ -300,10 +300,10 @@ mod tests {
 
     /// The lists of a folder, read as a run reads them, and the frames they make.
     fn read_folder(dir: &std::path::Path) -> (Listas, Frames) {
-        let lists = crate::extract::open_data::read_listas_dir(dir).unwrap();
+        let listas = crate::extract::open_data::read_listas_dir(dir).unwrap();
         let mut frames = Frames::default();
-        attach_listas(&mut frames, Some(&lists)).unwrap();
-        (lists, frames)
+        attach_listas(&mut frames, Some(&listas)).unwrap();
+        (listas, frames)
     }
 
     /// A column's values as text (dates ISO, decimals at their scale).
@@ -395,14 +395,14 @@ mod tests {
         let real =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/real/ibama_embargos.csv");
         std::fs::copy(real, tmp.path().join("termo_de_embargo_20261001.csv")).unwrap();
-        let (lists, frames) = read_folder(tmp.path());
+        let (listas, frames) = read_folder(tmp.path());
         let texts = |column: &str| column_texts(frames.get(LISTAS).unwrap(), column);
         let (inicio, fim, area, linha) =
             (texts("inicio"), texts("fim"), texts("area_embargada"), texts("linha"));
         let at = linha.iter().position(|l| l.as_deref() == Some("12")).unwrap();
         assert_eq!((inicio[at].as_deref(), fim[at].as_deref()), (Some("2007-03-15"), Some("2012-11-14")));
         assert_eq!(area[at].as_deref(), Some("12286.5950"));
-        let starts = lists.records.iter().filter(|r| r.inicio.is_some()).count();
+        let starts = listas.records.iter().filter(|r| r.inicio.is_some()).count();
         assert_eq!(inicio.iter().flatten().count(), starts - 2, "all but 1667 and 2925");
         let noted = frames.quality.iter().find(|q| q.table == LISTAS && q.column == "inicio").unwrap();
         assert_eq!(noted.failures, 2, "{:?}", noted.examples);
@@ -416,9 +416,9 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let real = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/real/cgu_pep.csv");
         std::fs::copy(real, tmp.path().join("202509_PEP.csv")).unwrap();
-        let (lists, frames) = read_folder(tmp.path());
+        let (listas, frames) = read_folder(tmp.path());
         let df = frames.get(LISTAS).unwrap();
-        let peps = lists.records.iter().filter(|r| r.lista == Lista::Pep).count();
+        let peps = listas.records.iter().filter(|r| r.lista == Lista::Pep).count();
         assert!(peps > 100, "{peps}");
         let noted: Vec<_> = frames.quality.iter().filter(|q| q.table == LISTAS).collect();
         assert!(noted.is_empty(), "{noted:?}");

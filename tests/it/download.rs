@@ -332,12 +332,12 @@ fn served_with_lists(latest: i64) -> PathBuf {
 /// The names CGU's file host gives its lists' zips after the day.
 const CGU_STEMS: [&str; 4] = ["CEIS", "CNEP", "CEPIM", "AcordosLeniencia"];
 
-/// `download --lists` into `to` from the mirror `m` over `root`, CGU's portal at `portal`: the
+/// `download --listas` into `to` from the mirror `m` over `root`, CGU's portal at `portal`: the
 /// exit code and stderr.
 fn download_lists(m: &RunningMirror, to: &Path, portal: &str) -> (Option<i32>, String) {
     let base = m.base_url();
     let lists = [
-        "--lists",
+        "--listas",
         "--cgu-url",
         portal,
         "--cgu-files-url",

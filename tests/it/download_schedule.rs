@@ -203,7 +203,7 @@ fn sancoes(dir: &Path) -> polars::prelude::DataFrame {
     df.sort(by, SortMultipleOptions::default()).unwrap()
 }
 
-/// The lists the embedded dataset publishes, fetched by `download --lists` from the mirror in
+/// The lists the embedded dataset publishes, fetched by `download --listas` from the mirror in
 /// their real address forms, give the run the same `sancoes` as the served folder read in place:
 /// nothing of a list is lost or changed on the way.
 #[test]
@@ -224,7 +224,7 @@ fn the_lists_downloaded_from_the_mirror_give_the_same_sancoes_as_the_served_fold
         &m.share_link(SHARE_TOKEN),
         &format!("{base}/"),
         &[
-            "--lists",
+            "--listas",
             "--cgu-url",
             &format!("{base}/download-de-dados/"),
             "--cgu-files-url",

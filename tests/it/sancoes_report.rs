@@ -176,7 +176,7 @@ fn a_run_without_lists_says_so_in_one_sentence() {
 }
 
 #[test]
-fn a_service_run_reads_lists_dir_and_a_listed_companys_dossier_shows_its_list() {
+fn a_service_run_reads_listas_dir_and_a_listed_companys_dossier_shows_its_list() {
     let tmp = tempfile::tempdir().unwrap();
     let d = Dataset::generate(RegistryConfig::DEFAULT_SEED, SCALE);
     let lists = d.listas();
@@ -190,7 +190,7 @@ fn a_service_run_reads_lists_dir_and_a_listed_companys_dossier_shows_its_list() 
         "0.05",
         "--cnpjs",
         "carteira.txt",
-        "--lists-dir",
+        "--listas-dir",
         "downloads/listas",
         "--dossies",
         "100",
@@ -255,10 +255,10 @@ fn a_service_run_reads_lists_dir_and_a_listed_companys_dossier_shows_its_list() 
     }
 }
 
-/// `--lists-dir` asks for every list: one missing and a file no reader takes are named on
+/// `--listas-dir` asks for every list: one missing and a file no reader takes are named on
 /// stderr, in the manifest and in the report, and `--strict` stops the run on them (exit 2).
 #[test]
-fn a_lists_dir_missing_a_list_or_holding_a_stray_file_says_so_and_strict_stops() {
+fn a_listas_dir_missing_a_list_or_holding_a_stray_file_says_so_and_strict_stops() {
     let tmp = tempfile::tempdir().unwrap();
     let d = Dataset::generate(RegistryConfig::DEFAULT_SEED, SCALE);
     let written = fiscal_report::simulator::open_data::listas::write_listas(&d.listas(), tmp.path()).unwrap();
@@ -272,7 +272,7 @@ fn a_lists_dir_missing_a_list_or_holding_a_stray_file_says_so_and_strict_stops()
         crate::common_bin::bin()
             .current_dir(tmp.path())
             .args(["run", "--demo-scale", "0.05", "--uf", "SP", "--cnpjs", "carteira.txt"])
-            .args(["--lists-dir", "listas", "--out", "run"])
+            .args(["--listas-dir", "listas", "--out", "run"])
             .args(extra)
             .output()
             .unwrap()
@@ -282,12 +282,30 @@ fn a_lists_dir_missing_a_list_or_holding_a_stray_file_says_so_and_strict_stops()
     assert_eq!(o.status.code(), Some(2), "{stderr}");
     let error = stderr.lines().find(|l| l.contains("--strict:")).unwrap_or_else(|| panic!("{stderr}"));
     assert!(error.contains("planilha-antiga.xlsx") && error.contains("the list CEPIM"), "{error}");
+    // The flag's and the variable's names until 2026-12 still read the folder: a schedule
+    // written then stops the same way.
+    let old = |flag: &[&str], env: Option<&str>| {
+        let mut cmd = crate::common_bin::bin();
+        cmd.current_dir(tmp.path())
+            .args(["run", "--demo-scale", "0.05", "--uf", "SP", "--cnpjs", "carteira.txt", "--strict"])
+            .args(["--out", "old"])
+            .args(flag);
+        if let Some(dir) = env {
+            cmd.env("FISCAL_REPORT_LISTS_DIR", dir);
+        }
+        cmd.output().unwrap()
+    };
+    for o in [old(&["--lists-dir", "listas"], None), old(&[], Some("listas"))] {
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("the list CEPIM was expected"), "{stderr}");
+    }
 
     let o = run(&[]);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{stderr}");
     assert!(stderr.contains("no reader takes planilha-antiga.xlsx"), "{stderr}");
-    assert!(stderr.contains("the list CEPIM was expected, asked for with --lists-dir"), "{stderr}");
+    assert!(stderr.contains("the list CEPIM was expected, asked for with --listas-dir"), "{stderr}");
     let m: serde_json::Value =
         serde_json::from_slice(&std::fs::read(tmp.path().join("run/manifest.json")).unwrap()).unwrap();
     assert_eq!(m["listas_dir"]["unread"], serde_json::json!(["planilha-antiga.xlsx"]));
@@ -301,5 +319,5 @@ fn a_lists_dir_missing_a_list_or_holding_a_stray_file_says_so_and_strict_stops()
     assert_eq!(read, left, "the six lists left");
     let html = std::fs::read_to_string(tmp.path().join("run/report.html")).unwrap();
     assert!(html.contains("<code>planilha-antiga.xlsx</code>"), "the report names the stray file");
-    assert!(html.contains("<li>CEPIM (pedida com --lists-dir"), "the report names the missing list");
+    assert!(html.contains("<li>CEPIM (pedida com --listas-dir"), "the report names the missing list");
 }

@@ -37,16 +37,16 @@ pub(crate) fn full_runs() -> &'static Path {
 }
 
 /// The public lists and tax regime files the full runs read, as flags: they are the plain demo,
-/// which writes the dataset's lists and regimes of its month beside its outputs (`.demo-lists`,
+/// which writes the dataset's lists and regimes of its month beside its outputs (`.demo-listas`,
 /// `.demo-regime`; 202609's, `full_m1` ran last). A store run compared with `full_m1` reads these
-/// with `--lists-dir` and `--regime-dir`, so both read the same files.
+/// with `--listas-dir` and `--regime-dir`, so both read the same files.
 pub(crate) fn full_run_files() -> Vec<String> {
-    let lists = full_runs().join(".demo-lists");
-    assert!(lists.join("listas").is_dir(), "the demo wrote no lists in {}", lists.display());
+    let listas = full_runs().join(".demo-listas");
+    assert!(listas.join("listas").is_dir(), "the demo wrote no lists in {}", listas.display());
     let regime = full_runs().join(".demo-regime");
     assert!(regime.join("regime_tributario").is_dir(), "the demo wrote no regimes in {}", regime.display());
     let dir = |d: std::path::PathBuf| d.to_str().unwrap().to_string();
-    vec!["--lists-dir".into(), dir(lists), "--regime-dir".into(), dir(regime)]
+    vec!["--listas-dir".into(), dir(listas), "--regime-dir".into(), dir(regime)]
 }
 
 /// Runs tests/interop/check_store.py on `store` for each (Delta version or `latest`, snapshot,

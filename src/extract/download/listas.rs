@@ -1,4 +1,4 @@
-//! The public lists' files, fetched beside the release with `--lists`: CGU's CEIS, CNEP, CEPIM
+//! The public lists' files, fetched beside the release with `--listas`: CGU's CEIS, CNEP, CEPIM
 //! and Acordos de Leniência, the labour ministry's Cadastro de Empregadores and IBAMA's
 //! embargoes. They land in `listas/`, one day of each: a list is republished whole, so an older
 //! day's file is removed once the new one is checked.

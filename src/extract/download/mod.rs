@@ -5,7 +5,7 @@
 //! in `DIR/download.json`; a file recorded complete whose ETag or Last-Modified has not moved is
 //! not sent again.
 //!
-//! With `--lists` it also fetches the public lists (CGU's, the labour ministry's, IBAMA's) into
+//! With `--listas` it also fetches the public lists (CGU's, the labour ministry's, IBAMA's) into
 //! `listas/` (`lists`).
 //!
 //! It owns finding the release (`listing`), moving the bytes politely (`transfer`), checking
@@ -75,7 +75,7 @@ pub(crate) struct Request {
     pub per_host: usize,
     /// Once the release is whole: keep the last N months and quarters, remove older ones.
     pub keep: Option<usize>,
-    /// `--lists`: the public lists too, into `listas/`.
+    /// `--listas`: the public lists too, into `listas/`.
     pub listas: Option<ListaSources>,
     /// `--regime`: RFB's tax regime files too, from this share or listing, into
     /// `regime_tributario/`.
@@ -95,7 +95,7 @@ pub(crate) struct Downloaded {
     pub received: u64,
     /// Older releases removed (`keep`): their folders under `to`.
     pub removed: Vec<String>,
-    /// The public lists' files among `files` (`--lists`).
+    /// The public lists' files among `files` (`--listas`).
     pub listas: usize,
     /// RFB's tax regime files among `files` (`--regime`).
     pub regime: usize,
@@ -108,14 +108,14 @@ impl Downloaded {
             true => String::new(),
             false => format!("; removed the older {}", self.removed.join(", ")),
         };
-        let lists = match (self.listas, self.regime) {
+        let listas = match (self.listas, self.regime) {
             (0, 0) => String::new(),
             (n, 0) => format!(" with {n} public lists"),
             (0, r) => format!(" with {r} tax regime files"),
             (n, r) => format!(" with {n} public lists and {r} tax regime files"),
         };
         format!(
-            "RFB {} and PGFN {}{lists} are in {}: {} files, {} fetched now ({:.1} MB received){removed}",
+            "RFB {} and PGFN {}{listas} are in {}: {} files, {} fetched now ({:.1} MB received){removed}",
             self.rfb_month,
             self.pgfn_quarter,
             to.display(),
@@ -225,18 +225,18 @@ async fn download_whole(req: &Request) -> Result<Downloaded, DownloadError> {
     // Saved before any file moves, so a run never reads the folder as the older release while
     // this one is under way: its unfinished files make the folder a partial release.
     record::save(&req.to, &record).map_err(write_error(&req.to.join(record::FILE)))?;
-    let lists = match &req.listas {
+    let listas = match &req.listas {
         Some(sources) => listas::files(&http, sources, brasilia_today(), req.stall).await?,
         None => Vec::new(),
     };
-    let list_files: Vec<String> = lists.iter().map(|f| f.rel.clone()).collect();
-    let list_count = lists.len();
+    let lista_files: Vec<String> = listas.iter().map(|f| f.rel.clone()).collect();
+    let lista_count = listas.len();
     let regime = match &req.regime {
         Some(url) => listing::regime(&http, url, req.stall).await?,
         None => Vec::new(),
     };
     let regime_count = regime.len();
-    let files: Vec<Remote> = rfb.files.into_iter().chain(pgfn.files).chain(lists).chain(regime).collect();
+    let files: Vec<Remote> = rfb.files.into_iter().chain(pgfn.files).chain(listas).chain(regime).collect();
     let count = files.len();
     let job = Job {
         to: &req.to,
@@ -253,7 +253,7 @@ async fn download_whole(req: &Request) -> Result<Downloaded, DownloadError> {
         fetched: 0,
         received: 0,
         removed: Vec::new(),
-        listas: list_count,
+        listas: lista_count,
         regime: regime_count,
     };
     let mut first_error = None;
@@ -272,7 +272,7 @@ async fn download_whole(req: &Request) -> Result<Downloaded, DownloadError> {
     job.progress.finish();
     let mut record = job.record.into_inner().unwrap_or_else(|p| p.into_inner());
     if first_error.is_none() {
-        listas::older_days(&req.to, &list_files, &mut record)?;
+        listas::older_days(&req.to, &lista_files, &mut record)?;
         if let Some(n) = req.keep {
             done.removed = keep::older_than_last(&req.to, n, &mut record)?;
         }

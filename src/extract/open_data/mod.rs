@@ -197,7 +197,7 @@ impl NationalNote {
 }
 
 /// A list expected in a folder and not found there, and why it was expected: `baixada` (the
-/// folder's download record names its file) or `pedida` (`--lists-dir` asks for every list).
+/// folder's download record names its file) or `pedida` (`--listas-dir` asks for every list).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MissingLista {
     pub lista: String,
@@ -205,8 +205,8 @@ pub struct MissingLista {
 }
 
 impl MissingLista {
-    pub fn of(lists: &listas::Listas) -> Vec<Self> {
-        lists
+    pub fn of(listas: &listas::Listas) -> Vec<Self> {
+        listas
             .missing
             .iter()
             .map(|(list, why)| Self { lista: list.codigo().to_string(), motivo: why.code().to_string() })
@@ -214,7 +214,7 @@ impl MissingLista {
     }
 }
 
-/// What the manifest says of `--lists-dir`: the folder, each list read, the files no reader
+/// What the manifest says of `--listas-dir`: the folder, each list read, the files no reader
 /// takes and the lists missing.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ListasDirNote {
@@ -228,12 +228,12 @@ pub struct ListasDirNote {
 
 impl ListasDirNote {
     /// `date` types each list's date (`listas::ListDate`).
-    pub(crate) fn of(dir: &Path, lists: &listas::Listas, date: listas::ListDate) -> Self {
+    pub(crate) fn of(dir: &Path, listas: &listas::Listas, date: listas::ListDate) -> Self {
         Self {
             dir: dir.display().to_string(),
-            listas: ListaNote::of(lists, date),
-            unread: lists.unread.clone(),
-            listas_ausentes: MissingLista::of(lists),
+            listas: ListaNote::of(listas, date),
+            unread: listas.unread.clone(),
+            listas_ausentes: MissingLista::of(listas),
         }
     }
 }
@@ -252,8 +252,8 @@ impl RegimeDirNote {
 }
 
 impl ListaNote {
-    fn of(lists: &listas::Listas, date: listas::ListDate) -> Vec<Self> {
-        lists
+    fn of(listas: &listas::Listas, date: listas::ListDate) -> Vec<Self> {
+        listas
             .files
             .iter()
             .map(|f| ListaNote {
@@ -347,21 +347,21 @@ pub(crate) struct Release {
     pub regimes: regime::Regimes,
 }
 
-/// The public lists in `dir` (any subfolder), for a run over a service (`--lists-dir`): every
+/// The public lists in `dir` (any subfolder), for a run over a service (`--listas-dir`): every
 /// list is asked for, and a file no reader takes is named (the release's files and code tables
-/// are not, as the folder may be the one `download --lists` filled).
+/// are not, as the folder may be the one `download --listas` filled).
 pub(crate) fn read_listas_dir(dir: &Path) -> Result<listas::Listas, OpenDataError> {
     let (files, _) = find_files(dir)?;
-    let mut lists = listas::read_listas(dir, &files)?;
+    let mut listas = listas::read_listas(dir, &files)?;
     let names = files.iter().filter(|f| f.inner.is_none() && f.kind.is_none()).map(|f| f.name(dir));
-    lists.unread = names
+    listas.unread = names
         .filter(|name| !listas::is_lista_file(name) && !regime::is_regime_file(name))
         .filter(|name| code_tables::table_of(name).is_none())
         .filter(|name| !bookkeeping(name))
         .collect();
-    say_ignored(dir, &lists.unread);
-    lists.expect(dir, true);
-    Ok(lists)
+    say_ignored(dir, &listas.unread);
+    listas.expect(dir, true);
+    Ok(listas)
 }
 
 /// RFB's tax regime files in `dir` (any subfolder), for a run over a service (`--regime-dir`):
@@ -400,13 +400,13 @@ pub(crate) fn read_release(
     // 200 MB of text).
     let roots = roots_of(portfolio);
     let mut release = std::thread::scope(|scope| {
-        let lists = scope.spawn(|| listas::read_listas(dir, &files));
+        let listas = scope.spawn(|| listas::read_listas(dir, &files));
         let regimes = scope.spawn(|| regime::read_regimes(dir, &files, &roots));
         let release = read_tax_files(dir, &files, unreadable, &roots, partial, cents);
         // A list's error first: it names the one file to fix, whatever else the folder lacks.
-        let lists = lists.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        let listas = listas.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
         let regimes = regimes.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
-        release.map(|release| Release { listas: lists, regimes, ..release })
+        release.map(|release| Release { listas, regimes, ..release })
     })?;
     release.listas.expect(dir, false);
     release.read_ms = started.elapsed().as_millis() as u64;

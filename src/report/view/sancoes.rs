@@ -73,7 +73,7 @@ pub struct Sancoes {
 pub(crate) fn sanctions(aggs: &Aggregates, frames: &Frames, locale: Locale, t: &Strings) -> Option<Sancoes> {
     let df = aggs.get("sancoes")?;
     let names = company_names(aggs);
-    let read = df.height() > 0 || lists_read(frames);
+    let read = df.height() > 0 || listas_read(frames);
     let (all, other): (Vec<Read>, Vec<Read>) =
         rows(df).map(|i| record(df, i, &names, locale, t)).partition(|(r, _)| r.restrictive);
     let in_force: Vec<SancoesGroup> = VINCULOS
@@ -115,7 +115,7 @@ pub(crate) fn sanctions(aggs: &Aggregates, frames: &Frames, locale: Locale, t: &
 }
 
 /// Whether the run read any public list (its `listas` holds records).
-pub(crate) fn lists_read(frames: &Frames) -> bool {
+pub(crate) fn listas_read(frames: &Frames) -> bool {
     frames.tables.get(crate::transform::listas::LISTAS).is_some_and(|l| l.height() > 0)
 }
 

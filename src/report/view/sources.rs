@@ -37,10 +37,10 @@ pub struct Sources {
     pub portfolio: Option<String>,
     /// What date the regularity estimate holds for.
     pub estimate: Option<String>,
-    /// The files a folder of the run held that no reader takes (`--open-data`, `--lists-dir`).
+    /// The files a folder of the run held that no reader takes (`--open-data`, `--listas-dir`).
     pub unread: Vec<String>,
     /// The lists expected in that folder and missing, each with why it was expected.
-    pub lists_missing: Vec<String>,
+    pub listas_missing: Vec<String>,
 }
 
 impl Sources {
@@ -53,7 +53,7 @@ impl Sources {
             (None, None) => return self,
         };
         self.unread = unread.clone();
-        self.lists_missing = missing
+        self.listas_missing = missing
             .iter()
             .map(|m| {
                 format!(
@@ -149,7 +149,7 @@ pub fn sources(periods: &Periodos, t: &Strings) -> Sources {
         portfolio: portfolio_line(periods, t),
         estimate: periods.get("pgfn").map(|p| labelled(t.get("periodo_estimativa"), p, t)),
         unread: Vec::new(),
-        lists_missing: Vec::new(),
+        listas_missing: Vec::new(),
     }
 }
 

@@ -71,7 +71,7 @@ pub(super) fn read_text(
     entry: &str,
     text: &str,
     mut date: super::DataLista,
-    lists: &mut Listas,
+    listas: &mut Listas,
 ) -> Result<(), OpenDataError> {
     let (skipped, body) = header_at(list, text);
     let mut reader = csv::ReaderBuilder::new()
@@ -111,7 +111,7 @@ pub(super) fn read_text(
         let line = lines.at(byte.unwrap_or(0));
         let at = format!("{entry}:{line}");
         let Ok(fields) = record else {
-            lists.malformed.push(at);
+            listas.malformed.push(at);
             continue;
         };
         if fields.iter().all(|f| f.trim().is_empty()) || (list == Lista::TrabalhoEscravo && fields.len() == 1)
@@ -120,7 +120,7 @@ pub(super) fn read_text(
             continue;
         }
         if fields.len() != width {
-            lists.malformed.push(at);
+            listas.malformed.push(at);
             continue;
         }
         rows += 1;
@@ -146,15 +146,15 @@ pub(super) fn read_text(
         if list == Lista::TrabalhoEscravo {
             records.iter_mut().for_each(|r| marks_apart(r, &notes));
         }
-        lists.records.extend(records);
+        listas.records.extend(records);
         if list == Lista::Leniencia
             && let Some(last) =
-                lists.records.last().filter(|r| r.documento.is_none() && !r.sancionado.is_empty())
+                listas.records.last().filter(|r| r.documento.is_none() && !r.sancionado.is_empty())
         {
-            lists.placeholders.push(last.sancionado.clone());
+            listas.placeholders.push(last.sancionado.clone());
         }
     }
-    lists.files.push(super::ListaFile { path: entry.to_string(), lista: list, data_lista: date, rows });
+    listas.files.push(super::ListaFile { path: entry.to_string(), lista: list, data_lista: date, rows });
     Ok(())
 }
 

@@ -94,7 +94,7 @@ pub struct Listas {
     /// The lists expected in the folder that no file of it holds, each with why it was
     /// expected (`Expected`).
     pub missing: Vec<(Lista, Expected)>,
-    /// `--lists-dir`: the folder's files no list reader takes, each named on stderr.
+    /// `--listas-dir`: the folder's files no list reader takes, each named on stderr.
     pub unread: Vec<String>,
 }
 
@@ -103,7 +103,7 @@ pub struct Listas {
 pub enum Expected {
     /// The folder's download record (`download.json`) names a file of it: it was downloaded.
     Downloaded,
-    /// The run was given the folder as its lists (`--lists-dir`): every list is asked for.
+    /// The run was given the folder as its lists (`--listas-dir`): every list is asked for.
     AskedFor,
 }
 
@@ -119,7 +119,7 @@ impl Expected {
     pub fn says(self) -> &'static str {
         match self {
             Self::Downloaded => "downloaded into it (download.json names its file)",
-            Self::AskedFor => "asked for with --lists-dir",
+            Self::AskedFor => "asked for with --listas-dir",
         }
     }
 }
@@ -142,7 +142,7 @@ impl Listas {
             };
             if !read.contains(&list) {
                 tracing::warn!(
-                    "{}: the list {} was expected, {}, but no file of it is there: run `download --lists` \
+                    "{}: the list {} was expected, {}, but no file of it is there: run `download --listas` \
                      again, or put its file in the folder",
                     dir.display(),
                     list.codigo(),
@@ -163,7 +163,7 @@ pub(crate) fn is_lista_file(name: &str) -> bool {
 
 /// Reads every list among `files` (the folder's, as `folder::find_files` lists them).
 pub(super) fn read_listas(dir: &Path, files: &[Found]) -> Result<Listas, OpenDataError> {
-    let mut lists = Listas::default();
+    let mut listas = Listas::default();
     for found in files.iter().filter(|f| f.inner.is_none()) {
         let name = relative(dir, &found.path);
         let Some(list) = Lista::of_name(&name) else { continue };
@@ -177,10 +177,10 @@ pub(super) fn read_listas(dir: &Path, files: &[Found]) -> Result<Listas, OpenDat
                 date.escritas.extend(mte_note_dates(&found.path));
             }
             date.escritas.extend(name_dates(list, entry));
-            layouts::read_text(list, entry, &decode::decode(bytes), date, &mut lists)
+            layouts::read_text(list, entry, &decode::decode(bytes), date, &mut listas)
         })?;
     }
-    Ok(lists)
+    Ok(listas)
 }
 
 /// The dates a list's name writes, when its text does not say one: CGU's stamp before the file's

@@ -88,8 +88,8 @@ fn day(d: u32, m: u32, y: i32) -> NaiveDate {
     NaiveDate::from_ymd_opt(y, m, d).unwrap()
 }
 
-fn of(lists: &Listas, list: Lista) -> Vec<&ListaRecord> {
-    lists.records.iter().filter(|r| r.lista == list).collect()
+fn of(listas: &Listas, list: Lista) -> Vec<&ListaRecord> {
+    listas.records.iter().filter(|r| r.lista == list).collect()
 }
 
 #[test]
@@ -104,9 +104,9 @@ fn ceis_in_its_zip_latin1_crlf_typos_masked_cpfs_and_sem_informacao() {
     .join("\r\n")
         + "\r\n";
     zip_with(tmp.path(), "20261130_CEIS.zip", &[("20261130_CEIS.csv", latin1(&text))]);
-    let lists = read(tmp.path()).unwrap();
-    let ceis = of(&lists, Lista::Ceis);
-    assert_eq!(ceis.len(), 3, "{lists:?}");
+    let listas = read(tmp.path()).unwrap();
+    let ceis = of(&listas, Lista::Ceis);
+    assert_eq!(ceis.len(), 3, "{listas:?}");
     let company = ceis[0];
     assert_eq!(company.documento.as_deref(), Some("12345678000195"));
     assert_eq!(company.nome.as_deref(), Some("CONSTRUTORA AÇAÍ LTDA"), "Latin-1 decoded");
@@ -125,8 +125,8 @@ fn ceis_in_its_zip_latin1_crlf_typos_masked_cpfs_and_sem_informacao() {
     assert_eq!(person.tipo_pessoa.as_deref(), Some("F"));
     assert_eq!(ceis[2].tipo_pessoa.as_deref(), Some("J"), "an empty type is the document's");
     assert_eq!(ceis[2].inicio, None);
-    assert!(lists.malformed.is_empty(), "{lists:?}");
-    assert_eq!(lists.files[0].rows, 3);
+    assert!(listas.malformed.is_empty(), "{listas:?}");
+    assert_eq!(listas.files[0].rows, 3);
 }
 
 #[test]
@@ -141,12 +141,12 @@ fn cnep_fines_are_exact_decimals_and_a_row_out_of_layout_is_counted_with_its_lin
     ]
     .join("\n");
     write(tmp.path(), "cgu/20261130_CNEP.csv", &latin1(&text));
-    let lists = read(tmp.path()).unwrap();
-    let cnep = of(&lists, Lista::Cnep);
+    let listas = read(tmp.path()).unwrap();
+    let cnep = of(&listas, Lista::Cnep);
     assert_eq!(cnep.len(), 2);
     assert_eq!(cnep[0].valor_multa.as_deref(), Some("1.234.567,89"), "as written: typed in transform");
     assert_eq!(cnep[1].valor_multa.as_deref(), Some("0,10"));
-    assert_eq!(lists.malformed, vec!["cgu/20261130_CNEP.csv:3".to_string()]);
+    assert_eq!(listas.malformed, vec!["cgu/20261130_CNEP.csv:3".to_string()]);
     assert_eq!(cnep[1].inicio.as_deref(), Some("31/02/2020"), "as written: transform counts it");
 }
 
@@ -167,18 +167,18 @@ fn cepim_has_no_dates_and_leniencia_keeps_its_placeholders_out_of_matching() {
         "20261130_Acordos.zip",
         &[("20261130_Acordos.csv", latin1(acordos)), ("20261130_Efeitos.csv", latin1(efeitos))],
     );
-    let lists = read(tmp.path()).unwrap();
-    let cepim = of(&lists, Lista::Cepim);
+    let listas = read(tmp.path()).unwrap();
+    let cepim = of(&listas, Lista::Cepim);
     assert_eq!(cepim.len(), 1);
     assert!(cepim[0].inicio.is_none() && cepim[0].fim.is_none());
     assert_eq!(cepim[0].categoria.as_deref(), Some("Omissão no dever de prestar contas"));
     assert_eq!(cepim[0].orgao.as_deref(), Some("MINISTÉRIO DA SAÚDE"));
-    let acordos = of(&lists, Lista::Leniencia);
+    let acordos = of(&listas, Lista::Leniencia);
     assert_eq!(acordos.len(), 2, "the effects file holds no party");
     assert_eq!(acordos[0].documento.as_deref(), Some("15144306000199"));
     assert_eq!(acordos[0].categoria.as_deref(), Some("Em cumprimento"));
     assert_eq!((acordos[1].sancionado.as_str(), acordos[1].documento.as_deref()), ("EXBILFINGER", None));
-    assert_eq!(lists.placeholders, vec!["EXBILFINGER".to_string()]);
+    assert_eq!(listas.placeholders, vec!["EXBILFINGER".to_string()]);
 }
 
 #[test]
@@ -197,9 +197,9 @@ fn mte_cp1252_text_lines_around_the_header_and_several_periods_in_one_cell() {
     let (bytes, _, lossy) = encoding_rs::WINDOWS_1252.encode(text);
     assert!(!lossy);
     write(tmp.path(), "mte/cadastro_de_empregadores.csv", &bytes);
-    let lists = read(tmp.path()).unwrap();
-    let mte = of(&lists, Lista::TrabalhoEscravo);
-    assert_eq!(mte.len(), 4, "two periods of row 1, one of rows 2 and 3: {lists:?}");
+    let listas = read(tmp.path()).unwrap();
+    let mte = of(&listas, Lista::TrabalhoEscravo);
+    assert_eq!(mte.len(), 4, "two periods of row 1, one of rows 2 and 3: {listas:?}");
     assert_eq!(mte[0].documento.as_deref(), Some("12345678909"));
     assert_eq!(mte[0].sancionado, "123.456.789-09");
     assert_eq!(mte[0].tipo_pessoa.as_deref(), Some("F"));
@@ -221,7 +221,7 @@ fn mte_cp1252_text_lines_around_the_header_and_several_periods_in_one_cell() {
     );
     assert_eq!(mte[0].categoria.as_deref(), Some("Trabalho análogo ao de escravo"), "no mark, no note");
     assert_eq!(list_date(&mte[0].data_lista), day(8, 10, 2025), "the date its text lines say");
-    assert!(lists.malformed.is_empty(), "{:?}", lists.malformed);
+    assert!(listas.malformed.is_empty(), "{:?}", listas.malformed);
 }
 
 #[test]
@@ -233,8 +233,8 @@ fn ibama_utf8_with_bom_decimal_comma_areas_and_date_times() {
                 \"2\";\"A2\";\"2020-01-02 00:00:00\";\"PA\";\"FULANO\";\"123.456.789-09\";\"12,5\";\"N\";\"2022-06-07 00:00:00\";\"\"\n\
                 \"3\";\"A3\";\"2021-01-02 00:00:00\";\"AM\";\"CICLANO\";\"11.222.333/0001-81\";\"3\";\"S\";\"\";\"\"\n";
     write(tmp.path(), "ibama/termo_de_embargo.csv", text.as_bytes());
-    let lists = read(tmp.path()).unwrap();
-    let ibama = of(&lists, Lista::Ibama);
+    let listas = read(tmp.path()).unwrap();
+    let ibama = of(&listas, Lista::Ibama);
     assert_eq!(ibama.len(), 3);
     assert_eq!(ibama[0].nome.as_deref(), Some("AGROPECUÁRIA SÃO JOÃO"));
     assert_eq!(ibama[0].documento.as_deref(), Some("12345678000195"));
@@ -256,10 +256,10 @@ fn a_lists_date_is_the_first_its_names_write_that_is_a_date_else_the_day_it_was_
     let ceis = [CEIS_HEADER.to_string(), cgu_row("CEIS", "J", "12345678000195", "A", "10/01/2024", "", None)];
     // A stamp of CGU's shape that no calendar has: the day the file was written instead.
     write(tmp.path(), "20261131_CEIS.csv", &latin1(&(ceis.join("\r\n") + "\r\n")));
-    let lists = read(tmp.path()).unwrap();
-    let date_of = |list| list_date(&of(&lists, list)[0].data_lista);
+    let listas = read(tmp.path()).unwrap();
+    let date_of = |list| list_date(&of(&listas, list)[0].data_lista);
     assert_eq!(date_of(Lista::Ibama), day(15, 9, 2026));
-    assert_eq!(date_of(Lista::Ceis), chrono::Utc::now().date_naive(), "{:?}", lists.files);
+    assert_eq!(date_of(Lista::Ceis), chrono::Utc::now().date_naive(), "{:?}", listas.files);
 }
 
 #[test]
@@ -307,14 +307,14 @@ fn ibamas_real_file_reads_whole_each_cell_as_written() {
     let tmp = tempfile::tempdir().unwrap();
     let bytes = real("ibama_embargos.csv");
     write(tmp.path(), "termo_de_embargo.csv", &bytes);
-    let lists = read(tmp.path()).unwrap();
+    let listas = read(tmp.path()).unwrap();
     let text = String::from_utf8(bytes).unwrap();
     let header = cells_of(&text, 1);
     let col = |name: &str| header.iter().position(|h| h == name).unwrap();
     let rows = text.lines().count() - 1;
-    let ibama = of(&lists, Lista::Ibama);
+    let ibama = of(&listas, Lista::Ibama);
     assert_eq!(ibama.len(), rows, "every row of the real file is a record");
-    assert!(lists.malformed.is_empty(), "{:?}", lists.malformed);
+    assert!(listas.malformed.is_empty(), "{:?}", listas.malformed);
     let cell = |raw: &[String], name: &str| Some(raw[col(name)].clone()).filter(|c| !c.is_empty());
     for r in &ibama {
         let raw = cells_of(&text, r.linha as usize);
@@ -348,10 +348,10 @@ fn the_mtes_real_csv_is_dated_by_the_note_beside_it() {
     let undated = read(tmp.path()).unwrap();
     // The note says "Cadastro atualizado em 04/09/2026" after its ordinance's 13/09/2024.
     write(tmp.path(), "cadastro_de_empregadores.txt", &real("mte_empregadores.txt"));
-    let lists = read(tmp.path()).unwrap();
-    let mte = of(&lists, Lista::TrabalhoEscravo);
+    let listas = read(tmp.path()).unwrap();
+    let mte = of(&listas, Lista::TrabalhoEscravo);
     assert!(!mte.is_empty());
-    assert!(mte.iter().all(|r| list_date(&r.data_lista) == day(4, 9, 2026)), "{:?}", lists.files);
+    assert!(mte.iter().all(|r| list_date(&r.data_lista) == day(4, 9, 2026)), "{:?}", listas.files);
     assert!(of(&undated, Lista::TrabalhoEscravo).iter().all(|r| list_date(&r.data_lista) != day(4, 9, 2026)));
     // Line 17, by hand: two periods in one cell, "06/10/2025 a 05/02/2026, 19/08/2026".
     let ys: Vec<&&ListaRecord> = mte.iter().filter(|r| r.linha == 17).collect();
@@ -359,7 +359,7 @@ fn the_mtes_real_csv_is_dated_by_the_note_beside_it() {
     assert_eq!(ys[0].documento.as_deref(), Some("32264221000163"));
     assert_eq!((ys[0].inicio.as_deref(), ys[0].fim.as_deref()), (Some("06/10/2025"), Some("05/02/2026")));
     assert_eq!((ys[1].inicio.as_deref(), ys[1].fim.as_deref()), (Some("19/08/2026"), None));
-    assert!(lists.malformed.is_empty(), "{lists:?}");
+    assert!(listas.malformed.is_empty(), "{listas:?}");
 }
 
 #[test]
@@ -378,9 +378,9 @@ fn the_leniency_zip_as_cgu_serves_it_is_read_with_its_respelt_columns() {
         "20261130_AcordosLeniencia.zip",
         &[("20261130_AcordosLeniencia.csv", cp1252(acordos)), ("20261130_Efeitos.csv", cp1252(efeitos))],
     );
-    let lists = read(tmp.path()).unwrap();
-    let acordos = of(&lists, Lista::Leniencia);
-    assert_eq!(acordos.len(), 1, "{lists:?}");
+    let listas = read(tmp.path()).unwrap();
+    let acordos = of(&listas, Lista::Leniencia);
+    assert_eq!(acordos.len(), 1, "{listas:?}");
     assert_eq!(acordos[0].nome.as_deref(), Some("ODE SA"), "the en-dash column is the name");
     assert_eq!(acordos[0].documento.as_deref(), Some("15144306000199"));
     assert_eq!(
@@ -401,8 +401,8 @@ fn a_cnpj_with_letters_is_a_document_every_list_can_match() {
     ]
     .join("\r\n");
     write(tmp.path(), "20261130_CEIS.csv", &latin1(&text));
-    let lists = read(tmp.path()).unwrap();
-    let ceis = of(&lists, Lista::Ceis);
+    let listas = read(tmp.path()).unwrap();
+    let ceis = of(&listas, Lista::Ceis);
     assert_eq!(ceis[0].documento.as_deref(), Some("12ABC34501DE35"));
     assert_eq!(ceis[0].tipo_pessoa.as_deref(), Some("J"));
     assert_eq!(ceis[1].documento, None, "a check digit that fails is no document");
@@ -417,11 +417,11 @@ fn pep_s_real_file_reads_each_row_as_the_file_writes_it() {
     let tmp = tempfile::tempdir().unwrap();
     let bytes = real("cgu_pep.csv");
     write(tmp.path(), "202509_PEP.csv", &bytes);
-    let lists = read(tmp.path()).unwrap();
+    let listas = read(tmp.path()).unwrap();
     let text = String::from_utf8(bytes).unwrap();
-    let pep = of(&lists, Lista::Pep);
+    let pep = of(&listas, Lista::Pep);
     assert_eq!(pep.len(), text.lines().count() - 1, "every row is a record");
-    assert!(lists.malformed.is_empty(), "{:?}", lists.malformed);
+    assert!(listas.malformed.is_empty(), "{:?}", listas.malformed);
     assert_eq!(list_date(&pep[0].data_lista), day(30, 9, 2025), "a month's register stands at its last day");
     for r in &pep {
         let raw = cells_of(&text, r.linha as usize);
