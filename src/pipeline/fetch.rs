@@ -267,6 +267,7 @@ pub(super) async fn fetch_stage(
         Err(e) => return Err(e.into()),
     };
     let portfolio_note = portfolio.as_ref().zip(cfg.cnpjs.as_deref()).map(|(p, path)| p.note(path));
+    super::source::finish_regimes(release.as_mut()).await?;
     let read =
         Read { release: release.as_ref(), listas_dir: listas_dir.as_ref(), regime_dir: regime_dir.as_ref() };
     let manifest = write_fetch_manifest(&spec, &outcome, &cfg, read, portfolio_note, &out)?;

@@ -164,3 +164,14 @@ pub(super) async fn read_open_data(
     );
     Ok(Some(release))
 }
+
+/// Waits, off the async threads, for the tax regime files `read_release` is still reading
+/// (`Release::regimes_reading`): the manifest names them and the typing takes their rows.
+pub(super) async fn finish_regimes(release: Option<&mut crate::extract::open_data::Release>) -> Result<()> {
+    let Some(release) = release else { return Ok(()) };
+    let Some(reading) = release.regimes_reading.take() else { return Ok(()) };
+    let joined =
+        tokio::task::spawn_blocking(move || reading.join()).await.context("reading the tax regime files")?;
+    release.regimes = joined.unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+    Ok(())
+}

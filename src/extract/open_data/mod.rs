@@ -343,8 +343,14 @@ pub(crate) struct Release {
     pub listas: listas::Listas,
     /// Every PGFN inscription of the release summed once (`national`), the portfolio's or not.
     pub national: national::National,
-    /// The portfolio's rows of RFB's tax regime files, when the folder holds them (`regime`).
+    /// The portfolio's rows of RFB's tax regime files, when the folder holds them (`regime`),
+    /// once `regimes_reading` has been waited for.
     pub regimes: regime::Regimes,
+    /// The regime files still being read: `read_release` starts them on a thread of their own
+    /// once the tax files are read, so they take the core the run's next step (the portfolio's
+    /// records into staging) leaves free instead of slowing the tax files down. Whoever needs
+    /// `regimes` joins it first.
+    pub regimes_reading: Option<std::thread::JoinHandle<Result<regime::Regimes, OpenDataError>>>,
 }
 
 /// The public lists in `dir` (any subfolder), for a run over a service (`--listas-dir`): every
@@ -401,14 +407,15 @@ pub(crate) fn read_release(
     let roots = roots_of(portfolio);
     let mut release = std::thread::scope(|scope| {
         let listas = scope.spawn(|| listas::read_listas(dir, &files));
-        let regimes = scope.spawn(|| regime::read_regimes(dir, &files, &roots));
         let release = read_tax_files(dir, &files, unreadable, &roots, partial, cents);
         // A list's error first: it names the one file to fix, whatever else the folder lacks.
         let listas = listas.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
-        let regimes = regimes.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
-        release.map(|release| Release { listas, regimes, ..release })
+        release.map(|release| Release { listas, ..release })
     })?;
     release.listas.expect(dir, false);
+    let dir_owned = dir.to_path_buf();
+    release.regimes_reading =
+        Some(std::thread::spawn(move || regime::read_regimes(&dir_owned, &files, &roots)));
     release.read_ms = started.elapsed().as_millis() as u64;
     Ok(release)
 }
