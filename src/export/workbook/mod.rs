@@ -142,6 +142,10 @@ pub(crate) fn build_workbook(content: &WorkbookContent<'_>) -> Result<Vec<u8>, W
     };
     let formats = Formats::new(&content.formats);
     let mut book = Workbook::new();
+    // Deflate level 3, as Excel 365 writes its own: rust_xlsxwriter measures it 0.71 x level 6's
+    // save time for a file 6 % larger (its guide, "Zip compression level"). Compressing the
+    // sheets' XML is most of the workbook's time, the report stage's longest part.
+    book.set_zip_compression_level(3);
     let names = sheet::unique_sheet_names(
         std::iter::once(content.summary_sheet.as_str()).chain(content.sheets.iter().map(|s| s.name.as_str())),
     );
