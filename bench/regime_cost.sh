@@ -26,7 +26,7 @@ cargo build --release --quiet
 BIN="$(realpath "${CARGO_TARGET_DIR:-target}")/release/fiscal-report"
 tmp=$(mktemp -d)
 aside="$DATA/regime-aside"
-trap 'rm -rf "$tmp"; [ -d "$aside/regime_tributario" ] && mv "$aside/regime_tributario" "$LISTED/"; mv -f "$aside"/*_PEP.zip "$LISTED/listas/" 2>/dev/null; rm -rf "$aside"' EXIT
+trap 'rm -rf "$tmp"; [ -d "$aside/regime_tributario" ] && mv "$aside/regime_tributario" "$LISTED/"; mv -f "$aside"/*_PEP.zip "$LISTED/listas/" 2>/dev/null || true; rm -rf "$aside"' EXIT
 bench/portfolio_of.sh "$RELEASE" $(( SCALE * 5000 )) "$PORTFOLIO" >"$tmp/portfolio.txt"
 [ -d "$LISTED/regime_tributario" ] || python3 bench/pad_regime.py "$LISTED" "$tmp/portfolio.txt"
 mkdir -p "$aside"
