@@ -68,33 +68,9 @@ pub(crate) struct National {
     /// bytes, no allocation and no decimal parse.
     acc: HashMap<RawKey, (u64, i128)>,
     texts: Texts,
-    /// Rows waiting for their debtor's profile byte, looked up together (`flush`): each lookup
-    /// is a likely cache miss in a table of up to 95 MiB, and a batch's are independent loads
-    /// the processor overlaps, where one row at a time waits for each miss between parsing
-    /// rows (group prefetching, Chen, Ailamaki, Gibbons and Mowry, "Improving Hash Join
-    /// Performance through Prefetching", ICDE 2004, without the prefetch instruction).
-    pending: Vec<Pending>,
-}
-
-/// A row's cell but its profile byte, its debtor, its value in cents, and the byte once looked up.
-type Pending = (PartialKey, Debtor, i128, u8);
-
-/// A cell as the rows name it before the debtor's profile byte is known.
-type PartialKey = (u16, u16, Categoria, &'static str, u16, u16);
-
-/// Rows looked up at once: enough independent misses to fill the processor's queue of them
-/// (ten or so on this machine's cores), few enough that a batch stays in the first-level cache.
-const BATCH: usize = 256;
-
-/// A PGFN row's debtor, as its profile byte is found.
-#[derive(Debug, Clone, Copy)]
-enum Debtor {
-    /// A person's CPF: no company.
-    Person,
-    /// A company's root, looked up in [`Profiles`].
-    Company([u8; 8]),
-    /// A CNPJ whose root is not 8 characters: a company with no profile.
-    Unknown,
+    /// The last debtor looked up in [`Profiles`] and its byte: a debtor's rows tend to follow
+    /// one another.
+    last: Option<([u8; 8], u8)>,
 }
 
 /// A cell as the rows name it: the ids of its texts in `Texts`, its system, tax group and the
@@ -313,33 +289,24 @@ impl National {
             self.texts.group(at.categoria, cell(at.receita)),
             self.texts.id(cell(at.situacao)),
             self.texts.id(cell(at.ajuizado)),
+            company.map_or(NO_COMPANY, |root| self.profile(profiles, root)),
         );
-        let debtor = match company.map(<[u8; 8]>::try_from) {
-            None => Debtor::Person,
-            Some(Ok(root)) => Debtor::Company(root),
-            Some(Err(_)) => Debtor::Unknown,
-        };
-        self.pending.push((key, debtor, cents, 0));
-        if self.pending.len() >= BATCH {
-            self.flush(profiles);
-        }
+        let sum = self.acc.entry(key).or_default();
+        sum.0 += 1;
+        sum.1 += cents;
     }
 
-    /// Looks up the pending rows' profile bytes, all of them first, then adds the rows to their
-    /// cells.
-    fn flush(&mut self, profiles: &Profiles) {
-        for row in &mut self.pending {
-            row.3 = match row.1 {
-                Debtor::Person => NO_COMPANY,
-                Debtor::Company(root) => profiles.get(&root),
-                Debtor::Unknown => 0,
-            };
+    /// `root`'s profile byte, the last one's again without a lookup.
+    fn profile(&mut self, profiles: &Profiles, root: &[u8]) -> u8 {
+        let Ok(root) = <[u8; 8]>::try_from(root) else { return 0 };
+        if let Some((last, byte)) = self.last
+            && last == root
+        {
+            return byte;
         }
-        for ((uf, tipo, categoria, grupo, situacao, ajuizado), _, cents, byte) in self.pending.drain(..) {
-            let sum = self.acc.entry((uf, tipo, categoria, grupo, situacao, ajuizado, byte)).or_default();
-            sum.0 += 1;
-            sum.1 += cents;
-        }
+        let byte = profiles.get(&root);
+        self.last = Some((root, byte));
+        byte
     }
 
     /// Adds the finished sums of `other` (another file's) to these.
@@ -353,9 +320,8 @@ impl National {
     }
 
     /// The sums of the rows added, into `cells` (texts decoded and normalized: `ac` and `AC`
-    /// are one state); `profiles` for the rows still pending.
-    pub(super) fn finish(&mut self, profiles: &Profiles) {
-        self.flush(profiles);
+    /// are one state).
+    pub(super) fn finish(&mut self) {
         let text = |texts: &Texts, id: u16| decode(texts.text(id));
         for ((uf, tipo, categoria, grupo_tributo, situacao, ajuizado, profile), (n, cents)) in
             std::mem::take(&mut self.acc)
@@ -540,7 +506,7 @@ mod tests {
         for row in &rows {
             national.add(&profiles, &at, None, |i| row.get(i).copied());
         }
-        national.finish(&profiles);
+        national.finish();
         assert_eq!(national.total(), Tally { inscricoes: 2, valor: Decimal::new(1075, 2) });
         assert_eq!(national.of_person_type("F"), Tally { inscricoes: 1, valor: Decimal::new(25, 2) });
         assert_eq!(national.unreadable, 1);
@@ -586,7 +552,7 @@ mod tests {
             let row: [&[u8]; 4] = [tipo, b"PRINCIPAL", b"SP", b"1.00"];
             national.add(&profiles, &at, root, |i| row.get(i).copied());
         }
-        national.finish(&profiles);
+        national.finish();
         let profiles: BTreeSet<(&str, &str, &str)> = national
             .cells
             .keys()

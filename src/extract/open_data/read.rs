@@ -434,7 +434,7 @@ fn read_one(
     let (mut published, mut national) = (Published::default(), National::default());
     let mut reader = TableReader { roots, out: &mut published, national: &mut national, profiles, cents };
     let (counts, sha256) = read_file(file.path, file.inner, file.kind, &mut reader)?;
-    national.finish(profiles);
+    national.finish();
     Ok(FileOutcome { counts, sha256, published, national })
 }
 
