@@ -59,7 +59,19 @@ pub(crate) fn list_date(date: &DataLista) -> NaiveDate {
 /// column keeps.
 pub(crate) fn listas_frame(records: &[ListaRecord]) -> PolarsResult<(DataFrame, Vec<QualityCount>)> {
     let mut unreadable = Vec::new();
-    let typed: Vec<Typed> = records.iter().map(|r| Typed::of(r, &mut unreadable)).collect();
+    // A file's records share its date: typed once per file, not once per record.
+    let mut last: Option<(&std::sync::Arc<DataLista>, NaiveDate)> = None;
+    let typed: Vec<Typed> = records
+        .iter()
+        .map(|r| {
+            let day = match last {
+                Some((date, day)) if std::sync::Arc::ptr_eq(date, &r.data_lista) => day,
+                _ => list_date(&r.data_lista),
+            };
+            last = Some((&r.data_lista, day));
+            Typed::of(r, day, &mut unreadable)
+        })
+        .collect();
     let text = |name: &str, f: &dyn Fn(&ListaRecord) -> Option<String>| {
         Column::new(name.into(), records.iter().map(f).collect::<Vec<Option<String>>>())
     };
@@ -111,7 +123,14 @@ pub(crate) fn listas_frame(records: &[ListaRecord]) -> PolarsResult<(DataFrame, 
         area,
         Column::new("cancelado".into(), records.iter().map(|r| r.cancelado).collect::<Vec<bool>>()),
         date("data_lista", &|_, t| Some(t.data_lista)),
-        text("fonte", &|r| Some(format!("{} ({})", r.arquivo, list_date(&r.data_lista).format("%d/%m/%Y")))),
+        Column::new(
+            "fonte".into(),
+            records
+                .iter()
+                .zip(&typed)
+                .map(|(r, t)| format!("{} ({})", r.arquivo, t.data_lista.format("%d/%m/%Y")))
+                .collect::<Vec<String>>(),
+        ),
         Column::new("linha".into(), records.iter().map(|r| r.linha as i64).collect::<Vec<i64>>()),
         Column::new("registro".into(), (0..records.len() as i64).collect::<Vec<i64>>()),
     ];
@@ -134,8 +153,8 @@ type Unreadable = Vec<(&'static str, String)>;
 const IBAMA_CREATED: Option<NaiveDate> = NaiveDate::from_ymd_opt(1989, 2, 22);
 
 impl Typed {
-    fn of(r: &ListaRecord, unreadable: &mut Unreadable) -> Typed {
-        let data_lista = list_date(&r.data_lista);
+    /// `data_lista`: the record's list's date, typed (`list_date`).
+    fn of(r: &ListaRecord, data_lista: NaiveDate, unreadable: &mut Unreadable) -> Typed {
         let mut note = |column: &'static str, text: &str| {
             unreadable.push((column, format!("{}:{}: {text}", r.arquivo, r.linha)));
         };
