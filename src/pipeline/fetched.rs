@@ -79,6 +79,19 @@ impl Fetched {
         .into())
     }
 
+    /// Lets go of the files' rows when the rest of the run will not read them again (no
+    /// economic groups to expand, no dossier). The fetch's tasks are done by now, so the
+    /// source is held here alone; were it not, the rows would stay, as before.
+    pub(super) fn forget_files_unless(&mut self, read_again: bool) {
+        if read_again {
+            return;
+        }
+        match Arc::get_mut(&mut self.fetcher) {
+            Some(records) => records.forget_files(),
+            None => tracing::debug!("the files' rows are kept: the source is still shared"),
+        }
+    }
+
     /// Requests the pool has sent so far, this run.
     pub(super) fn requests_sent(&self) -> u64 {
         self.fetcher.accounting().requests.load(std::sync::atomic::Ordering::Relaxed)

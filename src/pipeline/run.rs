@@ -72,6 +72,12 @@ async fn run_resolved(
         FetchStage::AlreadyStored => return Ok(ExitStatus::Ok),
     };
     fetched.manifest.demo_comparacao = compared_with.map(|m| m.to_string());
+    // The demo shows everything the job makes: whole economic groups and the dossiers of its
+    // ten largest exposures. Both read the source again; without them the files' rows go now.
+    let demo = fetched.manifest.demo && !portfolio_given;
+    let expand = settings.expand_groups.unwrap_or(demo);
+    let dossiers = settings.dossies.unwrap_or(if demo { DEMO_DOSSIERS } else { 0 });
+    fetched.forget_files_unless(expand || dossiers > 0);
     let started = std::time::Instant::now();
     let early = early.map(super::early_credits::Pending::wait).unwrap_or_default();
     let frames = frames_from_staging(&fetched.outcome, fetched.typer.take(), early.credits)?;
@@ -86,17 +92,12 @@ async fn run_resolved(
     };
     fetched.manifest.time_stage("transform", started);
     fetched.stop_if_requested("the analysis")?;
-    // The demo shows everything the job makes: whole economic groups and the dossiers of its
-    // ten largest exposures.
-    let demo = fetched.manifest.demo && !portfolio_given;
-    let expand = settings.expand_groups.unwrap_or(demo);
     let report = &settings.report;
     let (frames, mut analysis) =
         analyze_and_commit(&mut fetched, frames, queries, expand, watch.rules(), early_results).await?;
     add_history(&mut fetched, &mut analysis, report).await?;
-    let demo_default = if demo { DEMO_DOSSIERS } else { 0 };
-    if let Some(n) = Some(settings.dossies.unwrap_or(demo_default)).filter(|n| *n > 0) {
-        add_dossiers(&mut fetched, &mut analysis, n).await?;
+    if dossiers > 0 {
+        add_dossiers(&mut fetched, &mut analysis, dossiers).await?;
     }
     if fetched.manifest.store.is_none() {
         fetched.stop_if_requested("writing the outputs")?;

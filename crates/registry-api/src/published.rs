@@ -84,6 +84,12 @@ impl Published {
         self.fontes.get(source).and_then(|f| f.versao.clone())
     }
 
+    /// Lets go of every row, keeping the datasets' `fontes`: for a reader done with the rows
+    /// (at 500,000 companies they are about 1.7 GB).
+    pub fn forget_rows(&mut self) {
+        *self = Self { fontes: std::mem::take(&mut self.fontes), ..Self::default() };
+    }
+
     /// Whether the files know the company: its company record, one of its establishments, or
     /// (a release of PGFN's files alone) an inscription of its root.
     pub fn knows(&self, cnpj: &Cnpj) -> bool {
