@@ -5,13 +5,20 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_atomic_parts(path, &[bytes])
+}
+
+/// `write_atomic` of a file made of `parts`, written one after another (never joined in memory).
+pub(crate) fn write_atomic_parts(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
     let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
     {
         let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
+        for part in parts {
+            f.write_all(part)?;
+        }
         f.sync_all()?;
     }
     std::fs::rename(&tmp, path).inspect_err(|_| {

@@ -19,12 +19,19 @@ pub struct FileEntry {
 impl FileEntry {
     /// The entry of a file written whole from `content` (a report, `alertas.jsonl`).
     pub fn of_content(path: &str, rows: u64, content: &[u8]) -> Self {
+        Self::of_parts(path, rows, &[content])
+    }
+
+    /// A file written as `parts`, one after another.
+    pub fn of_parts(path: &str, rows: u64, parts: &[&[u8]]) -> Self {
         use sha2::Digest;
+        let mut hasher = sha2::Sha256::new();
+        parts.iter().for_each(|p| hasher.update(p));
         Self {
             path: path.to_string(),
             rows,
-            bytes: content.len() as u64,
-            sha256: hex::encode(sha2::Sha256::digest(content)),
+            bytes: parts.iter().map(|p| p.len() as u64).sum(),
+            sha256: hex::encode(hasher.finalize()),
         }
     }
 }

@@ -267,18 +267,23 @@ pub struct ReportInputs<'a> {
 /// again by each partial around them (a run from the publishers' files peaked at 1.1 GiB). A
 /// templates folder whose table does not take the rows so (copied before the row partial
 /// existed) makes the rows itself.
+///
+/// The rows made are returned, and the view carries `ROWS_MARK` in their place: the page is
+/// rendered around the mark and the rows put in as it is written (`page_parts`). Carried in the
+/// view, 500,000 companies' 148 MB of rows were copied twice by Handlebars' context and once
+/// more into the page's text.
 fn render_company_rows(
     hb: &Handlebars<'static>,
     view: &mut view::ReportView,
     templates: &TemplateSet,
-) -> Result<(), ReportError> {
+) -> Result<Option<String>, ReportError> {
     const ROW: &str = "company_row";
     let takes_rows = templates
         .files
         .iter()
         .any(|(path, text)| path == "partials/company_table.hbs" && text.contains("rows_html"));
     let table = view.portfolio.as_mut().and_then(|p| p.companies.as_mut());
-    let Some(table) = table.filter(|_| takes_rows && hb.has_template(ROW)) else { return Ok(()) };
+    let Some(table) = table.filter(|_| takes_rows && hb.has_template(ROW)) else { return Ok(None) };
     let mut html = String::new();
     for row in std::mem::take(&mut table.rows) {
         let made = hb.render(ROW, &row).map_err(|e| ReportError::Render {
@@ -291,8 +296,26 @@ fn render_company_rows(
     if html.ends_with('\n') {
         html.pop();
     }
-    table.rows_html = Some(html);
-    Ok(())
+    table.rows_html = Some(ROWS_MARK.to_string());
+    Ok(Some(html))
+}
+
+/// Where the company rows go in the rendered page: an HTML comment no escaped value can hold
+/// (Handlebars writes a value's `<` as `&lt;`).
+const ROWS_MARK: &str = "<!--fiscal-report:company-rows-->";
+
+/// The page `page` as the pieces written one after another: its text with `rows` at each
+/// `ROWS_MARK` (a template may show the table more than once).
+fn page_parts<'a>(page: &'a [u8], rows: Option<&'a str>) -> Vec<&'a [u8]> {
+    let Some(rows) = rows else { return vec![page] };
+    let mut parts = Vec::new();
+    let mut from = 0;
+    for at in memchr::memmem::find_iter(page, ROWS_MARK.as_bytes()) {
+        parts.extend([&page[from..at], rows.as_bytes()]);
+        from = at + ROWS_MARK.len();
+    }
+    parts.push(&page[from..]);
+    parts
 }
 
 /// Renders `report.html`, `report.md` and `report.xlsx` into `out`; returns their manifest
@@ -325,7 +348,7 @@ pub fn render_reports(
     view.set_dossiers(dossiers);
     view.script = Some(templates.script());
     view.history = history.and_then(|h| view::history(h, options.locale, &strings));
-    render_company_rows(&engines[0].2, &mut view, &templates)?;
+    let company_rows = render_company_rows(&engines[0].2, &mut view, &templates)?;
     let digest = digest::Digest::of(&view);
     tracing::debug!("report's view built{}", crate::memory::peak_note());
     // The page, the text and the workbook made at once, one per core (0.06 s one after
@@ -350,8 +373,13 @@ pub fn render_reports(
     for made in crate::stack::deep_each(engines.len() + 1, threads, render) {
         let (file, rows, bytes) = made?;
         let path = out.join(file);
-        crate::fsutil::write_atomic(&path, &bytes).map_err(|source| ReportError::Write { path, source })?;
-        entries.push(FileEntry::of_content(file, rows, &bytes));
+        let parts = match file {
+            "report.html" => page_parts(&bytes, company_rows.as_deref()),
+            _ => vec![&bytes[..]],
+        };
+        crate::fsutil::write_atomic_parts(&path, &parts)
+            .map_err(|source| ReportError::Write { path, source })?;
+        entries.push(FileEntry::of_parts(file, rows, &parts));
         crate::progress::step(file);
     }
     Ok((entries, digest))
@@ -365,12 +393,16 @@ pub fn render_to_strings(
     let html = templates.engine("report.html.hbs", view.locale, false)?;
     let md = templates.engine("report.md.hbs", view.locale, true)?;
     let mut view = view.clone();
-    render_company_rows(&html, &mut view, templates)?;
+    let rows = render_company_rows(&html, &mut view, templates)?;
     let r = |hb: &Handlebars, main: &str| {
         crate::stack::deep(|| hb.render(main, &view))
             .map_err(|e| ReportError::Render { file: main.to_string(), reason: e.to_string() })
     };
-    Ok((r(&html, "report.html.hbs")?, r(&md, "report.md.hbs")?))
+    let page = r(&html, "report.html.hbs")?;
+    let page = page_parts(page.as_bytes(), rows.as_deref()).concat();
+    let page = String::from_utf8(page)
+        .map_err(|e| ReportError::Render { file: "report.html.hbs".to_string(), reason: e.to_string() })?;
+    Ok((page, r(&md, "report.md.hbs")?))
 }
 
 #[cfg(test)]
