@@ -399,9 +399,11 @@ pub fn render_to_strings(
             .map_err(|e| ReportError::Render { file: main.to_string(), reason: e.to_string() })
     };
     let page = r(&html, "report.html.hbs")?;
-    let page = page_parts(page.as_bytes(), rows.as_deref()).concat();
-    let page = String::from_utf8(page)
-        .map_err(|e| ReportError::Render { file: "report.html.hbs".to_string(), reason: e.to_string() })?;
+    // Whole in memory here: the rows at each mark, as `page_parts` writes them.
+    let page = match rows {
+        Some(rows) => page.replace(ROWS_MARK, &rows),
+        None => page,
+    };
     Ok((page, r(&md, "report.md.hbs")?))
 }
 
@@ -424,6 +426,15 @@ mod tests {
             std::fs::write(p, text).unwrap();
         }
         dir
+    }
+
+    /// The page's pieces put the rows at every mark, and leave a page without rows whole.
+    #[test]
+    fn the_page_is_written_with_the_rows_at_each_mark() {
+        let page = format!("<table>{ROWS_MARK}</table><p>{ROWS_MARK}</p>");
+        let parts = page_parts(page.as_bytes(), Some("<tr>1</tr>"));
+        assert_eq!(parts.concat(), b"<table><tr>1</tr></table><p><tr>1</tr></p>");
+        assert_eq!(page_parts(page.as_bytes(), None), vec![page.as_bytes()]);
     }
 
     fn ahead_of(files: &[(String, String)]) -> usize {
