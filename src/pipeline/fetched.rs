@@ -92,6 +92,15 @@ impl Fetched {
         }
     }
 
+    /// Lets go of the fetch's task entries once the frames are built, unless a store will
+    /// assemble its snapshot from them: the summary was taken at the end of the fetch, and
+    /// nothing later reads them.
+    pub(super) fn forget_entries_unless_stored(&mut self) {
+        if self.store.is_none() {
+            self.outcome.staging.forget_entries();
+        }
+    }
+
     /// Requests the pool has sent so far, this run.
     pub(super) fn requests_sent(&self) -> u64 {
         self.fetcher.accounting().requests.load(std::sync::atomic::Ordering::Relaxed)

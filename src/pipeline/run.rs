@@ -81,6 +81,7 @@ async fn run_resolved(
     let started = std::time::Instant::now();
     let early = early.map(super::early_credits::Pending::wait).unwrap_or_default();
     let frames = frames_from_staging(&fetched.outcome, fetched.typer.take(), early.credits)?;
+    fetched.forget_entries_unless_stored();
     // The credits' queries' results and files go with the credits they were made of.
     let (early_results, begun) = match frames.credits_typed_early {
         true => (early.results, early.files.into_iter().collect()),

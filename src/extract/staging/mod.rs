@@ -314,6 +314,13 @@ impl Staging {
         self.staged.tasks.values()
     }
 
+    /// Lets go of the tasks' entries, for a caller that has built what it needed from them
+    /// (the fetch's summary, the frames' companies): at 500,000 companies they hold 240 MiB.
+    /// The journal on disk keeps them; `task_entries` gives none after this.
+    pub fn forget_entries(&mut self) {
+        self.staged.tasks = BTreeMap::new();
+    }
+
     /// Committed segment files of `table`, in commit order.
     pub fn segment_paths(&self, table: Table) -> Vec<PathBuf> {
         self.staged.segment_paths(table)
