@@ -8,7 +8,7 @@
 //! registry's.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock, Mutex, RwLock};
 
 use serde::de::DeserializeOwned;
 
@@ -19,7 +19,12 @@ use super::models::{CompanyProfile, DividaPgfn, Empresa, Estabelecimento, Fonte,
 /// no published field holds; one that did would read as a space), named by its file's columns.
 /// A model is made from it when the row is served: kept as models, the 600,000 rows of a
 /// 50,000-company portfolio took 600 MB; as rows, a quarter of that.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// A value its column repeats (a state's name, a situation, a tax, a unit of PGFN) is kept once,
+/// in a pool every row shares, and the row holds its number: at 500,000 companies the rows
+/// were about 1.7 GB, most of it such values written again on each row. Equal rows are equal
+/// whether a value was pooled or written out.
+#[derive(Clone)]
 pub struct Row {
     columns: Arc<[String]>,
     values: Box<str>,
@@ -27,14 +32,78 @@ pub struct Row {
 
 const SEPARATOR: char = '\u{1f}';
 
+/// Opens a pooled value's number in `Row::values`; a published field that held it reads as a
+/// space, as one holding `SEPARATOR` does.
+const POOLED: char = '\u{1e}';
+
+/// Values shorter than this are written out: their number would take as much room.
+const POOLED_MIN_LEN: usize = 6;
+
+/// Distinct values pooled per column name; past it, the column's new values are written out.
+/// A column of names or numbers fills it at once and stops; a coded column never does. It
+/// bounds the pool at about 4,096 values of some 70 column names: a few MB, held to the end
+/// of the process.
+const POOLED_PER_COLUMN: usize = 4096;
+
+/// The pool: each value once, numbered in the order it came.
+struct Pool {
+    numbers: HashMap<&'static str, u32>,
+    pooled_per_column: HashMap<String, usize>,
+}
+
+static POOL: LazyLock<Mutex<Pool>> =
+    LazyLock::new(|| Mutex::new(Pool { numbers: HashMap::new(), pooled_per_column: HashMap::new() }));
+
+/// The pooled values by number, read by every row that is served.
+static POOLED_VALUES: RwLock<Vec<&'static str>> = RwLock::new(Vec::new());
+
+impl Pool {
+    /// `value`'s number, pooling it while its column has room; `None` to write it out.
+    fn number(&mut self, column: &str, value: &str) -> Option<u32> {
+        if value.len() < POOLED_MIN_LEN {
+            return None;
+        }
+        if let Some(n) = self.numbers.get(value) {
+            return Some(*n);
+        }
+        let pooled = self.pooled_per_column.entry(column.to_string()).or_default();
+        if *pooled >= POOLED_PER_COLUMN {
+            return None;
+        }
+        *pooled += 1;
+        let mut values = POOLED_VALUES.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let n = u32::try_from(values.len()).ok()?;
+        // Held to the end of the process, bounded by POOLED_PER_COLUMN.
+        let value: &'static str = Box::leak(value.to_string().into_boxed_str());
+        values.push(value);
+        self.numbers.insert(value, n);
+        Some(n)
+    }
+}
+
+fn cleaned(c: char) -> char {
+    if c == SEPARATOR || c == POOLED { ' ' } else { c }
+}
+
 impl Row {
     pub fn new(columns: Arc<[String]>, values: impl IntoIterator<Item = String>) -> Self {
         let mut joined = String::new();
+        let mut pool = POOL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         for (i, value) in values.into_iter().enumerate() {
             if i > 0 {
                 joined.push(SEPARATOR);
             }
-            joined.extend(value.chars().map(|c| if c == SEPARATOR { ' ' } else { c }));
+            let value = match value.contains([SEPARATOR, POOLED]) {
+                true => value.chars().map(cleaned).collect(),
+                false => value,
+            };
+            match columns.get(i).and_then(|column| pool.number(column, &value)) {
+                Some(n) => {
+                    joined.push(POOLED);
+                    joined.push_str(&n.to_string());
+                }
+                None => joined.push_str(&value),
+            }
         }
         Self { columns, values: joined.into_boxed_str() }
     }
@@ -42,7 +111,14 @@ impl Row {
     /// The value of `column`, if the row's file has that column.
     pub fn get(&self, column: &str) -> Option<&str> {
         let at = self.columns.iter().position(|c| c == column)?;
-        self.values.split(SEPARATOR).nth(at)
+        let pooled = POOLED_VALUES.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+        self.values.split(SEPARATOR).nth(at).map(|field| value_of(field, &pooled))
+    }
+
+    /// Every field's value, in the file's column order.
+    fn fields(&self) -> Vec<&str> {
+        let pooled = POOLED_VALUES.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+        self.values.split(SEPARATOR).map(|field| value_of(field, &pooled)).collect()
     }
 
     /// The row as the service's model, every column under its name. It cannot fail for the
@@ -52,10 +128,31 @@ impl Row {
         let map: serde_json::Map<String, serde_json::Value> = self
             .columns
             .iter()
-            .zip(self.values.split(SEPARATOR))
+            .zip(self.fields())
             .map(|(c, v)| (c.clone(), serde_json::Value::String(v.to_string())))
             .collect();
         serde_json::from_value(serde_json::Value::Object(map))
+    }
+}
+
+/// A stored field's value: written out, or the pooled value its number names.
+fn value_of<'a>(field: &'a str, pooled: &[&'static str]) -> &'a str {
+    let number = field.strip_prefix(POOLED).and_then(|n| n.parse::<usize>().ok());
+    match number.and_then(|n| pooled.get(n)) {
+        Some(value) => value,
+        None => field,
+    }
+}
+
+impl PartialEq for Row {
+    fn eq(&self, other: &Self) -> bool {
+        self.columns == other.columns && (self.values == other.values || self.fields() == other.fields())
+    }
+}
+
+impl std::fmt::Debug for Row {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self.columns.iter().zip(self.fields())).finish()
     }
 }
 
@@ -258,4 +355,66 @@ pub mod rfb {
         "data_opcao_mei",
         "data_exclusao_mei",
     ];
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn columns(names: &[&str]) -> Arc<[String]> {
+        names.iter().map(|c| c.to_string()).collect()
+    }
+
+    fn row(columns: &Arc<[String]>, values: &[&str]) -> Row {
+        Row::new(columns.clone(), values.iter().map(|v| v.to_string()))
+    }
+
+    /// Pooled or written out, a row gives back what it was given, but for the two control
+    /// characters the storage uses, which read as spaces.
+    #[test]
+    fn a_row_gives_back_its_values_pooled_or_not() {
+        let cols = columns(&["uf", "situacao_inscricao", "numero_inscricao", "nome"]);
+        let values = ["SP", "ATIVA EM COBRANCA", "80 6 26 000000-78", "A\u{1f}B\u{1e}C"];
+        let first = row(&cols, &values);
+        let second = row(&cols, &values);
+        assert_eq!(first.get("uf"), Some("SP"));
+        assert_eq!(first.get("situacao_inscricao"), Some("ATIVA EM COBRANCA"));
+        assert_eq!(second.get("numero_inscricao"), Some("80 6 26 000000-78"));
+        assert_eq!(second.get("nome"), Some("A B C"));
+        assert_eq!(first.get("absent"), None);
+        assert_eq!(first, second);
+        let pooled = first.values.matches(POOLED).count();
+        assert!(pooled >= 2, "the long values are pooled: {:?}", first.values);
+        assert!(first.values.len() < values.iter().map(|v| v.len()).sum::<usize>(), "{:?}", first.values);
+        let model: serde_json::Map<String, serde_json::Value> = first.model().unwrap();
+        assert_eq!(model["situacao_inscricao"], "ATIVA EM COBRANCA");
+        assert_eq!(model["uf"], "SP");
+    }
+
+    /// A value written out in one row and pooled in another leaves the rows equal: the RFB
+    /// files repeat rows whole, and one of them is kept by this comparison.
+    #[test]
+    fn rows_are_equal_by_their_values_not_their_storage() {
+        let cols = columns(&["situacao_cadastral_texto", "cnpj_ordem"]);
+        let pooled = row(&cols, &["SUSPENSA POR DECISAO", "0001"]);
+        let written = Row { columns: cols.clone(), values: "SUSPENSA POR DECISAO\u{1f}0001".into() };
+        assert_ne!(pooled.values, written.values);
+        assert_eq!(pooled, written);
+        assert_ne!(pooled, row(&cols, &["SUSPENSA POR DECISAO", "0002"]));
+    }
+
+    /// A column of distinct values stops being pooled once it holds its share, and its later
+    /// values are written out whole.
+    #[test]
+    fn a_column_of_distinct_values_stops_being_pooled() {
+        let cols = columns(&["a_column_only_this_test_names"]);
+        let rows: Vec<Row> =
+            (0..POOLED_PER_COLUMN + 10).map(|i| row(&cols, &[&format!("value number {i}")])).collect();
+        let last = rows.last().unwrap();
+        assert!(!last.values.starts_with(POOLED), "{:?}", last.values);
+        assert!(rows[0].values.starts_with(POOLED), "{:?}", rows[0].values);
+        for (i, r) in rows.iter().enumerate() {
+            assert_eq!(r.get("a_column_only_this_test_names"), Some(format!("value number {i}").as_str()));
+        }
+    }
 }
