@@ -161,9 +161,14 @@ pub(super) fn write_frame(path: &Path, df: &mut DataFrame) -> std::io::Result<()
     crate::fsutil::write_atomic(path, &bytes)
 }
 
+/// Committed segments waiting to be typed, with their rows, before the fetch's writer waits
+/// for the typing: where typing is the slower, the rows wait in the fetch's queue, which is
+/// bounded too, and the tasks wait for room in it.
+const TYPING_QUEUE: usize = 4;
+
 /// The typing thread and the way segments reach it.
 pub(crate) struct SegmentTyper {
-    tx: mpsc::Sender<Job>,
+    tx: mpsc::SyncSender<Job>,
     worker: JoinHandle<()>,
 }
 
@@ -180,7 +185,7 @@ impl SegmentTyper {
     pub(crate) fn start(
         acct: std::sync::Arc<crate::extract::accounting::Accounting>,
     ) -> std::io::Result<Self> {
-        let (tx, rx) = mpsc::channel::<Job>();
+        let (tx, rx) = mpsc::sync_channel::<Job>(TYPING_QUEUE);
         let worker = std::thread::Builder::new().name("typing".into()).spawn(move || {
             for job in rx {
                 match job {
