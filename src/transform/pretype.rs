@@ -248,6 +248,43 @@ mod tests {
         values.iter().map(|v| Some(v.to_string())).collect()
     }
 
+    /// Where the typing falls behind, what is handed to it waits for room once its queue is
+    /// full, rather than piling up in memory.
+    #[test]
+    fn the_typing_queue_holds_so_many_and_then_the_sender_waits() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let typer = SegmentTyper::start(std::sync::Arc::default()).unwrap();
+        let (release, held) = mpsc::channel::<()>();
+        let (busy, is_busy) = mpsc::channel::<()>();
+        typer.after_typed(move |()| {
+            busy.send(()).unwrap();
+            held.recv().unwrap();
+        })(());
+        is_busy.recv().unwrap();
+        let sent = std::sync::Arc::new(AtomicUsize::new(0));
+        let more = TYPING_QUEUE + 2;
+        let senders: Vec<_> = (0..more).map(|_| typer.after_typed(|()| {})).collect();
+        let counted = sent.clone();
+        let sender = std::thread::spawn(move || {
+            for send in senders {
+                send(());
+                counted.fetch_add(1, Ordering::SeqCst);
+            }
+        });
+        // The queue fills (at once, but a busy machine may start the thread late)...
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while sent.load(Ordering::SeqCst) < TYPING_QUEUE && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        // ...and stays full while the typing thread is held.
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        assert_eq!(sent.load(Ordering::SeqCst), TYPING_QUEUE, "the queue is full and the sender waits");
+        release.send(()).unwrap();
+        sender.join().unwrap();
+        assert_eq!(sent.load(Ordering::SeqCst), more);
+        typer.finish();
+    }
+
     /// A segment typed on the thread and read back is the segment typed from its text: rows,
     /// types, values and data-quality counts; a sidecar of another layout is not trusted.
     #[test]
