@@ -60,13 +60,11 @@ static POOL: LazyLock<Mutex<Pool>> = LazyLock::new(Mutex::default);
 static POOLED_VALUES: RwLock<Vec<&'static str>> = RwLock::new(Vec::new());
 
 impl Pool {
-    /// `value`'s number, pooling it while its column has room; `None` to write it out.
-    fn number(&mut self, column: &str, value: &str) -> Option<u32> {
-        if value.len() < POOLED_MIN_LEN {
-            return None;
-        }
-        if let Some(n) = self.numbers.get(value) {
-            return Some(*n);
+    /// `value`'s number and the value as pooled, pooling it while its column has room; `None`
+    /// to write it out.
+    fn number(&mut self, column: &str, value: &str) -> Option<(u32, &'static str)> {
+        if let Some((pooled, n)) = self.numbers.get_key_value(value) {
+            return Some((*n, *pooled));
         }
         let pooled = match self.pooled_per_column.get_mut(column) {
             Some(pooled) => pooled,
@@ -82,7 +80,7 @@ impl Pool {
         let value: &'static str = Box::leak(value.to_string().into_boxed_str());
         values.push(value);
         self.numbers.insert(value, n);
-        Some(n)
+        Some((n, value))
     }
 }
 
@@ -115,10 +113,8 @@ impl Learnt {
         }
         let mut pool = POOL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         match pool.number(column, value) {
-            Some(n) => {
-                let pooled = POOLED_VALUES.read().unwrap_or_else(std::sync::PoisonError::into_inner);
-                let value = pooled.get(n as usize).copied()?;
-                self.numbers.insert(value, n);
+            Some((n, pooled)) => {
+                self.numbers.insert(pooled, n);
                 Some(n)
             }
             None => {
