@@ -186,9 +186,32 @@ fn value_of<'a>(field: &'a str, pooled: &[&'static str]) -> &'a str {
     }
 }
 
+/// Field by field, a pooled field against a written-out one by its value. The RFB reader
+/// compares each row with the rows its root already holds (a root may have thousands of
+/// establishments): a pair that differs in a written-out field is told apart without
+/// decoding the rest of either row.
 impl PartialEq for Row {
     fn eq(&self, other: &Self) -> bool {
-        self.columns == other.columns && (self.values == other.values || self.fields() == other.fields())
+        if !Arc::ptr_eq(&self.columns, &other.columns) && self.columns != other.columns {
+            return false;
+        }
+        let (mut ours, mut theirs) = (self.values.split(SEPARATOR), other.values.split(SEPARATOR));
+        let mut pooled = None;
+        loop {
+            match (ours.next(), theirs.next()) {
+                (None, None) => return true,
+                (Some(a), Some(b)) if a == b => {}
+                (Some(a), Some(b)) if a.starts_with(POOLED) || b.starts_with(POOLED) => {
+                    let pooled = pooled.get_or_insert_with(|| {
+                        POOLED_VALUES.read().unwrap_or_else(std::sync::PoisonError::into_inner)
+                    });
+                    if value_of(a, pooled) != value_of(b, pooled) {
+                        return false;
+                    }
+                }
+                _ => return false,
+            }
+        }
     }
 }
 
@@ -443,6 +466,9 @@ mod tests {
         assert_ne!(pooled.values, written.values);
         assert_eq!(pooled, written);
         assert_ne!(pooled, row(&cols, &["SUSPENSA POR DECISAO", "0002"]));
+        assert_ne!(pooled, row(&cols, &["BAIXADA POR DECISAO", "0001"]), "two pooled values that differ");
+        let other = Row { columns: cols.clone(), values: "INAPTA POR DECISAO\u{1f}0001".into() };
+        assert_ne!(pooled, other, "a pooled value against another written out");
     }
 
     /// A column of distinct values stops being pooled once it holds its share, and its later
